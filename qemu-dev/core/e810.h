@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 device core: state and the entry points the host (QEMU glue or unit
+ * tests) calls.
+ */
+#ifndef E810_H
+#define E810_H
+
+#include "host.h"
+#include "regs.h"
+#include "intr.h"
+
+typedef enum E810ResetType {
+    E810_RESET_POWER_ON,    /* device created or PCI function reset */
+    E810_RESET_PF,          /* PFGEN_CTRL.PFSWR */
+} E810ResetType;
+
+/* Counters for everything the device refused or lost (never silent). */
+typedef struct E810Counters {
+    uint64_t guest_errors;      /* invalid guest programming */
+    uint64_t dma_errors;        /* DMA to/from guest memory failed */
+    uint64_t rx_dropped;        /* frames from the wire not delivered */
+    uint64_t tx_dropped;        /* frames the backend refused */
+    uint64_t mmio_bad_access;   /* unaligned or out-of-range accesses */
+    uint64_t irq_raised;        /* MSI-X messages sent */
+    uint64_t pf_resets;
+} E810Counters;
+
+typedef struct E810Vector {
+    bool pending;               /* a mapped cause fired while masked */
+} E810Vector;
+
+typedef struct E810Core {
+    E810Host host;
+    uint8_t mac[6];
+    bool link_up;               /* carrier as the host's netdev reports it */
+
+    uint32_t *regs;             /* E810_REGFILE_SIZE / 4 words */
+    E810Vector vec[E810_MSIX_VECTORS];
+    E810Counters stats;
+} E810Core;
+
+/* Lifetime */
+void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6]);
+void e810_core_cleanup(E810Core *c);
+void e810_core_reset(E810Core *c, E810ResetType type);
+
+/* BAR0 access; @size is 1, 2, 4 or 8 bytes. */
+uint64_t e810_mmio_read(E810Core *c, uint64_t addr, unsigned size);
+void e810_mmio_write(E810Core *c, uint64_t addr, uint64_t val, unsigned size);
+
+/* The wire */
+bool e810_can_receive(E810Core *c);
+/* Returns @len if the frame was consumed (delivered or counted as dropped). */
+size_t e810_receive(E810Core *c, const uint8_t *frame, size_t len);
+void e810_set_link(E810Core *c, bool up);
+
+/* Interrupt causes: latch a cause for @vector and fire it if enabled. */
+void e810_intr_cause(E810Core *c, unsigned vector);
+
+/* Internal helpers shared by the blocks. */
+void e810_guest_error(E810Core *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void e810_unimp(E810Core *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static inline uint32_t e810_reg(E810Core *c, uint32_t off)
+{
+    return c->regs[off >> 2];
+}
+
+static inline void e810_reg_set(E810Core *c, uint32_t off, uint32_t val)
+{
+    c->regs[off >> 2] = val;
+}
+
+#endif

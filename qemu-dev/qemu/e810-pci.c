@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Intel E810 (E810-XXV SFP, 8086:159B) PCIe function: the QEMU glue.
+ *
+ * This file only adapts QEMU to the device core in ../core: PCI identity and
+ * capabilities, the BARs, MSI-X, the NIC backend, timers and logging.  All
+ * device behaviour lives in the core, which knows nothing about QEMU.
+ */
+#include "qemu/osdep.h"
+#include "qemu-version.h"
+#include "qapi/error.h"
+#include "qemu/log.h"
+#include "qemu/module.h"
+#include "qemu/timer.h"
+#include "hw/pci/pci_device.h"
+#include "hw/pci/pcie.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "net/net.h"
+#include "net/eth.h"
+#include "system/dma.h"
+#include "qom/object.h"
+
+#include "../core/e810.h"
+#include "../trace.h"
+
+#define TYPE_E810 "e810"
+OBJECT_DECLARE_SIMPLE_TYPE(E810PCIState, E810)
+
+#define E810_VENDOR_ID          PCI_VENDOR_ID_INTEL
+#define E810_DEVICE_ID          0x159B  /* E810-XXV SFP */
+#define E810_SUBSYS_ID          0x0003  /* not an E810-T (those pull in GNSS) */
+#define E810_REVISION           0x02
+
+#define E810_MSIX_BAR           3
+#define E810_MSIX_BAR_SIZE      (64 * KiB)
+#define E810_MSIX_TABLE_OFF     0x0000
+#define E810_MSIX_PBA_OFF       0x8000
+
+/* Config-space layout (standard capabilities, then extended ones). */
+#define E810_CAP_PM             0x40
+#define E810_CAP_MSIX           0x70
+#define E810_CAP_PCIE           0xA0
+#define E810_EXTCAP_DSN         0x100
+
+struct E810PCIState {
+    PCIDevice parent_obj;
+
+    MemoryRegion mmio;
+    MemoryRegion msix;
+    NICState *nic;
+    NICConf conf;
+    uint64_t dsn;
+
+    E810Core core;
+};
+
+/* ---- host interface for the core --------------------------------------- */
+
+static int e810_host_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
+{
+    E810PCIState *s = opaque;
+
+    if (pci_dma_read(PCI_DEVICE(s), addr, buf, len) != MEMTX_OK) {
+        s->core.stats.dma_errors++;
+        trace_e810_dma_error("read", addr, len);
+        return -1;
+    }
+    return 0;
+}
+
+static int e810_host_dma_write(void *opaque, uint64_t addr, const void *buf,
+                               size_t len)
+{
+    E810PCIState *s = opaque;
+
+    if (pci_dma_write(PCI_DEVICE(s), addr, buf, len) != MEMTX_OK) {
+        s->core.stats.dma_errors++;
+        trace_e810_dma_error("write", addr, len);
+        return -1;
+    }
+    return 0;
+}
+
+static void e810_host_msix_notify(void *opaque, unsigned vector)
+{
+    PCIDevice *pdev = PCI_DEVICE(opaque);
+
+    if (msix_enabled(pdev)) {
+        msix_notify(pdev, vector);
+    }
+}
+
+static bool e810_host_send_frame(void *opaque, const void *frame, size_t len)
+{
+    E810PCIState *s = opaque;
+    ssize_t ret = qemu_send_packet(qemu_get_queue(s->nic), frame, len);
+
+    /* 0 means queued by the backend: it will still be delivered. */
+    trace_e810_tx_frame(len, ret >= 0);
+    return ret >= 0;
+}
+
+static int64_t e810_host_clock_ns(void *opaque)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static E810Timer *e810_host_timer_new(void *opaque, E810TimerCb *cb,
+                                      void *cb_opaque)
+{
+    return (E810Timer *)timer_new_ns(QEMU_CLOCK_VIRTUAL, cb, cb_opaque);
+}
+
+static void e810_host_timer_mod(void *opaque, E810Timer *t, int64_t expire)
+{
+    timer_mod((QEMUTimer *)t, expire);
+}
+
+static void e810_host_timer_del(void *opaque, E810Timer *t)
+{
+    timer_del((QEMUTimer *)t);
+}
+
+static void e810_host_timer_free(void *opaque, E810Timer *t)
+{
+    timer_free((QEMUTimer *)t);
+}
+
+static void e810_host_guest_error(void *opaque, const char *msg)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "e810: %s\n", msg);
+}
+
+static void e810_host_unimp(void *opaque, const char *msg)
+{
+    qemu_log_mask(LOG_UNIMP, "e810: %s\n", msg);
+}
+
+static const E810HostOps e810_host_ops = {
+    .dma_read = e810_host_dma_read,
+    .dma_write = e810_host_dma_write,
+    .msix_notify = e810_host_msix_notify,
+    .send_frame = e810_host_send_frame,
+    .clock_ns = e810_host_clock_ns,
+    .timer_new = e810_host_timer_new,
+    .timer_mod = e810_host_timer_mod,
+    .timer_del = e810_host_timer_del,
+    .timer_free = e810_host_timer_free,
+    .guest_error = e810_host_guest_error,
+    .unimp = e810_host_unimp,
+};
+
+/* ---- BAR0 --------------------------------------------------------------- */
+
+static uint64_t e810_mmio_read_cb(void *opaque, hwaddr addr, unsigned size)
+{
+    E810PCIState *s = opaque;
+
+    return e810_mmio_read(&s->core, addr, size);
+}
+
+static void e810_mmio_write_cb(void *opaque, hwaddr addr, uint64_t val,
+                               unsigned size)
+{
+    E810PCIState *s = opaque;
+
+    e810_mmio_write(&s->core, addr, val, size);
+}
+
+static const MemoryRegionOps e810_mmio_ops = {
+    .read = e810_mmio_read_cb,
+    .write = e810_mmio_write_cb,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = { .min_access_size = 1, .max_access_size = 8 },
+    .impl = { .min_access_size = 1, .max_access_size = 8 },
+};
+
+/* ---- the NIC backend ---------------------------------------------------- */
+
+static bool e810_nc_can_receive(NetClientState *nc)
+{
+    E810PCIState *s = qemu_get_nic_opaque(nc);
+
+    return e810_can_receive(&s->core);
+}
+
+static ssize_t e810_nc_receive(NetClientState *nc, const uint8_t *buf,
+                               size_t size)
+{
+    E810PCIState *s = qemu_get_nic_opaque(nc);
+
+    return e810_receive(&s->core, buf, size);
+}
+
+static void e810_nc_link_status_changed(NetClientState *nc)
+{
+    E810PCIState *s = qemu_get_nic_opaque(nc);
+
+    e810_set_link(&s->core, !nc->link_down);
+}
+
+static NetClientInfo e810_net_info = {
+    .type = NET_CLIENT_DRIVER_NIC,
+    .size = sizeof(NICState),
+    .can_receive = e810_nc_can_receive,
+    .receive = e810_nc_receive,
+    .link_status_changed = e810_nc_link_status_changed,
+};
+
+/* ---- PCI ---------------------------------------------------------------- */
+
+/* EUI-64 from the MAC: unique per VM as long as the MACs are. */
+static uint64_t e810_dsn_from_mac(const uint8_t *m)
+{
+    return (uint64_t)m[0] << 56 | (uint64_t)m[1] << 48 | (uint64_t)m[2] << 40 |
+           0xFFull << 32 | 0xFEull << 24 |
+           (uint64_t)m[3] << 16 | (uint64_t)m[4] << 8 | m[5];
+}
+
+static void e810_pci_realize(PCIDevice *pdev, Error **errp)
+{
+    E810PCIState *s = E810(pdev);
+    DeviceState *dev = DEVICE(pdev);
+    E810Host host = { .ops = &e810_host_ops, .opaque = s };
+    char macstr[18];
+    int ret;
+
+    pdev->config[PCI_INTERRUPT_PIN] = 1;
+    pdev->config[PCI_CACHE_LINE_SIZE] = 0x10;
+
+    memory_region_init_io(&s->mmio, OBJECT(s), &e810_mmio_ops, s,
+                          "e810-mmio", E810_BAR0_SIZE);
+    pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                     PCI_BASE_ADDRESS_MEM_PREFETCH, &s->mmio);
+
+    memory_region_init(&s->msix, OBJECT(s), "e810-msix", E810_MSIX_BAR_SIZE);
+    pci_register_bar(pdev, E810_MSIX_BAR, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                     PCI_BASE_ADDRESS_MEM_PREFETCH, &s->msix);
+
+    ret = pci_add_capability(pdev, PCI_CAP_ID_PM, E810_CAP_PM,
+                             PCI_PM_SIZEOF, errp);
+    if (ret < 0) {
+        return;
+    }
+    pci_set_word(pdev->config + E810_CAP_PM + PCI_PM_PMC,
+                 PCI_PM_CAP_VER_1_2 | PCI_PM_CAP_PME_D0 | PCI_PM_CAP_PME_D3hot);
+    pci_set_word(pdev->wmask + E810_CAP_PM + PCI_PM_CTRL,
+                 PCI_PM_CTRL_STATE_MASK | PCI_PM_CTRL_PME_ENABLE);
+    pci_set_word(pdev->w1cmask + E810_CAP_PM + PCI_PM_CTRL,
+                 PCI_PM_CTRL_PME_STATUS);
+
+    ret = msix_init(pdev, E810_MSIX_VECTORS,
+                    &s->msix, E810_MSIX_BAR, E810_MSIX_TABLE_OFF,
+                    &s->msix, E810_MSIX_BAR, E810_MSIX_PBA_OFF,
+                    E810_CAP_MSIX, errp);
+    if (ret < 0) {
+        return;
+    }
+    for (unsigned i = 0; i < E810_MSIX_VECTORS; i++) {
+        msix_vector_use(pdev, i);
+    }
+
+    if (pcie_endpoint_cap_init(pdev, E810_CAP_PCIE) < 0) {
+        error_setg(errp, "e810: cannot add the PCIe capability");
+        msix_uninit(pdev, &s->msix, &s->msix);
+        return;
+    }
+
+    qemu_macaddr_default_if_unset(&s->conf.macaddr);
+    if (!s->dsn) {
+        s->dsn = e810_dsn_from_mac(s->conf.macaddr.a);
+    }
+    pcie_dev_ser_num_init(pdev, E810_EXTCAP_DSN, s->dsn);
+
+    s->nic = qemu_new_nic(&e810_net_info, &s->conf,
+                          object_get_typename(OBJECT(s)), dev->id,
+                          &dev->mem_reentrancy_guard, s);
+    qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
+
+    e810_core_init(&s->core, &host, s->conf.macaddr.a);
+    e810_set_link(&s->core, !qemu_get_queue(s->nic)->link_down);
+
+    snprintf(macstr, sizeof(macstr), "%02x:%02x:%02x:%02x:%02x:%02x",
+             s->conf.macaddr.a[0], s->conf.macaddr.a[1], s->conf.macaddr.a[2],
+             s->conf.macaddr.a[3], s->conf.macaddr.a[4], s->conf.macaddr.a[5]);
+    trace_e810_pci_realize(macstr, s->dsn);
+}
+
+static void e810_pci_exit(PCIDevice *pdev)
+{
+    E810PCIState *s = E810(pdev);
+
+    qemu_del_nic(s->nic);
+    e810_core_cleanup(&s->core);
+    pcie_cap_exit(pdev);
+    msix_uninit(pdev, &s->msix, &s->msix);
+}
+
+static void e810_qdev_reset(DeviceState *dev)
+{
+    E810PCIState *s = E810(dev);
+
+    e810_core_reset(&s->core, E810_RESET_POWER_ON);
+    e810_set_link(&s->core, !qemu_get_queue(s->nic)->link_down);
+}
+
+/*
+ * Migration is not supported yet: the core's state (rings, queues, RDMA
+ * objects, TCP connections) has no VMState description.  Refuse honestly.
+ */
+static const VMStateDescription e810_vmstate = {
+    .name = "e810",
+    .unmigratable = 1,
+};
+
+static const Property e810_properties[] = {
+    DEFINE_NIC_PROPERTIES(E810PCIState, conf),
+    DEFINE_PROP_UINT64("dsn", E810PCIState, dsn, 0),
+};
+
+#if QEMU_VERSION_MAJOR > 10 || (QEMU_VERSION_MAJOR == 10 && QEMU_VERSION_MINOR >= 1)
+static void e810_class_init(ObjectClass *klass, const void *data)
+#else
+static void e810_class_init(ObjectClass *klass, void *data)
+#endif
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+
+    k->realize = e810_pci_realize;
+    k->exit = e810_pci_exit;
+    k->vendor_id = E810_VENDOR_ID;
+    k->device_id = E810_DEVICE_ID;
+    k->revision = E810_REVISION;
+    k->class_id = PCI_CLASS_NETWORK_ETHERNET;
+    k->subsystem_vendor_id = E810_VENDOR_ID;
+    k->subsystem_id = E810_SUBSYS_ID;
+
+    dc->desc = "Intel E810-XXV Ethernet Controller (ice, irdma)";
+    dc->vmsd = &e810_vmstate;
+    device_class_set_legacy_reset(dc, e810_qdev_reset);
+    device_class_set_props(dc, e810_properties);
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+}
+
+static const TypeInfo e810_info = {
+    .name = TYPE_E810,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(E810PCIState),
+    .class_init = e810_class_init,
+    .interfaces = (const InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { }
+    },
+};
+
+static void e810_register_types(void)
+{
+    type_register_static(&e810_info);
+}
+
+type_init(e810_register_types)
