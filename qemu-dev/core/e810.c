@@ -121,6 +121,8 @@ void e810_core_reset(E810Core *c, E810ResetType type)
     memset(c->regs, 0, E810_REGFILE_SIZE);
     memset(c->vec, 0, sizeof(c->vec));
     e810_regs_defaults(c);
+    e810_aq_reset(c);
+    e810_fw_reset(c, type);
 }
 
 void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6])
@@ -169,6 +171,9 @@ static void e810_write32(E810Core *c, uint32_t off, uint32_t val)
     }
     if (off >= GLINT_DYN_CTL(0) && off < GLINT_DYN_CTL(E810_MSIX_VECTORS)) {
         e810_dyn_ctl_write(c, (off - GLINT_DYN_CTL(0)) / 4, val);
+        return;
+    }
+    if (e810_aq_write(c, off, val)) {
         return;
     }
     switch (off) {

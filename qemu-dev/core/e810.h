@@ -6,14 +6,11 @@
 #ifndef E810_H
 #define E810_H
 
-#include "host.h"
+#include "types.h"
 #include "regs.h"
 #include "intr.h"
-
-typedef enum E810ResetType {
-    E810_RESET_POWER_ON,    /* device created or PCI function reset */
-    E810_RESET_PF,          /* PFGEN_CTRL.PFSWR */
-} E810ResetType;
+#include "aq.h"
+#include "fw.h"
 
 /* Counters for everything the device refused or lost (never silent). */
 typedef struct E810Counters {
@@ -30,7 +27,7 @@ typedef struct E810Vector {
     bool pending;               /* a mapped cause fired while masked */
 } E810Vector;
 
-typedef struct E810Core {
+struct E810Core {
     E810Host host;
     uint8_t mac[6];
     bool link_up;               /* carrier as the host's netdev reports it */
@@ -38,7 +35,9 @@ typedef struct E810Core {
     uint32_t *regs;             /* E810_REGFILE_SIZE / 4 words */
     E810Vector vec[E810_MSIX_VECTORS];
     E810Counters stats;
-} E810Core;
+    E810Aq aq;
+    E810Fw fw;
+};
 
 /* Lifetime */
 void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6]);

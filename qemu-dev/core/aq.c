@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 admin queue engine.  Commands run synchronously when the driver
+ * writes the ATQ tail: the driver polls only ATQH for completion (1 s
+ * timeout), so finishing inside the register write is both simplest and
+ * fastest.  Events go to the ARQ slot at ARQH and raise the AdminQ cause.
+ */
+#include "e810.h"
+#include "bytes.h"
+#include "../trace.h"
+
+static const E810AqOp *const e810_aq_tables[] = {
+    e810_fw_core_ops,
+    e810_fw_nvm_ops,
+    e810_fw_ddp_ops,
+    e810_fw_switch_ops,
+    e810_fw_sched_ops,
+    e810_fw_phy_ops,
+};
+
+static const E810AqOp *e810_aq_find(uint16_t opcode)
+{
+    for (size_t t = 0; t < sizeof(e810_aq_tables) / sizeof(e810_aq_tables[0]); t++) {
+        for (const E810AqOp *op = e810_aq_tables[t]; op->fn; op++) {
+            if (op->opcode == opcode) {
+                return op;
+            }
+        }
+    }
+    return NULL;
+}
+
+const char *e810_aq_opcode_name(uint16_t opcode)
+{
+    const E810AqOp *op = e810_aq_find(opcode);
+
+    return op ? op->name : "unknown";
+}
+
+void e810_aq_reset(E810Core *c)
+{
+    E810Aq *aq = &c->aq;
+
+    aq->commands = aq->errors = aq->events = aq->events_lost = 0;
+}
+
+static uint64_t e810_aq_base(E810Core *c, uint32_t bal, uint32_t bah)
+{
+    return (uint64_t)e810_reg(c, bah) << 32 | e810_reg(c, bal);
+}
+
+/* Run one command already read into c->aq.cmd; returns the return code. */
+static int e810_aq_exec(E810Core *c, E810AqCmd *cmd)
+{
+    const E810AqOp *op;
+    uint16_t datalen = ld16(cmd->desc + 4);
+    uint64_t buf_addr = (uint64_t)ld32(cmd->desc + 24) << 32 | ld32(cmd->desc + 28);
+
+    cmd->flags = ld16(cmd->desc + 0);
+    cmd->opcode = ld16(cmd->desc + 2);
+    cmd->has_buf = cmd->flags & E810_AQ_FLAG_BUF;
+    cmd->buf_len = 0;
+    cmd->resp_len = -1;
+
+    if (cmd->has_buf) {
+        if (datalen == 0 || datalen > E810_AQ_BUF_MAX) {
+            e810_guest_error(c, "AQ opcode 0x%04x: buffer length %u (1..%u)",
+                             cmd->opcode, datalen, E810_AQ_BUF_MAX);
+            return E810_AQ_RC_EINVAL;
+        }
+        cmd->buf_len = datalen;
+        if (c->host.ops->dma_read(c->host.opaque, buf_addr, cmd->buf, datalen)) {
+            c->stats.dma_errors++;
+            e810_guest_error(c, "AQ opcode 0x%04x: cannot read buffer at 0x%" PRIx64,
+                             cmd->opcode, buf_addr);
+            return E810_AQ_RC_EIO;
+        }
+        memset(cmd->buf + datalen, 0, E810_AQ_BUF_MAX - datalen);
+    } else {
+        memset(cmd->buf, 0, sizeof(cmd->buf));
+    }
+
+    op = e810_aq_find(cmd->opcode);
+    if (!op) {
+        /* Unknown to this firmware: the driver treats ESRCH as "not supported". */
+        e810_unimp(c, "AQ opcode 0x%04x", cmd->opcode);
+        return E810_AQ_RC_ESRCH;
+    }
+    return op->fn(c, cmd);
+}
+
+static void e810_aq_process_atq(E810Core *c)
+{
+    E810AqCmd *cmd = &c->aq.cmd;
+    uint32_t qlen = e810_reg(c, PF_FW_ATQLEN);
+    uint32_t len = qlen & PF_FW_xQLEN_LEN_M;
+    uint32_t tail = e810_reg(c, PF_FW_ATQT);
+    uint32_t head = e810_reg(c, PF_FW_ATQH) & PF_FW_xQH_M;
+    uint64_t base = e810_aq_base(c, PF_FW_ATQBAL, PF_FW_ATQBAH);
+
+    if (!(qlen & PF_FW_xQLEN_ENABLE) || len == 0) {
+        e810_guest_error(c, "ATQ tail written while the queue is disabled");
+        return;
+    }
+    if (tail >= len || head >= len) {
+        e810_guest_error(c, "ATQ tail %u / head %u beyond ring length %u",
+                         tail, head, len);
+        return;
+    }
+
+    while (head != tail) {
+        uint64_t slot = base + (uint64_t)head * E810_AQ_DESC_SIZE;
+        int rc;
+
+        if (c->host.ops->dma_read(c->host.opaque, slot, cmd->desc,
+                                  E810_AQ_DESC_SIZE)) {
+            c->stats.dma_errors++;
+            e810_reg_set(c, PF_FW_ATQLEN, qlen | PF_FW_xQLEN_CRIT);
+            e810_guest_error(c, "ATQ descriptor at 0x%" PRIx64 " unreadable", slot);
+            return;
+        }
+        rc = e810_aq_exec(c, cmd);
+        c->aq.commands++;
+        if (rc) {
+            c->aq.errors++;
+        }
+
+        if (rc == E810_AQ_RC_OK && cmd->resp_len >= 0) {
+            uint64_t buf_addr = (uint64_t)ld32(cmd->desc + 24) << 32 |
+                                ld32(cmd->desc + 28);
+            uint16_t n = cmd->resp_len > cmd->buf_len ? cmd->buf_len : cmd->resp_len;
+
+            if (n && c->host.ops->dma_write(c->host.opaque, buf_addr, cmd->buf, n)) {
+                c->stats.dma_errors++;
+                e810_guest_error(c, "AQ opcode 0x%04x: cannot write buffer at 0x%"
+                                 PRIx64, cmd->opcode, buf_addr);
+                rc = E810_AQ_RC_EIO;
+            } else {
+                st16(cmd->desc + 4, n);
+            }
+        } else if (rc != E810_AQ_RC_OK && cmd->resp_len >= 0 &&
+                   cmd->resp_len > cmd->buf_len) {
+            /* ENOMEM with the size that would have been needed. */
+            st16(cmd->desc + 4, cmd->resp_len);
+        }
+        cmd->flags = (cmd->flags & ~E810_AQ_FLAG_ERR) | E810_AQ_FLAG_DD |
+                     E810_AQ_FLAG_CMP | (rc ? E810_AQ_FLAG_ERR : 0);
+        st16(cmd->desc + 0, cmd->flags);
+        st16(cmd->desc + 6, rc);
+        trace_e810_aq_cmd(cmd->opcode, e810_aq_opcode_name(cmd->opcode),
+                          cmd->buf_len, rc);
+        if (c->host.ops->dma_write(c->host.opaque, slot, cmd->desc,
+                                   E810_AQ_DESC_SIZE)) {
+            c->stats.dma_errors++;
+            e810_reg_set(c, PF_FW_ATQLEN, qlen | PF_FW_xQLEN_CRIT);
+            e810_guest_error(c, "ATQ descriptor at 0x%" PRIx64 " unwritable", slot);
+            return;
+        }
+        head = (head + 1) % len;
+        e810_reg_set(c, PF_FW_ATQH, head);
+        /* A command may have reset or disabled the queue (e.g. shutdown). */
+        qlen = e810_reg(c, PF_FW_ATQLEN);
+        if (!(qlen & PF_FW_xQLEN_ENABLE) || (qlen & PF_FW_xQLEN_LEN_M) != len) {
+            return;
+        }
+    }
+}
+
+bool e810_aq_write(E810Core *c, uint32_t off, uint32_t val)
+{
+    switch (off) {
+    case PF_FW_ATQT:
+        e810_reg_set(c, off, val & PF_FW_xQH_M);
+        e810_aq_process_atq(c);
+        return true;
+    case PF_FW_ATQH:
+    case PF_FW_ARQH:
+    case PF_FW_ARQT:
+        e810_reg_set(c, off, val & PF_FW_xQH_M);
+        return true;
+    case PF_FW_ATQLEN:
+    case PF_FW_ARQLEN:
+        /* Error flags are write-one-to-clear... by writing them as zero. */
+        e810_reg_set(c, off, val);
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool e810_aq_post_event(E810Core *c, uint16_t opcode, const uint8_t params[16],
+                        const void *payload, uint16_t len)
+{
+    uint32_t qlen = e810_reg(c, PF_FW_ARQLEN);
+    uint32_t n = qlen & PF_FW_xQLEN_LEN_M;
+    uint32_t head = e810_reg(c, PF_FW_ARQH);
+    uint32_t tail = e810_reg(c, PF_FW_ARQT);
+    uint64_t slot, buf_addr;
+    uint8_t desc[E810_AQ_DESC_SIZE];
+    uint32_t fw_ctl;
+
+    if (!(qlen & PF_FW_xQLEN_ENABLE) || n == 0 || head >= n || head == tail) {
+        c->aq.events_lost++;
+        if (qlen & PF_FW_xQLEN_ENABLE) {
+            e810_reg_set(c, PF_FW_ARQLEN, qlen | PF_FW_xQLEN_OVFL);
+        }
+        trace_e810_aq_event_lost(opcode, head, tail, n);
+        return false;
+    }
+    slot = e810_aq_base(c, PF_FW_ARQBAL, PF_FW_ARQBAH) +
+           (uint64_t)head * E810_AQ_DESC_SIZE;
+    if (c->host.ops->dma_read(c->host.opaque, slot, desc, sizeof(desc))) {
+        c->stats.dma_errors++;
+        c->aq.events_lost++;
+        e810_guest_error(c, "ARQ descriptor at 0x%" PRIx64 " unreadable", slot);
+        return false;
+    }
+    buf_addr = (uint64_t)ld32(desc + 24) << 32 | ld32(desc + 28);
+    if (len > ld16(desc + 4)) {
+        c->aq.events_lost++;
+        e810_guest_error(c, "ARQ buffer of %u bytes too small for event 0x%04x",
+                         ld16(desc + 4), opcode);
+        return false;
+    }
+    if (len && c->host.ops->dma_write(c->host.opaque, buf_addr, payload, len)) {
+        c->stats.dma_errors++;
+        c->aq.events_lost++;
+        e810_guest_error(c, "ARQ buffer at 0x%" PRIx64 " unwritable", buf_addr);
+        return false;
+    }
+    memset(desc, 0, 16);
+    st16(desc + 0, E810_AQ_FLAG_DD | E810_AQ_FLAG_CMP |
+         (len ? E810_AQ_FLAG_BUF : 0) | (len > 512 ? E810_AQ_FLAG_LB : 0));
+    st16(desc + 2, opcode);
+    st16(desc + 4, len);
+    if (params) {
+        memcpy(desc + 16, params, 8);   /* 24..31 keep the buffer address */
+    }
+    if (c->host.ops->dma_write(c->host.opaque, slot, desc, sizeof(desc))) {
+        c->stats.dma_errors++;
+        c->aq.events_lost++;
+        e810_guest_error(c, "ARQ descriptor at 0x%" PRIx64 " unwritable", slot);
+        return false;
+    }
+    e810_reg_set(c, PF_FW_ARQH, (head + 1) % n);
+    c->aq.events++;
+    trace_e810_aq_event(opcode, len);
+
+    fw_ctl = e810_reg(c, PFINT_FW_CTL);
+    if (fw_ctl & E810_CTL_CAUSE_ENA) {
+        e810_intr_cause(c, fw_ctl & E810_CTL_MSIX_INDX_M);
+    }
+    return true;
+}

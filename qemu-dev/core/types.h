@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Types shared by every block of the E810 core. */
+#ifndef E810_TYPES_H
+#define E810_TYPES_H
+
+#include "host.h"
+
+typedef struct E810Core E810Core;
+
+typedef enum E810ResetType {
+    E810_RESET_POWER_ON,    /* device created or PCI function reset */
+    E810_RESET_PF,          /* PFGEN_CTRL.PFSWR: keeps the loaded DDP package */
+} E810ResetType;
+
+#endif

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "aq-util.h"
+
+#include <assert.h>
+
+static const uint8_t test_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+
+static void arq_post(AqTest *t, unsigned i)
+{
+    uint8_t *d = fake_mem(&t->h, ARQ_RING + i * 32);
+    uint64_t buf = ARQ_BUFS + (uint64_t)i * 4096;
+
+    memset(d, 0, 32);
+    st16(d, E810_AQ_FLAG_BUF | E810_AQ_FLAG_LB);
+    st16(d + 4, 4096);
+    st32(d + 24, buf >> 32);
+    st32(d + 28, (uint32_t)buf);
+}
+
+void aq_test_init(AqTest *t)
+{
+    memset(t, 0, sizeof(*t));
+    fake_host_init(&t->h);
+    e810_core_init(&t->c, &t->h.host, test_mac);
+    /* Same order as ice_init_sq / ice_init_rq. */
+    aq_wr(t, PF_FW_ATQH, 0);
+    aq_wr(t, PF_FW_ATQT, 0);
+    aq_wr(t, PF_FW_ATQLEN, AQ_LEN | PF_FW_xQLEN_ENABLE);
+    aq_wr(t, PF_FW_ATQBAL, (uint32_t)ATQ_RING);
+    aq_wr(t, PF_FW_ATQBAH, ATQ_RING >> 32);
+    for (unsigned i = 0; i < AQ_LEN; i++) {
+        arq_post(t, i);
+    }
+    aq_wr(t, PF_FW_ARQH, 0);
+    aq_wr(t, PF_FW_ARQT, 0);
+    aq_wr(t, PF_FW_ARQLEN, AQ_LEN | PF_FW_xQLEN_ENABLE);
+    aq_wr(t, PF_FW_ARQBAL, (uint32_t)ARQ_RING);
+    aq_wr(t, PF_FW_ARQBAH, ARQ_RING >> 32);
+    aq_wr(t, PF_FW_ARQT, AQ_LEN - 1);
+}
+
+void aq_test_cleanup(AqTest *t)
+{
+    e810_core_cleanup(&t->c);
+    fake_host_cleanup(&t->h);
+}
+
+void aq_msg_init(AqMsg *m, uint16_t opcode, uint16_t buf_len, bool rd)
+{
+    memset(m, 0, sizeof(*m));
+    st16(m->desc + 2, opcode);
+    if (buf_len) {
+        st16(m->desc, E810_AQ_FLAG_BUF | (buf_len > 512 ? E810_AQ_FLAG_LB : 0) |
+             (rd ? E810_AQ_FLAG_RD : 0));
+        st16(m->desc + 4, buf_len);
+    }
+}
+
+int aq_send(AqTest *t, AqMsg *m)
+{
+    unsigned i = t->atq_ntu;
+    uint8_t *d = fake_mem(&t->h, ATQ_RING + i * 32);
+    uint64_t buf = ATQ_BUFS + (uint64_t)i * 4096;
+    uint16_t len = aq_datalen(m);
+    bool has_buf = aq_flags(m) & E810_AQ_FLAG_BUF;
+
+    if (has_buf) {
+        st32(m->desc + 24, buf >> 32);
+        st32(m->desc + 28, (uint32_t)buf);
+        memcpy(fake_mem(&t->h, buf), m->buf, len <= 4096 ? len : 4096);
+    }
+    memcpy(d, m->desc, 32);
+    t->atq_ntu = (i + 1) % AQ_LEN;
+    aq_wr(t, PF_FW_ATQT, t->atq_ntu);
+    /* The driver polls ATQH; our commands finish inside the write. */
+    assert(aq_rd(t, PF_FW_ATQH) == t->atq_ntu);
+    memcpy(m->desc, d, 32);
+    if (has_buf) {
+        uint16_t back = aq_datalen(m);
+        memcpy(m->buf, fake_mem(&t->h, buf), back <= 4096 ? back : 4096);
+    }
+    return ld16(m->desc + 6);
+}
+
+uint16_t aq_datalen(const AqMsg *m)
+{
+    return ld16(m->desc + 4);
+}
+
+uint16_t aq_flags(const AqMsg *m)
+{
+    return ld16(m->desc);
+}
+
+bool aq_event(AqTest *t, AqMsg *m)
+{
+    unsigned i = t->arq_ntc;
+    uint8_t *d;
+    uint64_t buf;
+
+    if (aq_rd(t, PF_FW_ARQH) == i) {
+        return false;
+    }
+    d = fake_mem(&t->h, ARQ_RING + i * 32);
+    buf = (uint64_t)ld32(d + 24) << 32 | ld32(d + 28);
+    memcpy(m->desc, d, 32);
+    memcpy(m->buf, fake_mem(&t->h, buf), 4096);
+    arq_post(t, i);
+    aq_wr(t, PF_FW_ARQT, i);
+    t->arq_ntc = (i + 1) % AQ_LEN;
+    return true;
+}

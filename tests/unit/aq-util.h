@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Drive the admin queue the way the ice driver does, for unit tests:
+ * rings of 192 descriptors with a 4 KiB buffer per slot in fake guest memory.
+ */
+#ifndef E810_AQ_UTIL_H
+#define E810_AQ_UTIL_H
+
+#include "fake-host.h"
+#include "bytes.h"
+
+#define AQ_LEN          192
+#define ATQ_RING        (FAKE_MEM_BASE + 0x0000)
+#define ARQ_RING        (FAKE_MEM_BASE + 0x2000)
+#define ATQ_BUFS        (FAKE_MEM_BASE + 0x100000)           /* 192 x 4 KiB */
+#define ARQ_BUFS        (FAKE_MEM_BASE + 0x400000)
+
+typedef struct AqTest {
+    FakeHost h;
+    E810Core c;
+    unsigned atq_ntu;           /* next ATQ slot to use */
+    unsigned arq_ntc;           /* next ARQ slot to clean */
+} AqTest;
+
+/* A command as the test builds it and reads the answer back. */
+typedef struct AqMsg {
+    uint8_t desc[32];
+    uint8_t buf[4096];
+} AqMsg;
+
+void aq_test_init(AqTest *t);
+void aq_test_cleanup(AqTest *t);
+/* New direct (no buffer) or indirect command with @opcode. */
+void aq_msg_init(AqMsg *m, uint16_t opcode, uint16_t buf_len, bool rd);
+/* Send and wait; returns the descriptor's retval, copies the result back. */
+int aq_send(AqTest *t, AqMsg *m);
+uint16_t aq_datalen(const AqMsg *m);
+uint16_t aq_flags(const AqMsg *m);
+/* Take the next event from the ARQ; false if none.  Re-posts the slot. */
+bool aq_event(AqTest *t, AqMsg *m);
+
+static inline uint32_t aq_rd(AqTest *t, uint32_t off)
+{
+    return e810_mmio_read(&t->c, off, 4);
+}
+
+static inline void aq_wr(AqTest *t, uint32_t off, uint32_t v)
+{
+    e810_mmio_write(&t->c, off, v, 4);
+}
+
+#endif
