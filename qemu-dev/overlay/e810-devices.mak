@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# x86_64-softmmu device list for the e810 test emulator (used with
+# --without-default-devices, so nothing is enabled unless listed here or
+# selected by something listed here; "imply" does not fire in that mode).
+# Linked as configs/devices/x86_64-softmmu/e810.mak by qemu-dev/overlay/apply.
+
+# Board: q35 (selects ICH9 LPC, AHCI, ISA serial for ttyS0, fw_cfg DMA).
+CONFIG_Q35=y
+# QEMU 10.2's q35 code references PXB/CXL symbols: without these it fails to link.
+CONFIG_PXB=y
+CONFIG_CXL=y
+CONFIG_CXL_MEM_DEVICE=y
+
+# PCIe root port to put the e810 behind.
+CONFIG_PCIE_PORT=y
+
+# virtio for the guest images: net, console/serial, rng, disk.
+CONFIG_VIRTIO_PCI=y
+CONFIG_VIRTIO_NET=y
+CONFIG_VIRTIO_SERIAL=y
+CONFIG_VIRTIO_RNG=y
+CONFIG_VIRTIO_BLK=y
+
+# ISA serial (already selected by PC; listed so it survives board changes).
+CONFIG_SERIAL_ISA=y
+
+# Our device.
+CONFIG_E810=y

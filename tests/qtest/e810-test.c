@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qtest for the e810 device: PCI identity, BARs, capabilities and a few
+ * registers, as the Linux ice driver first sees them.  Linked into a QEMU
+ * tree as tests/qtest/e810-test.c by qemu-dev/overlay/apply; run it with
+ * scripts/qtest.
+ *
+ * The device sits behind a PCIe root port (as on real boards), so the tests
+ * number the buses and open the port's memory windows themselves, and read
+ * extended config space (the DSN capability at 0x100) through q35's ECAM,
+ * which they switch on in the MCH: libqos only does CF8/CFC accesses, which
+ * end at 0xff.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/units.h"
+#include "libqtest.h"
+#include "libqos/pci.h"
+#include "libqos/pci-pc.h"
+#include "hw/pci/pci_regs.h"
+
+#define E810_MAC            "52:54:00:12:34:56"
+#define E810_DSN            0x525400fffe123456ULL   /* EUI-64 of E810_MAC */
+
+#define RP_SLOT             2
+#define E810_BUS            1       /* the only bridge gets secondary bus 1 */
+/* libqos encodes the bus in bits 15:8 of devfn. */
+#define E810_DEVFN          ((E810_BUS << 8) | QPCI_DEVFN(0, 0))
+
+/* q35 MCH: PCIEXBAR config register; ECAM placed where firmware puts it. */
+#define MCH_PCIEXBAR        0x60
+#define ECAM_BASE           0xb0000000ULL
+
+/* Where libqos's PC allocator hands out MMIO (pci-pc.c). */
+#define MMIO_WIN_BASE       0xe0000000U
+#define MMIO_WIN_LIMIT      0xefffffffU
+
+#define GLNVM_ULD           0x000b6008
+#define GLNVM_ULD_DONE      0x0000073b
+#define GLNVM_FLA           0x000b6108
+#define GLNVM_FLA_LOCKED    (1u << 6)
+#define PF_FW_ATQLEN        0x00080100
+
+typedef struct {
+    QTestState *qts;
+    QPCIBus *bus;
+    QPCIDevice *rp;
+    QPCIDevice *dev;
+} E810Test;
+
+static void e810_start(E810Test *t)
+{
+    t->qts = qtest_initf(
+        "-machine q35 -nodefaults "
+        "-device pcie-root-port,id=rp0,chassis=1,addr=0x%x "
+        /* hubport: a netdev that is always compiled in */
+        "-netdev hubport,id=n0,hubid=0 "
+        "-device e810,bus=rp0,netdev=n0,mac=" E810_MAC, RP_SLOT);
+    t->bus = qpci_new_pc(t->qts, NULL);
+    qpci_secondary_buses_init(t->bus);
+
+    t->rp = qpci_device_find(t->bus, QPCI_DEVFN(RP_SLOT, 0));
+    g_assert_nonnull(t->rp);
+    g_assert_cmphex(qpci_config_readb(t->rp, PCI_SECONDARY_BUS), ==, E810_BUS);
+
+    t->dev = qpci_device_find(t->bus, E810_DEVFN);
+    g_assert_nonnull(t->dev);
+}
+
+/* Forward the allocator's MMIO range through the root port (both windows:
+ * the BARs may be prefetchable or not). */
+static void e810_open_bridge(E810Test *t)
+{
+    qpci_config_writew(t->rp, PCI_MEMORY_BASE, (MMIO_WIN_BASE >> 16) & 0xfff0);
+    qpci_config_writew(t->rp, PCI_MEMORY_LIMIT, (MMIO_WIN_LIMIT >> 16) & 0xfff0);
+    qpci_config_writew(t->rp, PCI_PREF_MEMORY_BASE,
+                       ((MMIO_WIN_BASE >> 16) & 0xfff0) | PCI_PREF_RANGE_TYPE_64);
+    qpci_config_writew(t->rp, PCI_PREF_MEMORY_LIMIT,
+                       ((MMIO_WIN_LIMIT >> 16) & 0xfff0) | PCI_PREF_RANGE_TYPE_64);
+    qpci_config_writel(t->rp, PCI_PREF_BASE_UPPER32, 0);
+    qpci_config_writel(t->rp, PCI_PREF_LIMIT_UPPER32, 0);
+    qpci_config_writew(t->rp, PCI_COMMAND,
+                       PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+}
+
+static void e810_stop(E810Test *t)
+{
+    g_free(t->dev);
+    g_free(t->rp);
+    qpci_free_pc(t->bus);
+    qtest_quit(t->qts);
+}
+
+/* Size a 64-bit memory BAR the way firmware does; leaves it at 0. */
+static uint64_t bar64_size(QPCIDevice *d, int bar, uint32_t *flags)
+{
+    uint8_t reg = PCI_BASE_ADDRESS_0 + bar * 4;
+    uint32_t lo, hi;
+
+    qpci_config_writel(d, reg, 0xffffffff);
+    qpci_config_writel(d, reg + 4, 0xffffffff);
+    lo = qpci_config_readl(d, reg);
+    hi = qpci_config_readl(d, reg + 4);
+    qpci_config_writel(d, reg, 0);
+    qpci_config_writel(d, reg + 4, 0);
+
+    *flags = lo & ~PCI_BASE_ADDRESS_MEM_MASK;
+    return ~((((uint64_t)hi) << 32) | (lo & PCI_BASE_ADDRESS_MEM_MASK)) + 1;
+}
+
+/* Extended config space through ECAM (enabled here; q35 resets it off). */
+static uint32_t ext_config_readl(E810Test *t, uint16_t off)
+{
+    QPCIDevice *mch = qpci_device_find(t->bus, QPCI_DEVFN(0, 0));
+
+    g_assert_nonnull(mch);
+    qpci_config_writel(mch, MCH_PCIEXBAR + 4, 0);
+    qpci_config_writel(mch, MCH_PCIEXBAR, ECAM_BASE | 1 /* enable, 256 MiB */);
+    g_free(mch);
+    return qtest_readl(t->qts, ECAM_BASE + ((uint64_t)E810_BUS << 20) + off);
+}
+
+static void test_ids(void)
+{
+    E810Test t;
+
+    e810_start(&t);
+    g_assert_cmphex(qpci_config_readw(t.dev, PCI_VENDOR_ID), ==, 0x8086);
+    g_assert_cmphex(qpci_config_readw(t.dev, PCI_DEVICE_ID), ==, 0x159b);
+    g_assert_cmphex(qpci_config_readl(t.dev, PCI_CLASS_REVISION) >> 8, ==,
+                    0x020000);
+    g_assert_cmphex(qpci_config_readb(t.dev, PCI_HEADER_TYPE) & 0x7f, ==,
+                    PCI_HEADER_TYPE_NORMAL);
+    g_assert_cmphex(qpci_config_readw(t.dev, PCI_SUBSYSTEM_VENDOR_ID), ==,
+                    0x8086);
+    g_assert_cmphex(qpci_config_readw(t.dev, PCI_SUBSYSTEM_ID), ==, 0x0003);
+    e810_stop(&t);
+}
+
+static void test_bars(void)
+{
+    E810Test t;
+    uint32_t flags;
+
+    e810_start(&t);
+    g_assert_cmphex(bar64_size(t.dev, 0, &flags), ==, 32 * MiB);
+    g_assert_cmphex(flags & PCI_BASE_ADDRESS_SPACE, ==,
+                    PCI_BASE_ADDRESS_SPACE_MEMORY);
+    g_assert_cmphex(flags & PCI_BASE_ADDRESS_MEM_TYPE_MASK, ==,
+                    PCI_BASE_ADDRESS_MEM_TYPE_64);
+
+    g_assert_cmphex(bar64_size(t.dev, 3, &flags), ==, 64 * KiB);
+    g_assert_cmphex(flags & PCI_BASE_ADDRESS_SPACE, ==,
+                    PCI_BASE_ADDRESS_SPACE_MEMORY);
+    g_assert_cmphex(flags & PCI_BASE_ADDRESS_MEM_TYPE_MASK, ==,
+                    PCI_BASE_ADDRESS_MEM_TYPE_64);
+    e810_stop(&t);
+}
+
+static void test_msix(void)
+{
+    E810Test t;
+    uint8_t cap;
+    uint32_t v;
+
+    e810_start(&t);
+    cap = qpci_find_capability(t.dev, PCI_CAP_ID_MSIX, 0);
+    g_assert_cmphex(cap, !=, 0);
+    g_assert_cmpint(qpci_msix_table_size(t.dev), ==, 64);
+
+    v = qpci_config_readl(t.dev, cap + PCI_MSIX_TABLE);
+    g_assert_cmpint(v & PCI_MSIX_TABLE_BIR, ==, 3);
+    g_assert_cmphex(v & PCI_MSIX_TABLE_OFFSET, ==, 0);
+    v = qpci_config_readl(t.dev, cap + PCI_MSIX_PBA);
+    g_assert_cmpint(v & PCI_MSIX_PBA_BIR, ==, 3);
+    g_assert_cmphex(v & PCI_MSIX_PBA_OFFSET, ==, 0x8000);
+
+    /* Live table: every vector comes out of reset masked, none pending. */
+    e810_open_bridge(&t);
+    qpci_device_enable(t.dev);
+    qpci_msix_enable(t.dev);
+    g_assert_true(qpci_msix_masked(t.dev, 0));
+    g_assert_true(qpci_msix_masked(t.dev, 63));
+    g_assert_false(qpci_msix_pending(t.dev, 0));
+    g_assert_false(qpci_msix_pending(t.dev, 63));
+    qpci_msix_disable(t.dev);
+    e810_stop(&t);
+}
+
+static void test_pcie_cap(void)
+{
+    E810Test t;
+    uint8_t cap;
+    uint16_t flags;
+
+    e810_start(&t);
+    g_assert_true(qpci_config_readw(t.dev, PCI_STATUS) & PCI_STATUS_CAP_LIST);
+    cap = qpci_find_capability(t.dev, PCI_CAP_ID_EXP, 0);
+    g_assert_cmphex(cap, !=, 0);
+    flags = qpci_config_readw(t.dev, cap + PCI_EXP_FLAGS);
+    g_assert_cmphex((flags & PCI_EXP_FLAGS_TYPE) >> 4, ==, PCI_EXP_TYPE_ENDPOINT);
+    e810_stop(&t);
+}
+
+static void test_dsn(void)
+{
+    E810Test t;
+    uint32_t hdr;
+    uint64_t dsn;
+
+    e810_start(&t);
+    hdr = ext_config_readl(&t, 0x100);
+    g_assert_cmphex(PCI_EXT_CAP_ID(hdr), ==, PCI_EXT_CAP_ID_DSN);
+    dsn = ext_config_readl(&t, 0x100 + 4) |
+          ((uint64_t)ext_config_readl(&t, 0x100 + 8) << 32);
+    g_assert_cmphex(dsn, ==, E810_DSN);
+    e810_stop(&t);
+}
+
+static void test_regs(void)
+{
+    E810Test t;
+    QPCIBar bar0;
+    uint64_t size;
+
+    e810_start(&t);
+    e810_open_bridge(&t);
+    bar0 = qpci_iomap(t.dev, 0, &size);
+    g_assert_cmphex(size, ==, 32 * MiB);
+    qpci_device_enable(t.dev);
+
+    g_assert_cmphex(qpci_io_readl(t.dev, bar0, GLNVM_ULD), ==, GLNVM_ULD_DONE);
+    g_assert_cmphex(qpci_io_readl(t.dev, bar0, GLNVM_FLA) & GLNVM_FLA_LOCKED,
+                    ==, GLNVM_FLA_LOCKED);
+
+    /* An ordinary register keeps what was written (length only, no enable). */
+    qpci_io_writel(t.dev, bar0, PF_FW_ATQLEN, 0x40);
+    g_assert_cmphex(qpci_io_readl(t.dev, bar0, PF_FW_ATQLEN), ==, 0x40);
+    e810_stop(&t);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+
+    if (strcmp(qtest_get_arch(), "x86_64") || !qtest_has_device("e810")) {
+        g_test_skip("needs qemu-system-x86_64 with the e810 device");
+        return g_test_run();
+    }
+
+    qtest_add_func("e810/pci/ids", test_ids);
+    qtest_add_func("e810/pci/bars", test_bars);
+    qtest_add_func("e810/pci/msix", test_msix);
+    qtest_add_func("e810/pcie/cap", test_pcie_cap);
+    qtest_add_func("e810/pcie/dsn", test_dsn);
+    qtest_add_func("e810/regs", test_regs);
+    return g_test_run();
+}
