@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Helpers for host-side system tests that boot guests with scripts/vm.
+# Source it; then write guest jobs, call vm_run, and check with the
+# assert_* helpers; finish with pass_fail.  Each test prints one
+# "PASS: name (N s)" or "FAIL: name: reason" line and exits 0/1.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+VM=$TOP/scripts/vm
+TEST_NAME=${TEST_NAME:-$(basename "$0" .sh)}
+OUT=${OUT:-$TOP/build/tests/$TEST_NAME}
+T_START=$(date +%s%N)
+FAILS=()
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
+fail() { FAILS+=("$*"); echo "  check failed: $*" >&2; }
+
+# vm_run ARGS...: scripts/vm with results in $OUT/run; its exit code is kept
+# in VM_RC (checks look at the per-guest files).
+vm_run() {
+	"$VM" --out "$OUT/run" "$@"
+	VM_RC=$?
+}
+
+# assert_status GUEST [EXPECTED]: the guest's job exit status (default 0).
+assert_status() {
+	local st
+	st=$(cat "$OUT/run/g$1/status" 2>/dev/null)
+	[ "$st" = "${2:-0}" ] || fail "g$1 status '$st', expected '${2:-0}'"
+}
+
+# assert_output GUEST REGEX [MIN_COUNT]: lines of the job output matching.
+assert_output() {
+	local n
+	n=$(grep -cE -- "$2" "$OUT/run/g$1/output.log" 2>/dev/null)
+	[ "${n:-0}" -ge "${3:-1}" ] || fail "g$1 output has ${n:-0} lines matching '$2', expected >= ${3:-1}"
+}
+
+# assert_clean_dmesg GUEST: no kernel warnings, bugs or oopses.
+assert_clean_dmesg() {
+	local bad
+	bad=$(grep -E 'WARNING:|BUG:|Call Trace|Oops|general protection|kernel panic|UBSAN|KASAN|hung_task|soft lockup' \
+		"$OUT/run/g$1/dmesg.log" "$OUT/run/g$1/console.log" 2>/dev/null | head -5)
+	[ -z "$bad" ] || fail "g$1 kernel log: $bad"
+	[ -s "$OUT/run/g$1/dmesg.log" ] || fail "g$1 dmesg.log is empty"
+}
+
+# pass_fail: print the verdict and exit.
+pass_fail() {
+	local t
+	t=$(awk -v a="$T_START" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+	if [ ${#FAILS[@]} -eq 0 ] && [ "${VM_RC:-0}" = 0 ]; then
+		echo "PASS: $TEST_NAME (${t} s)"
+		exit 0
+	fi
+	[ "${VM_RC:-0}" = 0 ] || FAILS+=("scripts/vm exit $VM_RC")
+	echo "FAIL: $TEST_NAME: ${FAILS[*]} (${t} s; results in $OUT/run)"
+	exit 1
+}
