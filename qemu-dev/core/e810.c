@@ -277,4 +277,6 @@ void e810_set_link(E810Core *c, bool up)
     }
     c->link_up = up;
     trace_e810_link(up);
+    /* The firmware reports the change to the driver (Link Status Event). */
+    e810_fw_phy_link_changed(c);
 }

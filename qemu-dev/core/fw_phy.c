@@ -1,15 +1,553 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* E810 firmware model: phy commands. */
+/*
+ * E810 firmware model: PHY, MAC and link commands and the Link Status Event.
+ * The port model is described in fw_phy.h.
+ */
 #include "e810.h"
 #include "bytes.h"
 #include "../trace.h"
 
+/* PHY types the SFP28 SR module supports (TOPO_CAP_MEDIA). */
+#define PHY_MEDIA_TYPES         E810_PHY_25GBASE_SR
+/* PHY types the SFP28 cage supports with any module (TOPO_CAP_NO_MEDIA). */
+#define PHY_PORT_TYPES \
+    (E810_PHY_10G_SFI_DA | E810_PHY_10GBASE_SR | E810_PHY_10GBASE_LR | \
+     E810_PHY_10G_SFI_AOC_ACC | E810_PHY_10G_SFI_C2C | E810_PHY_25GBASE_CR | \
+     E810_PHY_25GBASE_CR_S | E810_PHY_25GBASE_CR1 | E810_PHY_25GBASE_SR | \
+     E810_PHY_25GBASE_LR | E810_PHY_25G_AUI_AOC_ACC | E810_PHY_25G_AUI_C2C)
+/* FEC abilities at 25G (BASE-R and RS), default request RS-528. */
+#define PHY_FEC_ABILITY \
+    (E810_PHY_FEC_10G_KR_EN | E810_PHY_FEC_25G_RS_EN | E810_PHY_FEC_25G_KR_EN)
+#define PHY_FEC_DFLT            (PHY_FEC_ABILITY | E810_PHY_FEC_25G_RS_528_REQ)
+
+/* Get PHY Caps buffer layout */
+#define CAPS_PHY_LOW            0
+#define CAPS_PHY_HIGH           8
+#define CAPS_CAPS               16
+#define CAPS_LP_AN              17
+#define CAPS_EEE                18
+#define CAPS_EEER               20
+#define CAPS_FEC                34
+#define CAPS_MOD_COMPLIANCE     35
+#define CAPS_EXT_COMPLIANCE     36
+#define CAPS_MODULE_TYPE        37
+
+/* Set PHY Config buffer layout */
+#define CFG_LEN                 24
+#define CFG_CAPS                16
+#define CFG_LP_AN               17
+#define CFG_EEE                 18
+#define CFG_EEER                20
+#define CFG_FEC                 22
+#define CFG_MOD_COMPLIANCE      23
+
+/* Link status data layout */
+#define LS_LINK_INFO            2
+#define LS_AN_INFO              3
+#define LS_MAX_FRAME            6
+#define LS_CFG                  8
+#define LS_SPEED                10
+#define LS_PHY_LOW              16
+#define LS_PHY_HIGH             24
+
+/* SFF-8024 identifier / extended compliance of the module. */
+#define SFF_ID_SFP              0x03
+#define SFF_EXT_25GBASE_SR      0x02
+#define SFF_EEPROM_ADDR         0x50    /* 7-bit address of the A0h page */
+#define SFF_READ_MAX            16
+
+static uint8_t phy_lport(E810AqCmd *cmd)
+{
+    return *aq_param(cmd, 16);
+}
+
+static bool phy_lport_ok(E810Core *c, E810AqCmd *cmd)
+{
+    if (phy_lport(cmd) != E810_PHY_LPORT) {
+        e810_guest_error(c, "AQ 0x%04x: logical port %u does not exist",
+                         cmd->opcode, phy_lport(cmd));
+        return false;
+    }
+    return true;
+}
+
+/* The power-on default configuration; DFLT_CFG reports it too. */
+static E810PhyCfg phy_default_cfg(void)
+{
+    E810PhyCfg cfg = {
+        .phy_type_low = PHY_MEDIA_TYPES,
+        .caps = E810_PHY_CAP_EN_LINK | E810_PHY_CAP_AUTO_FEC,
+        .link_fec_opt = PHY_FEC_DFLT,
+    };
+    return cfg;
+}
+
+static bool phy_compute_up(E810Core *c)
+{
+    E810FwPhy *p = &c->fw.phy;
+
+    /* No common PHY type with the module: the link cannot train. */
+    return c->link_up && p->link_en && (p->active.phy_type_low & PHY_MEDIA_TYPES);
+}
+
+/* FEC the link runs with, from what the active config allows. */
+static uint8_t phy_link_fec(E810FwPhy *p)
+{
+    uint8_t fec = p->active.link_fec_opt;
+
+    if (fec & (E810_PHY_FEC_25G_RS_528_REQ | E810_PHY_FEC_25G_RS_544_REQ)) {
+        return E810_LINK_CFG_RS_528_FEC;
+    }
+    if (fec & E810_PHY_FEC_25G_KR_REQ) {
+        return E810_LINK_CFG_KR_FEC;
+    }
+    if (p->active.caps & E810_PHY_CAP_AUTO_FEC) {
+        return E810_LINK_CFG_RS_528_FEC;
+    }
+    return 0;
+}
+
+static void phy_link_status(E810Core *c, uint8_t d[E810_LS_DATA_LEN])
+{
+    E810FwPhy *p = &c->fw.phy;
+    uint8_t an = E810_AN_INFO_QUALIFIED;
+    uint8_t fec = 0;
+
+    memset(d, 0, E810_LS_DATA_LEN);
+    d[LS_LINK_INFO] = E810_LINK_INFO_MEDIA |
+                      (c->link_up ? E810_LINK_INFO_SIGNAL : 0) |
+                      (p->up ? E810_LINK_INFO_UP : 0);
+    if (p->up) {
+        /* The partner is assumed to agree to the pause we advertise. */
+        an |= (p->active.caps & E810_PHY_CAP_TX_PAUSE) ? E810_AN_INFO_PAUSE_TX : 0;
+        an |= (p->active.caps & E810_PHY_CAP_RX_PAUSE) ? E810_AN_INFO_PAUSE_RX : 0;
+        fec = phy_link_fec(p);
+        an |= fec ? E810_AN_INFO_FEC_EN : 0;
+        st16(d + LS_SPEED, E810_LINK_SPEED_25G);
+    }
+    d[LS_AN_INFO] = an;
+    st16(d + LS_MAX_FRAME, p->max_frame_size);
+    d[LS_CFG] = fec | (p->mac_params & E810_LINK_CFG_PACING_M);
+    /* The module's PHY type even while down, so the media type stays known. */
+    st64(d + LS_PHY_LOW, PHY_MEDIA_TYPES);
+    st64(d + LS_PHY_HIGH, 0);
+}
+
+/* Re-evaluate the link; on a change post a Link Status Event if wanted. */
+static void phy_update_link(E810Core *c)
+{
+    E810FwPhy *p = &c->fw.phy;
+    bool up = phy_compute_up(c);
+    uint8_t params[16] = { 0 };
+    uint8_t data[E810_LS_DATA_LEN];
+    bool report;
+
+    if (up == p->up) {
+        return;
+    }
+    p->up = up;
+    report = p->lse_ena && !(p->event_mask & E810_LINK_EVENT_UPDOWN);
+    trace_e810_phy_link(up, c->link_up, p->link_en, report);
+    if (!report) {
+        p->lse_suppressed++;
+        return;
+    }
+    params[0] = E810_PHY_LPORT;
+    st16(params + 2, E810_LSE_IS_ENABLED);
+    phy_link_status(c, data);
+    if (e810_aq_post_event(c, 0x0607, params, data, sizeof(data))) {
+        p->lse_posted++;
+    }
+}
+
+void e810_fw_phy_link_changed(E810Core *c)
+{
+    phy_update_link(c);
+}
+
 void e810_fw_phy_reset(E810Core *c, E810ResetType type)
 {
-    (void)c;
-    (void)type;
+    E810FwPhy *p = &c->fw.phy;
+
+    if (type == E810_RESET_POWER_ON) {
+        memset(p, 0, sizeof(*p));
+        p->active = phy_default_cfg();
+        p->link_en = true;
+        p->max_frame_size = E810_MAC_FRAME_MAX;
+        p->up = phy_compute_up(c);
+        return;
+    }
+    /* PF reset: the PHY keeps running; the driver's registrations go. */
+    p->lse_ena = false;
+    p->mac_loopback = false;
+}
+
+/* ---- 0x0600 Get PHY Caps ------------------------------------------------ */
+
+static void phy_put_module(uint8_t *b)
+{
+    /* SFP28 optical module: SFP+ identification, 10GBASE-SR compliance bit
+     * (dual-rate modules set it) and the 25GBASE-SR extended code. */
+    b[CAPS_EXT_COMPLIANCE] = SFF_EXT_25GBASE_SR;
+    b[CAPS_MODULE_TYPE + 0] = 0xA0;
+    b[CAPS_MODULE_TYPE + 1] = 1u << 4;
+    b[CAPS_MODULE_TYPE + 2] = 0xA0;
+}
+
+static void phy_put_cfg(uint8_t *b, const E810PhyCfg *cfg)
+{
+    st64(b + CAPS_PHY_LOW, cfg->phy_type_low);
+    st64(b + CAPS_PHY_HIGH, cfg->phy_type_high);
+    b[CAPS_CAPS] = cfg->caps;
+    b[CAPS_LP_AN] = cfg->low_power_ctrl_an;
+    st16(b + CAPS_EEE, cfg->eee_cap);
+    st16(b + CAPS_EEER, cfg->eeer_value);
+    b[CAPS_FEC] = cfg->link_fec_opt;
+    b[CAPS_MOD_COMPLIANCE] = cfg->module_compliance;
+}
+
+static int phy_get_caps(E810Core *c, E810AqCmd *cmd)
+{
+    uint16_t param0 = ld16(aq_param(cmd, 18));
+    uint16_t mode = param0 & E810_PHY_REPORT_MODE_M;
+    E810PhyCfg cfg;
+    uint8_t *b = cmd->buf;
+
+    if (!phy_lport_ok(c, cmd)) {
+        return E810_AQ_RC_EINVAL;
+    }
+    if (!cmd->has_buf) {
+        e810_guest_error(c, "Get PHY Caps without a buffer");
+        return E810_AQ_RC_EINVAL;
+    }
+    cmd->resp_len = E810_PHY_CAPS_LEN;
+    if (cmd->buf_len < E810_PHY_CAPS_LEN) {
+        e810_guest_error(c, "Get PHY Caps buffer of %u bytes (needs %u)",
+                         cmd->buf_len, E810_PHY_CAPS_LEN);
+        return E810_AQ_RC_ENOMEM;
+    }
+    memset(b, 0, E810_PHY_CAPS_LEN);
+    switch (mode) {
+    case E810_PHY_REPORT_NO_MEDIA:
+        /* What the port could do with any module: no module data. */
+        cfg = (E810PhyCfg) {
+            .phy_type_low = PHY_PORT_TYPES,
+            .caps = E810_PHY_CAP_TX_PAUSE | E810_PHY_CAP_RX_PAUSE |
+                    E810_PHY_CAP_AUTO_FEC,
+            .link_fec_opt = PHY_FEC_DFLT,
+        };
+        phy_put_cfg(b, &cfg);
+        break;
+    case E810_PHY_REPORT_MEDIA:
+        /* Abilities with this module: pause both ways, auto-FEC, no AN. */
+        cfg = (E810PhyCfg) {
+            .phy_type_low = PHY_MEDIA_TYPES,
+            .caps = E810_PHY_CAP_TX_PAUSE | E810_PHY_CAP_RX_PAUSE |
+                    E810_PHY_CAP_AUTO_FEC,
+            .link_fec_opt = PHY_FEC_DFLT,
+        };
+        phy_put_cfg(b, &cfg);
+        phy_put_module(b);
+        break;
+    case E810_PHY_REPORT_ACTIVE:
+        phy_put_cfg(b, &c->fw.phy.active);
+        phy_put_module(b);
+        break;
+    case E810_PHY_REPORT_DFLT:
+        cfg = phy_default_cfg();
+        phy_put_cfg(b, &cfg);
+        phy_put_module(b);
+        break;
+    default:
+        e810_guest_error(c, "Get PHY Caps report mode 0x%x", mode >> 1);
+        cmd->resp_len = -1;
+        return E810_AQ_RC_EINVAL;
+    }
+    trace_e810_phy_get_caps(mode >> 1, ld64(b + CAPS_PHY_LOW), b[CAPS_CAPS],
+                            b[CAPS_FEC]);
+    return E810_AQ_RC_OK;
+}
+
+/* ---- 0x0601 Set PHY Config ---------------------------------------------- */
+
+static int phy_set_cfg(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwPhy *p = &c->fw.phy;
+    const uint8_t *b = cmd->buf;
+    E810PhyCfg cfg;
+
+    if (!phy_lport_ok(c, cmd)) {
+        return E810_AQ_RC_EINVAL;
+    }
+    if (!cmd->has_buf || cmd->buf_len < CFG_LEN) {
+        e810_guest_error(c, "Set PHY Config buffer of %u bytes (needs %u)",
+                         cmd->buf_len, CFG_LEN);
+        return E810_AQ_RC_EINVAL;
+    }
+    if (b[CFG_CAPS] & ~E810_PHY_SET_CAPS_VALID) {
+        e810_guest_error(c, "Set PHY Config caps 0x%02x has reserved bits",
+                         b[CFG_CAPS]);
+        return E810_AQ_RC_EINVAL;
+    }
+    cfg = (E810PhyCfg) {
+        .phy_type_low = ld64(b + 0),
+        .phy_type_high = ld64(b + 8),
+        /* AUTO_LINK_UPDT is an action, not part of the stored config. */
+        .caps = b[CFG_CAPS] & ~E810_PHY_CAP_AUTO_LINK_UPDT,
+        .low_power_ctrl_an = b[CFG_LP_AN],
+        .eee_cap = ld16(b + CFG_EEE),
+        .eeer_value = ld16(b + CFG_EEER),
+        .link_fec_opt = b[CFG_FEC],
+        .module_compliance = b[CFG_MOD_COMPLIANCE],
+    };
+    p->active = cfg;
+    trace_e810_phy_set_cfg(cfg.phy_type_low, b[CFG_CAPS], cfg.link_fec_opt);
+    /* Without AUTO_LINK_UPDT the config waits for Restart AN. */
+    if (b[CFG_CAPS] & E810_PHY_CAP_AUTO_LINK_UPDT) {
+        p->link_en = cfg.caps & E810_PHY_CAP_EN_LINK;
+        phy_update_link(c);
+    }
+    return E810_AQ_RC_OK;
+}
+
+/* ---- 0x0603 Set MAC Config ---------------------------------------------- */
+
+static int phy_set_mac_cfg(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwPhy *p = &c->fw.phy;
+    uint16_t max_frame = ld16(aq_param(cmd, 16));
+
+    if (max_frame == 0 || max_frame > E810_MAC_FRAME_MAX) {
+        e810_guest_error(c, "Set MAC Config max frame size %u (1..%u)",
+                         max_frame, E810_MAC_FRAME_MAX);
+        return E810_AQ_RC_EINVAL;
+    }
+    p->max_frame_size = max_frame;
+    p->mac_params = *aq_param(cmd, 18);
+    p->tx_tmr_priority = *aq_param(cmd, 19);
+    p->tx_tmr_value = ld16(aq_param(cmd, 20));
+    p->fc_refresh_threshold = ld16(aq_param(cmd, 22));
+    p->drop_opts = *aq_param(cmd, 24);
+    trace_e810_phy_set_mac_cfg(max_frame, p->mac_params);
+    return E810_AQ_RC_OK;
+}
+
+/* ---- 0x0605 Restart AN -------------------------------------------------- */
+
+static int phy_restart_an(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwPhy *p = &c->fw.phy;
+    uint8_t flags = *aq_param(cmd, 18);
+
+    if (!phy_lport_ok(c, cmd)) {
+        return E810_AQ_RC_EINVAL;
+    }
+    /* Applies the stored config with this link-enable; ACTIVE_CFG follows
+     * so the driver's "is the link enabled" check sees the truth. */
+    p->link_en = flags & E810_RESTART_AN_LINK_ENABLE;
+    if (p->link_en) {
+        p->active.caps |= E810_PHY_CAP_EN_LINK;
+    } else {
+        p->active.caps &= ~E810_PHY_CAP_EN_LINK;
+    }
+    trace_e810_phy_restart_an(p->link_en);
+    phy_update_link(c);
+    return E810_AQ_RC_OK;
+}
+
+/* ---- 0x0607 Get Link Status --------------------------------------------- */
+
+static int phy_get_link_status(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwPhy *p = &c->fw.phy;
+    uint16_t flags = ld16(aq_param(cmd, 18));
+
+    if (!phy_lport_ok(c, cmd)) {
+        return E810_AQ_RC_EINVAL;
+    }
+    if (!cmd->has_buf) {
+        e810_guest_error(c, "Get Link Status without a buffer");
+        return E810_AQ_RC_EINVAL;
+    }
+    if (cmd->buf_len > E810_LS_DATA_LEN) {
+        /* The longer layout with link-partner data is E830 only. */
+        e810_guest_error(c, "Get Link Status datalen %u (E810 answers %u)",
+                         cmd->buf_len, E810_LS_DATA_LEN);
+        return E810_AQ_RC_EINVAL;
+    }
+    cmd->resp_len = E810_LS_DATA_LEN;
+    if (cmd->buf_len < E810_LS_DATA_LEN) {
+        e810_guest_error(c, "Get Link Status buffer of %u bytes (needs %u)",
+                         cmd->buf_len, E810_LS_DATA_LEN);
+        return E810_AQ_RC_ENOMEM;
+    }
+    switch (flags & E810_LSE_M) {
+    case E810_LSE_ENA:
+        p->lse_ena = true;
+        break;
+    case E810_LSE_DIS:
+        p->lse_ena = false;
+        break;
+    default:
+        break;      /* no change requested */
+    }
+    phy_link_status(c, cmd->buf);
+    st16(aq_param(cmd, 18), p->lse_ena ? E810_LSE_IS_ENABLED : 0);
+    trace_e810_phy_link_status(p->up, p->lse_ena);
+    return E810_AQ_RC_OK;
+}
+
+/* ---- 0x0613 Set Event Mask ---------------------------------------------- */
+
+static int phy_set_event_mask(E810Core *c, E810AqCmd *cmd)
+{
+    if (!phy_lport_ok(c, cmd)) {
+        return E810_AQ_RC_EINVAL;
+    }
+    /* Every bit is accepted: ice sets reserved ones when it masks "all". */
+    c->fw.phy.event_mask = ld16(aq_param(cmd, 24));
+    trace_e810_phy_event_mask(c->fw.phy.event_mask);
+    return E810_AQ_RC_OK;
+}
+
+/* ---- 0x0620 Set MAC Loopback -------------------------------------------- */
+
+static int phy_set_mac_lb(E810Core *c, E810AqCmd *cmd)
+{
+    /* Bit 0 enables loopback; bit 1 picks the clock and changes nothing here. */
+    c->fw.phy.mac_loopback = *aq_param(cmd, 16) & 1;
+    return E810_AQ_RC_OK;
+}
+
+/* ---- 0x06E0 / 0x06E9 / 0x06EA: netlist, LED, port options ---------------- */
+
+static int phy_get_link_topo(E810Core *c, E810AqCmd *cmd)
+{
+    /* Empty netlist: ice reads ENOENT as "no such node" (no cage, no PHY
+     * recovered clock, no CGU/GNSS) and logs nothing. */
+    return E810_AQ_RC_ENOENT;
+}
+
+static int phy_set_port_id_led(E810Core *c, E810AqCmd *cmd)
+{
+    /* ethtool -p: there is no LED to blink. */
+    return E810_AQ_RC_OK;
+}
+
+static int phy_get_port_options(E810Core *c, E810AqCmd *cmd)
+{
+    /* Port split is not configurable; ice then leaves its PHY lane number
+     * unset, which only PTP (not offered) would need. */
+    return E810_AQ_RC_ESRCH;
+}
+
+/* ---- 0x06EE SFF EEPROM -------------------------------------------------- */
+
+static void put_str(uint8_t *d, const char *s, size_t n)
+{
+    size_t l = strlen(s);
+
+    memset(d, ' ', n);
+    memcpy(d, s, l < n ? l : n);
+}
+
+/* Page A0h of an SFF-8472 SFP28 25GBASE-SR module without diagnostics. */
+static void sff_a0_page(uint8_t p[256])
+{
+    unsigned sum = 0;
+
+    memset(p, 0, 256);
+    p[0] = SFF_ID_SFP;
+    p[1] = 0x04;                /* serial ID defined by two-wire interface */
+    p[2] = 0x07;                /* LC connector */
+    p[3] = 1u << 4;             /* 10GBASE-SR */
+    p[11] = 0x06;               /* 64B/66B */
+    p[12] = 0xFF;               /* nominal rate: see byte 66 */
+    p[18] = 10;                 /* OM4: 100 m */
+    p[19] = 7;                  /* OM3: 70 m */
+    put_str(p + 20, "QEMU", 16);
+    p[36] = SFF_EXT_25GBASE_SR;
+    p[37] = 0x52;               /* vendor OUI 52:54:00 */
+    p[38] = 0x54;
+    p[39] = 0x00;
+    put_str(p + 40, "E810-SFP28-SR", 16);
+    put_str(p + 56, "A", 4);
+    p[60] = 850 >> 8;           /* wavelength, nm */
+    p[61] = 850 & 0xFF;
+    for (int i = 0; i < 63; i++) {
+        sum += p[i];
+    }
+    p[63] = sum;
+    p[65] = 0x1A;               /* LOS, TX_FAULT, TX_DISABLE implemented */
+    p[66] = 103;                /* 25.75 Gb/s in 250 Mb/s units */
+    put_str(p + 68, "QEMU0001", 16);
+    put_str(p + 84, "250101", 8);
+    p[94] = 0x08;               /* SFF-8472 rev 12.3, no diagnostics (92 = 0) */
+    sum = 0;
+    for (int i = 64; i < 95; i++) {
+        sum += p[i];
+    }
+    p[95] = sum;
+}
+
+static int phy_sff_eeprom(E810Core *c, E810AqCmd *cmd)
+{
+    uint8_t lport_valid = *aq_param(cmd, 17);
+    uint16_t bus = ld16(aq_param(cmd, 18));
+    uint16_t mem = ld16(aq_param(cmd, 20));
+    uint8_t page[256];
+
+    if ((lport_valid & 1) && phy_lport(cmd) != E810_PHY_LPORT) {
+        e810_guest_error(c, "SFF EEPROM: logical port %u does not exist",
+                         phy_lport(cmd));
+        return E810_AQ_RC_EINVAL;
+    }
+    if (!cmd->has_buf || cmd->buf_len > SFF_READ_MAX || mem > 0xFF ||
+        mem + cmd->buf_len > 256) {
+        e810_guest_error(c, "SFF EEPROM access of %u bytes at 0x%x",
+                         cmd->buf_len, mem);
+        return E810_AQ_RC_EINVAL;
+    }
+    if (bus & (1u << 15)) {
+        return E810_AQ_RC_EACCES;           /* the module is read-only here */
+    }
+    if ((bus & (1u << 10)) || (bus & 0x7F) != SFF_EEPROM_ADDR) {
+        /* Only A0h answers: no diagnostics page (A2h) on this module. */
+        return E810_AQ_RC_EIO;
+    }
+    sff_a0_page(page);
+    memcpy(cmd->buf, page + mem, cmd->buf_len);
+    cmd->resp_len = cmd->buf_len;
+    return E810_AQ_RC_OK;
+}
+
+/* ---- 0x0A08 LLDP Set Local MIB ------------------------------------------ */
+
+static int lldp_set_local_mib(E810Core *c, E810AqCmd *cmd)
+{
+    uint16_t len = ld16(aq_param(cmd, 18));
+
+    /* Sent on every link-up when DCB is off; no LLDP agent runs here. */
+    if (!cmd->has_buf || len > cmd->buf_len) {
+        e810_guest_error(c, "LLDP Set Local MIB: length %u, buffer %u",
+                         len, cmd->buf_len);
+        return E810_AQ_RC_EINVAL;
+    }
+    return E810_AQ_RC_OK;
 }
 
 const E810AqOp e810_fw_phy_ops[] = {
+    { 0x0600, "get_phy_caps", phy_get_caps },
+    { 0x0601, "set_phy_cfg", phy_set_cfg },
+    { 0x0603, "set_mac_cfg", phy_set_mac_cfg },
+    { 0x0605, "restart_an", phy_restart_an },
+    { 0x0607, "get_link_status", phy_get_link_status },
+    { 0x0613, "set_event_mask", phy_set_event_mask },
+    { 0x0620, "set_mac_lb", phy_set_mac_lb },
+    { 0x06E0, "get_link_topo", phy_get_link_topo },
+    { 0x06E9, "set_port_id_led", phy_set_port_id_led },
+    { 0x06EA, "get_port_options", phy_get_port_options },
+    { 0x06EE, "sff_eeprom", phy_sff_eeprom },
+    { 0x0A08, "lldp_set_local_mib", lldp_set_local_mib },
     { 0, NULL, NULL }
 };
