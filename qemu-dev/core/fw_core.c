@@ -1,15 +1,291 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* E810 firmware model: core commands. */
+/*
+ * E810 firmware model: core commands.
+ *
+ * Version and capability answers decide how far ice gets in probe; the
+ * resource commands bracket every NVM read and the DDP download, so they must
+ * grant at once (the driver otherwise polls for seconds).
+ */
 #include "e810.h"
 #include "bytes.h"
 #include "../trace.h"
 
+/* Descriptor parameter offsets (the 16 param bytes start at 16). */
+#define P_GETVER_ROM_VER            16
+#define P_GETVER_FW_BUILD           20
+#define P_GETVER_FW_BRANCH          24
+#define P_GETVER_FW_MAJOR           25
+#define P_GETVER_FW_MINOR           26
+#define P_GETVER_FW_PATCH           27
+#define P_GETVER_API_BRANCH         28
+#define P_GETVER_API_MAJOR          29
+#define P_GETVER_API_MINOR          30
+#define P_GETVER_API_PATCH          31
+
+#define P_DRVVER_MAJOR              16
+
+#define P_SHUTDOWN_FLAGS            16
+#define   SHUTDOWN_DRIVER_UNLOADING 0x01
+
+#define P_RES_ID                    16
+#define P_RES_ACCESS                18
+#define P_RES_TIMEOUT               20
+#define P_RES_NUMBER                24
+#define P_RES_STATUS                28
+
+#define P_CAPS_COUNT                20
+
+#define P_MACRD_FLAGS               16
+#define   MACRD_LAN_ADDR_VALID      0x0010
+#define P_MACRD_NUM_ADDR            20
+#define MACRD_ENTRY_SIZE            8
+
+#define P_MACWR_FLAGS               17
+#define P_MACWR_ADDR                18
+
+/* Longest hold firmware grants, per resource (milliseconds). */
+#define RES_NVM_READ_TIMEOUT_MS     3000
+#define RES_NVM_WRITE_TIMEOUT_MS    180000
+#define RES_CHANGE_LOCK_TIMEOUT_MS  1000
+#define RES_GLOBAL_LOCK_TIMEOUT_MS  3000
+
 void e810_fw_core_reset(E810Core *c, E810ResetType type)
 {
-    (void)c;
-    (void)type;
+    /* Any reset drops the function's resource ownership. */
+    memset(&c->fw.core, 0, sizeof(c->fw.core));
+}
+
+bool e810_fw_res_held(E810Core *c, unsigned res_id)
+{
+    return res_id > 0 && res_id < E810_RES_COUNT && c->fw.core.res[res_id].held;
+}
+
+/* ---- 0x0001 .. 0x0003 ------------------------------------------------- */
+
+static int fw_get_version(E810Core *c, E810AqCmd *cmd)
+{
+    st32(aq_param(cmd, P_GETVER_ROM_VER), 0);
+    st32(aq_param(cmd, P_GETVER_FW_BUILD), E810_FW_BUILD);
+    *aq_param(cmd, P_GETVER_FW_BRANCH) = 0;
+    *aq_param(cmd, P_GETVER_FW_MAJOR) = E810_FW_MAJOR;
+    *aq_param(cmd, P_GETVER_FW_MINOR) = E810_FW_MINOR;
+    *aq_param(cmd, P_GETVER_FW_PATCH) = E810_FW_PATCH;
+    *aq_param(cmd, P_GETVER_API_BRANCH) = 0;
+    *aq_param(cmd, P_GETVER_API_MAJOR) = E810_FW_API_MAJOR;
+    *aq_param(cmd, P_GETVER_API_MINOR) = E810_FW_API_MINOR;
+    *aq_param(cmd, P_GETVER_API_PATCH) = E810_FW_API_PATCH;
+    trace_e810_fw_version(E810_FW_MAJOR, E810_FW_MINOR, E810_FW_API_MAJOR,
+                          E810_FW_API_MINOR, E810_FW_API_PATCH);
+    return E810_AQ_RC_OK;
+}
+
+static int fw_driver_version(E810Core *c, E810AqCmd *cmd)
+{
+    /* The buffer carries the driver name; firmware only keeps the numbers. */
+    memcpy(c->fw.core.driver_ver, aq_param(cmd, P_DRVVER_MAJOR), 4);
+    trace_e810_fw_driver_version(c->fw.core.driver_ver[0],
+                                 c->fw.core.driver_ver[1],
+                                 c->fw.core.driver_ver[2],
+                                 c->fw.core.driver_ver[3], cmd->buf_len);
+    return E810_AQ_RC_OK;
+}
+
+static int fw_queue_shutdown(E810Core *c, E810AqCmd *cmd)
+{
+    /* The driver disables the rings itself right after this command. */
+    c->fw.core.driver_unloading =
+        *aq_param(cmd, P_SHUTDOWN_FLAGS) & SHUTDOWN_DRIVER_UNLOADING;
+    return E810_AQ_RC_OK;
+}
+
+/* ---- 0x0008 / 0x0009 resource ownership ------------------------------- */
+
+static uint32_t res_max_timeout(unsigned res_id, unsigned access)
+{
+    switch (res_id) {
+    case E810_RES_NVM:
+        return access == E810_RES_ACCESS_WRITE ? RES_NVM_WRITE_TIMEOUT_MS
+                                               : RES_NVM_READ_TIMEOUT_MS;
+    case E810_RES_CHANGE_LOCK:
+        return RES_CHANGE_LOCK_TIMEOUT_MS;
+    case E810_RES_GLOBAL_CFG_LOCK:
+        return RES_GLOBAL_LOCK_TIMEOUT_MS;
+    default:
+        return RES_NVM_READ_TIMEOUT_MS;
+    }
+}
+
+static int fw_request_resource(E810Core *c, E810AqCmd *cmd)
+{
+    unsigned res_id = ld16(aq_param(cmd, P_RES_ID));
+    unsigned access = ld16(aq_param(cmd, P_RES_ACCESS));
+    uint32_t timeout = ld32(aq_param(cmd, P_RES_TIMEOUT));
+    uint32_t max = res_max_timeout(res_id, access);
+    uint16_t status = E810_RES_GLBL_SUCCESS;
+
+    if (res_id == 0 || res_id >= E810_RES_COUNT ||
+        (access != E810_RES_ACCESS_READ && access != E810_RES_ACCESS_WRITE)) {
+        e810_guest_error(c, "Request Resource: resource %u access %u",
+                         res_id, access);
+        return E810_AQ_RC_EINVAL;
+    }
+    if (timeout == 0 || timeout > max) {
+        timeout = max;
+    }
+    /*
+     * Only one function exists, so a lock it already owns is simply granted
+     * again.  The global config lock guards the DDP download: once a package
+     * is active, firmware answers DONE (nothing to do) and grants nothing.
+     */
+    if (res_id == E810_RES_GLOBAL_CFG_LOCK && e810_fw_ddp_loaded(c)) {
+        status = E810_RES_GLBL_DONE;
+        timeout = 0;
+    } else {
+        c->fw.core.res[res_id].held = true;
+        c->fw.core.res[res_id].access = access;
+        c->fw.core.res_grants++;
+    }
+    st32(aq_param(cmd, P_RES_TIMEOUT), timeout);
+    /* The status word is defined for the global config lock only. */
+    st16(aq_param(cmd, P_RES_STATUS),
+         res_id == E810_RES_GLOBAL_CFG_LOCK ? status : 0);
+    trace_e810_fw_resource("request", res_id, access, status);
+    return E810_AQ_RC_OK;
+}
+
+static int fw_release_resource(E810Core *c, E810AqCmd *cmd)
+{
+    unsigned res_id = ld16(aq_param(cmd, P_RES_ID));
+
+    if (res_id == 0 || res_id >= E810_RES_COUNT) {
+        e810_guest_error(c, "Release Resource: resource %u", res_id);
+        return E810_AQ_RC_EINVAL;
+    }
+    /* Releasing what is not held is harmless; ice retries failures for 10 s. */
+    c->fw.core.res[res_id].held = false;
+    c->fw.core.res[res_id].access = 0;
+    if (res_id == E810_RES_GLOBAL_CFG_LOCK) {
+        e810_fw_ddp_lock_released(c);
+    }
+    trace_e810_fw_resource("release", res_id, 0, 0);
+    return E810_AQ_RC_OK;
+}
+
+/* ---- 0x000A / 0x000B capabilities -------------------------------------- */
+
+typedef struct CapElem {
+    uint16_t id;
+    uint32_t number;
+    uint32_t logical_id;
+    uint32_t phys_id;
+} CapElem;
+
+/*
+ * One PF owning the whole device, so device and function lists agree.
+ * Everything not listed (FD, DCB, SR-IOV, 1588, Tx topology...) is absent on
+ * purpose: ice then skips those features without touching the device.
+ */
+static const CapElem e810_caps[] = {
+    { E810_CAP_VALID_FUNCTIONS, 0x1, 0, 0 },
+    { E810_CAP_VSI, E810_FW_NUM_VSI, 0, 0 },
+    { E810_CAP_RSS, E810_FW_RSS_LUT_SIZE, E810_FW_RSS_ENTRY_WIDTH, 0 },
+    { E810_CAP_RXQS, E810_FW_NUM_QUEUES, 0, 0 },
+    { E810_CAP_TXQS, E810_FW_NUM_QUEUES, 0, 0 },
+    { E810_CAP_MSIX, E810_MSIX_VECTORS, 0, 0 },
+    { E810_CAP_MAX_MTU, E810_FW_MAX_MTU, 0, 0 },
+    { E810_CAP_RDMA, 1, 0, 0 },
+};
+
+static int fw_list_caps(E810Core *c, E810AqCmd *cmd)
+{
+    unsigned n = sizeof(e810_caps) / sizeof(e810_caps[0]);
+    unsigned need = n * E810_CAP_ELEM_SIZE;
+
+    if (!cmd->has_buf) {
+        e810_guest_error(c, "List Caps 0x%04x without a buffer", cmd->opcode);
+        return E810_AQ_RC_EINVAL;
+    }
+    /* Like firmware: the count and the size needed come back with ENOMEM. */
+    st32(aq_param(cmd, P_CAPS_COUNT), n);
+    cmd->resp_len = need;
+    trace_e810_fw_caps(cmd->opcode, n, cmd->buf_len);
+    if (cmd->buf_len < need) {
+        return E810_AQ_RC_ENOMEM;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        uint8_t *e = cmd->buf + i * E810_CAP_ELEM_SIZE;
+
+        memset(e, 0, E810_CAP_ELEM_SIZE);
+        st16(e + 0, e810_caps[i].id);
+        st32(e + 4, e810_caps[i].number);
+        st32(e + 8, e810_caps[i].logical_id);
+        st32(e + 12, e810_caps[i].phys_id);
+    }
+    return E810_AQ_RC_OK;
+}
+
+/* ---- 0x0107 / 0x0108 manage MAC, 0x0110 clear PXE ---------------------- */
+
+static int fw_manage_mac_read(E810Core *c, E810AqCmd *cmd)
+{
+    if (!cmd->has_buf) {
+        e810_guest_error(c, "Manage MAC Read without a buffer");
+        return E810_AQ_RC_EINVAL;
+    }
+    cmd->resp_len = MACRD_ENTRY_SIZE;
+    if (cmd->buf_len < MACRD_ENTRY_SIZE) {
+        return E810_AQ_RC_ENOMEM;
+    }
+    /* One LAN address for logical port 0. */
+    cmd->buf[0] = 0;
+    cmd->buf[1] = 0;
+    memcpy(cmd->buf + 2, c->mac, 6);
+    st16(aq_param(cmd, P_MACRD_FLAGS), MACRD_LAN_ADDR_VALID);
+    *aq_param(cmd, P_MACRD_NUM_ADDR) = 1;
+    return E810_AQ_RC_OK;
+}
+
+static int fw_manage_mac_write(E810Core *c, E810AqCmd *cmd)
+{
+    const uint8_t *a = aq_param(cmd, P_MACWR_ADDR);
+
+    /* Only matters for Wake-on-LAN, which the NVM reports unsupported. */
+    trace_e810_fw_mac_write(*aq_param(cmd, P_MACWR_FLAGS),
+                            a[0], a[1], a[2], a[3], a[4], a[5]);
+    return E810_AQ_RC_OK;
+}
+
+static int fw_clear_pxe(E810Core *c, E810AqCmd *cmd)
+{
+    /* No PXE agent ever ran: nothing to clear. */
+    return E810_AQ_RC_OK;
+}
+
+/* ---- 0xFF30 .. 0xFF33 FW logging --------------------------------------- */
+
+static int fw_log_unsupported(E810Core *c, E810AqCmd *cmd)
+{
+    /*
+     * Firmware of API 1.5 has no AQ logging.  ESRCH makes libie log its one
+     * "not supported in this NVM image" warning and never send the others.
+     */
+    return E810_AQ_RC_ESRCH;
 }
 
 const E810AqOp e810_fw_core_ops[] = {
+    { 0x0001, "get_version", fw_get_version },
+    { 0x0002, "driver_version", fw_driver_version },
+    { 0x0003, "queue_shutdown", fw_queue_shutdown },
+    { 0x0008, "request_resource", fw_request_resource },
+    { 0x0009, "release_resource", fw_release_resource },
+    { 0x000A, "list_func_caps", fw_list_caps },
+    { 0x000B, "list_dev_caps", fw_list_caps },
+    { 0x0107, "manage_mac_read", fw_manage_mac_read },
+    { 0x0108, "manage_mac_write", fw_manage_mac_write },
+    { 0x0110, "clear_pxe", fw_clear_pxe },
+    { 0xFF30, "fw_logs_config", fw_log_unsupported },
+    { 0xFF31, "fw_logs_register", fw_log_unsupported },
+    { 0xFF32, "fw_logs_query", fw_log_unsupported },
+    { 0xFF33, "fw_logs_event", fw_log_unsupported },
     { 0, NULL, NULL }
 };

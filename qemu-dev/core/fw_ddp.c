@@ -1,15 +1,247 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* E810 firmware model: ddp commands. */
+/*
+ * E810 firmware model: DDP package commands.
+ *
+ * ice's sequence (ice_init_pkg): Get Package Info List to check that the
+ * NVM's package is format-compatible with the file, global config lock
+ * (SUCCESS = go ahead, DONE = a package is already active), the signature
+ * and configuration buffers (Download Package, LAST on the final one), VLAN
+ * mode probing, lock release, then Get Package Info List again: the active
+ * entry must carry the file's version and name for "successfully loaded".
+ * The device's own packet handling is fixed-function, so buffer contents are
+ * only scanned for the package identity (metadata section).
+ */
 #include "e810.h"
 #include "bytes.h"
 #include "../trace.h"
 
+#define P_DL_FLAGS                  16
+#define   DL_LAST_BUF               0x01
+
+/* Package buffer: u16 section count, u16 data end, 8-byte section entries. */
+#define BUF_HDR_SIZE                4
+#define SECT_ENTRY_SIZE             8
+#define SECT_COUNT_MAX              511
+#define DATA_END_MIN                12
+#define SID_METADATA                1
+/* Metadata section: version[4], name[28], track id. */
+#define META_SECT_SIZE              36
+
+/* Get Package Info List entry. */
+#define PKG_INFO_HDR                4
+#define PKG_INFO_ENTRY              40
+
+/* What the NVM holds: the package firmware boots with. */
+static const E810PkgId nvm_pkg = {
+    .ver = { 1, 3, 30, 0 },
+    .name = "ICE OS Default Package",
+    .track_id = 0xC0000001,
+};
+
 void e810_fw_ddp_reset(E810Core *c, E810ResetType type)
 {
-    (void)c;
-    (void)type;
+    E810FwDdp *d = &c->fw.ddp;
+
+    if (type == E810_RESET_POWER_ON) {
+        memset(d, 0, sizeof(*d));
+        return;
+    }
+    /* A PF reset keeps the active package (ice does not download again). */
+    d->dl_active = false;
+    d->dl_bufs = 0;
+    d->dl_have_id = false;
+}
+
+bool e810_fw_ddp_loaded(E810Core *c)
+{
+    return c->fw.ddp.loaded;
+}
+
+void e810_fw_ddp_lock_released(E810Core *c)
+{
+    E810FwDdp *d = &c->fw.ddp;
+
+    if (d->dl_active) {
+        /* No buffer with the LAST flag: firmware discards the partial one. */
+        trace_e810_fw_ddp_abandon(d->dl_bufs);
+        d->dl_active = false;
+        d->dl_bufs = 0;
+        d->dl_have_id = false;
+    }
+}
+
+/*
+ * Check a package buffer's header and section table against @len bytes.
+ * Returns the section count, or 0 if the buffer is malformed.
+ */
+static unsigned pkg_buf_check(const uint8_t *buf, unsigned len)
+{
+    unsigned count, data_end;
+
+    if (len < DATA_END_MIN) {
+        return 0;
+    }
+    count = ld16(buf);
+    data_end = ld16(buf + 2);
+    if (count == 0 || count > SECT_COUNT_MAX || data_end > len ||
+        data_end < BUF_HDR_SIZE + count * SECT_ENTRY_SIZE) {
+        return 0;
+    }
+    for (unsigned i = 0; i < count; i++) {
+        const uint8_t *e = buf + BUF_HDR_SIZE + i * SECT_ENTRY_SIZE;
+        unsigned off = ld16(e + 4), size = ld16(e + 6);
+
+        if (off < BUF_HDR_SIZE + count * SECT_ENTRY_SIZE ||
+            off + size > data_end) {
+            return 0;
+        }
+    }
+    return count;
+}
+
+/* Take the package identity from a metadata section, if @buf has one. */
+static bool pkg_buf_find_id(const uint8_t *buf, unsigned count, E810PkgId *id)
+{
+    for (unsigned i = 0; i < count; i++) {
+        const uint8_t *e = buf + BUF_HDR_SIZE + i * SECT_ENTRY_SIZE;
+        const uint8_t *m = buf + ld16(e + 4);
+
+        if (ld32(e) != SID_METADATA || ld16(e + 6) < META_SECT_SIZE) {
+            continue;
+        }
+        memset(id, 0, sizeof(*id));
+        memcpy(id->ver, m, 4);
+        memcpy(id->name, m + 4, E810_PKG_NAME_LEN);
+        id->track_id = ld32(m + 4 + E810_PKG_NAME_LEN);
+        return true;
+    }
+    return false;
+}
+
+/* ---- 0x0C40 Download Package ------------------------------------------ */
+
+static int fw_download_pkg(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwDdp *d = &c->fw.ddp;
+    bool last = *aq_param(cmd, P_DL_FLAGS) & DL_LAST_BUF;
+    unsigned count;
+    bool has_id;
+
+    if (!cmd->has_buf) {
+        e810_guest_error(c, "Download Package without a buffer");
+        return E810_AQ_RC_EINVAL;
+    }
+    if (!e810_fw_res_held(c, E810_RES_GLOBAL_CFG_LOCK)) {
+        e810_guest_error(c, "Download Package outside the global config lock");
+        return E810_AQ_RC_EACCES;
+    }
+    count = pkg_buf_check(cmd->buf, cmd->buf_len);
+    if (!count) {
+        e810_guest_error(c, "Download Package: malformed buffer %u (%u bytes)",
+                         d->dl_bufs, cmd->buf_len);
+        return E810_AQ_RC_EBADBUF;
+    }
+    d->dl_active = true;
+    d->dl_bufs++;
+    has_id = !d->dl_have_id && pkg_buf_find_id(cmd->buf, count, &d->dl_id);
+    d->dl_have_id |= has_id;
+    trace_e810_fw_ddp_download(d->dl_bufs, count, last, has_id);
+
+    if (last) {
+        d->loaded = true;
+        if (d->dl_have_id) {
+            d->active = d->dl_id;
+        } else {
+            /* No metadata: ice will not recognise it, like real firmware. */
+            memset(&d->active, 0, sizeof(d->active));
+        }
+        d->active_bufs = d->dl_bufs;
+        d->dl_active = false;
+        d->dl_bufs = 0;
+        d->dl_have_id = false;
+        trace_e810_fw_ddp_active(d->active.ver[0], d->active.ver[1],
+                                 d->active.ver[2], d->active.ver[3],
+                                 d->active.name, d->active.track_id,
+                                 d->active_bufs);
+    }
+    /* Success returns nothing: the buffer is the driver's package copy. */
+    return E810_AQ_RC_OK;
+}
+
+/* ---- 0x0C41 Upload Section, 0x020D Get VLAN Mode ----------------------- */
+
+static int fw_no_dvm(E810Core *c, E810AqCmd *cmd)
+{
+    /*
+     * Neither the package sections nor the VLAN mode can be read back, so
+     * ice stays in single VLAN mode ("QinQ functionality cannot be enabled").
+     */
+    return E810_AQ_RC_ESRCH;
+}
+
+/* ---- 0x0C42 Update Package -------------------------------------------- */
+
+static int fw_update_pkg(E810Core *c, E810AqCmd *cmd)
+{
+    /* ice sends data_end bytes of each buffer, not 4 KiB. */
+    if (!cmd->has_buf || !pkg_buf_check(cmd->buf, cmd->buf_len)) {
+        e810_guest_error(c, "Update Package: malformed buffer (%u bytes)",
+                         cmd->buf_len);
+        return E810_AQ_RC_EINVAL;
+    }
+    /* Profile/TCAM updates: classification here is fixed-function. */
+    c->fw.ddp.updates++;
+    return E810_AQ_RC_OK;
+}
+
+/* ---- 0x0C43 Get Package Info List ------------------------------------- */
+
+static void pkg_info_entry(uint8_t *e, const E810PkgId *id, bool in_nvm,
+                           bool active, bool active_at_boot)
+{
+    memset(e, 0, PKG_INFO_ENTRY);
+    memcpy(e, id->ver, 4);
+    /* NUL-padded to 28 bytes: ice compares 32, zeros beyond on its side. */
+    memcpy(e + 4, id->name, E810_PKG_NAME_LEN);
+    st32(e + 32, id->track_id);
+    e[36] = in_nvm;
+    e[37] = active;
+    e[38] = active_at_boot;
+    e[39] = 0;                  /* is_modified */
+}
+
+static int fw_get_pkg_info(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwDdp *d = &c->fw.ddp;
+    unsigned n = d->loaded ? 2 : 1;
+    unsigned need = PKG_INFO_HDR + n * PKG_INFO_ENTRY;
+
+    if (!cmd->has_buf) {
+        e810_guest_error(c, "Get Package Info List without a buffer");
+        return E810_AQ_RC_EINVAL;
+    }
+    cmd->resp_len = need;
+    trace_e810_fw_ddp_info(n, d->loaded, cmd->buf_len);
+    if (cmd->buf_len < need) {
+        e810_guest_error(c, "Get Package Info List: %u bytes, %u needed",
+                         cmd->buf_len, need);
+        return E810_AQ_RC_ENOMEM;
+    }
+    st32(cmd->buf, n);
+    /* The NVM's package is active until one is downloaded. */
+    pkg_info_entry(cmd->buf + PKG_INFO_HDR, &nvm_pkg, true, !d->loaded, true);
+    if (d->loaded) {
+        pkg_info_entry(cmd->buf + PKG_INFO_HDR + PKG_INFO_ENTRY, &d->active,
+                       false, true, false);
+    }
+    return E810_AQ_RC_OK;
 }
 
 const E810AqOp e810_fw_ddp_ops[] = {
+    { 0x020D, "get_vlan_mode", fw_no_dvm },
+    { 0x0C40, "download_pkg", fw_download_pkg },
+    { 0x0C41, "upload_section", fw_no_dvm },
+    { 0x0C42, "update_pkg", fw_update_pkg },
+    { 0x0C43, "get_pkg_info_list", fw_get_pkg_info },
     { 0, NULL, NULL }
 };
