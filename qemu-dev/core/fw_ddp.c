@@ -42,7 +42,7 @@ void e810_fw_ddp_reset(E810Core *c, E810ResetType type)
 {
     E810FwDdp *d = &c->fw.ddp;
 
-    if (type == E810_RESET_POWER_ON) {
+    if (type != E810_RESET_PF) {
         memset(d, 0, sizeof(*d));
         return;
     }
