@@ -784,7 +784,8 @@ static void test_ddp_real_package(void)
         for (uint32_t k = 0; k < nb; k++) {
             const uint8_t *bh = s + 112 + 4096 * k;
 
-            if (ld32(bh + 4) & 0x80000000u) {
+            if (so + 112 + 4096 * (k + 1) > (uint32_t)len ||
+                ld32(bh + 4) & 0x80000000u) {
                 break;
             }
             if (pending) {
@@ -794,10 +795,19 @@ static void test_ddp_real_package(void)
             pending = bh;
         }
         /* Configuration segment buffers start..start+count. */
+        if (ld32(s + 52) >= nseg) {
+            continue;
+        }
         co = ld32(d + 8 + 4 * ld32(s + 52));
         start = ld32(s + 56);
         cnt = ld32(s + 60);
+        if (co + 48 > (uint32_t)len) {
+            continue;
+        }
         bt = co + 48 + ld32(d + co + 44) * 8;       /* device table */
+        if (bt + 4 > (uint32_t)len) {
+            continue;
+        }
         bt += 4 + ld32(d + bt) * 4;                 /* NVM table */
         for (uint32_t k = start; k < start + cnt; k++) {
             const uint8_t *bh = d + bt + 4 + 4096u * k;
