@@ -98,6 +98,10 @@ static void e810_aq_process_atq(E810Core *c)
     uint32_t head = e810_reg(c, PF_FW_ATQH) & PF_FW_xQH_M;
     uint64_t base = e810_aq_base(c, PF_FW_ATQBAL, PF_FW_ATQBAH);
 
+    if (tail == head) {
+        /* ice zeroes head and tail before enabling the queue: nothing to do. */
+        return;
+    }
     if (!(qlen & PF_FW_xQLEN_ENABLE) || len == 0) {
         e810_guest_error(c, "ATQ tail written while the queue is disabled");
         return;
@@ -125,10 +129,16 @@ static void e810_aq_process_atq(E810Core *c)
             c->aq.errors++;
         }
 
-        if (rc == E810_AQ_RC_OK && cmd->resp_len >= 0) {
+        /*
+         * Data goes back when the handler produced some, also with an error
+         * (e.g. a package download's error offset).  A response longer than
+         * the driver's buffer is not written: datalen then tells the driver
+         * how much it would need (ENOMEM convention).
+         */
+        if (cmd->resp_len >= 0 && cmd->resp_len <= cmd->buf_len) {
             uint64_t buf_addr = (uint64_t)ld32(cmd->desc + 24) << 32 |
                                 ld32(cmd->desc + 28);
-            uint16_t n = cmd->resp_len > cmd->buf_len ? cmd->buf_len : cmd->resp_len;
+            uint16_t n = cmd->resp_len;
 
             if (n && c->host.ops->dma_write(c->host.opaque, buf_addr, cmd->buf, n)) {
                 c->stats.dma_errors++;
@@ -138,9 +148,10 @@ static void e810_aq_process_atq(E810Core *c)
             } else {
                 st16(cmd->desc + 4, n);
             }
-        } else if (rc != E810_AQ_RC_OK && cmd->resp_len >= 0 &&
-                   cmd->resp_len > cmd->buf_len) {
-            /* ENOMEM with the size that would have been needed. */
+        } else if (cmd->resp_len > cmd->buf_len) {
+            if (rc == E810_AQ_RC_OK) {
+                rc = E810_AQ_RC_ENOMEM;
+            }
             st16(cmd->desc + 4, cmd->resp_len);
         }
         cmd->flags = (cmd->flags & ~E810_AQ_FLAG_ERR) | E810_AQ_FLAG_DD |
