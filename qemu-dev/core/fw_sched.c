@@ -1,15 +1,1075 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* E810 firmware model: sched commands. */
+/*
+ * E810 firmware model: transmit scheduler and Tx queue commands.
+ *
+ * Layout facts (offsets, sizes, layer numbers) follow the ice driver's
+ * ice_adminq_cmd.h and ice_sched.c.  The tree the driver builds is:
+ * root (layer 0) -> TC (1) -> entry point and generic nodes (2..7, VSI at
+ * 5, queue groups at 7) -> leaves (8: LAN Tx queues, RDMA qsets).
+ */
 #include "e810.h"
 #include "bytes.h"
 #include "../trace.h"
 
+/* Descriptor parameters of the element commands (struct ice_aqc_sched_elem_cmd) */
+#define SCHED_P_NUM_REQ     16
+#define SCHED_P_NUM_RESP    18
+
+/* struct ice_aqc_txsched_elem_data */
+#define ELEM_SIZE           24
+#define ELEM_PARENT         0
+#define ELEM_TEID           4
+#define ELEM_DATA           8
+/* struct ice_aqc_txsched_elem, inside ELEM_DATA */
+#define DATA_TYPE           0
+#define DATA_VALID          1
+#define DATA_FLAGS          3
+#define   DATA_VALID_GENERIC    0x01
+#define   DATA_FLAG_SUSPEND     0x01
+/* struct ice_aqc_txsched_topo_grp_info_hdr */
+#define GRP_HDR_SIZE        8
+/* struct ice_aqc_get_topo_elem: one block per branch */
+#define TOPO_BRANCH_SIZE    (GRP_HDR_SIZE + E810_SCHED_LAYERS * ELEM_SIZE)
+/* struct ice_aqc_txsched_move_grp_info_hdr */
+#define MOVE_HDR_SIZE       12
+/* struct ice_aqc_query_txsched_res_resp */
+#define RES_PROPS_SIZE      32
+#define RES_LAYER_SIZE      32
+#define RES_SIZE            (RES_PROPS_SIZE + E810_SCHED_LAYERS * RES_LAYER_SIZE)
+/* struct ice_aqc_rl_profile_elem */
+#define RL_ELEM_SIZE        12
+/* struct ice_aqc_add_tx_qgrp / ice_aqc_add_txqs_perq */
+#define TXQ_GRP_HDR         8
+#define TXQ_ENTRY_SIZE      48
+#define TXQ_E_ID            0
+#define TXQ_E_TEID          4
+#define TXQ_E_CTX           8
+#define TXQ_E_INFO          32
+#define TXQ_CTX_SIZE        22
+#define TXQ_MAX_GRPS        127     /* ICE_LAN_TXQ_MAX_QGRPS */
+/* struct ice_aqc_dis_txq_item */
+#define DIS_ITEM_HDR        6
+#define DIS_Q_RDMA_QSET     0x8000u
+/* struct ice_aqc_add_rdma_qset_data / ice_aqc_add_tx_rdma_qset_entry */
+#define QSET_GRP_HDR        8
+#define QSET_ENTRY_SIZE     24
+#define QSET_E_ID           0
+#define QSET_E_TEID         4
+#define QSET_E_INFO         8
+
+/* Most elements one command can name: sizes the rollback lists. */
+#define SCHED_MAX_PER_CMD   (E810_AQ_BUF_MAX / 4)
+
+/*
+ * Children a node of layer L may have = sibling-group size of layer L + 1,
+ * as 0x0412 reports it: 8 TCs, 16 per generic node, 8 leaves per queue
+ * group (the driver sizes queue groups from this).
+ */
+static const uint16_t sched_sibl_grp[E810_SCHED_LAYERS] = {
+    1, 8, 16, 16, 16, 16, 16, 16, 8
+};
+
+static E810SchedNode *sched_node(E810FwSched *s, uint32_t teid)
+{
+    E810SchedNode *n;
+
+    if (teid == 0 || teid > E810_SCHED_MAX_NODES) {
+        return NULL;
+    }
+    n = &s->node[teid - 1];
+    return n->kind == E810_SCHED_FREE ? NULL : n;
+}
+
+const E810SchedNode *e810_fw_sched_node(E810Core *c, uint32_t teid)
+{
+    return sched_node(&c->fw.sched, teid);
+}
+
+static bool sched_is_leaf(const E810SchedNode *n)
+{
+    return n->kind == E810_SCHED_TXQ || n->kind == E810_SCHED_QSET ||
+           n->data[DATA_TYPE] == E810_SCHED_ELEM_LEAF;
+}
+
+static uint32_t sched_free_count(E810FwSched *s)
+{
+    return E810_SCHED_MAX_NODES - s->nnodes;
+}
+
+/* Caller checked the parent, its capacity and sched_free_count(). */
+static uint32_t sched_alloc(E810FwSched *s, uint32_t parent, uint8_t layer,
+                            uint8_t kind, uint16_t ref, const uint8_t data[16])
+{
+    E810SchedNode *p = sched_node(s, parent);
+
+    for (uint32_t i = 0; i < E810_SCHED_MAX_NODES; i++) {
+        uint32_t slot = (s->next + i) % E810_SCHED_MAX_NODES;
+        E810SchedNode *n = &s->node[slot];
+
+        if (n->kind != E810_SCHED_FREE) {
+            continue;
+        }
+        memset(n, 0, sizeof(*n));
+        n->kind = kind;
+        n->layer = layer;
+        n->ref = ref;
+        n->parent = parent;
+        if (data) {
+            memcpy(n->data, data, sizeof(n->data));
+        }
+        if (p) {
+            p->nchildren++;
+        }
+        s->nnodes++;
+        s->next = (slot + 1) % E810_SCHED_MAX_NODES;
+        trace_e810_fw_sched_node("add", slot + 1, parent, layer);
+        return slot + 1;
+    }
+    return 0;
+}
+
+static void sched_release(E810Core *c, uint32_t teid)
+{
+    E810FwSched *s = &c->fw.sched;
+    E810SchedNode *n = &s->node[teid - 1];
+
+    if (n->kind == E810_SCHED_TXQ && n->ref < E810_FW_MAX_TXQ &&
+        s->txq[n->ref].teid == teid) {
+        s->txq[n->ref].enabled = false;
+        s->txq[n->ref].teid = 0;
+        trace_e810_fw_txq("disable", n->ref, teid, s->txq[n->ref].base,
+                          s->txq[n->ref].qlen);
+    }
+    trace_e810_fw_sched_node("del", teid, n->parent, n->layer);
+    memset(n, 0, sizeof(*n));
+    s->nnodes--;
+}
+
+/*
+ * Delete @teid and everything below it.  Layers grow strictly downwards,
+ * so one marking pass per layer finds the whole subtree in O(layers * N).
+ */
+static void sched_delete_subtree(E810Core *c, uint32_t teid)
+{
+    E810FwSched *s = &c->fw.sched;
+    E810SchedNode *top = sched_node(s, teid);
+    E810SchedNode *p;
+    bool any = false;
+
+    if (!top) {
+        return;
+    }
+    p = sched_node(s, top->parent);
+    if (p && p->nchildren) {
+        p->nchildren--;
+    }
+    if (!top->nchildren) {
+        sched_release(c, teid);
+        return;
+    }
+    for (uint32_t i = 0; i < E810_SCHED_MAX_NODES; i++) {
+        s->node[i].mark = 0;
+    }
+    top->mark = 1;
+    for (unsigned layer = top->layer + 1; layer < E810_SCHED_LAYERS; layer++) {
+        for (uint32_t i = 0; i < E810_SCHED_MAX_NODES; i++) {
+            E810SchedNode *n = &s->node[i];
+            E810SchedNode *up;
+
+            if (n->kind == E810_SCHED_FREE || n->layer != layer) {
+                continue;
+            }
+            up = sched_node(s, n->parent);
+            if (up && up->mark) {
+                n->mark = 1;
+                any = true;
+            }
+        }
+    }
+    if (any) {
+        for (uint32_t i = 0; i < E810_SCHED_MAX_NODES; i++) {
+            if (s->node[i].kind != E810_SCHED_FREE && s->node[i].mark &&
+                i + 1 != teid) {
+                sched_release(c, i + 1);
+            }
+        }
+    }
+    sched_release(c, teid);
+}
+
+static void sched_default_data(uint8_t *d, uint8_t type)
+{
+    memset(d, 0, 16);
+    d[DATA_TYPE] = type;
+    d[DATA_VALID] = 0x07;           /* generic, CIR, EIR */
+    st16(d + 6, 4);                 /* CIR weight: the driver's default */
+    st16(d + 10, 4);                /* EIR weight */
+}
+
+void e810_fw_sched_clear(E810Core *c)
+{
+    E810FwSched *s = &c->fw.sched;
+    uint8_t d[16];
+
+    memset(s->node, 0, sizeof(s->node));
+    s->nnodes = 0;
+    s->next = 0;
+    for (unsigned q = 0; q < E810_FW_MAX_TXQ; q++) {
+        s->txq[q].enabled = false;
+        s->txq[q].teid = 0;
+    }
+    memset(s->rl, 0, sizeof(s->rl));
+
+    /* The firmware's default branch: root -> TC 0 -> software entry point. */
+    sched_default_data(d, E810_SCHED_ELEM_ROOT);
+    s->root_teid = sched_alloc(s, E810_SCHED_INVAL_TEID, 0, E810_SCHED_NODE, 0, d);
+    sched_default_data(d, E810_SCHED_ELEM_TC);
+    s->tc_teid = sched_alloc(s, s->root_teid, 1, E810_SCHED_NODE, 0, d);
+    sched_default_data(d, E810_SCHED_ELEM_ENTRY_POINT);
+    s->ep_teid = sched_alloc(s, s->tc_teid, E810_SCHED_EP_LAYER,
+                             E810_SCHED_NODE, 0, d);
+}
+
 void e810_fw_sched_reset(E810Core *c, E810ResetType type)
 {
-    (void)c;
-    (void)type;
+    E810FwSched *s = &c->fw.sched;
+
+    if (type == E810_RESET_POWER_ON) {
+        memset(s, 0, sizeof(*s));
+    }
+    e810_fw_sched_clear(c);
+}
+
+const E810TxQueueCtx *e810_fw_txq(E810Core *c, unsigned q)
+{
+    return q < E810_FW_MAX_TXQ ? &c->fw.sched.txq[q] : NULL;
+}
+
+bool e810_fw_rdma_qset_teid(E810Core *c, uint16_t qs_handle, uint32_t *teid)
+{
+    E810FwSched *s = &c->fw.sched;
+
+    for (uint32_t i = 0; i < E810_SCHED_MAX_NODES; i++) {
+        if (s->node[i].kind == E810_SCHED_QSET && s->node[i].ref == qs_handle) {
+            *teid = i + 1;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Fill one struct ice_aqc_txsched_elem_data from the database. */
+static void sched_put_elem(E810FwSched *s, uint8_t *e, uint32_t teid)
+{
+    E810SchedNode *n = &s->node[teid - 1];
+
+    st32(e + ELEM_PARENT, n->parent);
+    st32(e + ELEM_TEID, teid);
+    memcpy(e + ELEM_DATA, n->data, 16);
+}
+
+/* 0x0400 Get Default Topology */
+static int sched_get_dflt_topo(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwSched *s = &c->fw.sched;
+    uint32_t chain[3];
+    unsigned n = 0;
+
+    if (!cmd->has_buf) {
+        e810_guest_error(c, "get default topology without a buffer");
+        return E810_AQ_RC_EINVAL;
+    }
+    if (cmd->desc[16] != 0) {
+        e810_guest_error(c, "get default topology: port %u", cmd->desc[16]);
+        return E810_AQ_RC_EINVAL;
+    }
+    if (cmd->buf_len < TOPO_BRANCH_SIZE) {
+        cmd->resp_len = TOPO_BRANCH_SIZE;
+        return E810_AQ_RC_ENOMEM;
+    }
+    chain[n++] = s->root_teid;
+    chain[n++] = s->tc_teid;
+    /* The entry point is gone once the driver deleted it; report what is left. */
+    if (sched_node(s, s->ep_teid) && s->node[s->ep_teid - 1].parent == s->tc_teid) {
+        chain[n++] = s->ep_teid;
+    }
+    memset(cmd->buf, 0, TOPO_BRANCH_SIZE);
+    st32(cmd->buf + 0, E810_SCHED_INVAL_TEID);
+    st16(cmd->buf + 4, n);
+    for (unsigned i = 0; i < n; i++) {
+        sched_put_elem(s, cmd->buf + GRP_HDR_SIZE + i * ELEM_SIZE, chain[i]);
+    }
+    cmd->desc[17] = 1;                          /* num_branches */
+    cmd->resp_len = TOPO_BRANCH_SIZE;
+    return E810_AQ_RC_OK;
+}
+
+/* Check that @parent can take @count more generic children. */
+static int sched_check_parent(E810Core *c, uint32_t parent, unsigned count,
+                              unsigned child_layer_min, unsigned child_layer_max,
+                              E810SchedNode **out)
+{
+    E810FwSched *s = &c->fw.sched;
+    E810SchedNode *p = sched_node(s, parent);
+    unsigned layer;
+
+    if (!p || sched_is_leaf(p)) {
+        e810_guest_error(c, "scheduler: parent TEID 0x%x unknown or a leaf", parent);
+        return E810_AQ_RC_EINVAL;
+    }
+    layer = p->layer + 1;
+    if (layer < child_layer_min || layer > child_layer_max) {
+        e810_guest_error(c, "scheduler: no children of layer %u allowed here", layer);
+        return E810_AQ_RC_EINVAL;
+    }
+    if (p->nchildren + count > sched_sibl_grp[layer]) {
+        e810_guest_error(c, "scheduler: TEID 0x%x would have %u children (max %u)",
+                         parent, p->nchildren + count, sched_sibl_grp[layer]);
+        return E810_AQ_RC_ENOSPC;
+    }
+    if (count > sched_free_count(s)) {
+        e810_guest_error(c, "scheduler: node table full");
+        return E810_AQ_RC_ENOSPC;
+    }
+    *out = p;
+    return E810_AQ_RC_OK;
+}
+
+static void sched_rollback(E810Core *c, const uint32_t *teids, unsigned n)
+{
+    while (n--) {
+        sched_delete_subtree(c, teids[n]);
+    }
+}
+
+/* 0x0401 Add Scheduler Elements */
+static int sched_add_elems(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwSched *s = &c->fw.sched;
+    uint16_t groups = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
+    uint32_t added[SCHED_MAX_PER_CMD];
+    unsigned nadded = 0;
+    size_t off = 0;
+    int rc;
+
+    if (!cmd->has_buf || groups == 0) {
+        e810_guest_error(c, "add sched elems: %u groups, buffer %u", groups,
+                         cmd->buf_len);
+        return E810_AQ_RC_EINVAL;
+    }
+    for (unsigned g = 0; g < groups; g++) {
+        E810SchedNode *p;
+        uint32_t parent;
+        uint16_t n;
+
+        if (off + GRP_HDR_SIZE > cmd->buf_len) {
+            goto bad_len;
+        }
+        parent = ld32(cmd->buf + off);
+        n = ld16(cmd->buf + off + 4);
+        if (n == 0 || off + GRP_HDR_SIZE + (size_t)n * ELEM_SIZE > cmd->buf_len) {
+            goto bad_len;
+        }
+        rc = sched_check_parent(c, parent, n, E810_SCHED_EP_LAYER,
+                                E810_SCHED_QGRP_LAYER, &p);
+        if (rc) {
+            goto fail;
+        }
+        for (unsigned i = 0; i < n; i++) {
+            uint8_t *e = cmd->buf + off + GRP_HDR_SIZE + i * ELEM_SIZE;
+            uint8_t type = e[ELEM_DATA + DATA_TYPE];
+
+            if (type != E810_SCHED_ELEM_GENERIC && type != E810_SCHED_ELEM_PADDED) {
+                e810_guest_error(c, "add sched elems: element type %u", type);
+                rc = E810_AQ_RC_EINVAL;
+                goto fail;
+            }
+        }
+        for (unsigned i = 0; i < n; i++) {
+            uint8_t *e = cmd->buf + off + GRP_HDR_SIZE + i * ELEM_SIZE;
+            uint32_t teid = sched_alloc(s, parent, p->layer + 1, E810_SCHED_NODE,
+                                        0, e + ELEM_DATA);
+
+            added[nadded++] = teid;
+            st32(e + ELEM_PARENT, parent);
+            st32(e + ELEM_TEID, teid);
+        }
+        off += GRP_HDR_SIZE + (size_t)n * ELEM_SIZE;
+    }
+    st16(aq_param(cmd, SCHED_P_NUM_RESP), groups);
+    cmd->resp_len = off;
+    return E810_AQ_RC_OK;
+
+bad_len:
+    e810_guest_error(c, "add sched elems: groups overrun the %u-byte buffer",
+                     cmd->buf_len);
+    rc = E810_AQ_RC_EINVAL;
+fail:
+    sched_rollback(c, added, nadded);
+    return rc;
+}
+
+/* Elements named by TEID in an array of struct ice_aqc_txsched_elem_data. */
+static int sched_check_elems(E810Core *c, E810AqCmd *cmd, uint16_t n,
+                             const char *what)
+{
+    if (!cmd->has_buf || n == 0 || (size_t)n * ELEM_SIZE > cmd->buf_len) {
+        e810_guest_error(c, "%s: %u elements in a %u-byte buffer", what, n,
+                         cmd->buf_len);
+        return E810_AQ_RC_EINVAL;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t teid = ld32(cmd->buf + i * ELEM_SIZE + ELEM_TEID);
+
+        if (!sched_node(&c->fw.sched, teid)) {
+            e810_guest_error(c, "%s: unknown TEID 0x%x", what, teid);
+            return E810_AQ_RC_EINVAL;
+        }
+    }
+    return E810_AQ_RC_OK;
+}
+
+/* 0x0403 Configure Scheduler Elements: new bandwidth data, same place. */
+static int sched_cfg_elems(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwSched *s = &c->fw.sched;
+    uint16_t n = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
+    int rc = sched_check_elems(c, cmd, n, "configure sched elems");
+
+    if (rc) {
+        return rc;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        const uint8_t *e = cmd->buf + i * ELEM_SIZE;
+        E810SchedNode *node = sched_node(s, ld32(e + ELEM_TEID));
+
+        /* Type and flags are reserved in this command. */
+        memcpy(node->data + 1, e + ELEM_DATA + 1, 2);
+        memcpy(node->data + 4, e + ELEM_DATA + 4, 12);
+    }
+    st16(aq_param(cmd, SCHED_P_NUM_RESP), n);
+    return E810_AQ_RC_OK;
+}
+
+/* 0x0404 Query Scheduler Elements */
+static int sched_query_elems(E810Core *c, E810AqCmd *cmd)
+{
+    uint16_t n = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
+    int rc = sched_check_elems(c, cmd, n, "query sched elems");
+
+    if (rc) {
+        return rc;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        uint8_t *e = cmd->buf + i * ELEM_SIZE;
+
+        sched_put_elem(&c->fw.sched, e, ld32(e + ELEM_TEID));
+    }
+    st16(aq_param(cmd, SCHED_P_NUM_RESP), n);
+    cmd->resp_len = n * ELEM_SIZE;
+    return E810_AQ_RC_OK;
+}
+
+/* 0x0408 Move Scheduler Elements: re-parent within the same layer. */
+static int sched_move_elems(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwSched *s = &c->fw.sched;
+    uint16_t groups = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
+    uint16_t moved = 0;
+    size_t off = 0;
+    int rc = E810_AQ_RC_OK;
+
+    if (!cmd->has_buf || groups == 0) {
+        e810_guest_error(c, "move sched elems: %u groups", groups);
+        return E810_AQ_RC_EINVAL;
+    }
+    for (unsigned g = 0; g < groups; g++) {
+        uint32_t src, dst;
+        uint16_t n;
+        E810SchedNode *d, *sp;
+
+        if (off + MOVE_HDR_SIZE > cmd->buf_len) {
+            rc = E810_AQ_RC_EINVAL;
+            break;
+        }
+        src = ld32(cmd->buf + off);
+        dst = ld32(cmd->buf + off + 4);
+        n = ld16(cmd->buf + off + 8);
+        if (n == 0 || off + MOVE_HDR_SIZE + (size_t)n * 4 > cmd->buf_len) {
+            e810_guest_error(c, "move sched elems: %u TEIDs overrun the buffer", n);
+            rc = E810_AQ_RC_EINVAL;
+            break;
+        }
+        d = sched_node(s, dst);
+        if (!d || sched_is_leaf(d) || d->layer + 1 >= E810_SCHED_LAYERS) {
+            e810_guest_error(c, "move sched elems: bad destination 0x%x", dst);
+            rc = E810_AQ_RC_EINVAL;
+            break;
+        }
+        if (d->nchildren + n > sched_sibl_grp[d->layer + 1]) {
+            e810_guest_error(c, "move sched elems: destination 0x%x full", dst);
+            rc = E810_AQ_RC_ENOSPC;
+            break;
+        }
+        for (unsigned i = 0; i < n && !rc; i++) {
+            uint32_t teid = ld32(cmd->buf + off + MOVE_HDR_SIZE + i * 4);
+            E810SchedNode *node = sched_node(s, teid);
+
+            /* Same layer only: this also rules out moving under a descendant. */
+            if (!node || node->parent != src || node->layer != d->layer + 1 ||
+                node->layer < E810_SCHED_EP_LAYER) {
+                e810_guest_error(c, "move sched elems: TEID 0x%x cannot move "
+                                 "from 0x%x to 0x%x", teid, src, dst);
+                rc = E810_AQ_RC_EINVAL;
+            }
+        }
+        if (rc) {
+            break;
+        }
+        sp = sched_node(s, src);
+        for (unsigned i = 0; i < n; i++) {
+            uint32_t teid = ld32(cmd->buf + off + MOVE_HDR_SIZE + i * 4);
+            E810SchedNode *node = sched_node(s, teid);
+
+            /* A TEID named twice has already moved. */
+            if (node->parent == dst) {
+                continue;
+            }
+            if (sp && sp->nchildren) {
+                sp->nchildren--;
+            }
+            node->parent = dst;
+            d->nchildren++;
+            trace_e810_fw_sched_node("move", teid, dst, node->layer);
+        }
+        moved++;
+        off += MOVE_HDR_SIZE + (size_t)n * 4;
+    }
+    st16(aq_param(cmd, SCHED_P_NUM_RESP), moved);
+    return rc;
+}
+
+/* 0x0409 / 0x040A Suspend / Resume: a flag in the element data. */
+static int sched_suspend_resume(E810Core *c, E810AqCmd *cmd, bool suspend)
+{
+    E810FwSched *s = &c->fw.sched;
+    uint16_t n = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
+
+    if (!cmd->has_buf || n == 0 || (size_t)n * 4 > cmd->buf_len) {
+        e810_guest_error(c, "suspend/resume: %u TEIDs in %u bytes", n, cmd->buf_len);
+        return E810_AQ_RC_EINVAL;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t teid = ld32(cmd->buf + i * 4);
+
+        if (!sched_node(s, teid)) {
+            e810_guest_error(c, "suspend/resume: unknown TEID 0x%x", teid);
+            return E810_AQ_RC_EINVAL;
+        }
+    }
+    for (unsigned i = 0; i < n; i++) {
+        E810SchedNode *node = sched_node(s, ld32(cmd->buf + i * 4));
+
+        if (suspend) {
+            node->data[DATA_FLAGS] |= DATA_FLAG_SUSPEND;
+        } else {
+            node->data[DATA_FLAGS] &= ~DATA_FLAG_SUSPEND;
+        }
+    }
+    st16(aq_param(cmd, SCHED_P_NUM_RESP), n);
+    return E810_AQ_RC_OK;
+}
+
+static int sched_suspend(E810Core *c, E810AqCmd *cmd)
+{
+    return sched_suspend_resume(c, cmd, true);
+}
+
+static int sched_resume(E810Core *c, E810AqCmd *cmd)
+{
+    return sched_suspend_resume(c, cmd, false);
+}
+
+/* 0x040F Delete Scheduler Elements (with whatever hangs below them) */
+static int sched_delete_elems(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwSched *s = &c->fw.sched;
+    uint16_t groups = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
+    size_t off = 0;
+
+    if (!cmd->has_buf || groups == 0) {
+        e810_guest_error(c, "delete sched elems: %u groups", groups);
+        return E810_AQ_RC_EINVAL;
+    }
+    /* Validate everything first: the command either happens or not. */
+    for (unsigned g = 0; g < groups; g++) {
+        uint32_t parent;
+        uint16_t n;
+
+        if (off + GRP_HDR_SIZE > cmd->buf_len) {
+            goto bad_len;
+        }
+        parent = ld32(cmd->buf + off);
+        n = ld16(cmd->buf + off + 4);
+        if (n == 0 || off + GRP_HDR_SIZE + (size_t)n * 4 > cmd->buf_len) {
+            goto bad_len;
+        }
+        for (unsigned i = 0; i < n; i++) {
+            uint32_t teid = ld32(cmd->buf + off + GRP_HDR_SIZE + i * 4);
+            E810SchedNode *node = sched_node(s, teid);
+
+            if (!node || node->parent != parent) {
+                e810_guest_error(c, "delete sched elems: TEID 0x%x is not a "
+                                 "child of 0x%x", teid, parent);
+                return E810_AQ_RC_EINVAL;
+            }
+            if (node->layer < E810_SCHED_EP_LAYER) {
+                e810_guest_error(c, "delete sched elems: root/TC 0x%x", teid);
+                return E810_AQ_RC_EPERM;
+            }
+        }
+        off += GRP_HDR_SIZE + (size_t)n * 4;
+    }
+    off = 0;
+    for (unsigned g = 0; g < groups; g++) {
+        uint16_t n = ld16(cmd->buf + off + 4);
+
+        for (unsigned i = 0; i < n; i++) {
+            sched_delete_subtree(c, ld32(cmd->buf + off + GRP_HDR_SIZE + i * 4));
+        }
+        off += GRP_HDR_SIZE + (size_t)n * 4;
+    }
+    st16(aq_param(cmd, SCHED_P_NUM_RESP), groups);
+    return E810_AQ_RC_OK;
+
+bad_len:
+    e810_guest_error(c, "delete sched elems: groups overrun the %u-byte buffer",
+                     cmd->buf_len);
+    return E810_AQ_RC_EINVAL;
+}
+
+/* 0x0410 Add RL Profiles: store them, hand out profile IDs from 1. */
+static int sched_add_rl(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwSched *s = &c->fw.sched;
+    uint16_t n = ld16(aq_param(cmd, 16));
+    unsigned free_slots = 0;
+
+    if (!cmd->has_buf || n == 0 || (size_t)n * RL_ELEM_SIZE > cmd->buf_len) {
+        e810_guest_error(c, "add RL profiles: %u in %u bytes", n, cmd->buf_len);
+        return E810_AQ_RC_EINVAL;
+    }
+    for (unsigned i = 0; i < E810_SCHED_MAX_RL_PROF; i++) {
+        free_slots += !s->rl[i].in_use;
+    }
+    if (n > free_slots) {
+        e810_guest_error(c, "add RL profiles: table full");
+        return E810_AQ_RC_ENOSPC;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        uint8_t *e = cmd->buf + i * RL_ELEM_SIZE;
+
+        if (e[0] < 1 || e[0] > E810_SCHED_LAYERS || (e[1] & 3) > 2) {
+            e810_guest_error(c, "add RL profiles: level %u type %u", e[0], e[1] & 3);
+            return E810_AQ_RC_EINVAL;
+        }
+    }
+    for (unsigned i = 0; i < n; i++) {
+        uint8_t *e = cmd->buf + i * RL_ELEM_SIZE;
+
+        for (unsigned j = 0; j < E810_SCHED_MAX_RL_PROF; j++) {
+            E810RlProfile *p = &s->rl[j];
+
+            if (!p->in_use) {
+                p->in_use = true;
+                p->level = e[0];
+                p->type = e[1] & 3;
+                p->id = j + 1;
+                st16(e + 2, p->id);
+                memcpy(p->elem, e, RL_ELEM_SIZE);
+                break;
+            }
+        }
+    }
+    st16(aq_param(cmd, 18), n);
+    cmd->resp_len = n * RL_ELEM_SIZE;
+    return E810_AQ_RC_OK;
+}
+
+/* 0x0415 Remove RL Profiles */
+static int sched_remove_rl(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwSched *s = &c->fw.sched;
+    uint16_t n = ld16(aq_param(cmd, 16));
+    uint16_t done = 0;
+
+    if (!cmd->has_buf || n == 0 || (size_t)n * RL_ELEM_SIZE > cmd->buf_len) {
+        e810_guest_error(c, "remove RL profiles: %u in %u bytes", n, cmd->buf_len);
+        return E810_AQ_RC_EINVAL;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        const uint8_t *e = cmd->buf + i * RL_ELEM_SIZE;
+        uint16_t id = ld16(e + 2);
+
+        for (unsigned j = 0; j < E810_SCHED_MAX_RL_PROF; j++) {
+            E810RlProfile *p = &s->rl[j];
+
+            if (p->in_use && p->id == id && p->level == e[0] &&
+                p->type == (e[1] & 3)) {
+                p->in_use = false;
+                done++;
+                break;
+            }
+        }
+    }
+    st16(aq_param(cmd, 18), done);
+    return done == n ? E810_AQ_RC_OK : E810_AQ_RC_ENOENT;
+}
+
+/* 0x0412 Query Scheduler Resource Allocation */
+static int sched_query_res(E810Core *c, E810AqCmd *cmd)
+{
+    uint8_t *b = cmd->buf;
+
+    if (!cmd->has_buf) {
+        return E810_AQ_RC_EINVAL;
+    }
+    if (cmd->buf_len < RES_SIZE) {
+        cmd->resp_len = RES_SIZE;
+        return E810_AQ_RC_ENOMEM;
+    }
+    memset(b, 0, RES_SIZE);
+    st16(b + 0, E810_SCHED_LAYERS);             /* phys_levels */
+    st16(b + 2, E810_SCHED_LAYERS);             /* logical_levels */
+    b[4] = 0;                                   /* flattening_bitmap */
+    b[5] = 8;                                   /* max_device_cgds */
+    b[6] = 8;                                   /* max_pf_cgds */
+    st16(b + 8, 256);                           /* rdma_qsets */
+    for (unsigned i = 0; i < E810_SCHED_LAYERS; i++) {
+        uint8_t *l = b + RES_PROPS_SIZE + i * RES_LAYER_SIZE;
+        uint16_t nodes = i == 0 ? 1 : i == 1 ? 8 : E810_SCHED_MAX_NODES;
+
+        l[0] = i;                               /* logical_layer */
+        l[1] = 1;                               /* chunk_size */
+        st16(l + 2, nodes);                     /* max_device_nodes */
+        st16(l + 4, nodes);                     /* max_pf_nodes */
+        st16(l + 10, sched_sibl_grp[i]);        /* max_sibl_grp_sz */
+        st16(l + 12, E810_SCHED_MAX_RL_PROF);   /* max_cir_rl_profiles */
+        st16(l + 14, E810_SCHED_MAX_RL_PROF);   /* max_eir_rl_profiles */
+        st16(l + 16, E810_SCHED_MAX_RL_PROF);   /* max_srl_profiles */
+    }
+    cmd->resp_len = RES_SIZE;
+    return E810_AQ_RC_OK;
+}
+
+/* 0x0417 / 0x0418 Set / Get Tx Topology: not offered (no cap 0x0085). */
+static int sched_tx_topo(E810Core *c, E810AqCmd *cmd)
+{
+    return E810_AQ_RC_ESRCH;
+}
+
+/* Bits @lsb.. of the little-endian packed Tx queue context. */
+static uint64_t ctx_bits(const uint8_t *b, unsigned lsb, unsigned width)
+{
+    uint64_t v = 0;
+
+    for (unsigned i = 0; i < width; i++) {
+        unsigned bit = lsb + i;
+
+        v |= (uint64_t)((b[bit / 8] >> (bit % 8)) & 1) << i;
+    }
+    return v;
+}
+
+/* struct ice_tlan_ctx, field positions from ice_common.c ice_tlan_ctx_fields. */
+static void txq_unpack(E810TxQueueCtx *q, const uint8_t *ctx)
+{
+    memcpy(q->raw, ctx, TXQ_CTX_SIZE);
+    q->base = ctx_bits(ctx, 0, 57) << 7;
+    q->port_num = ctx_bits(ctx, 57, 3);
+    q->cgd_num = ctx_bits(ctx, 60, 5);
+    q->pf_num = ctx_bits(ctx, 65, 3);
+    q->vmvf_num = ctx_bits(ctx, 68, 10);
+    q->vmvf_type = ctx_bits(ctx, 78, 2);
+    q->src_vsi = ctx_bits(ctx, 80, 10);
+    q->tsyn_ena = ctx_bits(ctx, 90, 1);
+    q->alt_vlan = ctx_bits(ctx, 92, 1);
+    q->cpuid = ctx_bits(ctx, 93, 8);
+    q->wb_mode = ctx_bits(ctx, 101, 1);
+    q->cmpq_id = ctx_bits(ctx, 105, 9);
+    q->qnum_in_func = ctx_bits(ctx, 114, 14);
+    q->qlen = ctx_bits(ctx, 135, 13);
+    q->quanta_prof_idx = ctx_bits(ctx, 148, 4);
+    q->tso_ena = ctx_bits(ctx, 152, 1);
+    q->tso_qnum = ctx_bits(ctx, 153, 11);
+    q->legacy_int = ctx_bits(ctx, 164, 1);
+    q->drop_ena = ctx_bits(ctx, 165, 1);
+}
+
+/* 0x0C30 Add Tx LAN Queues: a leaf per queue, the queue enabled. */
+static int sched_add_txqs(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwSched *s = &c->fw.sched;
+    uint8_t groups = cmd->desc[16];
+    uint32_t added[SCHED_MAX_PER_CMD];
+    unsigned nadded = 0;
+    size_t off = 0;
+    int rc;
+
+    if (!cmd->has_buf || groups == 0 || groups > TXQ_MAX_GRPS) {
+        e810_guest_error(c, "add Tx queues: %u groups", groups);
+        return E810_AQ_RC_EINVAL;
+    }
+    for (unsigned g = 0; g < groups; g++) {
+        E810SchedNode *p;
+        uint32_t parent;
+        uint8_t n;
+
+        if (off + TXQ_GRP_HDR > cmd->buf_len) {
+            goto bad_len;
+        }
+        parent = ld32(cmd->buf + off);
+        n = cmd->buf[off + 4];
+        if (n == 0 || off + TXQ_GRP_HDR + (size_t)n * TXQ_ENTRY_SIZE > cmd->buf_len) {
+            goto bad_len;
+        }
+        rc = sched_check_parent(c, parent, n, E810_SCHED_LEAF_LAYER,
+                                E810_SCHED_LEAF_LAYER, &p);
+        if (rc) {
+            goto fail;
+        }
+        for (unsigned i = 0; i < n; i++) {
+            const uint8_t *e = cmd->buf + off + TXQ_GRP_HDR + i * TXQ_ENTRY_SIZE;
+            uint16_t q = ld16(e + TXQ_E_ID);
+
+            if (q >= E810_FW_MAX_TXQ || s->txq[q].enabled) {
+                e810_guest_error(c, "add Tx queues: queue %u out of range or "
+                                 "already enabled", q);
+                rc = q >= E810_FW_MAX_TXQ ? E810_AQ_RC_EINVAL : E810_AQ_RC_EEXIST;
+                goto fail;
+            }
+            for (unsigned j = 0; j < i; j++) {
+                if (ld16(cmd->buf + off + TXQ_GRP_HDR + j * TXQ_ENTRY_SIZE) == q) {
+                    e810_guest_error(c, "add Tx queues: queue %u twice", q);
+                    rc = E810_AQ_RC_EINVAL;
+                    goto fail;
+                }
+            }
+            if (ctx_bits(e + TXQ_E_CTX, 135, 13) == 0) {
+                e810_guest_error(c, "add Tx queues: queue %u has length 0", q);
+                rc = E810_AQ_RC_EINVAL;
+                goto fail;
+            }
+            /* Documented in ice_ena_vsi_txq: without it firmware says EINVAL. */
+            if (!(e[TXQ_E_INFO + DATA_VALID] & DATA_VALID_GENERIC)) {
+                e810_guest_error(c, "add Tx queues: queue %u without generic "
+                                 "scheduler section", q);
+                rc = E810_AQ_RC_EINVAL;
+                goto fail;
+            }
+        }
+        for (unsigned i = 0; i < n; i++) {
+            uint8_t *e = cmd->buf + off + TXQ_GRP_HDR + i * TXQ_ENTRY_SIZE;
+            uint16_t q = ld16(e + TXQ_E_ID);
+            E810TxQueueCtx *tq = &s->txq[q];
+            uint8_t data[16];
+            uint32_t teid;
+            uint32_t gen = tq->gen;
+
+            memcpy(data, e + TXQ_E_INFO, 16);
+            data[DATA_TYPE] = E810_SCHED_ELEM_LEAF;
+            teid = sched_alloc(s, parent, E810_SCHED_LEAF_LAYER, E810_SCHED_TXQ,
+                               q, data);
+            added[nadded++] = teid;
+            memset(tq, 0, sizeof(*tq));
+            txq_unpack(tq, e + TXQ_E_CTX);
+            tq->gen = gen + 1;
+            tq->teid = teid;
+            tq->enabled = true;
+            st32(e + TXQ_E_TEID, teid);
+            trace_e810_fw_txq("enable", q, teid, tq->base, tq->qlen);
+        }
+        off += TXQ_GRP_HDR + (size_t)n * TXQ_ENTRY_SIZE;
+    }
+    cmd->resp_len = off;
+    return E810_AQ_RC_OK;
+
+bad_len:
+    e810_guest_error(c, "add Tx queues: groups overrun the %u-byte buffer",
+                     cmd->buf_len);
+    rc = E810_AQ_RC_EINVAL;
+fail:
+    sched_rollback(c, added, nadded);
+    return rc;
+}
+
+/* Size of one struct ice_aqc_dis_txq_item, with its alignment padding. */
+static size_t dis_item_size(uint8_t num_qs)
+{
+    return DIS_ITEM_HDR + 2u * num_qs + (num_qs % 2 == 0 ? 2 : 0);
+}
+
+static uint32_t qset_find(E810FwSched *s, uint16_t handle, uint32_t parent)
+{
+    uint32_t any = 0;
+
+    for (uint32_t i = 0; i < E810_SCHED_MAX_NODES; i++) {
+        const E810SchedNode *n = &s->node[i];
+
+        if (n->kind == E810_SCHED_QSET && n->ref == handle) {
+            if (n->parent == parent) {
+                return i + 1;
+            }
+            any = any ? any : i + 1;
+        }
+    }
+    return any;
+}
+
+/* 0x0C31 Disable Tx Queues: LAN queues and (bit 15) RDMA qsets. */
+static int sched_dis_txqs(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwSched *s = &c->fw.sched;
+    uint8_t entries = cmd->desc[17];
+    unsigned missing = 0;
+    size_t off = 0;
+
+    if (entries == 0) {
+        /* VM/VF reset flavour without a list: nothing of ours to stop. */
+        return E810_AQ_RC_OK;
+    }
+    if (!cmd->has_buf || entries > TXQ_MAX_GRPS) {
+        e810_guest_error(c, "disable Tx queues: %u entries", entries);
+        return E810_AQ_RC_EINVAL;
+    }
+    for (unsigned i = 0; i < entries; i++) {
+        if (off + DIS_ITEM_HDR > cmd->buf_len ||
+            off + dis_item_size(cmd->buf[off + 4]) > cmd->buf_len) {
+            e810_guest_error(c, "disable Tx queues: item %u overruns the "
+                             "%u-byte buffer", i, cmd->buf_len);
+            return E810_AQ_RC_EINVAL;
+        }
+        off += dis_item_size(cmd->buf[off + 4]);
+    }
+    off = 0;
+    for (unsigned i = 0; i < entries; i++) {
+        uint32_t parent = ld32(cmd->buf + off);
+        uint8_t num_qs = cmd->buf[off + 4];
+
+        for (unsigned j = 0; j < num_qs; j++) {
+            uint16_t id = ld16(cmd->buf + off + DIS_ITEM_HDR + 2 * j);
+
+            if (id & DIS_Q_RDMA_QSET) {
+                uint32_t teid = qset_find(s, id & ~DIS_Q_RDMA_QSET, parent);
+
+                if (teid) {
+                    sched_delete_subtree(c, teid);
+                } else {
+                    missing++;
+                }
+            } else if (id < E810_FW_MAX_TXQ && s->txq[id].enabled) {
+                sched_delete_subtree(c, s->txq[id].teid);
+            } else {
+                missing++;
+            }
+        }
+        off += dis_item_size(num_qs);
+    }
+    if (missing) {
+        /* The driver tolerates this; it is not a guest error. */
+        return E810_AQ_RC_ENOENT;
+    }
+    return E810_AQ_RC_OK;
+}
+
+/* 0x0C32 Move / Reconfigure Tx Queues (DCB, LAG): nothing to model. */
+static int sched_cfg_txqs(E810Core *c, E810AqCmd *cmd)
+{
+    return E810_AQ_RC_OK;
+}
+
+/* 0x0C33 Add RDMA Qsets: leaves remembered by qs_handle. */
+static int sched_add_qsets(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwSched *s = &c->fw.sched;
+    uint8_t groups = cmd->desc[16];
+    uint32_t added[SCHED_MAX_PER_CMD];
+    unsigned nadded = 0;
+    size_t off = 0;
+    int rc;
+
+    if (!cmd->has_buf || groups == 0 || groups > TXQ_MAX_GRPS) {
+        e810_guest_error(c, "add RDMA qsets: %u groups", groups);
+        return E810_AQ_RC_EINVAL;
+    }
+    for (unsigned g = 0; g < groups; g++) {
+        E810SchedNode *p;
+        uint32_t parent;
+        uint16_t n;
+
+        if (off + QSET_GRP_HDR > cmd->buf_len) {
+            goto bad_len;
+        }
+        parent = ld32(cmd->buf + off);
+        n = ld16(cmd->buf + off + 4);
+        if (n == 0 || off + QSET_GRP_HDR + (size_t)n * QSET_ENTRY_SIZE > cmd->buf_len) {
+            goto bad_len;
+        }
+        rc = sched_check_parent(c, parent, n, E810_SCHED_LEAF_LAYER,
+                                E810_SCHED_LEAF_LAYER, &p);
+        if (rc) {
+            goto fail;
+        }
+        for (unsigned i = 0; i < n; i++) {
+            uint8_t *e = cmd->buf + off + QSET_GRP_HDR + i * QSET_ENTRY_SIZE;
+            uint16_t handle = ld16(e + QSET_E_ID);
+            uint8_t data[16];
+            uint32_t teid;
+
+            if (handle & DIS_Q_RDMA_QSET) {
+                /* 0x0C31 could never name it again. */
+                e810_guest_error(c, "add RDMA qsets: qs_handle 0x%x", handle);
+                rc = E810_AQ_RC_EINVAL;
+                goto fail;
+            }
+            memcpy(data, e + QSET_E_INFO, 16);
+            data[DATA_TYPE] = E810_SCHED_ELEM_LEAF;
+            teid = sched_alloc(s, parent, E810_SCHED_LEAF_LAYER, E810_SCHED_QSET,
+                               handle, data);
+            added[nadded++] = teid;
+            st32(e + QSET_E_TEID, teid);
+        }
+        off += QSET_GRP_HDR + (size_t)n * QSET_ENTRY_SIZE;
+    }
+    cmd->resp_len = off;
+    return E810_AQ_RC_OK;
+
+bad_len:
+    e810_guest_error(c, "add RDMA qsets: groups overrun the %u-byte buffer",
+                     cmd->buf_len);
+    rc = E810_AQ_RC_EINVAL;
+fail:
+    sched_rollback(c, added, nadded);
+    return rc;
 }
 
 const E810AqOp e810_fw_sched_ops[] = {
+    { 0x0400, "get_dflt_topo", sched_get_dflt_topo },
+    { 0x0401, "add_sched_elems", sched_add_elems },
+    { 0x0403, "cfg_sched_elems", sched_cfg_elems },
+    { 0x0404, "query_sched_elems", sched_query_elems },
+    { 0x0408, "move_sched_elems", sched_move_elems },
+    { 0x0409, "suspend_sched_elems", sched_suspend },
+    { 0x040A, "resume_sched_elems", sched_resume },
+    { 0x040F, "delete_sched_elems", sched_delete_elems },
+    { 0x0410, "add_rl_profiles", sched_add_rl },
+    { 0x0412, "query_sched_res", sched_query_res },
+    { 0x0415, "remove_rl_profiles", sched_remove_rl },
+    { 0x0417, "set_tx_topo", sched_tx_topo },
+    { 0x0418, "get_tx_topo", sched_tx_topo },
+    { 0x0C30, "add_txqs", sched_add_txqs },
+    { 0x0C31, "dis_txqs", sched_dis_txqs },
+    { 0x0C32, "cfg_txqs", sched_cfg_txqs },
+    { 0x0C33, "add_rdma_qsets", sched_add_qsets },
     { 0, NULL, NULL }
 };

@@ -1,15 +1,1055 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* E810 firmware model: switch commands. */
+/*
+ * E810 firmware model: switch commands and RSS key/LUT.
+ *
+ * Layouts follow the ice driver's ice_adminq_cmd.h; the behaviour the
+ * driver relies on is described in ice_switch.c and ice_lib.c.
+ */
 #include "e810.h"
 #include "bytes.h"
 #include "../trace.h"
 
+/* Get Switch Config element (struct ice_aqc_get_sw_cfg_resp_elem) */
+#define SW_CFG_ELEM_SIZE        6
+#define SW_CFG_TYPE_PHYS_PORT   0
+
+/* Resource types and flags (Alloc/Free Resources) */
+#define RES_TYPE_M              0x7F
+#define RES_VSI_LIST_REP        0x03
+#define RES_VSI_LIST_PRUNE      0x04
+#define RES_RECIPE              0x05
+#define RES_FDIR_COUNTER_BLOCK  0x21
+#define RES_FDIR_GUARANTEED     0x22
+#define RES_FDIR_SHARED         0x23
+#define RES_FD_PROF             0x58
+#define RES_FD_TCAM             0x59
+#define RES_HASH_PROF           0x60
+#define RES_HASH_TCAM           0x61
+
+/* Add/Update/Free VSI descriptor parameters */
+#define VSI_P_NUM               16
+#define VSI_P_FLAGS             18      /* cmd_flags in, ext_status out */
+#define VSI_P_VF_USED           20      /* vf_id in, vsi_used out */
+#define VSI_P_TYPE_FREE         22      /* vsi_flags in, vsi_free out */
+#define   VSI_NUM_M             0x3FF
+#define   VSI_IS_VALID          0x8000
+#define   VSI_KEEP_ALLOC        0x1
+
+/* Switch rules */
+#define RULE_T_LKUP_RX          0
+#define RULE_T_LKUP_TX          1
+#define RULE_T_LG_ACT           2
+#define RULE_T_VSI_LIST_SET     3
+#define RULE_T_VSI_LIST_CLEAR   4
+#define RULE_T_PRUNE_LIST_SET   5
+#define RULE_T_PRUNE_LIST_CLEAR 6
+#define LKUP_HDR_SIZE           16      /* up to hdr_data */
+#define LKUP_RECIPE             4
+#define LKUP_SRC                6
+#define LKUP_ACT                8
+#define LKUP_INDEX              12
+#define LKUP_HDR_LEN            14
+#define LKUP_DATA               16
+#define LIST_HDR_SIZE           8
+#define LIST_INDEX              4
+#define LIST_NUM                6
+#define LIST_VSI                8
+#define LG_ACT_HDR_SIZE         8
+#define MAX_RECIPES             64
+
+#define ACT_TYPE_M              0x3
+#define ACT_FWD                 0
+#define ACT_PRUNE               2
+#define ACT_ID_S                4
+#define ACT_ID_M                0x3FF
+#define ACT_LIST                (1u << 14)
+#define ACT_VALID               (1u << 17)
+#define ACT_DROP                (1u << 18)
+
+/* Lookup types (recipe IDs of the default recipes) */
+#define LKUP_MAC                1
+#define LKUP_MAC_VLAN           2
+#define LKUP_PROMISC            3
+#define LKUP_VLAN               4
+#define LKUP_DFLT               5
+#define LKUP_PROMISC_VLAN       9
+
+/* RSS */
+#define RSS_VSI_VALID           0x8000
+#define RSS_KEY_STD_SIZE        40
+#define LUT_TYPE_VSI            0
+#define LUT_TYPE_PF             1
+#define LUT_TYPE_GLOBAL         2
+#define LUT_SIZE_512            (1u << 2)
+#define LUT_SIZE_2K             (1u << 3)
+#define CTX_LUT_VSI             0
+#define CTX_LUT_PF              2
+#define CTX_LUT_GBL             3
+
+/* ---- VSIs ------------------------------------------------------------ */
+
+static E810Vsi *vsi_get(E810FwSwitch *sw, unsigned vsi)
+{
+    if (vsi >= E810_FW_MAX_VSI || sw->vsi[vsi].state != E810_VSI_IN_USE) {
+        return NULL;
+    }
+    return &sw->vsi[vsi];
+}
+
+const uint8_t *e810_fw_vsi_ctx(E810Core *c, unsigned vsi)
+{
+    E810Vsi *v = vsi_get(&c->fw.sw, vsi);
+
+    return v ? v->ctx : NULL;
+}
+
+bool e810_fw_vsi_pe_enabled(E810Core *c, unsigned vsi)
+{
+    const uint8_t *ctx = e810_fw_vsi_ctx(c, vsi);
+
+    return ctx && (ctx[E810_VSI_CTX_Q_OPT_FLAGS] & E810_VSI_PE_FLTR_EN);
+}
+
+unsigned e810_fw_vsi_num_rxq(E810Core *c, unsigned vsi)
+{
+    const uint8_t *ctx = e810_fw_vsi_ctx(c, vsi);
+    unsigned n = 0;
+
+    if (!ctx) {
+        return 0;
+    }
+    if (!(ld16(ctx + E810_VSI_CTX_MAP_FLAGS) & 1)) {
+        /* Contiguous: q_mapping[0] is the first queue, [1] the count. */
+        return ld16(ctx + E810_VSI_CTX_Q_MAPPING + 2) & 0x7FF;
+    }
+    /* Scattered: one queue per q_mapping entry; count the leading used ones. */
+    while (n < 16 && (n == 0 || ld16(ctx + E810_VSI_CTX_Q_MAPPING + 2 * n))) {
+        n++;
+    }
+    return n;
+}
+
+int e810_fw_vsi_rxq(E810Core *c, unsigned vsi, unsigned idx)
+{
+    const uint8_t *ctx = e810_fw_vsi_ctx(c, vsi);
+
+    if (!ctx || idx >= e810_fw_vsi_num_rxq(c, vsi)) {
+        return -1;
+    }
+    if (!(ld16(ctx + E810_VSI_CTX_MAP_FLAGS) & 1)) {
+        return (ld16(ctx + E810_VSI_CTX_Q_MAPPING) & 0x7FF) + idx;
+    }
+    return ld16(ctx + E810_VSI_CTX_Q_MAPPING + 2 * idx) & 0x7FF;
+}
+
+/* Sections of struct ice_aqc_vsi_props by valid_sections bit. */
+static const struct {
+    uint16_t bit;
+    uint8_t off;
+    uint8_t len;
+} vsi_sections[] = {
+    { 1u << 0, 2, 4 },          /* switch */
+    { 1u << 1, 6, 2 },          /* security */
+    { 1u << 2, 8, 8 },          /* inner VLAN */
+    { 1u << 3, 24, 4 },         /* outer tag */
+    { 1u << 4, 16, 4 },         /* ingress UP table */
+    { 1u << 5, 20, 4 },         /* egress UP table */
+    { 1u << 6, 28, 50 },        /* Rx queue mapping + TC mapping */
+    { 1u << 7, 78, 6 },         /* queueing options (RSS, PE filter) */
+    { 1u << 8, 84, 4 },         /* outer UP table */
+    { 1u << 11, 90, 10 },       /* flow director */
+    { 1u << 12, 100, 4 },       /* PASID */
+};
+
+static void vsi_merge(uint8_t *ctx, const uint8_t *in)
+{
+    uint16_t valid = ld16(in);
+
+    for (size_t i = 0; i < sizeof(vsi_sections) / sizeof(vsi_sections[0]); i++) {
+        if (valid & vsi_sections[i].bit) {
+            memcpy(ctx + vsi_sections[i].off, in + vsi_sections[i].off,
+                   vsi_sections[i].len);
+        }
+    }
+    st16(ctx, ld16(ctx) | valid);
+}
+
+static void vsi_answer_counts(E810FwSwitch *sw, E810AqCmd *cmd)
+{
+    st16(aq_param(cmd, VSI_P_FLAGS), 0);
+    st16(aq_param(cmd, VSI_P_VF_USED), sw->nvsi);
+    st16(aq_param(cmd, VSI_P_TYPE_FREE), E810_FW_MAX_VSI - sw->nvsi);
+}
+
+/* 0x0210 Add VSI */
+static int sw_add_vsi(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwSwitch *sw = &c->fw.sw;
+    uint16_t req = ld16(aq_param(cmd, VSI_P_NUM));
+    unsigned num = E810_FW_MAX_VSI;
+    E810Vsi *v;
+
+    if (!cmd->has_buf || cmd->buf_len < E810_VSI_CTX_SIZE) {
+        e810_guest_error(c, "add VSI: context of %u bytes", cmd->buf_len);
+        return E810_AQ_RC_EINVAL;
+    }
+    if (req & VSI_IS_VALID) {
+        num = req & VSI_NUM_M;
+        if (num >= E810_FW_MAX_VSI) {
+            e810_guest_error(c, "add VSI: number %u out of range", num);
+            return E810_AQ_RC_EINVAL;
+        }
+        if (sw->vsi[num].state == E810_VSI_IN_USE) {
+            e810_guest_error(c, "add VSI: %u already exists", num);
+            return E810_AQ_RC_EEXIST;
+        }
+    } else {
+        for (unsigned i = 0; i < E810_FW_MAX_VSI; i++) {
+            if (sw->vsi[i].state == E810_VSI_FREE) {
+                num = i;
+                break;
+            }
+        }
+        if (num == E810_FW_MAX_VSI) {
+            e810_guest_error(c, "add VSI: all %u VSIs in use", E810_FW_MAX_VSI);
+            return E810_AQ_RC_ENOSPC;
+        }
+    }
+    v = &sw->vsi[num];
+    if (v->state == E810_VSI_FREE) {
+        sw->nvsi++;
+    }
+    memset(v, 0, sizeof(*v));
+    v->state = E810_VSI_IN_USE;
+    v->type = ld16(aq_param(cmd, VSI_P_TYPE_FREE)) & 3;
+    v->vf_id = cmd->desc[VSI_P_VF_USED];
+    vsi_merge(v->ctx, cmd->buf);
+    st16(aq_param(cmd, VSI_P_NUM), num);
+    vsi_answer_counts(sw, cmd);
+    trace_e810_fw_vsi("add", num, sw->nvsi);
+    return E810_AQ_RC_OK;
+}
+
+/* The VSI named by Update/Free VSI, or an error code. */
+static int vsi_from_cmd(E810Core *c, E810AqCmd *cmd, const char *what,
+                        unsigned *out)
+{
+    uint16_t req = ld16(aq_param(cmd, VSI_P_NUM));
+    unsigned num = req & VSI_NUM_M;
+
+    if (num >= E810_FW_MAX_VSI) {
+        e810_guest_error(c, "%s: VSI %u out of range", what, num);
+        return E810_AQ_RC_EINVAL;
+    }
+    if (!vsi_get(&c->fw.sw, num)) {
+        e810_guest_error(c, "%s: VSI %u does not exist", what, num);
+        return E810_AQ_RC_ENOENT;
+    }
+    *out = num;
+    return E810_AQ_RC_OK;
+}
+
+/* 0x0211 Update VSI: merge the sections flagged valid. */
+static int sw_update_vsi(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwSwitch *sw = &c->fw.sw;
+    unsigned num;
+    int rc = vsi_from_cmd(c, cmd, "update VSI", &num);
+
+    if (rc) {
+        return rc;
+    }
+    if (!cmd->has_buf || cmd->buf_len < E810_VSI_CTX_SIZE) {
+        e810_guest_error(c, "update VSI: context of %u bytes", cmd->buf_len);
+        return E810_AQ_RC_EINVAL;
+    }
+    vsi_merge(sw->vsi[num].ctx, cmd->buf);
+    vsi_answer_counts(sw, cmd);
+    trace_e810_fw_vsi("update", num, sw->nvsi);
+    return E810_AQ_RC_OK;
+}
+
+static void list_clear_vsi(E810FwSwitch *sw, unsigned vsi)
+{
+    for (unsigned i = 0; i < E810_FW_MAX_VSI_LISTS; i++) {
+        sw->list[i].map[vsi / 8] &= ~(1u << (vsi % 8));
+    }
+}
+
+static bool act_targets_vsi(uint32_t act, unsigned vsi)
+{
+    unsigned t = act & ACT_TYPE_M;
+
+    return (t == ACT_FWD || t == ACT_PRUNE) && !(act & ACT_LIST) &&
+           ((act >> ACT_ID_S) & ACT_ID_M) == vsi;
+}
+
+/* 0x0213 Free VSI: its rules and list memberships go with it. */
+static int sw_free_vsi(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwSwitch *sw = &c->fw.sw;
+    bool keep = ld16(aq_param(cmd, VSI_P_FLAGS)) & VSI_KEEP_ALLOC;
+    unsigned num;
+    int rc = vsi_from_cmd(c, cmd, "free VSI", &num);
+
+    if (rc) {
+        return rc;
+    }
+    for (unsigned i = 0; i < E810_FW_MAX_RULES; i++) {
+        E810SwRule *r = &sw->rule[i];
+
+        if (r->in_use && (act_targets_vsi(r->act, num) ||
+                          (r->type == RULE_T_LKUP_TX && r->src == num))) {
+            r->in_use = false;
+            sw->nrules--;
+        }
+    }
+    list_clear_vsi(sw, num);
+    memset(&sw->vsi[num], 0, sizeof(sw->vsi[num]));
+    if (keep) {
+        sw->vsi[num].state = E810_VSI_RESERVED;
+    } else {
+        sw->nvsi--;
+    }
+    vsi_answer_counts(sw, cmd);
+    trace_e810_fw_vsi(keep ? "free-keep" : "free", num, sw->nvsi);
+    return E810_AQ_RC_OK;
+}
+
+/* ---- switch configuration ------------------------------------------- */
+
+/* 0x0200 Get Switch Config: a single physical port, number 0. */
+static int sw_get_config(E810Core *c, E810AqCmd *cmd)
+{
+    if (!cmd->has_buf) {
+        e810_guest_error(c, "get switch config without a buffer");
+        return E810_AQ_RC_EINVAL;
+    }
+    if (cmd->buf_len < SW_CFG_ELEM_SIZE) {
+        cmd->resp_len = SW_CFG_ELEM_SIZE;
+        return E810_AQ_RC_ENOMEM;
+    }
+    st16(cmd->buf + 0, 0 | SW_CFG_TYPE_PHYS_PORT << 14);   /* port 0 */
+    st16(cmd->buf + 2, 0);                                  /* swid */
+    st16(cmd->buf + 4, 0);                                  /* PF 0 */
+    st16(aq_param(cmd, 18), 0);                             /* no more */
+    st16(aq_param(cmd, 20), 1);                             /* num_elems */
+    cmd->resp_len = SW_CFG_ELEM_SIZE;
+    return E810_AQ_RC_OK;
+}
+
+/* 0x0203 Set Port Parameters */
+static int sw_set_port_params(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwSwitch *sw = &c->fw.sw;
+
+    sw->port_flags = ld16(aq_param(cmd, 16));
+    sw->bad_frame_vsi = ld16(aq_param(cmd, 18));
+    sw->local_fwd_mode = cmd->desc[22];
+    return E810_AQ_RC_OK;
+}
+
+/* 0x020C Set VLAN Mode: accepted, single VLAN mode is all we do. */
+static int sw_set_vlan_mode(E810Core *c, E810AqCmd *cmd)
+{
+    return E810_AQ_RC_OK;
+}
+
+/* 0x0290..0x0293 recipes: not offered, the driver falls back. */
+static int sw_recipe(E810Core *c, E810AqCmd *cmd)
+{
+    return E810_AQ_RC_ESRCH;
+}
+
+/* ---- resources ------------------------------------------------------- */
+
+/* Pools of small IDs, counted from 0 (profile IDs index driver tables). */
+static const struct {
+    uint8_t type;
+    uint16_t size;
+} res_pools[E810_FW_RES_POOLS] = {
+    { RES_RECIPE, MAX_RECIPES },
+    { RES_FDIR_COUNTER_BLOCK, 16 },
+    { RES_FDIR_GUARANTEED, 16 },
+    { RES_FDIR_SHARED, 16 },
+    { RES_FD_PROF, E810_FW_RES_POOL_SIZE },
+    { RES_FD_TCAM, E810_FW_RES_POOL_SIZE },
+    { RES_HASH_PROF, E810_FW_RES_POOL_SIZE },
+    { RES_HASH_TCAM, E810_FW_RES_POOL_SIZE },
+    { 0x07, 1 },                /* SWID */
+};
+
+static int res_pool(uint8_t type)
+{
+    for (int i = 0; i < E810_FW_RES_POOLS; i++) {
+        if (res_pools[i].type == type) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* For these num_elems is an amount and one handle comes back. */
+static bool res_is_block(uint8_t type)
+{
+    return type == RES_FDIR_COUNTER_BLOCK || type == RES_FDIR_GUARANTEED ||
+           type == RES_FDIR_SHARED;
+}
+
+static bool bit_test(const uint8_t *map, unsigned i)
+{
+    return map[i / 8] & (1u << (i % 8));
+}
+
+static void bit_set(uint8_t *map, unsigned i, bool on)
+{
+    if (on) {
+        map[i / 8] |= 1u << (i % 8);
+    } else {
+        map[i / 8] &= ~(1u << (i % 8));
+    }
+}
+
+/* Parse the Alloc/Free buffer; returns the number of ID slots or < 0. */
+static int res_parse(E810Core *c, E810AqCmd *cmd, const char *what,
+                     uint8_t *type, int *pool, unsigned *ids)
+{
+    uint16_t n;
+
+    if (!cmd->has_buf || cmd->buf_len < 6) {
+        e810_guest_error(c, "%s: buffer of %u bytes", what, cmd->buf_len);
+        return -E810_AQ_RC_EINVAL;
+    }
+    if (ld16(aq_param(cmd, 16)) != 1) {
+        e810_guest_error(c, "%s: %u resource entries", what, ld16(aq_param(cmd, 16)));
+        return -E810_AQ_RC_EINVAL;
+    }
+    *type = ld16(cmd->buf) & RES_TYPE_M;
+    n = ld16(cmd->buf + 2);
+    *pool = res_pool(*type);
+    if (*type != RES_VSI_LIST_REP && *type != RES_VSI_LIST_PRUNE && *pool < 0) {
+        e810_unimp(c, "%s: resource type 0x%x", what, *type);
+        return -E810_AQ_RC_EINVAL;
+    }
+    if (n == 0) {
+        e810_guest_error(c, "%s: zero elements", what);
+        return -E810_AQ_RC_EINVAL;
+    }
+    *ids = res_is_block(*type) ? 1 : n;
+    if (4 + 2 * (size_t)*ids > cmd->buf_len) {
+        e810_guest_error(c, "%s: %u elements overrun the %u-byte buffer", what, n,
+                         cmd->buf_len);
+        return -E810_AQ_RC_EINVAL;
+    }
+    return 0;
+}
+
+/* 0x0208 Allocate Resources: the driver's IDs come back in elem[]. */
+static int sw_alloc_res(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwSwitch *sw = &c->fw.sw;
+    unsigned ids, avail = 0, got = 0;
+    uint8_t type;
+    int pool;
+    int rc = res_parse(c, cmd, "alloc resources", &type, &pool, &ids);
+
+    if (rc) {
+        return -rc;
+    }
+    /* Requested indices are not honoured: the driver asks for "any". */
+    if (pool < 0) {
+        for (unsigned i = 0; i < E810_FW_MAX_VSI_LISTS; i++) {
+            avail += !sw->list[i].in_use;
+        }
+    } else {
+        for (unsigned i = 0; i < res_pools[pool].size; i++) {
+            avail += !bit_test(sw->res[pool], i);
+        }
+    }
+    if (avail < ids) {
+        e810_guest_error(c, "alloc resources: type 0x%x exhausted", type);
+        return E810_AQ_RC_ENOSPC;
+    }
+    if (pool < 0) {
+        for (unsigned i = 0; i < E810_FW_MAX_VSI_LISTS && got < ids; i++) {
+            if (!sw->list[i].in_use) {
+                memset(&sw->list[i], 0, sizeof(sw->list[i]));
+                sw->list[i].in_use = true;
+                sw->list[i].res_type = type;
+                st16(cmd->buf + 4 + 2 * got++, i);
+            }
+        }
+    } else {
+        for (unsigned i = 0; i < res_pools[pool].size && got < ids; i++) {
+            if (!bit_test(sw->res[pool], i)) {
+                bit_set(sw->res[pool], i, true);
+                st16(cmd->buf + 4 + 2 * got++, i);
+            }
+        }
+    }
+    trace_e810_fw_res("alloc", type, ld16(cmd->buf + 2), ld16(cmd->buf + 4));
+    cmd->resp_len = 4 + 2 * ids;
+    return E810_AQ_RC_OK;
+}
+
+/* 0x0209 Free Resources */
+static int sw_free_res(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwSwitch *sw = &c->fw.sw;
+    unsigned ids;
+    uint8_t type;
+    int pool;
+    int rc = res_parse(c, cmd, "free resources", &type, &pool, &ids);
+
+    if (rc) {
+        return -rc;
+    }
+    for (unsigned i = 0; i < ids; i++) {
+        unsigned id = ld16(cmd->buf + 4 + 2 * i);
+        bool known = pool < 0 ?
+            id < E810_FW_MAX_VSI_LISTS && sw->list[id].in_use :
+            id < res_pools[pool].size && bit_test(sw->res[pool], id);
+
+        if (!known) {
+            e810_guest_error(c, "free resources: type 0x%x ID %u not allocated",
+                             type, id);
+            return E810_AQ_RC_ENOENT;
+        }
+    }
+    for (unsigned i = 0; i < ids; i++) {
+        unsigned id = ld16(cmd->buf + 4 + 2 * i);
+
+        if (pool < 0) {
+            memset(&sw->list[id], 0, sizeof(sw->list[id]));
+        } else {
+            bit_set(sw->res[pool], id, false);
+        }
+    }
+    trace_e810_fw_res("free", type, ids, ld16(cmd->buf + 4));
+    return E810_AQ_RC_OK;
+}
+
+/* ---- switch rules ---------------------------------------------------- */
+
+/* Size of the rule at @off, or 0 if it does not fit in the buffer. */
+static size_t rule_size(E810AqCmd *cmd, size_t off)
+{
+    size_t n;
+
+    if (off + 4 > cmd->buf_len) {
+        return 0;
+    }
+    switch (ld16(cmd->buf + off)) {
+    case RULE_T_LKUP_RX:
+    case RULE_T_LKUP_TX:
+        if (off + LKUP_HDR_SIZE > cmd->buf_len) {
+            return 0;
+        }
+        n = LKUP_HDR_SIZE + ld16(cmd->buf + off + LKUP_HDR_LEN);
+        break;
+    case RULE_T_LG_ACT:
+        if (off + LG_ACT_HDR_SIZE > cmd->buf_len) {
+            return 0;
+        }
+        n = LG_ACT_HDR_SIZE + 4 * (size_t)ld16(cmd->buf + off + 6);
+        break;
+    case RULE_T_VSI_LIST_SET:
+    case RULE_T_VSI_LIST_CLEAR:
+    case RULE_T_PRUNE_LIST_SET:
+    case RULE_T_PRUNE_LIST_CLEAR:
+        if (off + LIST_HDR_SIZE > cmd->buf_len) {
+            return 0;
+        }
+        n = LIST_HDR_SIZE + 2 * (size_t)ld16(cmd->buf + off + LIST_NUM);
+        break;
+    default:
+        return 0;
+    }
+    return off + n <= cmd->buf_len ? n : 0;
+}
+
+/* The forward/prune target of an action must exist. */
+static int rule_check_act(E810Core *c, uint32_t act)
+{
+    E810FwSwitch *sw = &c->fw.sw;
+    unsigned t = act & ACT_TYPE_M;
+    unsigned id = (act >> ACT_ID_S) & ACT_ID_M;
+
+    if ((t == ACT_FWD && !(act & ACT_DROP)) || t == ACT_PRUNE) {
+        if (act & ACT_LIST) {
+            if (id >= E810_FW_MAX_VSI_LISTS || !sw->list[id].in_use) {
+                e810_guest_error(c, "switch rule: VSI list %u not allocated", id);
+                return E810_AQ_RC_EINVAL;
+            }
+        } else if (!vsi_get(sw, id)) {
+            e810_guest_error(c, "switch rule: VSI %u does not exist", id);
+            return E810_AQ_RC_EINVAL;
+        }
+    }
+    return E810_AQ_RC_OK;
+}
+
+static int rule_check_list(E810Core *c, const uint8_t *r)
+{
+    E810FwSwitch *sw = &c->fw.sw;
+    unsigned id = ld16(r + LIST_INDEX);
+    unsigned n = ld16(r + LIST_NUM);
+
+    if (id >= E810_FW_MAX_VSI_LISTS || !sw->list[id].in_use) {
+        e810_guest_error(c, "VSI list rule: list %u not allocated", id);
+        return E810_AQ_RC_ENOENT;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        if (ld16(r + LIST_VSI + 2 * i) >= E810_FW_MAX_VSI) {
+            e810_guest_error(c, "VSI list rule: VSI %u out of range",
+                             ld16(r + LIST_VSI + 2 * i));
+            return E810_AQ_RC_EINVAL;
+        }
+    }
+    return E810_AQ_RC_OK;
+}
+
+static void rule_apply_list(E810FwSwitch *sw, const uint8_t *r, bool set)
+{
+    E810VsiList *l = &sw->list[ld16(r + LIST_INDEX)];
+    unsigned n = ld16(r + LIST_NUM);
+
+    for (unsigned i = 0; i < n; i++) {
+        bit_set(l->map, ld16(r + LIST_VSI + 2 * i), set);
+    }
+}
+
+static bool rule_type_is_set(uint16_t type)
+{
+    return type == RULE_T_VSI_LIST_SET || type == RULE_T_PRUNE_LIST_SET;
+}
+
+static void rule_store(E810SwRule *s, const uint8_t *r, bool match_too)
+{
+    s->type = ld16(r);
+    s->src = ld16(r + LKUP_SRC);
+    s->act = ld32(r + LKUP_ACT);
+    if (match_too) {
+        uint16_t len = ld16(r + LKUP_HDR_LEN);
+
+        s->recipe = ld16(r + LKUP_RECIPE);
+        s->hdr_len = len;
+        memset(s->hdr, 0, sizeof(s->hdr));
+        memcpy(s->hdr, r + LKUP_DATA, len < sizeof(s->hdr) ? len : sizeof(s->hdr));
+    }
+}
+
+/*
+ * 0x02A0 / 0x02A1 / 0x02A2 Add / Update / Remove Switch Rules.  All rules
+ * are checked before any is applied, so a command does all or nothing.
+ */
+static int sw_rules(E810Core *c, E810AqCmd *cmd, int op)
+{
+    static const char *const names[] = { "add", "update", "remove" };
+    E810FwSwitch *sw = &c->fw.sw;
+    uint16_t num = ld16(aq_param(cmd, 16));
+    unsigned new_rules = 0;
+    size_t off = 0;
+    int rc;
+
+    if (!cmd->has_buf || num == 0) {
+        e810_guest_error(c, "%s switch rules: %u rules", names[op], num);
+        return E810_AQ_RC_EINVAL;
+    }
+    for (unsigned i = 0; i < num; i++) {
+        size_t n = rule_size(cmd, off);
+        const uint8_t *r = cmd->buf + off;
+        uint16_t type;
+
+        if (!n) {
+            e810_guest_error(c, "%s switch rules: rule %u malformed or beyond "
+                             "the %u-byte buffer", names[op], i, cmd->buf_len);
+            return E810_AQ_RC_EINVAL;
+        }
+        type = ld16(r);
+        if (type == RULE_T_LKUP_RX || type == RULE_T_LKUP_TX) {
+            unsigned idx = ld16(r + LKUP_INDEX);
+
+            if (op == 0) {
+                if (ld16(r + LKUP_RECIPE) >= MAX_RECIPES) {
+                    e810_guest_error(c, "add switch rules: recipe %u",
+                                     ld16(r + LKUP_RECIPE));
+                    return E810_AQ_RC_EINVAL;
+                }
+                new_rules++;
+            } else if (idx >= E810_FW_MAX_RULES || !sw->rule[idx].in_use) {
+                /* ENOENT is what the driver expects for a stale index. */
+                return E810_AQ_RC_ENOENT;
+            }
+            if (op != 2) {
+                rc = rule_check_act(c, ld32(r + LKUP_ACT));
+                if (rc) {
+                    return rc;
+                }
+                if (type == RULE_T_LKUP_TX && !vsi_get(sw, ld16(r + LKUP_SRC))) {
+                    e810_guest_error(c, "switch rule: source VSI %u does not exist",
+                                     ld16(r + LKUP_SRC));
+                    return E810_AQ_RC_EINVAL;
+                }
+            }
+        } else if (type != RULE_T_LG_ACT) {
+            rc = rule_check_list(c, r);
+            if (rc) {
+                return rc;
+            }
+        }
+        off += n;
+    }
+    if (new_rules > E810_FW_MAX_RULES - sw->nrules) {
+        e810_guest_error(c, "add switch rules: rule table full");
+        return E810_AQ_RC_ENOSPC;
+    }
+
+    off = 0;
+    for (unsigned i = 0; i < num; i++) {
+        size_t n = rule_size(cmd, off);
+        uint8_t *r = cmd->buf + off;
+        uint16_t type = ld16(r);
+
+        if (type == RULE_T_LKUP_RX || type == RULE_T_LKUP_TX) {
+            unsigned idx = ld16(r + LKUP_INDEX);
+
+            if (op == 0) {
+                for (idx = 0; sw->rule[idx].in_use; idx++) {
+                    /* a free slot exists: counted above */
+                }
+                memset(&sw->rule[idx], 0, sizeof(sw->rule[idx]));
+                sw->rule[idx].in_use = true;
+                sw->nrules++;
+                rule_store(&sw->rule[idx], r, true);
+                st16(r + LKUP_INDEX, idx);
+            } else if (op == 1) {
+                /* An update without a header keeps the match. */
+                rule_store(&sw->rule[idx], r, ld16(r + LKUP_HDR_LEN) != 0);
+            } else {
+                sw->rule[idx].in_use = false;
+                sw->nrules--;
+            }
+            trace_e810_fw_sw_rule(names[op], idx, sw->rule[idx].recipe,
+                                  sw->rule[idx].act);
+        } else if (type != RULE_T_LG_ACT) {
+            /* Lists: SET adds the VSIs, CLEAR (or removing the rule) drops them. */
+            rule_apply_list(sw, r, op != 2 && rule_type_is_set(type));
+        }
+        off += n;
+    }
+    if (op == 0) {
+        cmd->resp_len = off;
+    }
+    return E810_AQ_RC_OK;
+}
+
+static int sw_add_rules(E810Core *c, E810AqCmd *cmd)
+{
+    return sw_rules(c, cmd, 0);
+}
+
+static int sw_update_rules(E810Core *c, E810AqCmd *cmd)
+{
+    return sw_rules(c, cmd, 1);
+}
+
+static int sw_remove_rules(E810Core *c, E810AqCmd *cmd)
+{
+    return sw_rules(c, cmd, 2);
+}
+
+/* ---- Rx lookup ------------------------------------------------------- */
+
+enum { CLS_UCAST, CLS_MCAST, CLS_BCAST };
+
+static int mac_class(const uint8_t *mac)
+{
+    static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+    if (!memcmp(mac, bcast, 6)) {
+        return CLS_BCAST;
+    }
+    return (mac[0] & 1) ? CLS_MCAST : CLS_UCAST;
+}
+
+/* VLAN ID in the rule's dummy header (TCI, big endian, at byte 14). */
+static uint16_t rule_vlan(const E810SwRule *r)
+{
+    return ((r->hdr[14] << 8) | r->hdr[15]) & 0xFFF;
+}
+
+/* Add the rule's forward target(s) to @map. */
+static void rule_targets(E810FwSwitch *sw, uint32_t act, uint8_t *map)
+{
+    unsigned id = (act >> ACT_ID_S) & ACT_ID_M;
+
+    if (!(act & ACT_LIST)) {
+        if (id < E810_FW_MAX_VSI) {
+            bit_set(map, id, true);
+        }
+        return;
+    }
+    if (id < E810_FW_MAX_VSI_LISTS && sw->list[id].in_use) {
+        for (unsigned b = 0; b < sizeof(sw->list[id].map); b++) {
+            map[b] |= sw->list[id].map[b];
+        }
+    }
+}
+
+int e810_fw_switch_lookup(E810Core *c, const uint8_t dst_mac[6], uint16_t vlan,
+                          uint16_t *vsis, int max)
+{
+    E810FwSwitch *sw = &c->fw.sw;
+    uint8_t hit[E810_FW_MAX_VSI / 8] = { 0 };
+    uint8_t vlan_ok[E810_FW_MAX_VSI / 8] = { 0 };
+    uint16_t vid = vlan == E810_VLAN_NONE ? 0 : vlan & 0xFFF;
+    int cls = mac_class(dst_mac);
+    int n = 0;
+
+    for (unsigned i = 0; i < E810_FW_MAX_RULES; i++) {
+        const E810SwRule *r = &sw->rule[i];
+        bool rx = r->type == RULE_T_LKUP_RX;
+        bool match;
+
+        if (!r->in_use) {
+            continue;
+        }
+        if (r->recipe == LKUP_VLAN) {
+            if ((r->act & ACT_TYPE_M) == ACT_PRUNE && rule_vlan(r) == vid) {
+                rule_targets(sw, r->act, vlan_ok);
+            }
+            continue;
+        }
+        if ((r->act & ACT_TYPE_M) != ACT_FWD || !(r->act & ACT_VALID) ||
+            (r->act & ACT_DROP)) {
+            continue;
+        }
+        /* MAC filters are Tx rules but match on ingress too. */
+        switch (r->recipe) {
+        case LKUP_MAC:
+            match = !memcmp(r->hdr, dst_mac, 6);
+            break;
+        case LKUP_MAC_VLAN:
+            match = !memcmp(r->hdr, dst_mac, 6) && rule_vlan(r) == vid;
+            break;
+        case LKUP_PROMISC:
+            match = rx && mac_class(r->hdr) == cls;
+            break;
+        case LKUP_PROMISC_VLAN:
+            match = rx && mac_class(r->hdr) == cls && rule_vlan(r) == vid;
+            break;
+        case LKUP_DFLT:
+            match = rx;
+            break;
+        default:
+            match = false;
+            break;
+        }
+        if (match) {
+            rule_targets(sw, r->act, hit);
+        }
+    }
+    for (unsigned v = 0; v < E810_FW_MAX_VSI && n < max; v++) {
+        E810Vsi *vp = vsi_get(sw, v);
+
+        if (!vp || !bit_test(hit, v)) {
+            continue;
+        }
+        /* Tagged frames need a VLAN filter when the VSI prunes. */
+        if (vlan != E810_VLAN_NONE &&
+            (vp->ctx[E810_VSI_CTX_SW_FLAGS2] & E810_VSI_RX_VLAN_PRUNE) &&
+            !bit_test(vlan_ok, v)) {
+            continue;
+        }
+        vsis[n++] = v;
+    }
+    return n;
+}
+
+/* ---- RSS ------------------------------------------------------------- */
+
+const uint8_t *e810_fw_rss_key(E810Core *c, unsigned vsi)
+{
+    E810Vsi *v = vsi_get(&c->fw.sw, vsi);
+
+    return v ? v->rss_key : NULL;
+}
+
+const uint8_t *e810_fw_rss_lut(E810Core *c, unsigned vsi, unsigned *size)
+{
+    E810FwSwitch *sw = &c->fw.sw;
+    E810Vsi *v = vsi_get(sw, vsi);
+    uint8_t opt;
+
+    if (!v) {
+        *size = 0;
+        return NULL;
+    }
+    opt = v->ctx[E810_VSI_CTX_Q_OPT_RSS];
+    switch (opt & 3) {
+    case CTX_LUT_PF:
+        *size = sw->pf_lut_size;
+        return sw->pf_lut;
+    case CTX_LUT_GBL:
+        *size = E810_RSS_GLOBAL_LUT_SIZE;
+        return sw->global_lut[(opt >> 2) & 0xF];
+    default:
+        *size = E810_RSS_VSI_LUT_SIZE;
+        return v->rss_lut;
+    }
+}
+
+static E810Vsi *rss_vsi(E810Core *c, E810AqCmd *cmd, const char *what)
+{
+    uint16_t id = ld16(aq_param(cmd, 16));
+    E810Vsi *v = vsi_get(&c->fw.sw, id & VSI_NUM_M);
+
+    if (!(id & RSS_VSI_VALID) || !v) {
+        e810_guest_error(c, "%s: VSI 0x%x invalid or unknown", what, id);
+        return NULL;
+    }
+    if (!cmd->has_buf) {
+        e810_guest_error(c, "%s: no buffer", what);
+        return NULL;
+    }
+    return v;
+}
+
+/* 0x0B02 / 0x0B04 Set / Get RSS Key */
+static int sw_rss_key(E810Core *c, E810AqCmd *cmd, bool set)
+{
+    E810Vsi *v = rss_vsi(c, cmd, set ? "set RSS key" : "get RSS key");
+    size_t n;
+
+    if (!v) {
+        return E810_AQ_RC_EINVAL;
+    }
+    if (cmd->buf_len < RSS_KEY_STD_SIZE) {
+        e810_guest_error(c, "RSS key buffer of %u bytes", cmd->buf_len);
+        return E810_AQ_RC_EINVAL;
+    }
+    n = cmd->buf_len < E810_RSS_KEY_SIZE ? cmd->buf_len : E810_RSS_KEY_SIZE;
+    if (set) {
+        memcpy(v->rss_key, cmd->buf, n);
+    } else {
+        memcpy(cmd->buf, v->rss_key, n);
+        cmd->resp_len = n;
+    }
+    return E810_AQ_RC_OK;
+}
+
+static int sw_set_rss_key(E810Core *c, E810AqCmd *cmd)
+{
+    return sw_rss_key(c, cmd, true);
+}
+
+static int sw_get_rss_key(E810Core *c, E810AqCmd *cmd)
+{
+    return sw_rss_key(c, cmd, false);
+}
+
+/* 0x0B03 / 0x0B05 Set / Get RSS LUT (VSI, PF or global table) */
+static int sw_rss_lut(E810Core *c, E810AqCmd *cmd, bool set)
+{
+    E810FwSwitch *sw = &c->fw.sw;
+    E810Vsi *v = rss_vsi(c, cmd, set ? "set RSS LUT" : "get RSS LUT");
+    uint16_t flags = ld16(aq_param(cmd, 18));
+    unsigned size, cap;
+    uint8_t *lut;
+
+    if (!v) {
+        return E810_AQ_RC_EINVAL;
+    }
+    size = flags & LUT_SIZE_2K ? 2048 : flags & LUT_SIZE_512 ? 512 : 64;
+    switch (flags & 3) {
+    case LUT_TYPE_VSI:
+        lut = v->rss_lut;
+        cap = E810_RSS_VSI_LUT_SIZE;
+        break;
+    case LUT_TYPE_PF:
+        lut = sw->pf_lut;
+        cap = E810_RSS_PF_LUT_SIZE;
+        break;
+    case LUT_TYPE_GLOBAL:
+        lut = sw->global_lut[(flags >> 4) & 0xF];
+        cap = E810_RSS_GLOBAL_LUT_SIZE;
+        break;
+    default:
+        e810_guest_error(c, "RSS LUT type %u", flags & 3);
+        return E810_AQ_RC_EINVAL;
+    }
+    if (size > cap || cmd->buf_len < size) {
+        e810_guest_error(c, "RSS LUT of %u entries (table %u, buffer %u)", size,
+                         cap, cmd->buf_len);
+        return E810_AQ_RC_EINVAL;
+    }
+    if (set) {
+        memcpy(lut, cmd->buf, size);
+        if ((flags & 3) == LUT_TYPE_PF) {
+            sw->pf_lut_size = size;
+        }
+    } else {
+        memcpy(cmd->buf, lut, size);
+        cmd->resp_len = size;
+    }
+    return E810_AQ_RC_OK;
+}
+
+static int sw_set_rss_lut(E810Core *c, E810AqCmd *cmd)
+{
+    return sw_rss_lut(c, cmd, true);
+}
+
+static int sw_get_rss_lut(E810Core *c, E810AqCmd *cmd)
+{
+    return sw_rss_lut(c, cmd, false);
+}
+
+/* ---- reset ----------------------------------------------------------- */
+
+static void sw_clear(E810Core *c)
+{
+    E810FwSwitch *sw = &c->fw.sw;
+
+    memset(sw, 0, sizeof(*sw));
+    sw->pf_lut_size = E810_RSS_PF_LUT_SIZE;
+}
+
+/* 0x02A4 Clear PF Configuration: VSIs, rules, lists, resources, Tx tree. */
+static int sw_clear_pf_cfg(E810Core *c, E810AqCmd *cmd)
+{
+    sw_clear(c);
+    e810_fw_sched_clear(c);
+    trace_e810_fw_vsi("clear-pf", 0, 0);
+    return E810_AQ_RC_OK;
+}
+
 void e810_fw_switch_reset(E810Core *c, E810ResetType type)
 {
-    (void)c;
-    (void)type;
+    sw_clear(c);
 }
 
 const E810AqOp e810_fw_switch_ops[] = {
+    { 0x0200, "get_sw_cfg", sw_get_config },
+    { 0x0203, "set_port_params", sw_set_port_params },
+    { 0x0208, "alloc_res", sw_alloc_res },
+    { 0x0209, "free_res", sw_free_res },
+    { 0x020C, "set_vlan_mode", sw_set_vlan_mode },
+    { 0x0210, "add_vsi", sw_add_vsi },
+    { 0x0211, "update_vsi", sw_update_vsi },
+    { 0x0213, "free_vsi", sw_free_vsi },
+    { 0x0290, "add_recipe", sw_recipe },
+    { 0x0291, "recipe_to_profile", sw_recipe },
+    { 0x0292, "get_recipe", sw_recipe },
+    { 0x0293, "get_recipe_to_profile", sw_recipe },
+    { 0x02A0, "add_sw_rules", sw_add_rules },
+    { 0x02A1, "update_sw_rules", sw_update_rules },
+    { 0x02A2, "remove_sw_rules", sw_remove_rules },
+    { 0x02A4, "clear_pf_cfg", sw_clear_pf_cfg },
+    { 0x0B02, "set_rss_key", sw_set_rss_key },
+    { 0x0B03, "set_rss_lut", sw_set_rss_lut },
+    { 0x0B04, "get_rss_key", sw_get_rss_key },
+    { 0x0B05, "get_rss_lut", sw_get_rss_lut },
     { 0, NULL, NULL }
 };
