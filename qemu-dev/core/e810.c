@@ -110,6 +110,8 @@ static void e810_regs_defaults(E810Core *c)
     e810_reg_set(c, GLNVM_GENS, 1u << GLNVM_GENS_SR_SIZE_S);
     /* Global reset delay, in 100 ms units: only sizes the driver's poll loop. */
     e810_reg_set(c, GLGEN_RSTCTL, 8);
+    e810_reg_set(c, GLQF_FD_SIZE, E810_FD_GUAR | E810_FD_BEST_EFFORT << 16);
+    e810_reg_set(c, PFQF_FD_SIZE, E810_FD_GUAR | E810_FD_BEST_EFFORT << 16);
 }
 
 void e810_core_reset(E810Core *c, E810ResetType type)

@@ -182,8 +182,12 @@ typedef struct CapElem {
 
 /*
  * One PF owning the whole device, so device and function lists agree.
- * Everything not listed (FD, DCB, SR-IOV, 1588, Tx topology...) is absent on
+ * Everything not listed (DCB, SR-IOV, 1588, Tx topology...) is absent on
  * purpose: ice then skips those features without touching the device.
+ * Flow director must be listed: ice sets up its control VSI regardless and
+ * only initialises its bookkeeping (ctrl_vsi_idx) when the capability is
+ * there, so without it ice WARNs at probe.  The function's pool sizes come
+ * from GLQF_FD_SIZE, not from this list.
  */
 static const CapElem e810_caps[] = {
     { E810_CAP_VALID_FUNCTIONS, 0x1, 0, 0 },
@@ -192,6 +196,7 @@ static const CapElem e810_caps[] = {
     { E810_CAP_RXQS, E810_FW_NUM_QUEUES, 0, 0 },
     { E810_CAP_TXQS, E810_FW_NUM_QUEUES, 0, 0 },
     { E810_CAP_MSIX, E810_MSIX_VECTORS, 0, 0 },
+    { E810_CAP_FD, E810_FD_FILTERS, 0, 0 },
     { E810_CAP_MAX_MTU, E810_FW_MAX_MTU, 0, 0 },
     { E810_CAP_RDMA, 1, 0, 0 },
 };

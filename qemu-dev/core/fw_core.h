@@ -39,6 +39,7 @@ enum {
 #define E810_CAP_RXQS               0x0041
 #define E810_CAP_TXQS               0x0042
 #define E810_CAP_MSIX               0x0043
+#define E810_CAP_FD                 0x0045
 #define E810_CAP_MAX_MTU            0x0047
 #define E810_CAP_RDMA               0x0051
 #define E810_CAP_ELEM_SIZE          32

@@ -41,4 +41,12 @@
 #define GLGEN_CLKSTAT_SRC           0x000B826C
 #define GLPCI_CNF2                  0x000BE004
 
+/* Flow director filter space: guaranteed (14:0) and best-effort (30:16). */
+#define GLQF_FD_SIZE                0x00460010
+#define GLQF_FD_CNT                 0x00460018
+#define PFQF_FD_SIZE                0x00460100
+#define E810_FD_FILTERS             16384
+#define E810_FD_GUAR                8192
+#define E810_FD_BEST_EFFORT         8192
+
 #endif

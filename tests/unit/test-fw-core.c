@@ -178,7 +178,7 @@ static void test_driver_version_shutdown_pxe(void)
 typedef struct Caps {
     unsigned count;
     uint32_t valid_funcs, vsi, rxq, rxq_first, txq, msix, msix_first;
-    uint32_t rss_size, rss_width, mtu, rdma;
+    uint32_t rss_size, rss_width, mtu, rdma, fd;
     unsigned unknown;
 } Caps;
 
@@ -213,6 +213,9 @@ static void parse_caps(const AqMsg *m, Caps *caps)
             caps->msix = number;
             caps->msix_first = phys;
             break;
+        case 0x0045:
+            caps->fd = number;
+            break;
         case 0x0047:
             caps->mtu = number;
             break;
@@ -239,7 +242,7 @@ static void test_capabilities(void)
         CHECK_EQ(aq_send(&t, &m), 0);
         parse_caps(&m, &caps);
         CHECK_EQ(aq_datalen(&m), caps.count * 32);
-        CHECK_EQ(caps.count, 8);
+        CHECK_EQ(caps.count, 9);
         CHECK_EQ(caps.unknown, 0);
         CHECK_EQ(caps.valid_funcs, 0x1);
         CHECK_EQ(caps.vsi, 768);
@@ -252,6 +255,7 @@ static void test_capabilities(void)
         CHECK_EQ(caps.rss_width, 6);
         CHECK_EQ(caps.mtu, 9728);
         CHECK_EQ(caps.rdma, 1);
+        CHECK_EQ(caps.fd, 16384);
     }
     aq_test_cleanup(&t);
 }
@@ -265,8 +269,8 @@ static void test_capabilities_small_buffer(void)
     aq_msg_init(&m, 0x000B, 64, false);
     CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_ENOMEM);
     CHECK(aq_flags(&m) & E810_AQ_FLAG_ERR);
-    CHECK_EQ(ld32(m.desc + 20), 8);
-    CHECK_EQ(aq_datalen(&m), 8 * 32);
+    CHECK_EQ(ld32(m.desc + 20), 9);
+    CHECK_EQ(aq_datalen(&m), 9 * 32);
     /* Without any buffer it is a malformed command. */
     aq_msg_init(&m, 0x000A, 0, false);
     CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_EINVAL);

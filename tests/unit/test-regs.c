@@ -39,6 +39,8 @@ static void test_reset_values(void)
     CHECK_EQ(rd(GLGEN_RSTAT) & 3, 0);      /* device active */
     CHECK_EQ(rd(GL_MNG_FWSM), 0);           /* not in recovery, FW loaded */
     CHECK_EQ(rd(PF_FUNC_RID) & 7, 0);
+    /* Flow-director pools: guaranteed and best-effort filters. */
+    CHECK_EQ(rd(GLQF_FD_SIZE), 8192 | 8192u << 16);
     teardown();
 }
 
