@@ -125,6 +125,7 @@ void e810_core_reset(E810Core *c, E810ResetType type)
     e810_regs_defaults(c);
     e810_aq_reset(c);
     e810_fw_reset(c, type);
+    e810_lan_reset(c);
 }
 
 void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6])
@@ -176,6 +177,9 @@ static void e810_write32(E810Core *c, uint32_t off, uint32_t val)
         return;
     }
     if (e810_aq_write(c, off, val)) {
+        return;
+    }
+    if (e810_lan_write(c, off, val)) {
         return;
     }
     switch (off) {
@@ -258,17 +262,17 @@ void e810_mmio_write(E810Core *c, uint64_t addr, uint64_t val, unsigned size)
 
 bool e810_can_receive(E810Core *c)
 {
-    /* Never stall the backend: frames we cannot place are dropped and counted. */
+    /*
+     * Never stall the backend: frames we cannot place are dropped and
+     * counted (rx_no_desc), as the hardware does when a ring runs dry.
+     */
     (void)c;
     return true;
 }
 
 size_t e810_receive(E810Core *c, const uint8_t *frame, size_t len)
 {
-    (void)frame;
-    /* No receive queue is modelled yet: count and trace every frame. */
-    c->stats.rx_dropped++;
-    trace_e810_rx_drop(len, "no rx queue enabled");
+    e810_lan_receive(c, frame, len);
     return len;
 }
 

@@ -11,6 +11,7 @@
 #include "intr.h"
 #include "aq.h"
 #include "fw.h"
+#include "lan.h"
 
 /* Counters for everything the device refused or lost (never silent). */
 typedef struct E810Counters {
@@ -21,6 +22,23 @@ typedef struct E810Counters {
     uint64_t mmio_bad_access;   /* unaligned or out-of-range accesses */
     uint64_t irq_raised;        /* MSI-X messages sent */
     uint64_t pf_resets;
+    /* LAN Tx */
+    uint64_t tx_frames;         /* frames sent (or looped back) */
+    uint64_t tx_bytes;
+    uint64_t tx_tso;            /* TSO packets segmented */
+    uint64_t tx_bad_desc;       /* packets dropped: malformed descriptors/headers */
+    uint64_t tx_oversize;       /* packets dropped: beyond the frame/TSO limits */
+    uint64_t tx_zero_desc;      /* zero-length data descriptors (skipped) */
+    uint64_t tx_bad_doorbell;   /* doorbells of disabled queues / beyond the ring */
+    /* LAN Rx: each drop also counts in rx_dropped */
+    uint64_t rx_frames;         /* frames placed in a queue */
+    uint64_t rx_bytes;
+    uint64_t rx_link_down;
+    uint64_t rx_runt;
+    uint64_t rx_oversize;       /* beyond the maximum frame or the queue's rxmax */
+    uint64_t rx_no_vsi;         /* no switch rule matched */
+    uint64_t rx_queue_off;      /* target queue disabled or badly programmed */
+    uint64_t rx_no_desc;        /* no free descriptors */
 } E810Counters;
 
 typedef struct E810Vector {
@@ -37,6 +55,7 @@ struct E810Core {
     E810Counters stats;
     E810Aq aq;
     E810Fw fw;
+    E810Lan lan;
 };
 
 /* Lifetime */

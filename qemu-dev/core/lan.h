@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 LAN data path: Tx rings (doorbell, descriptors, checksum offload,
+ * TSO), Rx rings (queue context, flex write-back, RSS), and their registers.
+ *
+ * Tx queue contexts come from the firmware (Add Tx LAN Queues, fw_sched.h);
+ * Rx queue contexts are written by the driver into QRX_CONTEXT registers and
+ * taken over when it sets QRX_CTRL.QENA_REQ.  Queue numbers are PF-space
+ * queue ids throughout (the driver's pf_q / reg_idx).
+ */
+#ifndef E810_LAN_H
+#define E810_LAN_H
+
+#include "types.h"
+
+#define E810_LAN_TXQ                2048
+#define E810_LAN_RXQ                2048
+
+/* ---- registers (ice_hw_autogen.h) -------------------------------------- */
+
+#define QTX_COMM_DBELL(q)           (0x002C0000 + 4 * (q))
+#define QTX_COMM_HEAD(q)            (0x000E0000 + 4 * (q))
+#define   QTX_COMM_HEAD_HEAD_M      0x1FFFu
+#define QRX_CTRL(q)                 (0x00120000 + 4 * (q))
+#define   QRX_CTRL_QENA_REQ         (1u << 0)
+#define   QRX_CTRL_QENA_STAT        (1u << 2)
+#define QRX_TAIL(q)                 (0x00290000 + 4 * (q))
+#define   QRX_TAIL_M                0x1FFFu
+#define QRX_CONTEXT(i, q)           (0x00280000 + 0x2000 * (i) + 4 * (q))
+#define QRX_CONTEXT_DWORDS          8
+#define QRXFLXP_CNTXT(q)            (0x00480000 + 4 * (q))
+#define   QRXFLXP_CNTXT_RXDID_M     0x3Fu
+
+/* ---- Tx descriptors (16 bytes, ice_lan_tx_rx.h) ------------------------ */
+
+#define E810_TXD_SIZE               16
+#define E810_TXD_DTYPE_M            0xFull
+#define E810_TXD_DTYPE_DATA         0x0
+#define E810_TXD_DTYPE_CTX          0x1
+#define E810_TXD_DTYPE_FLTR_PROG    0x8
+#define E810_TXD_DTYPE_DONE         0xF
+
+/* Data descriptor QW1: cmd 15:4, offsets 33:16, size 47:34, L2TAG1 63:48 */
+#define E810_TXD_CMD_S              4
+#define E810_TXD_CMD_M              0xFFFu
+#define   E810_TXD_CMD_EOP          0x001
+#define   E810_TXD_CMD_RS           0x002
+#define   E810_TXD_CMD_IL2TAG1      0x008
+#define   E810_TXD_CMD_DUMMY        0x010
+#define   E810_TXD_CMD_IIPT_M       0x060
+#define   E810_TXD_CMD_IIPT_IPV6    0x020
+#define   E810_TXD_CMD_IIPT_IPV4    0x040
+#define   E810_TXD_CMD_IIPT_IPV4_CSUM 0x060
+#define   E810_TXD_CMD_L4T_M        0x300
+#define   E810_TXD_CMD_L4T_TCP      0x100
+#define   E810_TXD_CMD_L4T_SCTP     0x200
+#define   E810_TXD_CMD_L4T_UDP      0x300
+#define E810_TXD_OFF_S              16
+#define E810_TXD_OFF_M              0x3FFFFu
+#define   E810_TXD_MACLEN(o)        (((o) & 0x7F) * 2)
+#define   E810_TXD_IPLEN(o)         ((((o) >> 7) & 0x7F) * 4)
+#define   E810_TXD_L4LEN(o)         ((((o) >> 14) & 0xF) * 4)
+#define E810_TXD_BUF_SZ_S           34
+#define E810_TXD_BUF_SZ_M           0x3FFFu
+#define E810_TXD_L2TAG1_S           48
+
+/* Context descriptor: QW0 tunneling (31:0), L2TAG2 (47:32); QW1 cmd 10:4,
+ * TSO length 47:30, MSS 63:50. */
+#define E810_TXCD_CMD_S             4
+#define E810_TXCD_CMD_M             0x7Fu
+#define   E810_TXCD_CMD_TSO         0x01
+#define   E810_TXCD_CMD_TSYN        0x02
+#define   E810_TXCD_CMD_IL2TAG2     0x04
+#define E810_TXCD_TSO_LEN_S         30
+#define E810_TXCD_TSO_LEN_M         0x3FFFFu
+#define E810_TXCD_MSS_S             50
+#define E810_TXCD_MSS_M             0x3FFFu
+#define E810_TXCD_MIN_MSS           64
+#define E810_TXCD_EIPT_M            0x3u
+#define E810_TXCD_EIPLEN(t)         ((((t) >> 2) & 0x7F) * 4)
+#define E810_TXCD_NATLEN(t)         ((((t) >> 12) & 0x7F) * 2)
+#define   E810_TXCD_EIPT_IPV4_CSUM  0x3
+
+/* ---- Rx descriptors (32 bytes, flex NIC, RXDID 2) ---------------------- */
+
+#define E810_RXD_SIZE               32
+#define E810_RXDID_FLEX_NIC         2
+
+#define E810_RXD_STATUS0_DD         (1u << 0)
+#define E810_RXD_STATUS0_EOF        (1u << 1)
+#define E810_RXD_STATUS0_L3L4P      (1u << 3)
+#define E810_RXD_STATUS0_IPE        (1u << 4)
+#define E810_RXD_STATUS0_L4E        (1u << 5)
+#define E810_RXD_STATUS0_RXE        (1u << 10)
+#define E810_RXD_STATUS0_RSS_VALID  (1u << 12)
+#define E810_RXD_STATUS0_L2TAG1P    (1u << 13)
+#define E810_RXD_STATUS1_L2TAG2P    (1u << 11)
+
+/* Write-back byte offsets (struct ice_32b_rx_flex_desc_nic) */
+#define E810_RXD_WB_RXDID           0
+#define E810_RXD_WB_PTYPE           2
+#define E810_RXD_WB_PKT_LEN         4
+#define E810_RXD_WB_HDR_LEN         6
+#define E810_RXD_WB_STATUS0         8
+#define E810_RXD_WB_L2TAG1          10
+#define E810_RXD_WB_RSS_HASH        12
+#define E810_RXD_WB_STATUS1         16
+#define E810_RXD_WB_L2TAG2_2ND      22
+
+/* Packet types, libie numbering (libie/rx.c libie_rx_pt_lut) */
+#define E810_PTYPE_L2               1
+#define E810_PTYPE_IPV4_FRAG        22
+#define E810_PTYPE_IPV4             23
+#define E810_PTYPE_IPV4_UDP         24
+#define E810_PTYPE_IPV4_TCP         26
+#define E810_PTYPE_IPV4_SCTP        27
+#define E810_PTYPE_IPV4_ICMP        28
+#define E810_PTYPE_IPV6_FRAG        88
+#define E810_PTYPE_IPV6             89
+#define E810_PTYPE_IPV6_UDP         90
+#define E810_PTYPE_IPV6_TCP         92
+#define E810_PTYPE_IPV6_SCTP        93
+#define E810_PTYPE_IPV6_ICMP        94
+
+/* ---- limits ------------------------------------------------------------ */
+
+/* Largest frame either way, without FCS (Set MAC Config maximum). */
+#define E810_LAN_MAX_FRAME          9728
+/* Largest frame we emit: two inserted VLAN tags, or an appended FCS. */
+#define E810_LAN_FRAME_BUF          (E810_LAN_MAX_FRAME + 8)
+/* TSO: headers (MACLEN + IPLEN + L4LEN at most 822) plus an 18-bit length. */
+#define E810_TSO_HDR_MAX            (254 + 508 + 60)
+#define E810_TX_GATHER_MAX          (E810_TSO_HDR_MAX + 0x3FFFF)
+/* Descriptors one packet may use before we call it malformed. */
+#define E810_TX_MAX_DESC_PER_PKT    128
+
+/* ---- state ------------------------------------------------------------- */
+
+typedef struct E810TxRing {
+    uint32_t gen;               /* E810TxQueueCtx.gen the head belongs to */
+    uint16_t head;              /* next descriptor the device fetches */
+} E810TxRing;
+
+/* An Rx queue context as QENA_REQ took it over (ice_rlan_ctx). */
+typedef struct E810RxRing {
+    bool enabled;
+    bool valid;                 /* context usable; else frames are dropped */
+    uint64_t base;              /* bytes */
+    uint16_t qlen;
+    uint16_t head;
+    uint32_t dbuf;              /* data buffer size in bytes */
+    uint32_t hbuf;              /* header buffer size in bytes */
+    uint8_t dtype;
+    bool dsize32;
+    bool crcstrip;
+    bool l2tsel;
+    bool showiv;
+    uint16_t rxmax;
+} E810RxRing;
+
+typedef struct E810Lan {
+    E810TxRing txq[E810_LAN_TXQ];
+    E810RxRing rxq[E810_LAN_RXQ];
+    uint8_t gather[E810_TX_GATHER_MAX];
+    uint8_t frame[E810_LAN_FRAME_BUF];      /* one Tx frame being built */
+    uint8_t rxframe[E810_LAN_FRAME_BUF];    /* one Rx frame being placed */
+} E810Lan;
+
+void e810_lan_reset(E810Core *c);
+/* Register writes of the LAN block; true if handled. */
+bool e810_lan_write(E810Core *c, uint32_t off, uint32_t val);
+/* QTX_COMM_DBELL writes (lan_tx.c); true if @off is a doorbell. */
+bool e810_lan_tx_write(E810Core *c, uint32_t off, uint32_t val);
+/* Rx from the wire (or MAC loopback); returns nothing: drops are counted. */
+void e810_lan_receive(E810Core *c, const uint8_t *frame, size_t len);
+
+/* ---- checksum helpers (lan_csum.c) ------------------------------------- */
+
+/* One's-complement sum of @len bytes as big-endian 16-bit words. */
+uint32_t e810_csum_add(uint32_t sum, const uint8_t *p, size_t len);
+uint16_t e810_csum_fold(uint32_t sum);
+/* Pseudo-header sum (addresses, protocol, @l4len) for IPv4 or IPv6 @ip. */
+uint32_t e810_csum_pseudo(const uint8_t *ip, bool v6, uint8_t proto,
+                          uint32_t l4len);
+uint32_t e810_crc32c(const uint8_t *p, size_t len);
+/* Raw CRC32c register update (start with ~0, finish with ~), for pieces. */
+uint32_t e810_crc32c_update(uint32_t state, const uint8_t *p, size_t len);
+/* Ethernet FCS value (reflected CRC-32), stored little-endian on the wire. */
+uint32_t e810_crc32_eth(const uint8_t *p, size_t len);
+/* Toeplitz hash of @len bytes of @in with @key (at least len + 4 bytes). */
+uint32_t e810_toeplitz(const uint8_t *key, const uint8_t *in, size_t len);
+
+#endif

@@ -1,0 +1,532 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 LAN Rx: queue context and enable (QRX_CONTEXT, QRX_CTRL), steering
+ * (switch rules → VSI → RSS → queue), placing a frame into one or more
+ * buffers, the 32-byte flex NIC write-back (RXDID 2) and the queue's
+ * interrupt.  Frames that cannot be placed are dropped and counted; nothing
+ * is queued inside the device.
+ */
+#include "e810.h"
+#include "lan.h"
+#include "bytes.h"
+#include "../trace.h"
+
+/* A frame as the parser sees it. */
+typedef struct RxInfo {
+    uint16_t ptype;
+    uint16_t status0;           /* L3L4P and checksum error bits */
+    uint16_t vlan;              /* outermost VLAN ID or E810_VLAN_NONE */
+    uint16_t tpid;              /* outermost tag's TPID (0 if untagged) */
+    uint16_t tci;
+    size_t tuple_len;           /* RSS input; 0 = not hashable */
+    uint8_t tuple[36];
+} RxInfo;
+
+/* Buffers of one frame at most: rxmax (14 bits) over the smallest dbuf. */
+#define RX_MAX_BUFS                 128
+
+static inline uint16_t be16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static void rx_drop(E810Core *c, uint64_t *counter, size_t len,
+                    const char *why)
+{
+    (*counter)++;
+    c->stats.rx_dropped++;
+    trace_e810_rx_drop(len, why);
+}
+
+static void rxq_drop(E810Core *c, unsigned q, uint64_t *counter, size_t len,
+                     const char *why)
+{
+    (*counter)++;
+    c->stats.rx_dropped++;
+    trace_e810_rxq_drop(q, len, why);
+}
+
+/* ---- queue context ------------------------------------------------------ */
+
+static uint64_t ctx_bits(const uint32_t *w, unsigned lsb, unsigned width)
+{
+    uint64_t v = 0;
+
+    for (unsigned i = 0; i < width; i++) {
+        unsigned bit = lsb + i;
+
+        v |= (uint64_t)((w[bit / 32] >> (bit % 32)) & 1) << i;
+    }
+    return v;
+}
+
+/* Take over the context of queue @q (ice_rlan_ctx_fields layout). */
+static void rxq_load(E810Core *c, unsigned q)
+{
+    E810RxRing *r = &c->lan.rxq[q];
+    uint32_t w[QRX_CONTEXT_DWORDS];
+    const char *bad = NULL;
+
+    for (unsigned i = 0; i < QRX_CONTEXT_DWORDS; i++) {
+        w[i] = e810_reg(c, QRX_CONTEXT(i, q));
+    }
+    memset(r, 0, sizeof(*r));
+    r->head = ctx_bits(w, 0, 13);
+    r->base = ctx_bits(w, 32, 57) << 7;
+    r->qlen = ctx_bits(w, 89, 13);
+    r->dbuf = ctx_bits(w, 102, 7) << 7;
+    r->hbuf = ctx_bits(w, 109, 5) << 6;
+    r->dtype = ctx_bits(w, 114, 2);
+    r->dsize32 = ctx_bits(w, 116, 1);
+    r->crcstrip = ctx_bits(w, 117, 1);
+    r->l2tsel = ctx_bits(w, 119, 1);
+    r->showiv = ctx_bits(w, 127, 1);
+    r->rxmax = ctx_bits(w, 174, 14);
+    r->enabled = true;
+
+    if (r->qlen < 8) {
+        bad = "ring shorter than 8 descriptors";
+    } else if (r->head >= r->qlen) {
+        bad = "head beyond the ring";
+    } else if (!r->dsize32) {
+        bad = "16-byte descriptors";
+    } else if (r->dbuf == 0) {
+        bad = "data buffer size 0";
+    } else if (r->rxmax < 64) {
+        bad = "rxmax below 64 bytes";
+    }
+    r->valid = !bad;
+    trace_e810_rxq_enable(q, true, r->base, r->qlen, r->dbuf, r->rxmax);
+    if (bad) {
+        e810_guest_error(c, "rxq %u enabled with a bad context: %s", q, bad);
+    }
+}
+
+static void rxq_ctrl_write(E810Core *c, unsigned q, uint32_t val)
+{
+    E810RxRing *r = &c->lan.rxq[q];
+    bool ena = val & QRX_CTRL_QENA_REQ;
+
+    /* Enabling and disabling complete at once: STAT follows REQ. */
+    val &= ~QRX_CTRL_QENA_STAT;
+    if (ena) {
+        val |= QRX_CTRL_QENA_STAT;
+    }
+    e810_reg_set(c, QRX_CTRL(q), val);
+    if (ena && !r->enabled) {
+        rxq_load(c, q);
+    } else if (!ena && r->enabled) {
+        r->enabled = false;
+        trace_e810_rxq_enable(q, false, r->base, r->qlen, r->dbuf, r->rxmax);
+    }
+}
+
+bool e810_lan_write(E810Core *c, uint32_t off, uint32_t val)
+{
+    if (off >= QRX_CTRL(0) && off < QRX_CTRL(E810_LAN_RXQ)) {
+        rxq_ctrl_write(c, (off - QRX_CTRL(0)) / 4, val);
+        return true;
+    }
+    return e810_lan_tx_write(c, off, val);
+}
+
+void e810_lan_reset(E810Core *c)
+{
+    memset(c->lan.txq, 0, sizeof(c->lan.txq));
+    memset(c->lan.rxq, 0, sizeof(c->lan.rxq));
+}
+
+/* ---- parsing: packet type, checksums, RSS input ---------------------- */
+
+/* Verify the L4 checksum of @l4[0..len) for @proto; true if good. */
+static bool l4_csum_ok(const uint8_t *ip, bool v6, uint8_t proto,
+                       const uint8_t *l4, size_t len)
+{
+    uint32_t sum;
+
+    switch (proto) {
+    case 6:                                 /* TCP */
+        if (len < 20) {
+            return false;
+        }
+        break;
+    case 17:                                /* UDP: 0 = not computed (v4) */
+        if (len < 8) {
+            return false;
+        }
+        if (!v6 && be16(l4 + 6) == 0) {
+            return true;
+        }
+        break;
+    case 132: {                             /* SCTP: CRC32c, field as zero */
+        static const uint8_t zero[4];
+        uint32_t st;
+
+        if (len < 12) {
+            return false;
+        }
+        st = e810_crc32c_update(0xFFFFFFFFu, l4, 8);
+        st = e810_crc32c_update(st, zero, 4);
+        st = e810_crc32c_update(st, l4 + 12, len - 12);
+        return ~st == ld32(l4 + 8);
+    }
+    case 1:                                 /* ICMP: no pseudo-header */
+        return len >= 4 &&
+               e810_csum_fold(e810_csum_add(0, l4, len)) == 0xFFFF;
+    case 58:                                /* ICMPv6 */
+        if (len < 4) {
+            return false;
+        }
+        break;
+    default:
+        return true;
+    }
+    sum = e810_csum_pseudo(ip, v6, proto, len);
+    return e810_csum_fold(e810_csum_add(sum, l4, len)) == 0xFFFF;
+}
+
+static uint16_t ptype_of(bool v6, bool frag, uint8_t proto)
+{
+    if (frag) {
+        return v6 ? E810_PTYPE_IPV6_FRAG : E810_PTYPE_IPV4_FRAG;
+    }
+    switch (proto) {
+    case 6:
+        return v6 ? E810_PTYPE_IPV6_TCP : E810_PTYPE_IPV4_TCP;
+    case 17:
+        return v6 ? E810_PTYPE_IPV6_UDP : E810_PTYPE_IPV4_UDP;
+    case 132:
+        return v6 ? E810_PTYPE_IPV6_SCTP : E810_PTYPE_IPV4_SCTP;
+    case 1:
+        return v6 ? E810_PTYPE_IPV6 : E810_PTYPE_IPV4_ICMP;
+    case 58:
+        return v6 ? E810_PTYPE_IPV6_ICMP : E810_PTYPE_IPV4;
+    default:
+        return v6 ? E810_PTYPE_IPV6 : E810_PTYPE_IPV4;
+    }
+}
+
+/* L3/L4 of an IP packet at @ip (@avail bytes to the end of the frame). */
+static void rx_parse_ip(RxInfo *in, const uint8_t *ip, size_t avail, bool v6)
+{
+    size_t hlen, end;
+    uint8_t proto;
+    bool frag = false;
+    bool ip_ok = true;
+
+    if (!v6) {
+        if (avail < 20 || (ip[0] >> 4) != 4) {
+            return;
+        }
+        hlen = (ip[0] & 0xF) * 4;
+        end = be16(ip + 2);
+        in->ptype = E810_PTYPE_IPV4;
+        if (hlen < 20 || end < hlen || end > avail) {
+            return;                         /* malformed: no claims */
+        }
+        ip_ok = e810_csum_fold(e810_csum_add(0, ip, hlen)) == 0xFFFF;
+        proto = ip[9];
+        frag = be16(ip + 6) & 0x3FFF;
+        memcpy(in->tuple, ip + 12, 8);
+        in->tuple_len = 8;
+    } else {
+        unsigned n = 0;
+
+        if (avail < 40 || (ip[0] >> 4) != 6) {
+            return;
+        }
+        in->ptype = E810_PTYPE_IPV6;
+        end = 40 + (size_t)be16(ip + 4);
+        if (end > avail) {
+            return;
+        }
+        hlen = 40;
+        proto = ip[6];
+        /* Walk hop-by-hop, routing, fragment and destination options. */
+        while ((proto == 0 || proto == 43 || proto == 44 || proto == 60) &&
+               n++ < 8) {
+            if (hlen + 8 > end) {
+                return;
+            }
+            if (proto == 44) {
+                frag = true;
+                proto = ip[hlen];
+                hlen += 8;
+                continue;
+            }
+            proto = ip[hlen];
+            hlen += ((size_t)ip[hlen + 1] + 1) * 8;
+        }
+        if (hlen > end) {
+            return;
+        }
+        memcpy(in->tuple, ip + 8, 32);
+        in->tuple_len = 32;
+    }
+    in->ptype = ptype_of(v6, frag, proto);
+    in->status0 |= E810_RXD_STATUS0_L3L4P;
+    if (!ip_ok) {
+        in->status0 |= E810_RXD_STATUS0_IPE;
+    }
+    if (frag) {
+        return;
+    }
+    if (!l4_csum_ok(ip, v6, proto, ip + hlen, end - hlen)) {
+        in->status0 |= E810_RXD_STATUS0_L4E;
+    }
+    if ((proto == 6 || proto == 17 || proto == 132) && end - hlen >= 4) {
+        memcpy(in->tuple + in->tuple_len, ip + hlen, 4);
+        in->tuple_len += 4;
+    }
+}
+
+static void rx_parse(RxInfo *in, const uint8_t *f, size_t len)
+{
+    size_t off = 12;
+    uint16_t et = be16(f + 12);
+
+    memset(in, 0, sizeof(*in));
+    in->ptype = E810_PTYPE_L2;
+    in->vlan = E810_VLAN_NONE;
+    /* Up to two tags; the outermost decides switching and stripping. */
+    for (unsigned tags = 0;
+         (et == 0x8100 || et == 0x88A8 || et == 0x9100) && tags < 2 &&
+         off + 8 <= len; tags++) {
+        if (tags == 0) {
+            in->tpid = et;
+            in->tci = be16(f + off + 2);
+            in->vlan = in->tci & 0xFFF;
+        }
+        off += 4;
+        et = be16(f + off);
+    }
+    off += 2;
+    if (et == 0x0800) {
+        rx_parse_ip(in, f + off, len - off, false);
+    } else if (et == 0x86DD) {
+        rx_parse_ip(in, f + off, len - off, true);
+    }
+}
+
+/* ---- placing a frame into a queue --------------------------------------- */
+
+/*
+ * Does the VSI take the outermost tag into the descriptor?  Single VLAN mode
+ * (l2tsel 1): inner VLAN EMODE other than "nothing".  Double VLAN mode:
+ * outer EMODE other than "nothing" and the configured outer TPID.
+ */
+static bool rx_strip(E810Core *c, unsigned vsi, const E810RxRing *r,
+                     const RxInfo *in)
+{
+    const uint8_t *v = e810_fw_vsi_ctx(c, vsi);
+    static const uint16_t outer_tpid[4] = { 0, 0x88A8, 0x8100, 0x9100 };
+
+    if (!v || !in->tpid) {
+        return false;
+    }
+    if (r->l2tsel) {
+        return in->tpid == 0x8100 && ((v[12] >> 3) & 3) != 3;
+    }
+    return (v[26] & 3) != 3 && in->tpid == outer_tpid[(v[26] >> 2) & 3];
+}
+
+static void rx_to_queue(E810Core *c, unsigned vsi, unsigned q,
+                        const uint8_t *f, size_t len, const RxInfo *in,
+                        uint32_t hash, bool hashed)
+{
+    E810RxRing *r = &c->lan.rxq[q];
+    uint64_t addr[RX_MAX_BUFS];
+    uint32_t rxdid = e810_reg(c, QRXFLXP_CNTXT(q)) & QRXFLXP_CNTXT_RXDID_M;
+    uint32_t tail = e810_reg(c, QRX_TAIL(q)) & QRX_TAIL_M;
+    bool strip, irq;
+    unsigned nbuf, avail;
+    uint32_t ctl;
+
+    if (!r->enabled) {
+        rxq_drop(c, q, &c->stats.rx_queue_off, len, "queue disabled");
+        return;
+    }
+    if (!r->valid) {
+        rxq_drop(c, q, &c->stats.rx_queue_off, len, "bad queue context");
+        return;
+    }
+    if (rxdid != E810_RXDID_FLEX_NIC) {
+        rxq_drop(c, q, &c->stats.rx_queue_off, len, "unsupported RXDID");
+        e810_unimp(c, "rxq %u: descriptor format RXDID %u", q, rxdid);
+        return;
+    }
+    if (tail >= r->qlen) {
+        rxq_drop(c, q, &c->stats.rx_queue_off, len, "tail beyond the ring");
+        e810_guest_error(c, "rxq %u: tail %u beyond ring of %u", q, tail,
+                         r->qlen);
+        return;
+    }
+
+    /* Build what lands in memory: tag stripped, FCS kept if asked. */
+    strip = rx_strip(c, vsi, r, in);
+    if (strip || !r->crcstrip) {
+        uint8_t *b = c->lan.rxframe;
+        size_t n = 0;
+
+        if (strip) {
+            memcpy(b, f, 12);
+            memcpy(b + 12, f + 16, len - 16);
+            n = len - 4;
+        } else {
+            memcpy(b, f, len);
+            n = len;
+        }
+        if (!r->crcstrip) {
+            st32(b + n, e810_crc32_eth(f, len));
+            n += 4;
+        }
+        f = b;
+        len = n;
+    }
+    if (len > r->rxmax) {
+        rxq_drop(c, q, &c->stats.rx_oversize, len, "frame larger than rxmax");
+        return;
+    }
+    nbuf = (len + r->dbuf - 1) / r->dbuf;
+    avail = (tail + r->qlen - r->head) % r->qlen;
+    if (nbuf > RX_MAX_BUFS) {
+        rxq_drop(c, q, &c->stats.rx_oversize, len, "too many buffers");
+        return;
+    }
+    if (avail < nbuf) {
+        rxq_drop(c, q, &c->stats.rx_no_desc, len, "no free descriptors");
+        return;
+    }
+    /* Read every buffer address first: a bad ring drops the whole frame. */
+    for (unsigned i = 0; i < nbuf; i++) {
+        unsigned at = (r->head + i) % r->qlen;
+        uint8_t qw0[8];
+
+        if (c->host.ops->dma_read(c->host.opaque,
+                                  r->base + (uint64_t)at * E810_RXD_SIZE,
+                                  qw0, sizeof(qw0))) {
+            c->stats.dma_errors++;
+            rxq_drop(c, q, &c->stats.rx_queue_off, len,
+                     "descriptor DMA read failed");
+            e810_guest_error(c, "rxq %u: descriptor %u unreadable", q, at);
+            return;
+        }
+        addr[i] = ld64(qw0);
+    }
+    for (unsigned i = 0; i < nbuf; i++) {
+        unsigned at = (r->head + i) % r->qlen;
+        uint64_t da = r->base + (uint64_t)at * E810_RXD_SIZE;
+        size_t chunk = len - (size_t)i * r->dbuf;
+        uint8_t wb[E810_RXD_SIZE] = { 0 };
+        uint16_t st0 = E810_RXD_STATUS0_DD;
+
+        if (chunk > r->dbuf) {
+            chunk = r->dbuf;
+        }
+        if (c->host.ops->dma_write(c->host.opaque, addr[i],
+                                   f + (size_t)i * r->dbuf, chunk)) {
+            /* The driver takes an RXE buffer as empty. */
+            c->stats.dma_errors++;
+            st0 |= E810_RXD_STATUS0_RXE;
+            e810_guest_error(c, "rxq %u: buffer 0x%" PRIx64 " unwritable", q,
+                             addr[i]);
+        }
+        wb[E810_RXD_WB_RXDID] = E810_RXDID_FLEX_NIC;
+        st16(wb + E810_RXD_WB_PTYPE, in->ptype);
+        st16(wb + E810_RXD_WB_PKT_LEN, chunk);
+        if (i + 1 == nbuf) {
+            st0 |= E810_RXD_STATUS0_EOF | in->status0;
+            if (hashed) {
+                st0 |= E810_RXD_STATUS0_RSS_VALID;
+                st32(wb + E810_RXD_WB_RSS_HASH, hash);
+            }
+            if (strip && r->l2tsel) {
+                st0 |= E810_RXD_STATUS0_L2TAG1P;
+                st16(wb + E810_RXD_WB_L2TAG1, in->tci);
+            } else if (strip) {
+                st16(wb + E810_RXD_WB_STATUS1, E810_RXD_STATUS1_L2TAG2P);
+                st16(wb + E810_RXD_WB_L2TAG2_2ND, in->tci);
+            }
+        }
+        /* Everything but the status first, so DD never precedes the rest. */
+        if (c->host.ops->dma_write(c->host.opaque, da, wb, sizeof(wb))) {
+            c->stats.dma_errors++;
+        }
+        st16(wb + E810_RXD_WB_STATUS0, st0);
+        if (c->host.ops->dma_write(c->host.opaque, da + E810_RXD_WB_STATUS0,
+                                   wb + E810_RXD_WB_STATUS0, 2)) {
+            c->stats.dma_errors++;
+        }
+    }
+    r->head = (r->head + nbuf) % r->qlen;
+    c->stats.rx_frames++;
+    c->stats.rx_bytes += len;
+    ctl = e810_reg(c, QINT_RQCTL(q));
+    irq = ctl & E810_CTL_CAUSE_ENA;
+    trace_e810_rx_frame(q, len, in->ptype, nbuf, hash, r->head,
+                        ctl & E810_CTL_MSIX_INDX_M, irq);
+    if (irq) {
+        e810_intr_cause(c, ctl & E810_CTL_MSIX_INDX_M);
+    }
+}
+
+/* Queue of @vsi for this frame: RSS LUT entry, else the VSI's first. */
+static void rx_to_vsi(E810Core *c, unsigned vsi, const uint8_t *f, size_t len,
+                      const RxInfo *in)
+{
+    unsigned nq = e810_fw_vsi_num_rxq(c, vsi);
+    const uint8_t *key = e810_fw_rss_key(c, vsi);
+    unsigned idx = 0, lut_size = 0;
+    uint32_t hash = 0;
+    bool hashed = false;
+    int q;
+
+    if (nq == 0) {
+        rx_drop(c, &c->stats.rx_queue_off, len, "VSI has no Rx queues");
+        return;
+    }
+    if (in->tuple_len && key) {
+        const uint8_t *lut = e810_fw_rss_lut(c, vsi, &lut_size);
+
+        hash = e810_toeplitz(key, in->tuple, in->tuple_len);
+        hashed = true;
+        if (lut && lut_size) {
+            idx = lut[hash % lut_size] % nq;
+        }
+    }
+    q = e810_fw_vsi_rxq(c, vsi, idx);
+    if (q < 0 || q >= E810_LAN_RXQ) {
+        rx_drop(c, &c->stats.rx_queue_off, len, "VSI queue out of range");
+        return;
+    }
+    rx_to_queue(c, vsi, q, f, len, in, hash, hashed);
+}
+
+void e810_lan_receive(E810Core *c, const uint8_t *frame, size_t len)
+{
+    uint16_t vsis[8];
+    RxInfo in;
+    int n;
+
+    if (!c->fw.phy.up) {
+        rx_drop(c, &c->stats.rx_link_down, len, "link down");
+        return;
+    }
+    if (len < 14) {
+        rx_drop(c, &c->stats.rx_runt, len, "shorter than an Ethernet header");
+        return;
+    }
+    if (len > E810_LAN_MAX_FRAME) {
+        rx_drop(c, &c->stats.rx_oversize, len, "larger than the maximum frame");
+        return;
+    }
+    rx_parse(&in, frame, len);
+    n = e810_fw_switch_lookup(c, frame, in.vlan, vsis, 8);
+    if (n <= 0) {
+        rx_drop(c, &c->stats.rx_no_vsi, len, "no switch rule matched");
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        rx_to_vsi(c, vsis[i], frame, len, &in);
+    }
+}
