@@ -126,6 +126,7 @@ void e810_core_reset(E810Core *c, E810ResetType type)
     e810_aq_reset(c);
     e810_fw_reset(c, type);
     e810_lan_reset(c);
+    e810_rdma_reset(c, type);
 }
 
 void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6])
@@ -135,11 +136,13 @@ void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6])
     memcpy(c->mac, mac, 6);
     c->regs = calloc(1, E810_REGFILE_SIZE);
     c->link_up = true;
+    e810_rdma_init(c);
     e810_core_reset(c, E810_RESET_POWER_ON);
 }
 
 void e810_core_cleanup(E810Core *c)
 {
+    e810_rdma_cleanup(c);
     free(c->regs);
     c->regs = NULL;
 }
@@ -168,6 +171,10 @@ static uint32_t e810_read32(E810Core *c, uint32_t off)
 
 static void e810_write32(E810Core *c, uint32_t off, uint32_t val)
 {
+    /* RDMA engine registers and its user doorbell page (above the file). */
+    if (e810_rdma_write(c, off, val)) {
+        return;
+    }
     if (off >= E810_REGFILE_SIZE) {
         e810_unimp(c, "write 0x%x to doorbell/push space 0x%x", val, off);
         return;

@@ -12,6 +12,7 @@
 #include "aq.h"
 #include "fw.h"
 #include "lan.h"
+#include "rdma/rdma.h"
 
 /* Counters for everything the device refused or lost (never silent). */
 typedef struct E810Counters {
@@ -56,6 +57,7 @@ struct E810Core {
     E810Aq aq;
     E810Fw fw;
     E810Lan lan;
+    E810Rdma rdma;
 };
 
 /* Lifetime */

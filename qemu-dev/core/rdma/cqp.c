@@ -1,0 +1,505 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 RDMA engine: registers, the control QP (CQP) and its opcode table.
+ *
+ * CQP work requests run synchronously inside the CQPDB write, so every
+ * completion the driver polls for (CQPTAIL, CCQ) is already visible when
+ * its doorbell write returns.
+ */
+#include "../e810.h"
+#include "../bytes.h"
+#include "../../trace.h"
+#include "rdma.h"
+
+#ifndef E810_IN_QEMU
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#endif
+
+/* CQP WQE header (qword 3) */
+#define CQPSQ_OPCODE(h)         ((unsigned)e810_fld(h, 37, 32))
+#define CQPSQ_WQEVALID          (1ull << 63)
+
+/* CQP host context */
+#define CQPHC_SQSIZE(q)         ((unsigned)e810_fld(q, 11, 8))
+#define CQPHC_PROTOCOL(q)       ((unsigned)e810_fld(q, 4, 3))
+#define CQPHC_HW_MAJVER(q)      ((unsigned)e810_fld(q, 31, 16))
+
+/* CCQE qword 3 */
+#define CCQE_ERROR              (1ull << 55)
+#define CCQE_VALID              (1ull << 63)
+
+/* QUERY_RDMA_FEATURES reply: FW version and feature flags. */
+#define E810_RDMA_FW_MAJOR      1
+#define E810_RDMA_FW_MINOR      0
+#define FEATURE_FW_INFO         0
+#define FEATURE_FTN_FLAGS       32
+
+enum {
+    OP_CREATE_QP = 0x00, OP_MODIFY_QP = 0x01, OP_DESTROY_QP = 0x02,
+    OP_CREATE_CQ = 0x03, OP_MODIFY_CQ = 0x04, OP_DESTROY_CQ = 0x05,
+    OP_ALLOC_STAG = 0x09, OP_REG_MR = 0x0a, OP_DEALLOC_STAG = 0x0d,
+    OP_MANAGE_ARP = 0x0f, OP_MANAGE_PUSH_PAGES = 0x11,
+    OP_QUERY_RDMA_FEATURES = 0x12, OP_UPLOAD_CONTEXT = 0x13,
+    OP_CREATE_CEQ = 0x16, OP_DESTROY_CEQ = 0x18,
+    OP_CREATE_AEQ = 0x19, OP_DESTROY_AEQ = 0x1b,
+    OP_CREATE_AH = 0x1c, OP_MODIFY_AH = 0x1d, OP_DESTROY_AH = 0x1e,
+    OP_UPDATE_PE_SDS = 0x1f, OP_QUERY_FPM_VAL = 0x20,
+    OP_COMMIT_FPM_VAL = 0x21, OP_FLUSH_WQES = 0x22, OP_MANAGE_APBVT = 0x23,
+    OP_NOP = 0x24, OP_MANAGE_QHASH = 0x25, OP_SUSPEND_QP = 0x29,
+    OP_RESUME_QP = 0x2a, OP_SHMC_PAGES_ALLOCATED = 0x2b,
+    OP_WORK_SCHED_NODE = 0x2c, OP_MANAGE_STATS = 0x2d,
+    OP_GATHER_STATS = 0x2e,
+};
+
+void e810_cqp_fail(E810Core *c, E810CqpResult *r, uint16_t minor,
+                   const char *fmt, ...)
+{
+    char msg[200];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    r->maj = E810_CQP_MAJ_ERR;
+    r->min = minor;
+    /* Invalid-state answers are part of normal driver flows (e.g. a
+     * modify racing a close), not guest programming errors. */
+    if (minor == E810_CQP_MIN_INVALID_STATE) {
+        trace_e810_rdma_cqp_refused(msg);
+        return;
+    }
+    e810_guest_error(c, "rdma cqp: %s", msg);
+}
+
+/* ---- QUERY_RDMA_FEATURES ------------------------------------------------- */
+
+static void cqp_query_features(E810Core *c, const uint64_t *wqe,
+                               E810CqpResult *r)
+{
+    uint32_t len = (uint32_t)e810_fld(wqe[3], 31, 0);
+    uint8_t buf[16];
+
+    /* Two features: FW info (carrying the feature count) and the function
+     * flags (no atomics, no RSRC_VER2: the driver uses its gen2 IRD/ORD). */
+    if (len < sizeof(buf)) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM,
+                      "feature buffer of %u bytes", len);
+        return;
+    }
+    st64(buf, (uint64_t)FEATURE_FW_INFO << 48 | 2ull << 32 |
+         E810_RDMA_FW_MAJOR << 16 | E810_RDMA_FW_MINOR);
+    st64(buf + 8, (uint64_t)FEATURE_FTN_FLAGS << 48);
+    if (c->host.ops->dma_write(c->host.opaque, wqe[4], buf, sizeof(buf))) {
+        c->stats.dma_errors++;
+        e810_cqp_fail(c, r, E810_CQP_MIN_DMA,
+                      "feature buffer at 0x%" PRIx64, wqe[4]);
+    }
+}
+
+static void cqp_gather_stats(E810Core *c, const uint64_t *wqe,
+                             E810CqpResult *r)
+{
+    /* No engine counters are kept yet: the 1 KiB block reads as zeros. */
+    static const uint8_t zero[1024];
+
+    if (c->host.ops->dma_write(c->host.opaque, wqe[4], zero, sizeof(zero))) {
+        c->stats.dma_errors++;
+        e810_cqp_fail(c, r, E810_CQP_MIN_DMA,
+                      "stats buffer at 0x%" PRIx64, wqe[4]);
+    }
+}
+
+/* ---- one WQE ------------------------------------------------------------ */
+
+static void cqp_execute(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
+{
+    unsigned op = CQPSQ_OPCODE(wqe[3]);
+
+    switch (op) {
+    case OP_QUERY_RDMA_FEATURES:
+        cqp_query_features(c, wqe, r);
+        break;
+    case OP_QUERY_FPM_VAL:
+        e810_rdma_query_fpm(c, wqe, r);
+        break;
+    case OP_COMMIT_FPM_VAL:
+        e810_rdma_commit_fpm(c, wqe, r);
+        break;
+    case OP_UPDATE_PE_SDS:
+        e810_rdma_update_sds(c, wqe, r);
+        break;
+    case OP_SHMC_PAGES_ALLOCATED:
+    case OP_NOP:
+        break;
+    case OP_CREATE_CQ:
+        e810_rdma_cq_create(c, wqe, r);
+        break;
+    case OP_MODIFY_CQ:
+        e810_rdma_cq_modify(c, wqe, r);
+        break;
+    case OP_DESTROY_CQ:
+        e810_rdma_cq_destroy(c, wqe, r);
+        break;
+    case OP_CREATE_CEQ:
+        e810_rdma_ceq_create(c, wqe, r);
+        break;
+    case OP_DESTROY_CEQ:
+        e810_rdma_ceq_destroy(c, wqe, r);
+        break;
+    case OP_CREATE_AEQ:
+        e810_rdma_aeq_create(c, wqe, r);
+        break;
+    case OP_DESTROY_AEQ:
+        e810_rdma_aeq_destroy(c, wqe, r);
+        break;
+    case OP_CREATE_QP:
+        e810_rdma_qp_create(c, wqe, r);
+        break;
+    case OP_MODIFY_QP:
+        e810_rdma_qp_modify(c, wqe, r);
+        break;
+    case OP_DESTROY_QP:
+        e810_rdma_qp_destroy(c, wqe, r);
+        break;
+    case OP_FLUSH_WQES:         /* also GEN_AE */
+        e810_rdma_qp_flush(c, wqe, r);
+        break;
+    case OP_SUSPEND_QP:
+    case OP_RESUME_QP:
+        e810_rdma_qp_suspend(c, wqe, op == OP_RESUME_QP, r);
+        break;
+    case OP_UPLOAD_CONTEXT:
+        e810_rdma_upload_ctx(c, wqe, r);
+        break;
+    case OP_ALLOC_STAG:
+    case OP_REG_MR:
+    case OP_DEALLOC_STAG:
+        e810_rdma_stag(c, op, wqe, r);
+        break;
+    case OP_MANAGE_ARP:
+        e810_rdma_arp(c, wqe, r);
+        break;
+    case OP_CREATE_AH:
+    case OP_MODIFY_AH:
+    case OP_DESTROY_AH:
+        e810_rdma_ah(c, op, wqe, r);
+        break;
+    case OP_MANAGE_QHASH:
+        e810_rdma_qhash(c, wqe, r);
+        break;
+    case OP_MANAGE_APBVT:
+        e810_rdma_apbvt(c, wqe, r);
+        break;
+    case OP_WORK_SCHED_NODE:
+        e810_rdma_ws_node(c, wqe, r);
+        break;
+    case OP_MANAGE_STATS:
+    case OP_GATHER_STATS:
+        if (op == OP_GATHER_STATS) {
+            cqp_gather_stats(c, wqe, r);
+        } else {
+            e810_rdma_stats(c, op, wqe, r);
+        }
+        break;
+    case OP_MANAGE_PUSH_PAGES:
+        /* Push mode is never enabled on gen2; no push pages exist. */
+        e810_cqp_fail(c, r, E810_CQP_MIN_UNSUPPORTED, "push pages");
+        break;
+    default:
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_OPCODE, "opcode 0x%x", op);
+        break;
+    }
+}
+
+/* Completion of the WQE at @idx: the CCQ once it exists, and CQPTAIL. */
+static void cqp_complete(E810Core *c, uint32_t idx, const E810CqpResult *r)
+{
+    E810Rdma *rd = &c->rdma;
+    bool err = r->maj != 0;
+    uint64_t cqe[4];
+
+    if (err) {
+        rd->stats.cqp_errors++;
+        e810_reg_set(c, PFPE_CQPERRCODES, (uint32_t)r->maj << 16 | r->min);
+    }
+    /* CQ id 0 is the CCQ. */
+    if (rd->cq[0].valid) {
+        cqe[0] = 0;
+        cqe[1] = rd->cqp_cookie;
+        cqe[2] = r->retval;
+        cqe[3] = (uint64_t)r->min | (uint64_t)r->maj << 16 |
+                 (uint64_t)idx << 32 | (err ? CCQE_ERROR : 0);
+        if (e810_rdma_cq_post(c, 0, cqe)) {
+            rd->stats.ccqes++;
+        }
+    }
+    e810_reg_set(c, PFPE_CQPTAIL, rd->cqp_tail | (err ? PFPE_CQPTAIL_OP_ERR : 0));
+}
+
+static void cqp_doorbell(E810Core *c, uint32_t head)
+{
+    E810Rdma *rd = &c->rdma;
+    uint32_t budget;
+
+    if (!rd->cqp_active) {
+        e810_guest_error(c, "rdma: CQP doorbell %u without a CQP", head);
+        return;
+    }
+    if (head >= rd->cqp_size) {
+        e810_guest_error(c, "rdma: CQP doorbell %u beyond ring of %u",
+                         head, rd->cqp_size);
+        return;
+    }
+    if (rd->in_cqp) {
+        return;
+    }
+    rd->in_cqp = true;
+    for (budget = rd->cqp_size; budget && rd->cqp_tail != head; budget--) {
+        uint32_t idx = rd->cqp_tail;
+        uint64_t addr = rd->cqp_sq_pa + (uint64_t)idx * E810_RDMA_CQP_WQE_SIZE;
+        uint8_t raw[E810_RDMA_CQP_WQE_SIZE];
+        uint64_t wqe[8];
+        E810CqpResult r = { 0 };
+        int i;
+
+        if (c->host.ops->dma_read(c->host.opaque, addr, raw, sizeof(raw))) {
+            c->stats.dma_errors++;
+            e810_guest_error(c, "rdma: CQP WQE %u at 0x%" PRIx64
+                             " not readable", idx, addr);
+            /* Consume it with an error so the driver does not hang. */
+            memset(wqe, 0, sizeof(wqe));
+            r.maj = E810_CQP_MAJ_ERR;
+            r.min = E810_CQP_MIN_DMA;
+        } else {
+            for (i = 0; i < 8; i++) {
+                wqe[i] = ld64(raw + 8 * i);
+            }
+            if (!!(wqe[3] & CQPSQ_WQEVALID) != rd->cqp_polarity) {
+                /* Not yet written: the doorbell ran ahead of the ring. */
+                e810_guest_error(c, "rdma: CQP WQE %u has stale valid bit",
+                                 idx);
+                break;
+            }
+            trace_e810_rdma_cqp_op(idx, CQPSQ_OPCODE(wqe[3]), wqe[3]);
+            cqp_execute(c, wqe, &r);
+        }
+        rd->stats.cqp_ops++;
+        rd->cqp_tail = (idx + 1) % rd->cqp_size;
+        if (rd->cqp_tail == 0) {
+            rd->cqp_polarity ^= 1;
+        }
+        if (r.maj) {
+            trace_e810_rdma_cqp_err(idx, CQPSQ_OPCODE(wqe[3]), r.maj, r.min);
+        }
+        /* The CQP may have been torn down by a reset hook meanwhile. */
+        if (!rd->cqp_active) {
+            break;
+        }
+        cqp_complete(c, idx, &r);
+    }
+    rd->in_cqp = false;
+}
+
+/* ---- CQP create / destroy (CCQPLOW write) -------------------------------- */
+
+static void cqp_state_clear(E810Core *c)
+{
+    E810Rdma *rd = &c->rdma;
+    E810RdmaMr *mr = rd->mr;
+    void *ah = rd->ah;
+
+    /* Everything the engine knows goes with the CQP; tables stay allocated. */
+    memset(rd, 0, sizeof(*rd));
+    rd->mr = mr;
+    rd->ah = ah;
+    if (mr) {
+        memset(mr, 0, sizeof(*mr) * E810_RDMA_MAX_MRS);
+    }
+    if (ah) {
+        memset(ah, 0, sizeof(*rd->ah) * E810_RDMA_MAX_AH);
+    }
+    e810_rdma_hmc_reset(c);
+}
+
+static void cqp_create(E810Core *c, uint64_t pa)
+{
+    E810Rdma *rd = &c->rdma;
+    uint8_t raw[64];
+    uint64_t q0, q4;
+    unsigned enc;
+    uint16_t minor = 0;
+
+    if (c->host.ops->dma_read(c->host.opaque, pa, raw, sizeof(raw))) {
+        c->stats.dma_errors++;
+        minor = E810_CQP_MIN_DMA;
+        e810_guest_error(c, "rdma: CQP context at 0x%" PRIx64 " unreadable", pa);
+        goto fail;
+    }
+    q0 = ld64(raw);
+    q4 = ld64(raw + 32);
+    enc = CQPHC_SQSIZE(q0);
+    /* Encoded size n means 2^(n+1) WQEs; CQPTAIL holds 11 bits. */
+    if (enc < 1 || enc > 10) {
+        minor = E810_CQP_MIN_BAD_PARAM;
+        e810_guest_error(c, "rdma: CQP SQ size code %u", enc);
+        goto fail;
+    }
+    if (CQPHC_PROTOCOL(q0) != 1 && CQPHC_PROTOCOL(q0) != 2) {
+        minor = E810_CQP_MIN_BAD_PARAM;
+        e810_guest_error(c, "rdma: CQP protocol %u", CQPHC_PROTOCOL(q0));
+        goto fail;
+    }
+    if (CQPHC_HW_MAJVER(q4) != 1) {
+        minor = E810_CQP_MIN_BAD_PARAM;
+        e810_guest_error(c, "rdma: CQP HW major version %u",
+                         CQPHC_HW_MAJVER(q4));
+        goto fail;
+    }
+    cqp_state_clear(c);
+    rd->cqp_active = true;
+    rd->cqp_ctx_pa = pa;
+    rd->cqp_size = 1u << (enc + 1);
+    rd->cqp_sq_pa = ld64(raw + 8) & ~0x1FFull;
+    rd->cqp_cookie = ld64(raw + 24);
+    rd->protocol = CQPHC_PROTOCOL(q0);
+    rd->cqp_tail = 0;
+    rd->cqp_polarity = 1;
+    e810_reg_set(c, PFPE_CQPTAIL, 0);
+    e810_reg_set(c, PFPE_CQPERRCODES, 0);
+    e810_reg_set(c, PFPE_CCQPSTATUS, PFPE_CCQPSTATUS_DONE);
+    trace_e810_rdma_cqp_create(pa, rd->cqp_size, rd->protocol);
+    return;
+fail:
+    e810_reg_set(c, PFPE_CQPERRCODES, E810_CQP_MAJ_ERR << 16 | minor);
+    e810_reg_set(c, PFPE_CCQPSTATUS,
+                 PFPE_CCQPSTATUS_DONE | PFPE_CCQPSTATUS_ERR);
+}
+
+static void cqp_destroy(E810Core *c)
+{
+    trace_e810_rdma_cqp_destroy(c->rdma.stats.cqp_ops);
+    cqp_state_clear(c);
+    e810_reg_set(c, PFPE_CCQPSTATUS, 0);
+    e810_reg_set(c, PFPE_CQPTAIL, 0);
+}
+
+/* ---- registers ---------------------------------------------------------- */
+
+static void rdma_regs_defaults(E810Core *c)
+{
+    uint32_t lbar = e810_reg(c, GLPCI_LBARCTRL);
+
+    /* The PE firmware is up: irdma_wait_pe_ready() polls for 0x80. */
+    e810_reg_set(c, GLPE_CPUSTATUS0, GLPE_CPUSTATUS_READY);
+    e810_reg_set(c, GLPE_CPUSTATUS1, GLPE_CPUSTATUS_READY);
+    e810_reg_set(c, GLPE_CPUSTATUS2, GLPE_CPUSTATUS_READY);
+    lbar &= ~(3u << GLPCI_LBARCTRL_PE_DB_SIZE_S);
+    e810_reg_set(c, GLPCI_LBARCTRL,
+                 lbar | E810_PE_DB_SIZE_8M << GLPCI_LBARCTRL_PE_DB_SIZE_S);
+}
+
+bool e810_rdma_write(E810Core *c, uint32_t off, uint32_t val)
+{
+    E810Rdma *rd = &c->rdma;
+
+    if (off >= E810_RDMA_DB_PAGE && off < E810_RDMA_DB_PAGE + E810_RDMA_DB_PAGE_SIZE) {
+        /* libirdma's doorbells: same meaning as WQEALLOC and CQARM. */
+        rd->stats.doorbells++;
+        switch (off - E810_RDMA_DB_PAGE) {
+        case E810_RDMA_DB_WQEALLOC:
+            e810_rdma_wqe_alloc(c, val);
+            break;
+        case E810_RDMA_DB_CQARM:
+            e810_rdma_cq_arm(c, val);
+            break;
+        default:
+            e810_guest_error(c, "rdma: doorbell page write at +0x%x",
+                             off - E810_RDMA_DB_PAGE);
+            break;
+        }
+        return true;
+    }
+    switch (off) {
+    case PFPE_CCQPLOW: {
+        uint64_t pa = (uint64_t)e810_reg(c, PFPE_CCQPHIGH) << 32 | val;
+
+        e810_reg_set(c, off, val);
+        if (pa) {
+            cqp_create(c, pa);
+        } else {
+            cqp_destroy(c);
+        }
+        return true;
+    }
+    case PFPE_CQPDB:
+        e810_reg_set(c, off, val);
+        if (val == 0 && !rd->cqp_active) {
+            return true;        /* irdma_sc_cqp_init() clears it */
+        }
+        cqp_doorbell(c, val & PFPE_CQPTAIL_WQTAIL_M);
+        return true;
+    case PFPE_CQPTAIL:
+        /* Device-maintained; the driver only zeroes it before create. */
+        if (!rd->cqp_active) {
+            e810_reg_set(c, off, 0);
+            rd->cqp_tail = 0;
+        }
+        return true;
+    case PFPE_CCQPSTATUS:
+        if (!rd->cqp_active) {
+            e810_reg_set(c, off, val);
+        }
+        return true;
+    case PFPE_CQPERRCODES:
+    case GLPE_CPUSTATUS0:
+    case GLPE_CPUSTATUS1:
+    case GLPE_CPUSTATUS2:
+    case GLPE_CRITERR:
+    case PFHMC_ERRORINFO:
+    case PFHMC_ERRORDATA:
+        return true;            /* read-only */
+    case PFPE_CQARM:
+        rd->stats.doorbells++;
+        e810_rdma_cq_arm(c, val);
+        return true;
+    case PFPE_CQACK:
+        return true;            /* nothing outstanding per CQ is modelled */
+    case PFPE_AEQALLOC:
+        e810_rdma_aeq_alloc(c, val);
+        return true;
+    case PFPE_WQEALLOC:
+        rd->stats.doorbells++;
+        e810_rdma_wqe_alloc(c, val);
+        return true;
+    case GLPCI_LBARCTRL:
+        return true;            /* strap, read-only */
+    default:
+        return false;
+    }
+}
+
+void e810_rdma_reset(E810Core *c, E810ResetType type)
+{
+    /* A PF reset takes the engine down with the function. */
+    (void)type;
+    cqp_state_clear(c);
+    rdma_regs_defaults(c);
+}
+
+void e810_rdma_init(E810Core *c)
+{
+    E810Rdma *rd = &c->rdma;
+
+    rd->mr = calloc(E810_RDMA_MAX_MRS, sizeof(*rd->mr));
+    rd->ah = calloc(E810_RDMA_MAX_AH, sizeof(*rd->ah));
+}
+
+void e810_rdma_cleanup(E810Core *c)
+{
+    free(c->rdma.mr);
+    free(c->rdma.ah);
+    c->rdma.mr = NULL;
+    c->rdma.ah = NULL;
+}

@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 RDMA engine: completion queues, completion event queues (CEQ) and
+ * the asynchronous event queue (AEQ), and their routing to MSI-X vectors.
+ *
+ * All three are device-produced rings in guest memory whose valid bit
+ * starts at 1 and flips each time the producer index wraps.  There is no
+ * consumer index for CEQs; AEQ consumption is returned as credits through
+ * AEQALLOC; CQ arming is read from the CQ's shadow area on CQARM.
+ */
+#include "../e810.h"
+#include "../bytes.h"
+#include "../../trace.h"
+#include "rdma.h"
+
+/* CREATE_CQ / MODIFY_CQ / DESTROY_CQ header */
+#define CQ_HDR_ID(h)            ((uint32_t)(e810_fld(h, 18, 0) | e810_fld(h, 52, 50) << 22))
+#define CQ_HDR_CEQ(h)           ((uint32_t)(e810_fld(h, 31, 22) | e810_fld(h, 59, 54) << 10))
+#define CQ_HDR_LPBLSIZE(h)      ((unsigned)e810_fld(h, 45, 44))
+#define CQ_HDR_RESIZE           (1ull << 43)
+#define CQ_HDR_CHKOVERFLOW      (1ull << 46)
+#define CQ_HDR_VIRTMAP          (1ull << 47)
+#define CQ_HDR_ENCEQEMASK       (1ull << 48)
+#define CQ_HDR_CEQIDVALID       (1ull << 49)
+/* CREATE_CEQ / CREATE_AEQ */
+#define CEQ_HDR_ID(h)           ((uint32_t)(e810_fld(h, 9, 0) | e810_fld(h, 15, 10) << 10))
+#define EQ_HDR_VMAP             (1ull << 47)
+/* CQ shadow area qword 4: the arm word */
+#define CQ_SHADOW_ARM_OFF       32
+#define CQ_ARM_NEXT             (1ull << 14)
+#define CQ_ARM_NEXT_SE          (1ull << 15)
+/* CQE qword 3 */
+#define CQE_ERROR               (1ull << 55)
+#define CQE_SOEVENT             (1ull << 54)
+#define CQE_VALID               (1ull << 63)
+
+static E810RdmaCq *cq_lookup(E810Core *c, uint32_t id)
+{
+    if (id >= e810_rdma_obj_limit(c, E810_HMC_CQ, E810_RDMA_MAX_CQS)) {
+        return NULL;
+    }
+    return &c->rdma.cq[id];
+}
+
+/* Common ring checks: @size entries, contiguous at @pa or a level-1 PBL. */
+static bool ring_setup(E810Core *c, E810RdmaRing *ring, uint32_t size,
+                       uint32_t max, uint64_t pa, bool virt, unsigned lpbl,
+                       uint32_t pble, E810CqpResult *r, const char *what)
+{
+    if (size == 0 || size > max) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM, "%s of %u entries", what,
+                      size);
+        return false;
+    }
+    if (virt) {
+        uint32_t npble = e810_rdma_obj_limit(c, E810_HMC_PBLE,
+                                             E810_RDMA_MAX_PBLE);
+        if (lpbl > 1 || pble >= npble) {
+            e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM,
+                          "%s PBL level %u index %u", what, lpbl, pble);
+            return false;
+        }
+    } else if (pa == 0) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM, "%s at address 0", what);
+        return false;
+    }
+    memset(ring, 0, sizeof(*ring));
+    ring->pa = virt ? 0 : pa;
+    ring->virt = virt;
+    ring->pble_idx = pble;
+    ring->size = size;
+    ring->polarity = 1;
+    return true;
+}
+
+/* Write one entry of @len bytes at the producer index: everything but the
+ * last qword first, then the qword carrying the valid bit. */
+static bool ring_put(E810Core *c, E810RdmaRing *ring, unsigned len,
+                     const uint64_t *q, unsigned valid_q)
+{
+    uint8_t buf[32];
+    uint64_t pa;
+    unsigned i;
+
+    for (i = 0; i < len / 8; i++) {
+        uint64_t v = q[i];
+
+        if (i == valid_q) {
+            v = (v & ~(1ull << 63)) | (uint64_t)ring->polarity << 63;
+        }
+        st64(buf + 8 * i, v);
+    }
+    if (!e810_rdma_ring_addr(c, ring, (uint64_t)ring->head * len, &pa)) {
+        return false;
+    }
+    if ((valid_q && c->host.ops->dma_write(c->host.opaque, pa, buf,
+                                           8 * valid_q)) ||
+        c->host.ops->dma_write(c->host.opaque, pa + 8 * valid_q,
+                               buf + 8 * valid_q, len - 8 * valid_q)) {
+        c->stats.dma_errors++;
+        return false;
+    }
+    ring->head++;
+    if (ring->head == ring->size) {
+        ring->head = 0;
+        ring->polarity ^= 1;
+    }
+    return true;
+}
+
+/* ---- CEQ / AEQ ---------------------------------------------------------- */
+
+static void ceq_post(E810Core *c, unsigned ceq_id, uint64_t ctx)
+{
+    E810RdmaEq *eq = ceq_id < E810_RDMA_MAX_CEQS ? &c->rdma.ceq[ceq_id] : NULL;
+    uint32_t ctl;
+    uint64_t e = ctx & ~(1ull << 63);
+
+    if (!eq || !eq->valid) {
+        return;             /* no CEQ yet (e.g. the CCQ before CEQ 0) */
+    }
+    if (!ring_put(c, &eq->ring, E810_RDMA_CEQE_SIZE, &e, 0)) {
+        e810_guest_error(c, "rdma: CEQ %u entry not writable", ceq_id);
+        return;
+    }
+    c->rdma.stats.ceqes++;
+    ctl = e810_reg(c, GLINT_CEQCTL(ceq_id));
+    trace_e810_rdma_ceqe(ceq_id, ctx, !!(ctl & E810_CTL_CAUSE_ENA),
+                         ctl & E810_CTL_MSIX_INDX_M);
+    if (ctl & E810_CTL_CAUSE_ENA) {
+        e810_intr_cause(c, ctl & E810_CTL_MSIX_INDX_M);
+    }
+}
+
+bool e810_rdma_aeq_post(E810Core *c, uint64_t qw0, uint64_t qw1)
+{
+    E810RdmaEq *aeq = &c->rdma.aeq;
+    uint64_t q[2] = { qw0, qw1 };
+    uint32_t ctl;
+
+    if (!aeq->valid) {
+        return false;
+    }
+    if (aeq->credits == 0) {
+        /* Never overwrite an entry the driver has not consumed. */
+        c->rdma.stats.aeq_overflows++;
+        e810_guest_error(c, "rdma: AEQ full, event 0x%" PRIx64 " lost", qw1);
+        return false;
+    }
+    if (!ring_put(c, &aeq->ring, E810_RDMA_AEQE_SIZE, q, 1)) {
+        e810_guest_error(c, "rdma: AEQ entry not writable");
+        return false;
+    }
+    aeq->credits--;
+    c->rdma.stats.aeqes++;
+    ctl = e810_reg(c, PFINT_AEQCTL);
+    trace_e810_rdma_aeqe(qw0, qw1, !!(ctl & E810_CTL_CAUSE_ENA));
+    if (ctl & E810_CTL_CAUSE_ENA) {
+        e810_intr_cause(c, ctl & E810_CTL_MSIX_INDX_M);
+    }
+    return true;
+}
+
+void e810_rdma_aeq_alloc(E810Core *c, uint32_t n)
+{
+    E810RdmaEq *aeq = &c->rdma.aeq;
+    uint32_t room;
+
+    if (!aeq->valid) {
+        return;
+    }
+    room = aeq->ring.size - aeq->credits;
+    if (n > room) {
+        e810_guest_error(c, "rdma: AEQALLOC %u with %u outstanding", n, room);
+        n = room;
+    }
+    aeq->credits += n;
+}
+
+void e810_rdma_ceq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
+{
+    uint32_t id = CEQ_HDR_ID(wqe[3]);
+    E810RdmaEq *eq;
+
+    if (id >= E810_RDMA_MAX_CEQS) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "CEQ id %u", id);
+        return;
+    }
+    eq = &c->rdma.ceq[id];
+    if (eq->valid) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_INVALID_STATE, "CEQ %u exists", id);
+        return;
+    }
+    if (!ring_setup(c, &eq->ring, (uint32_t)e810_fld(wqe[2], 21, 0),
+                    E810_RDMA_MAX_CEQ_SIZE, wqe[4], wqe[3] & EQ_HDR_VMAP,
+                    (unsigned)e810_fld(wqe[3], 45, 44),
+                    (uint32_t)e810_fld(wqe[6], 27, 0), r, "CEQ")) {
+        return;
+    }
+    eq->valid = true;
+    trace_e810_rdma_eq("create CEQ", id, eq->ring.size, wqe[4]);
+}
+
+void e810_rdma_ceq_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
+{
+    uint32_t id = CEQ_HDR_ID(wqe[3]);
+
+    if (id >= E810_RDMA_MAX_CEQS || !c->rdma.ceq[id].valid) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "destroy CEQ %u", id);
+        return;
+    }
+    c->rdma.ceq[id].valid = false;
+    trace_e810_rdma_eq("destroy CEQ", id, 0, 0);
+}
+
+void e810_rdma_aeq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
+{
+    E810RdmaEq *aeq = &c->rdma.aeq;
+
+    if (aeq->valid) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_INVALID_STATE, "AEQ exists");
+        return;
+    }
+    if (!ring_setup(c, &aeq->ring, (uint32_t)e810_fld(wqe[2], 18, 0),
+                    E810_RDMA_MAX_AEQ_SIZE, wqe[4], wqe[3] & EQ_HDR_VMAP,
+                    (unsigned)e810_fld(wqe[3], 45, 44),
+                    (uint32_t)e810_fld(wqe[6], 27, 0), r, "AEQ")) {
+        return;
+    }
+    aeq->credits = aeq->ring.size;
+    aeq->valid = true;
+    trace_e810_rdma_eq("create AEQ", 0, aeq->ring.size, wqe[4]);
+}
+
+void e810_rdma_aeq_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
+{
+    if (!c->rdma.aeq.valid) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_INVALID_STATE, "destroy: no AEQ");
+        return;
+    }
+    c->rdma.aeq.valid = false;
+    trace_e810_rdma_eq("destroy AEQ", 0, 0, 0);
+}
+
+/* ---- CQ ----------------------------------------------------------------- */
+
+void e810_rdma_cq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
+{
+    uint64_t h = wqe[3];
+    uint32_t id = CQ_HDR_ID(h);
+    E810RdmaCq *cq = cq_lookup(c, id);
+    E810RdmaCq n;
+
+    if (!cq) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "create CQ %u", id);
+        return;
+    }
+    if (cq->valid) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_INVALID_STATE, "CQ %u exists", id);
+        return;
+    }
+    memset(&n, 0, sizeof(n));
+    n.ceq_valid = h & CQ_HDR_CEQIDVALID;
+    n.ceq = n.ceq_valid ? CQ_HDR_CEQ(h) : 0;
+    if (n.ceq_valid && n.ceq >= E810_RDMA_MAX_CEQS) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "CQ %u on CEQ %u", id, n.ceq);
+        return;
+    }
+    if (!ring_setup(c, &n.ring, (uint32_t)e810_fld(wqe[0], 20, 0),
+                    E810_RDMA_MAX_CQ_SIZE, wqe[4], h & CQ_HDR_VIRTMAP,
+                    CQ_HDR_LPBLSIZE(h), (uint32_t)e810_fld(wqe[6], 27, 0),
+                    r, "CQ")) {
+        return;
+    }
+    n.ceqe_mask = h & CQ_HDR_ENCEQEMASK;
+    n.check_overflow = h & CQ_HDR_CHKOVERFLOW;
+    n.ctx = e810_fld(wqe[1], 62, 0);
+    n.shadow_pa = wqe[5];
+    n.valid = true;
+    *cq = n;
+    trace_e810_rdma_cq("create", id, n.ring.size, n.ceq, n.ring.virt);
+}
+
+void e810_rdma_cq_modify(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
+{
+    uint64_t h = wqe[3];
+    uint32_t id = CQ_HDR_ID(h);
+    E810RdmaCq *cq = cq_lookup(c, id);
+    E810RdmaRing ring;
+
+    if (!cq || !cq->valid) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "modify CQ %u", id);
+        return;
+    }
+    if (!(h & CQ_HDR_RESIZE)) {
+        return;             /* nothing else is modifiable on gen2 */
+    }
+    /* Resize: new CQEs go to the start of the new buffer (pass 1). */
+    if (!ring_setup(c, &ring, (uint32_t)e810_fld(wqe[0], 20, 0),
+                    E810_RDMA_MAX_CQ_SIZE, wqe[4], h & CQ_HDR_VIRTMAP,
+                    CQ_HDR_LPBLSIZE(h), (uint32_t)e810_fld(wqe[6], 27, 0),
+                    r, "CQ")) {
+        return;
+    }
+    cq->ring = ring;
+    trace_e810_rdma_cq("resize", id, ring.size, cq->ceq, ring.virt);
+}
+
+void e810_rdma_cq_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
+{
+    uint32_t id = CQ_HDR_ID(wqe[3]);
+    E810RdmaCq *cq = cq_lookup(c, id);
+
+    if (!cq || !cq->valid) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "destroy CQ %u", id);
+        return;
+    }
+    cq->valid = false;
+    trace_e810_rdma_cq("destroy", id, 0, 0, 0);
+}
+
+bool e810_rdma_cq_post(E810Core *c, unsigned cq_id, const uint64_t cqe[4])
+{
+    E810RdmaCq *cq = cq_id < E810_RDMA_MAX_CQS ? &c->rdma.cq[cq_id] : NULL;
+    bool event;
+
+    if (!cq || !cq->valid) {
+        return false;
+    }
+    if (!ring_put(c, &cq->ring, E810_RDMA_CCQE_SIZE, cqe, 3)) {
+        e810_guest_error(c, "rdma: CQ %u entry not writable", cq_id);
+        return false;
+    }
+    /* Only an armed CQ raises an event, once; SE-only arms need SE or an
+     * error.  This holds for the CCQ too (ENCEQEMASK clear): irdma creates
+     * CEQ 0 through the CCQ before its completion workqueue exists and
+     * arms the CCQ only afterwards (hw.c:irdma_ctrl_init_hw()). */
+    if (cq->armed) {
+        event = true;
+    } else {
+        event = cq->armed_se && (cqe[3] & (CQE_SOEVENT | CQE_ERROR));
+    }
+    if (event && cq->ceq_valid) {
+        cq->armed = cq->armed_se = false;
+        ceq_post(c, cq->ceq, cq->ctx);
+    }
+    return true;
+}
+
+void e810_rdma_cq_arm(E810Core *c, uint32_t cq_id)
+{
+    E810RdmaCq *cq = cq_lookup(c, cq_id);
+    uint8_t b[8];
+    uint64_t arm;
+
+    if (!cq || !cq->valid) {
+        e810_guest_error(c, "rdma: CQARM for CQ %u", cq_id);
+        return;
+    }
+    if (c->host.ops->dma_read(c->host.opaque, cq->shadow_pa + CQ_SHADOW_ARM_OFF,
+                              b, sizeof(b))) {
+        c->stats.dma_errors++;
+        e810_guest_error(c, "rdma: CQ %u shadow area unreadable", cq_id);
+        return;
+    }
+    arm = ld64(b);
+    cq->armed = arm & CQ_ARM_NEXT;
+    cq->armed_se = !cq->armed && (arm & CQ_ARM_NEXT_SE);
+    trace_e810_rdma_cq_arm(cq_id, arm);
+}

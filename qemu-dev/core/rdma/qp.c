@@ -1,0 +1,473 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 RDMA engine: QP lifetime and state, STags (memory regions), and the
+ * small device tables the control QP maintains (ARP cache, address
+ * handles, quad hash, accelerated ports, work-scheduler nodes, statistics
+ * instances).  Only the control path lives here; moving data is for the
+ * transport.
+ */
+#include "../e810.h"
+#include "../bytes.h"
+#include "../../trace.h"
+#include "rdma.h"
+
+/* QP WQE header */
+#define QP_HDR_ID(h)            ((uint32_t)e810_fld(h, 23, 0))
+#define QP_HDR_TYPE(h)          ((unsigned)e810_fld(h, 50, 48))
+#define QP_HDR_NEXTSTATE(h)     ((unsigned)e810_fld(h, 62, 60))
+#define QP_STATE_IDLE           1
+#define QP_STATE_RTS            2
+#define QP_STATE_ERROR          6
+#define QP_CTX_COMPCTX_QW       21
+/* FLUSH_WQES / GEN_AE */
+#define FWQE_GENERATE_AE        (1ull << 59)
+#define FWQE_FLUSHSQ            (1ull << 61)
+#define FWQE_FLUSHRQ            (1ull << 62)
+/* AEQE qword 1 */
+#define AEQE_ID_LO(id)          ((uint64_t)(id) & 0x3FFFF)
+#define AEQE_ID_HI(id)          ((uint64_t)(((id) >> 18) & 1) << 46)
+#define AEQE_CODE_S             34
+#define AEQE_SRC_S              50
+#define AEQE_IWSTATE_S          54
+/* STag WQEs */
+#define STAG_HDR_LPBL(h)        ((unsigned)e810_fld(h, 45, 44))
+#define STAG_HDR_PGSIZE(h)      ((unsigned)e810_fld(h, 47, 46))
+#define STAG_HDR_RIGHTS(h)      ((unsigned)e810_fld(h, 52, 48))
+#define STAG_HDR_REMACC         (1ull << 53)
+#define STAG_HDR_VABASED        (1ull << 59)
+#define STAG_IDX(q2)            ((uint32_t)e810_fld(q2, 31, 8))
+#define STAG_KEY(q2)            ((uint8_t)e810_fld(q2, 7, 0))
+#define STAG_PD(q1, q2)         ((uint32_t)(e810_fld(q1, 63, 46) | e810_fld(q2, 59, 54) << 18))
+
+enum { OP_ALLOC_STAG = 0x09, OP_REG_MR = 0x0a, OP_DEALLOC_STAG = 0x0d,
+       OP_CREATE_AH = 0x1c, OP_MODIFY_AH = 0x1d, OP_DESTROY_AH = 0x1e };
+
+static E810RdmaQp *qp_lookup(E810Core *c, uint32_t id)
+{
+    if (id >= e810_rdma_obj_limit(c, E810_HMC_QP, E810_RDMA_MAX_QPS)) {
+        return NULL;
+    }
+    return &c->rdma.qp[id];
+}
+
+/* Read the QP host context; returns its completion context word. */
+static bool qp_read_ctx(E810Core *c, uint64_t pa, uint64_t *comp_ctx,
+                        E810CqpResult *r)
+{
+    uint8_t ctx[E810_RDMA_QP_CTX_SIZE];
+
+    if (c->host.ops->dma_read(c->host.opaque, pa, ctx, sizeof(ctx))) {
+        c->stats.dma_errors++;
+        e810_cqp_fail(c, r, E810_CQP_MIN_DMA, "QP context at 0x%" PRIx64, pa);
+        return false;
+    }
+    *comp_ctx = ld64(ctx + 8 * QP_CTX_COMPCTX_QW);
+    return true;
+}
+
+static bool qp_post_ae(E810Core *c, uint32_t id, E810RdmaQp *qp,
+                       unsigned code, unsigned src)
+{
+    return e810_rdma_aeq_post(c, qp->comp_ctx,
+                              AEQE_ID_LO(id) | AEQE_ID_HI(id) |
+                              (uint64_t)(code & 0xFFF) << AEQE_CODE_S |
+                              (uint64_t)(src & 0xF) << AEQE_SRC_S |
+                              (uint64_t)(qp->state & 7) << AEQE_IWSTATE_S);
+}
+
+void e810_rdma_qp_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
+{
+    uint64_t h = wqe[3];
+    uint32_t id = QP_HDR_ID(h);
+    E810RdmaQp *qp = qp_lookup(c, id);
+    unsigned type = QP_HDR_TYPE(h), next = QP_HDR_NEXTSTATE(h);
+    uint64_t comp;
+
+    if (!qp) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "create QP %u", id);
+        return;
+    }
+    if (qp->valid) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_INVALID_STATE, "QP %u exists", id);
+        return;
+    }
+    if (type < 1 || type > 4 || next > QP_STATE_ERROR) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM, "QP %u type %u state %u",
+                      id, type, next);
+        return;
+    }
+    if (!qp_read_ctx(c, wqe[2], &comp, r)) {
+        return;
+    }
+    memset(qp, 0, sizeof(*qp));
+    qp->valid = true;
+    qp->type = type;
+    qp->state = next ? next : QP_STATE_IDLE;
+    qp->ctx_pa = wqe[2];
+    qp->shadow_pa = wqe[5];
+    qp->comp_ctx = comp;
+    trace_e810_rdma_qp("create", id, type, qp->state);
+}
+
+void e810_rdma_qp_modify(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
+{
+    uint64_t h = wqe[3];
+    uint32_t id = QP_HDR_ID(h);
+    E810RdmaQp *qp = qp_lookup(c, id);
+    unsigned next = QP_HDR_NEXTSTATE(h);
+    uint64_t comp;
+
+    if (!qp || !qp->valid) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "modify QP %u", id);
+        return;
+    }
+    if (next == 0 || next > QP_STATE_ERROR) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM, "QP %u to state %u", id,
+                      next);
+        return;
+    }
+    /* Out of ERROR only through a reset to IDLE (a new create). */
+    if (qp->state == QP_STATE_ERROR && next != QP_STATE_ERROR) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_INVALID_STATE,
+                      "QP %u from error to %u", id, next);
+        return;
+    }
+    if (!qp_read_ctx(c, wqe[2], &comp, r)) {
+        return;
+    }
+    qp->ctx_pa = wqe[2];
+    qp->comp_ctx = comp;
+    qp->state = next;
+    trace_e810_rdma_qp("modify", id, qp->type, next);
+}
+
+void e810_rdma_qp_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
+{
+    uint32_t id = QP_HDR_ID(wqe[3]);
+    E810RdmaQp *qp = qp_lookup(c, id);
+
+    if (!qp || !qp->valid) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "destroy QP %u", id);
+        return;
+    }
+    qp->valid = false;
+    trace_e810_rdma_qp("destroy", id, qp->type, 0);
+}
+
+void e810_rdma_qp_flush(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
+{
+    uint64_t h = wqe[3];
+    uint32_t id = QP_HDR_ID(h);
+    E810RdmaQp *qp = qp_lookup(c, id);
+
+    if (!qp || !qp->valid) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "flush/AE for QP %u", id);
+        return;
+    }
+    if (h & FWQE_GENERATE_AE) {
+        qp_post_ae(c, id, qp, (unsigned)e810_fld(wqe[1], 15, 0),
+                   (unsigned)e810_fld(wqe[1], 19, 16));
+    }
+    /* No WQE is in flight inside the engine, so a requested SQ flush is
+     * reported as done (the driver completes the WQEs itself); see
+     * hw.c:irdma_hw_flush_wqes() for how the minor code is read. */
+    if (h & FWQE_FLUSHSQ) {
+        r->min = E810_CQP_COMPL_SQ_FLUSHED;
+    } else if (h & FWQE_FLUSHRQ) {
+        r->min = E810_CQP_COMPL_RQ_FLUSHED;
+    }
+    if (h & (FWQE_FLUSHSQ | FWQE_FLUSHRQ)) {
+        qp->state = QP_STATE_ERROR;
+    }
+}
+
+void e810_rdma_qp_suspend(E810Core *c, const uint64_t *wqe, bool resume,
+                          E810CqpResult *r)
+{
+    uint32_t id = QP_HDR_ID(wqe[3]);
+    E810RdmaQp *qp = qp_lookup(c, id);
+
+    if (!qp || !qp->valid) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "suspend/resume QP %u", id);
+        return;
+    }
+    qp->suspended = !resume;
+    if (!resume) {
+        /* Nothing is queued in the engine: suspension is immediate. */
+        qp_post_ae(c, id, qp, E810_AE_QP_SUSPEND_COMPLETE, 0);
+    }
+}
+
+void e810_rdma_upload_ctx(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
+{
+    uint32_t id = QP_HDR_ID(wqe[3]);
+    E810RdmaQp *qp = qp_lookup(c, id);
+    uint8_t ctx[E810_RDMA_QP_CTX_SIZE];
+
+    if (!qp || !qp->valid) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "upload context of QP %u", id);
+        return;
+    }
+    if (c->host.ops->dma_read(c->host.opaque, qp->ctx_pa, ctx, sizeof(ctx)) ||
+        c->host.ops->dma_write(c->host.opaque, wqe[2], ctx, sizeof(ctx))) {
+        c->stats.dma_errors++;
+        e810_cqp_fail(c, r, E810_CQP_MIN_DMA, "upload context of QP %u", id);
+    }
+}
+
+void e810_rdma_wqe_alloc(E810Core *c, uint32_t val)
+{
+    uint32_t id = val & 0xFFFFF;    /* 31:20 only carry push-mode data */
+    E810RdmaQp *qp = qp_lookup(c, id);
+
+    if (!qp || !qp->valid) {
+        e810_guest_error(c, "rdma: SQ doorbell for QP %u", id);
+        return;
+    }
+    /* The send path is not modelled yet: the doorbell is only traced. */
+    trace_e810_rdma_sq_doorbell(id, qp->state);
+}
+
+/* ---- STags -------------------------------------------------------------- */
+
+void e810_rdma_stag(E810Core *c, unsigned op, const uint64_t *wqe,
+                    E810CqpResult *r)
+{
+    uint64_t h = wqe[3];
+    uint32_t idx = STAG_IDX(wqe[2]);
+    uint32_t nmr = e810_rdma_obj_limit(c, E810_HMC_MR, E810_RDMA_MAX_MRS);
+    E810RdmaMr *mr;
+
+    /* The low bits of the 24-bit index are the HMC index; the driver
+     * keeps random bits above them, so the full value is the key. */
+    if (!nmr || !c->rdma.mr || (idx % E810_RDMA_MAX_MRS) >= nmr) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "STag index 0x%x", idx);
+        return;
+    }
+    mr = &c->rdma.mr[idx % E810_RDMA_MAX_MRS];
+    if (op == OP_DEALLOC_STAG) {
+        if (!mr->valid || mr->stag_idx != idx) {
+            e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "dealloc STag 0x%x", idx);
+            return;
+        }
+        mr->valid = false;
+        trace_e810_rdma_stag("dealloc", idx, 0, 0);
+        return;
+    }
+    if (mr->valid) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_INVALID_STATE, "STag 0x%x in use",
+                      idx);
+        return;
+    }
+    if (STAG_HDR_LPBL(h) == 2 || STAG_HDR_PGSIZE(h) > 2) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM,
+                      "STag 0x%x PBL level %u page size %u", idx,
+                      STAG_HDR_LPBL(h), STAG_HDR_PGSIZE(h));
+        return;
+    }
+    memset(mr, 0, sizeof(*mr));
+    mr->valid = true;
+    mr->registered = op == OP_REG_MR;
+    mr->stag_idx = idx;
+    mr->key = op == OP_REG_MR ? STAG_KEY(wqe[2]) : 0;
+    mr->rights = STAG_HDR_RIGHTS(h);
+    mr->lpbl = STAG_HDR_LPBL(h);
+    mr->page_size = STAG_HDR_PGSIZE(h);
+    mr->va_based = h & STAG_HDR_VABASED;
+    mr->remote = h & STAG_HDR_REMACC;
+    mr->pd = STAG_PD(wqe[1], wqe[2]);
+    mr->len = e810_fld(wqe[1], 45, 0);
+    mr->va = wqe[0];
+    mr->pa = mr->lpbl ? 0 : wqe[4];
+    mr->pble_idx = mr->lpbl ? (uint32_t)e810_fld(wqe[6], 27, 0) : 0;
+    trace_e810_rdma_stag(op == OP_REG_MR ? "register" : "alloc", idx,
+                         mr->len, mr->rights);
+}
+
+/* ---- ARP cache, address handles ----------------------------------------- */
+
+void e810_rdma_arp(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
+{
+    uint64_t h = wqe[3];
+    uint32_t idx = (uint32_t)e810_fld(h, 11, 0);
+    int i;
+
+    if (idx >= e810_rdma_obj_limit(c, E810_HMC_ARP, E810_RDMA_MAX_ARP)) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "ARP index %u", idx);
+        return;
+    }
+    c->rdma.arp[idx].valid = h & (1ull << 42);
+    for (i = 0; i < 6; i++) {
+        c->rdma.arp[idx].mac[i] = c->rdma.arp[idx].valid ?
+                                  (uint8_t)(wqe[2] >> (40 - 8 * i)) : 0;
+    }
+    trace_e810_rdma_arp(idx, c->rdma.arp[idx].valid, wqe[2] & 0xFFFFFFFFFFFFull);
+}
+
+void e810_rdma_ah(E810Core *c, unsigned op, const uint64_t *wqe,
+                  E810CqpResult *r)
+{
+    uint32_t idx = (uint32_t)e810_fld(wqe[3], 23, 0);
+
+    if (!c->rdma.ah ||
+        idx >= e810_rdma_obj_limit(c, E810_HMC_FSIAV, E810_RDMA_MAX_AH)) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "AH index %u", idx);
+        return;
+    }
+    if (op == OP_DESTROY_AH) {
+        c->rdma.ah[idx].valid = false;
+        return;
+    }
+    if (op == OP_CREATE_AH && c->rdma.ah[idx].valid) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_INVALID_STATE, "AH %u exists", idx);
+        return;
+    }
+    c->rdma.ah[idx].valid = true;
+    memcpy(c->rdma.ah[idx].wqe, wqe, sizeof(c->rdma.ah[idx].wqe));
+    r->retval = 0;              /* 0 = the AH is valid (utils.c) */
+}
+
+/* ---- quad hash, accelerated ports --------------------------------------- */
+
+static bool qhash_same(const E810RdmaQhash *a, const E810RdmaQhash *b)
+{
+    return a->type == b->type && a->ipv4 == b->ipv4 && a->vlan == b->vlan &&
+           a->lport == b->lport && a->rport == b->rport &&
+           a->lip[0] == b->lip[0] && a->lip[1] == b->lip[1] &&
+           a->rip[0] == b->rip[0] && a->rip[1] == b->rip[1];
+}
+
+void e810_rdma_qhash(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
+{
+    uint64_t h = wqe[3];
+    unsigned manage = (unsigned)e810_fld(h, 62, 61);
+    E810RdmaQhash e, *free_slot = NULL;
+    int i;
+
+    memset(&e, 0, sizeof(e));
+    e.type = (uint8_t)e810_fld(h, 44, 42);
+    e.ipv4 = h & (1ull << 60);
+    e.vlan = (h & (1ull << 59)) ? (uint16_t)e810_fld(wqe[2], 43, 32) : 0xFFFF;
+    e.lport = (uint16_t)e810_fld(wqe[1], 15, 0);
+    e.rport = (uint16_t)e810_fld(wqe[1], 31, 16);
+    e.qpn = (uint32_t)e810_fld(wqe[1], 49, 32);
+    e.qs_handle = (uint32_t)e810_fld(wqe[2], 9, 0);
+    for (i = 0; i < 6; i++) {
+        e.lmac[i] = (uint8_t)(wqe[0] >> (40 - 8 * i));
+    }
+    e.rip[0] = wqe[4];
+    e.rip[1] = e.ipv4 ? 0 : wqe[5];
+    e.lip[0] = wqe[6];
+    e.lip[1] = e.ipv4 ? 0 : wqe[7];
+    if (e.ipv4) {
+        e.rip[0] &= 0xFFFFFFFF;
+        e.lip[0] &= 0xFFFFFFFF;
+    }
+    if (manage > 2 || e.type < 1 || e.type > 2) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM, "quad hash op %u type %u",
+                      manage, e.type);
+        return;
+    }
+    for (i = 0; i < E810_RDMA_MAX_QHASH; i++) {
+        E810RdmaQhash *q = &c->rdma.qhash[i];
+
+        if (q->valid && qhash_same(q, &e)) {
+            if (manage == 0) {
+                q->valid = false;
+            } else {
+                e.valid = true;
+                *q = e;
+            }
+            trace_e810_rdma_qhash(manage, e.type, e.lport, e.rport, e.qpn);
+            return;
+        }
+        if (!q->valid && !free_slot) {
+            free_slot = q;
+        }
+    }
+    if (manage == 0) {
+        /* Deleting what is not there leaves the table as asked. */
+        trace_e810_rdma_qhash(manage, e.type, e.lport, e.rport, e.qpn);
+        return;
+    }
+    if (!free_slot) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM, "quad hash table full");
+        return;
+    }
+    e.valid = true;
+    *free_slot = e;
+    trace_e810_rdma_qhash(manage, e.type, e.lport, e.rport, e.qpn);
+}
+
+void e810_rdma_apbvt(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
+{
+    unsigned port = (unsigned)e810_fld(wqe[2], 15, 0);
+    bool add = wqe[3] & (1ull << 62);
+
+    e810_bit_set(c->rdma.apbvt, port, add);
+    trace_e810_rdma_apbvt(port, add);
+}
+
+/* ---- work scheduler, statistics ----------------------------------------- */
+
+void e810_rdma_ws_node(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
+{
+    uint64_t h = wqe[3];
+    unsigned op = (unsigned)e810_fld(h, 55, 52);
+    unsigned id = (unsigned)e810_fld(h, 13, 0);
+    bool leaf = h & (1ull << 61);
+    uint32_t teid = 0;
+
+    if (id >= E810_RDMA_MAX_WS_NODES || op > 2) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM, "WS node %u op %u", id, op);
+        return;
+    }
+    switch (op) {
+    case 0:
+        e810_bit_set(c->rdma.ws_node, id, true);
+        /* A leaf's qs_handle is what the driver hands to ice's
+         * add-RDMA-qset; the node id is unique and fits its 10 bits. */
+        if (leaf) {
+            r->retval = id;
+        }
+        break;
+    case 1:
+        if (!e810_bit(c->rdma.ws_node, id)) {
+            e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "modify WS node %u", id);
+            return;
+        }
+        if (leaf && !e810_fw_rdma_qset_teid(c, id, &teid)) {
+            /* The qset should be in the Tx scheduler by now; say if not. */
+            trace_e810_rdma_ws("modify, no qset", id, leaf, 0);
+            return;
+        }
+        break;
+    case 2:
+        e810_bit_set(c->rdma.ws_node, id, false);
+        break;
+    }
+    trace_e810_rdma_ws(op == 0 ? "add" : op == 1 ? "modify" : "delete", id,
+                       leaf, teid);
+}
+
+void e810_rdma_stats(E810Core *c, unsigned op, const uint64_t *wqe,
+                     E810CqpResult *r)
+{
+    uint64_t h = wqe[3];
+    unsigned idx = (unsigned)e810_fld(h, 6, 0);
+    unsigned i;
+
+    (void)op;
+    if (!(h & (1ull << 62))) {
+        e810_bit_set(c->rdma.stats_inst, idx, false);
+        return;
+    }
+    for (i = 0; i < E810_RDMA_STATS_INST; i++) {
+        if (!e810_bit(c->rdma.stats_inst, i)) {
+            e810_bit_set(c->rdma.stats_inst, i, true);
+            r->retval = i;
+            return;
+        }
+    }
+    e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM, "no free stats instance");
+}

@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 RDMA engine ("PE"): registers, control QP, HMC, event queues and
+ * the object tables the control path maintains.
+ *
+ * The programming model is the one the Linux irdma driver (gen2, icrdma)
+ * uses: all RDMA registers live in the PF's BAR0, the driver talks to the
+ * engine through a control QP (CQP) whose work requests run synchronously
+ * on the doorbell write here, and completions go to the control CQ (CCQ,
+ * CQ id 0) and, before it exists, only to the CQPTAIL register.
+ */
+#ifndef E810_RDMA_H
+#define E810_RDMA_H
+
+#include "../types.h"
+
+/* ---- registers (BAR0 offsets) ------------------------------------------- */
+
+#define PFPE_CQPDB                  0x00500800
+#define PFPE_CQPTAIL                0x00500880
+#define   PFPE_CQPTAIL_WQTAIL_M     0x7FFu
+#define   PFPE_CQPTAIL_OP_ERR       (1u << 31)
+#define PFPE_CQARM                  0x00502C00
+#define PFPE_CQACK                  0x00502C80
+#define PFPE_AEQALLOC               0x00502D00
+#define PFPE_WQEALLOC               0x00504400
+#define PFPE_CCQPSTATUS             0x0050A000
+#define   PFPE_CCQPSTATUS_DONE      (1u << 0)
+#define   PFPE_CCQPSTATUS_ERR       (1u << 31)
+#define PFPE_CCQPLOW                0x0050A080
+#define PFPE_CCQPHIGH               0x0050A100
+#define PFPE_CQPERRCODES            0x0050A200
+#define GLPE_CPUSTATUS0             0x0050BA5C
+#define GLPE_CPUSTATUS1             0x0050BA60
+#define GLPE_CPUSTATUS2             0x0050BA64
+#define   GLPE_CPUSTATUS_READY      0x80u
+#define PFHMC_PDINV                 0x00520300
+#define PFHMC_ERRORINFO             0x00520400
+#define PFHMC_ERRORDATA             0x00520500
+#define GLPE_CRITERR                0x00534000
+/* GLPCI_LBARCTRL.PE_DB_SIZE (5:4): 2 = 8 MiB doorbell space. */
+#define   GLPCI_LBARCTRL_PE_DB_SIZE_S 4
+#define   E810_PE_DB_SIZE_8M        2u
+
+/* User-space doorbell page (mapped by irdma_mmap): +0 SQ, +0x40 CQ arm. */
+#define E810_RDMA_DB_PAGE           0x007F0000u
+#define E810_RDMA_DB_PAGE_SIZE      0x1000u
+#define E810_RDMA_DB_WQEALLOC       0x00
+#define E810_RDMA_DB_CQARM          0x40
+
+/* ---- device limits (what QUERY_FPM_VAL reports; also table caps) -------- */
+
+#define E810_RDMA_MAX_QPS           1024
+#define E810_RDMA_MAX_CQS           2048
+#define E810_RDMA_MAX_MRS           16384     /* power of two: slot = idx % */
+#define E810_RDMA_MAX_ARP           512
+#define E810_RDMA_MAX_AH            1024
+#define E810_RDMA_MAX_CEQS          16
+#define E810_RDMA_MAX_SDS           16
+#define E810_RDMA_MAX_PBLE          (2u << 20)  /* 16 MiB of 8-byte entries */
+#define E810_RDMA_MAX_QHASH         256
+#define E810_RDMA_MAX_WS_NODES      1024
+#define E810_RDMA_STATS_INST        128
+#define E810_RDMA_SD_SIZE           (2u << 20)
+#define E810_RDMA_CQP_WQE_SIZE      64
+#define E810_RDMA_CCQE_SIZE         32
+#define E810_RDMA_CEQE_SIZE         8
+#define E810_RDMA_AEQE_SIZE         16
+#define E810_RDMA_QP_CTX_SIZE       256
+/* Largest rings accepted (entries); the rings are guest memory. */
+#define E810_RDMA_MAX_CQ_SIZE       (1u << 21)
+#define E810_RDMA_MAX_CEQ_SIZE      (1u << 22)
+#define E810_RDMA_MAX_AEQ_SIZE      (1u << 19)
+
+/* HMC object types in query/commit buffer order. */
+enum {
+    E810_HMC_QP, E810_HMC_CQ, E810_HMC_SRQ, E810_HMC_HTE, E810_HMC_ARP,
+    E810_HMC_APBVT, E810_HMC_MR, E810_HMC_XF, E810_HMC_XFFL, E810_HMC_Q1,
+    E810_HMC_Q1FL, E810_HMC_TIMER, E810_HMC_FSIMC, E810_HMC_FSIAV,
+    E810_HMC_PBLE, E810_HMC_RSVD, E810_HMC_RRF, E810_HMC_RRFFL,
+    E810_HMC_HDR, E810_HMC_MD, E810_HMC_OOISC, E810_HMC_OOISCFFL,
+    E810_HMC_NUM
+};
+
+/* ---- CQP completion codes ----------------------------------------------- */
+
+/* Major 0xFFFF with a minor code is how the engine reports a failed op;
+ * irdma treats a few minors as non-critical (utils.c noncrit list). */
+#define E810_CQP_MAJ_ERR            0xFFFFu
+#define E810_CQP_MIN_BAD_OPCODE     0x8001u   /* device choice */
+#define E810_CQP_MIN_INVALID_STATE  0x8002u   /* irdma: "Invalid State" */
+#define E810_CQP_MIN_BAD_ID         0x8003u   /* device choice */
+#define E810_CQP_MIN_BAD_PARAM      0x8004u   /* device choice */
+#define E810_CQP_MIN_DMA            0x8005u   /* device choice */
+#define E810_CQP_MIN_UNSUPPORTED    0x8008u   /* device choice */
+/* FLUSH_WQES minor codes the driver interprets (hw.c). */
+#define E810_CQP_COMPL_RQ_FLUSHED   2
+#define E810_CQP_COMPL_SQ_FLUSHED   3
+
+/* AE codes the control path raises (user.h). */
+#define E810_AE_QP_SUSPEND_COMPLETE 0x0900
+
+/* ---- state -------------------------------------------------------------- */
+
+typedef struct E810RdmaSd {
+    bool valid;
+    bool direct;            /* one 2 MiB page; else a page of 512 PDEs */
+    uint64_t pa;
+} E810RdmaSd;
+
+typedef struct E810RdmaHmcObj {
+    uint32_t max_cnt;       /* reported by QUERY_FPM_VAL */
+    uint8_t size_log2;
+    uint32_t cnt;           /* committed */
+    uint64_t base;          /* FPM address */
+} E810RdmaHmcObj;
+
+/* A ring in guest memory: contiguous, or a level-1 list of 4 KiB pages
+ * held in the PBLE object. */
+typedef struct E810RdmaRing {
+    uint64_t pa;
+    bool virt;
+    uint32_t pble_idx;
+    uint32_t size;          /* entries */
+    uint32_t head;          /* producer index */
+    uint8_t polarity;       /* valid bit of the current pass */
+} E810RdmaRing;
+
+typedef struct E810RdmaCq {
+    bool valid;
+    bool ceq_valid;
+    bool ceqe_mask;         /* 1: CEQE only when armed */
+    bool armed;
+    bool armed_se;          /* solicited-only arm */
+    bool check_overflow;
+    uint16_t ceq;
+    uint64_t ctx;           /* echoed in CEQEs */
+    uint64_t shadow_pa;
+    E810RdmaRing ring;
+} E810RdmaCq;
+
+typedef struct E810RdmaEq {
+    bool valid;
+    E810RdmaRing ring;
+    uint32_t credits;       /* AEQ only: free entries */
+} E810RdmaEq;
+
+typedef struct E810RdmaQp {
+    bool valid;
+    uint8_t type;           /* 1 iWARP, 2 UDA, 3 RoCE */
+    uint8_t state;          /* IRDMA_QP_STATE_* */
+    bool suspended;
+    uint64_t ctx_pa;
+    uint64_t shadow_pa;
+    uint64_t comp_ctx;      /* QP ctx qword 21, echoed in CQEs/AEQEs */
+} E810RdmaQp;
+
+typedef struct E810RdmaMr {
+    bool valid;             /* allocated (ALLOC_STAG or REG_MR) */
+    bool registered;        /* has a mapping */
+    uint32_t stag_idx;      /* full 24-bit index as written */
+    uint8_t key;
+    uint8_t rights;
+    uint8_t lpbl;           /* 0 contiguous, 1 level 1, 3 level 2 */
+    uint8_t page_size;      /* 0 4K, 1 2M, 2 1G */
+    bool va_based;
+    bool remote;
+    uint32_t pd;
+    uint64_t va;            /* VA (va_based) or first byte offset */
+    uint64_t len;
+    uint64_t pa;            /* first page (lpbl 0) */
+    uint32_t pble_idx;
+} E810RdmaMr;
+
+typedef struct E810RdmaQhash {
+    bool valid;
+    uint8_t type;           /* 1 established quad, 2 SYN listener */
+    bool ipv4;
+    uint16_t vlan;
+    uint16_t lport, rport;
+    uint32_t qpn;
+    uint32_t qs_handle;
+    uint8_t lmac[6];
+    uint64_t rip[2], lip[2];    /* IPv4 in the low word of [0] */
+} E810RdmaQhash;
+
+typedef struct E810RdmaCounters {
+    uint64_t cqp_ops;
+    uint64_t cqp_errors;
+    uint64_t ccqes;
+    uint64_t ceqes;
+    uint64_t aeqes;
+    uint64_t aeq_overflows;
+    uint64_t doorbells;
+} E810RdmaCounters;
+
+typedef struct E810Rdma {
+    /* CQP */
+    bool cqp_active;
+    uint64_t cqp_ctx_pa;
+    uint64_t cqp_sq_pa;
+    uint64_t cqp_cookie;        /* host ctx qword 3, echoed in CCQEs */
+    uint32_t cqp_size;
+    uint32_t cqp_tail;
+    uint8_t cqp_polarity;       /* valid bit of the current pass */
+    uint8_t protocol;           /* 1 iWARP, 2 RoCEv2 */
+    bool in_cqp;                /* re-entrancy guard */
+
+    /* HMC */
+    bool fpm_committed;
+    E810RdmaHmcObj obj[E810_HMC_NUM];
+    E810RdmaSd sd[E810_RDMA_MAX_SDS];
+
+    /* Tables, bounded by the limits above. */
+    E810RdmaCq cq[E810_RDMA_MAX_CQS];
+    E810RdmaEq ceq[E810_RDMA_MAX_CEQS];
+    E810RdmaEq aeq;
+    E810RdmaQp qp[E810_RDMA_MAX_QPS];
+    E810RdmaMr *mr;             /* E810_RDMA_MAX_MRS entries */
+    struct {
+        bool valid;
+        uint8_t mac[6];
+    } arp[E810_RDMA_MAX_ARP];
+    struct {
+        bool valid;
+        uint64_t wqe[8];
+    } *ah;                      /* E810_RDMA_MAX_AH entries */
+    E810RdmaQhash qhash[E810_RDMA_MAX_QHASH];
+    uint8_t apbvt[65536 / 8];   /* accelerated local TCP ports */
+    uint8_t ws_node[E810_RDMA_MAX_WS_NODES / 8];
+    uint8_t stats_inst[E810_RDMA_STATS_INST / 8];
+
+    E810RdmaCounters stats;
+} E810Rdma;
+
+/* ---- entry points for e810.c -------------------------------------------- */
+
+void e810_rdma_init(E810Core *c);
+void e810_rdma_cleanup(E810Core *c);
+void e810_rdma_reset(E810Core *c, E810ResetType type);
+/* Register/doorbell writes the engine owns; false if not ours. */
+bool e810_rdma_write(E810Core *c, uint32_t off, uint32_t val);
+
+/* ---- internal, shared by the files in rdma/ ---------------------------- */
+
+typedef struct E810CqpResult {
+    uint16_t maj, min;
+    uint32_t retval;
+} E810CqpResult;
+
+static inline bool e810_bit(const uint8_t *map, unsigned i)
+{
+    return map[i / 8] & (1u << (i % 8));
+}
+
+static inline void e810_bit_set(uint8_t *map, unsigned i, bool on)
+{
+    if (on) {
+        map[i / 8] |= 1u << (i % 8);
+    } else {
+        map[i / 8] &= ~(1u << (i % 8));
+    }
+}
+
+/* Bits hi:lo of a 64-bit word. */
+static inline uint64_t e810_fld(uint64_t v, unsigned hi, unsigned lo)
+{
+    return (v >> lo) & (hi - lo == 63 ? ~0ull : ((1ull << (hi - lo + 1)) - 1));
+}
+
+/* Fail the current CQP op: records the codes and reports a guest error. */
+void e810_cqp_fail(E810Core *c, E810CqpResult *r, uint16_t minor,
+                   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* hmc.c */
+void e810_rdma_hmc_reset(E810Core *c);
+void e810_rdma_query_fpm(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+void e810_rdma_commit_fpm(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+void e810_rdma_update_sds(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+/* Read PBLE @idx (8 bytes) through the SD table; false if unmapped. */
+bool e810_rdma_pble_read(E810Core *c, uint32_t idx, uint64_t *val);
+/* Guest address of byte @off of @ring with @esize-byte entries. */
+bool e810_rdma_ring_addr(E810Core *c, const E810RdmaRing *ring,
+                         uint64_t off, uint64_t *pa);
+
+/* eq.c */
+void e810_rdma_cq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+void e810_rdma_cq_modify(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+void e810_rdma_cq_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+void e810_rdma_ceq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+void e810_rdma_ceq_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+void e810_rdma_aeq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+void e810_rdma_aeq_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+/* Write a 32-byte CQE (qword 3 valid bit supplied by the ring) to @cq_id;
+ * raises the CEQE/interrupt per the arm state.  False if it was lost. */
+bool e810_rdma_cq_post(E810Core *c, unsigned cq_id, const uint64_t cqe[4]);
+void e810_rdma_cq_arm(E810Core *c, uint32_t cq_id);
+/* Post an AEQE: @qw0 completion context, @qw1 fields without VALID. */
+bool e810_rdma_aeq_post(E810Core *c, uint64_t qw0, uint64_t qw1);
+void e810_rdma_aeq_alloc(E810Core *c, uint32_t n);
+
+/* qp.c: QPs, STags, ARP, AH, quad hash, APBVT, WS, stats, flush, AEs */
+void e810_rdma_qp_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+void e810_rdma_qp_modify(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+void e810_rdma_qp_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+void e810_rdma_qp_flush(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+void e810_rdma_qp_suspend(E810Core *c, const uint64_t *wqe, bool resume,
+                          E810CqpResult *r);
+void e810_rdma_upload_ctx(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+void e810_rdma_stag(E810Core *c, unsigned op, const uint64_t *wqe,
+                    E810CqpResult *r);
+void e810_rdma_arp(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+void e810_rdma_ah(E810Core *c, unsigned op, const uint64_t *wqe,
+                  E810CqpResult *r);
+void e810_rdma_qhash(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+void e810_rdma_apbvt(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+void e810_rdma_ws_node(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+void e810_rdma_stats(E810Core *c, unsigned op, const uint64_t *wqe,
+                     E810CqpResult *r);
+void e810_rdma_wqe_alloc(E810Core *c, uint32_t qp_id);
+/* Valid committed object count, capped by the table size. */
+uint32_t e810_rdma_obj_limit(E810Core *c, unsigned obj, uint32_t cap);
+
+#endif
