@@ -1,0 +1,715 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * RDMA engine unit tests: CQP handshake, init ops, CCQ completions and
+ * valid-bit wrap, CEQ/AEQ delivery, PBLE-mapped rings, and malformed work
+ * requests (error completions, no crash).
+ */
+#include "fake-host.h"
+#include "bytes.h"
+#include "check.h"
+
+static FakeHost h;
+static E810Core c;
+static const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+
+/* Guest memory layout */
+#define M(off)          (FAKE_MEM_BASE + (off))
+#define CTX_PA          M(0x0000)
+#define SQ_PA           M(0x1000)
+#define QUERY_PA        M(0x2000)
+#define COMMIT_PA       M(0x3000)
+#define CCQ_PA          M(0x4000)
+#define CCQ_SHADOW      M(0x5000)
+#define CEQ_PA          M(0x6000)
+#define AEQ_PA          M(0x7000)
+#define QPCTX_PA        M(0x8000)
+#define BUF_PA          M(0x9000)
+#define SD0_PA          M(0x200000)
+#define SD1_PA          M(0x400000)
+#define SD2_PD_PA       M(0xA000)      /* page of PDEs for a paged SD */
+#define VPAGE_PA        M(0xB000)      /* a page reached through the PBLE */
+
+#define SQ_ENC          3               /* 2^(3+1) = 16 WQEs */
+#define SQ_SIZE         16
+#define CCQ_SIZE        4
+#define CQP_COOKIE      0xFFFF888812345678ull
+
+static unsigned sq_head;
+static unsigned sq_pol;
+static unsigned ccq_head;
+static unsigned ccq_pol;
+
+static uint32_t rd(uint32_t off)
+{
+    return e810_mmio_read(&c, off, 4);
+}
+
+static void wr(uint32_t off, uint32_t val)
+{
+    e810_mmio_write(&c, off, val, 4);
+}
+
+static uint64_t mem64(uint64_t pa)
+{
+    return ld64(fake_mem(&h, pa));
+}
+
+static void set64(uint64_t pa, uint64_t v)
+{
+    st64(fake_mem(&h, pa), v);
+}
+
+static void setup(void)
+{
+    fake_host_init(&h);
+    e810_core_init(&c, &h.host, mac);
+    sq_head = 0;
+    sq_pol = 0;
+    ccq_head = 0;
+    ccq_pol = 1;
+}
+
+static void teardown(void)
+{
+    e810_core_cleanup(&c);
+    fake_host_cleanup(&h);
+}
+
+/* Build the CQP host context and create the CQP; returns CCQPSTATUS. */
+static uint32_t cqp_create_proto(unsigned protocol)
+{
+    memset(fake_mem(&h, CTX_PA), 0, 64);
+    set64(CTX_PA + 0, (uint64_t)SQ_ENC << 8 | protocol << 3);
+    set64(CTX_PA + 8, SQ_PA);
+    set64(CTX_PA + 16, 1);
+    set64(CTX_PA + 24, CQP_COOKIE);
+    set64(CTX_PA + 32, 1u << 16);
+    wr(PFPE_CQPTAIL, 0);
+    wr(PFPE_CQPDB, 0);
+    wr(PFPE_CCQPSTATUS, 0);
+    wr(PFPE_CCQPHIGH, (uint32_t)(CTX_PA >> 32));
+    wr(PFPE_CCQPLOW, (uint32_t)CTX_PA);
+    return rd(PFPE_CCQPSTATUS);
+}
+
+/* Post one CQP WQE (qwords 0-2, 4-7 from @q, header @hdr) and ring. */
+static unsigned post(const uint64_t q[8], uint64_t hdr)
+{
+    uint64_t pa = SQ_PA + 64ull * sq_head;
+    unsigned idx = sq_head;
+    int i;
+
+    if (sq_head == 0) {
+        sq_pol ^= 1;
+    }
+    for (i = 0; i < 8; i++) {
+        set64(pa + 8 * i, q ? q[i] : 0);
+    }
+    set64(pa + 24, hdr | (uint64_t)sq_pol << 63);
+    sq_head = (sq_head + 1) % SQ_SIZE;
+    wr(PFPE_CQPDB, sq_head);
+    return idx;
+}
+
+static unsigned post_op(unsigned op, const uint64_t q[8], uint64_t hdr_extra)
+{
+    return post(q, (uint64_t)op << 32 | hdr_extra);
+}
+
+/* Next CCQE: returns false if none is valid yet. */
+static bool ccq_next(uint64_t cqe[4])
+{
+    uint64_t pa = CCQ_PA + 32ull * ccq_head;
+    int i;
+
+    for (i = 0; i < 4; i++) {
+        cqe[i] = mem64(pa + 8 * i);
+    }
+    if ((cqe[3] >> 63) != ccq_pol) {
+        return false;
+    }
+    ccq_head = (ccq_head + 1) % CCQ_SIZE;
+    if (ccq_head == 0) {
+        ccq_pol ^= 1;
+    }
+    return true;
+}
+
+static void init_hmc(void)
+{
+    uint64_t q[8] = { 0 };
+    unsigned t = rd(PFPE_CQPTAIL) & PFPE_CQPTAIL_WQTAIL_M;
+
+    /* Counts the driver would commit for a small function. */
+    q[4] = QUERY_PA;
+    post_op(0x20, q, 0);
+    memset(fake_mem(&h, COMMIT_PA), 0, 208);
+    set64(COMMIT_PA + 0, 64);           /* QP */
+    set64(COMMIT_PA + 8, 128);          /* CQ */
+    set64(COMMIT_PA + 32, 16);          /* ARP */
+    set64(COMMIT_PA + 48, 256);         /* MR */
+    set64(COMMIT_PA + 104, 16);         /* FSIAV */
+    set64(COMMIT_PA + 112, 4096);       /* PBLE */
+    q[4] = COMMIT_PA;
+    post_op(0x21, q, 208);
+    CHECK_EQ(rd(PFPE_CQPTAIL), (t + 2) % SQ_SIZE);
+    /* SD 0 (direct) for the objects, SD 1 (direct) for the PBLEs. */
+    memset(q, 0, sizeof(q));
+    q[0] = 0 | 1u << 15 | 1u << 31;
+    q[1] = SD0_PA | 512 << 2 | 2 | 1;
+    q[4] = 1 | 1u << 15 | 1u << 31 | 1ull << 63;
+    q[5] = SD1_PA | 512 << 2 | 2 | 1;
+    post_op(0x1f, q, 0);
+    CHECK_EQ(rd(PFPE_CQPTAIL), (t + 3) % SQ_SIZE);
+}
+
+/* CCQ = CQ 0 of CCQ_SIZE entries on CEQ 0, contiguous. */
+static void create_ccq(void)
+{
+    uint64_t q[8] = { 0 };
+    uint64_t cqe[4];
+
+    q[0] = CCQ_SIZE;
+    q[1] = 0;
+    q[4] = CCQ_PA;
+    q[5] = CCQ_SHADOW;
+    memset(fake_mem(&h, CCQ_PA), 0, 32 * CCQ_SIZE);
+    post_op(0x03, q, 1ull << 49 | 1ull << 46);
+    CHECK(ccq_next(cqe));                       /* its own completion */
+    CHECK_EQ(cqe[1], CQP_COOKIE);
+    CHECK_EQ((cqe[3] >> 55) & 1, 0);
+}
+
+static void test_cqp_handshake(void)
+{
+    setup();
+    /* PE ready, doorbell space of 8 MiB (irdma_sc_dev_init). */
+    CHECK_EQ(rd(GLPE_CPUSTATUS0), 0x80);
+    CHECK_EQ(rd(GLPE_CPUSTATUS1), 0x80);
+    CHECK_EQ(rd(GLPE_CPUSTATUS2), 0x80);
+    CHECK_EQ((rd(GLPCI_LBARCTRL) >> 4) & 3, 2);
+    /* An unsupported protocol fails the create with ERR|DONE + codes. */
+    CHECK_EQ(cqp_create_proto(0), PFPE_CCQPSTATUS_DONE | PFPE_CCQPSTATUS_ERR);
+    CHECK_EQ(rd(PFPE_CQPERRCODES) >> 16, 0xFFFF);
+    CHECK_EQ(cqp_create_proto(1), PFPE_CCQPSTATUS_DONE);
+    CHECK(c.rdma.cqp_active);
+    CHECK_EQ(c.rdma.cqp_size, SQ_SIZE);
+    /* RoCEv2 is accepted too: the engine is the same. */
+    wr(PFPE_CCQPHIGH, 0);
+    wr(PFPE_CCQPLOW, 0);
+    CHECK_EQ(rd(PFPE_CCQPSTATUS), 0);
+    CHECK(!c.rdma.cqp_active);
+    CHECK_EQ(cqp_create_proto(2), PFPE_CCQPSTATUS_DONE);
+    /* A PF reset takes the CQP down. */
+    wr(PFGEN_CTRL, PFGEN_CTRL_PFSWR);
+    CHECK(!c.rdma.cqp_active);
+    CHECK_EQ(rd(PFPE_CCQPSTATUS), 0);
+    CHECK_EQ(rd(GLPE_CPUSTATUS0), 0x80);
+    teardown();
+}
+
+static void test_init_ops(void)
+{
+    uint64_t q[8] = { 0 };
+    uint64_t v;
+
+    setup();
+    CHECK_EQ(cqp_create_proto(1), PFPE_CCQPSTATUS_DONE);
+    /* QUERY_RDMA_FEATURES: count >= 2, FW info then function flags. */
+    q[4] = BUF_PA;
+    post_op(0x12, q, 272);
+    CHECK_EQ(rd(PFPE_CQPTAIL), 1);
+    v = mem64(BUF_PA);
+    CHECK_EQ(v >> 48, 0);
+    CHECK_EQ((v >> 32) & 0xFFFF, 2);
+    CHECK_EQ(mem64(BUF_PA + 8) >> 48, 32);
+    /* QUERY_FPM_VAL: layout the driver parses (ctrl.c). */
+    memset(q, 0, sizeof(q));
+    q[4] = QUERY_PA;
+    post_op(0x20, q, 0);
+    CHECK_EQ(rd(PFPE_CQPTAIL), 2);
+    CHECK_EQ((mem64(QUERY_PA) >> 32) & 0x1FFF, E810_RDMA_MAX_SDS);
+    CHECK_EQ((uint32_t)mem64(QUERY_PA + 8), E810_RDMA_MAX_QPS);
+    CHECK_EQ((uint32_t)mem64(QUERY_PA + 16), E810_RDMA_MAX_CQS);
+    CHECK_EQ((uint32_t)mem64(QUERY_PA + 48), E810_RDMA_MAX_MRS);
+    CHECK((mem64(QUERY_PA + 64) >> 32) != 0);   /* XF block size */
+    CHECK((mem64(QUERY_PA + 80) >> 32) != 0);   /* Q1 block size */
+    CHECK((uint32_t)mem64(QUERY_PA + 104) >= 2); /* AHs */
+    CHECK((uint32_t)mem64(QUERY_PA + 112) >= 512);
+    CHECK((mem64(QUERY_PA + 120) & 0x3FF) >= 1);
+    /* COMMIT_FPM_VAL: counts echoed, 512-byte bases, PBLE on 2 MiB. */
+    memset(fake_mem(&h, COMMIT_PA), 0, 208);
+    set64(COMMIT_PA + 0, 1024);
+    set64(COMMIT_PA + 8, 2048);
+    set64(COMMIT_PA + 48, 16384);
+    set64(COMMIT_PA + 112, 1u << 20);
+    q[4] = COMMIT_PA;
+    post_op(0x21, q, 208);
+    CHECK_EQ(rd(PFPE_CQPTAIL), 3);
+    CHECK_EQ((uint32_t)mem64(COMMIT_PA + 0), 1024);
+    CHECK_EQ(mem64(COMMIT_PA + 0) >> 32, 0);
+    CHECK((mem64(COMMIT_PA + 8) >> 32) * 512 >= 1024 * 256);
+    CHECK_EQ(((mem64(COMMIT_PA + 112) >> 32) * 512) % (2u << 20), 0);
+    CHECK(mem64(COMMIT_PA + 40) >> 32);           /* APBVT got a base */
+    CHECK_EQ(rd(PFPE_CQPTAIL) & PFPE_CQPTAIL_OP_ERR, 0);
+    /* SHMC_PAGES_ALLOCATED is a no-op that completes. */
+    post_op(0x2b, NULL, 0);
+    CHECK_EQ(rd(PFPE_CQPTAIL), 4);
+    teardown();
+}
+
+static void test_ccq_wrap(void)
+{
+    uint64_t cqe[4];
+    unsigned i, idx;
+
+    setup();
+    cqp_create_proto(1);
+    init_hmc();
+    create_ccq();
+    /* More ops than either ring holds: both valid bits must flip. */
+    for (i = 0; i < 3 * SQ_SIZE; i++) {
+        idx = post_op(0x24, NULL, 0);
+        CHECK(ccq_next(cqe));
+        CHECK_EQ((cqe[3] >> 32) & 0x7FFF, idx);
+        CHECK_EQ(cqe[1], CQP_COOKIE);
+        CHECK_EQ((cqe[3] >> 55) & 1, 0);
+        CHECK_EQ(rd(PFPE_CQPTAIL) & PFPE_CQPTAIL_WQTAIL_M, sq_head);
+    }
+    CHECK(!ccq_next(cqe));
+    CHECK_EQ(h.guest_errors, 0);
+    /* Several WQEs on one doorbell complete in order. */
+    {
+        uint64_t pa;
+        unsigned first = sq_head;
+
+        for (i = 0; i < 3; i++) {
+            pa = SQ_PA + 64ull * sq_head;
+            if (sq_head == 0) {
+                sq_pol ^= 1;
+            }
+            memset(fake_mem(&h, pa), 0, 64);
+            set64(pa + 24, 0x24ull << 32 | (uint64_t)sq_pol << 63);
+            sq_head = (sq_head + 1) % SQ_SIZE;
+        }
+        wr(PFPE_CQPDB, sq_head);
+        for (i = 0; i < 3; i++) {
+            CHECK(ccq_next(cqe));
+            CHECK_EQ((cqe[3] >> 32) & 0x7FFF, (first + i) % SQ_SIZE);
+        }
+    }
+    /* CCQ destroy (REG-polled): no CCQE, CQPTAIL still moves. */
+    {
+        uint64_t q[8] = { 0 };
+        unsigned t = rd(PFPE_CQPTAIL);
+
+        q[0] = CCQ_SIZE;
+        q[5] = CCQ_SHADOW;
+        post_op(0x05, q, 0);
+        CHECK_EQ(rd(PFPE_CQPTAIL), (t + 1) % SQ_SIZE);
+        CHECK(!ccq_next(cqe));
+        CHECK(!c.rdma.cq[0].valid);
+    }
+    teardown();
+}
+
+static void test_ceq_interrupt(void)
+{
+    uint64_t q[8] = { 0 };
+    uint64_t cqe[4];
+
+    setup();
+    cqp_create_proto(1);
+    init_hmc();
+    create_ccq();
+    /* CEQ 0: 8 entries, routed to vector 3. */
+    memset(fake_mem(&h, CEQ_PA), 0, 64);
+    q[2] = 8;
+    q[4] = CEQ_PA;
+    post_op(0x16, q, 0);
+    CHECK(ccq_next(cqe));
+    /* Not armed yet: no CEQE for the CEQ create's own completion. */
+    CHECK_EQ(mem64(CEQ_PA), 0);
+    wr(GLINT_CEQCTL(0), E810_CTL_CAUSE_ENA | 3);
+    wr(GLINT_DYN_CTL(3), GLINT_DYN_CTL_INTENA);
+    /* Arm the CCQ (shadow qword 4) and ring CQARM. */
+    set64(CCQ_SHADOW + 32, 1u << 14 | 1u << 16);
+    wr(PFPE_CQARM, 0);
+    post_op(0x24, NULL, 0);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(mem64(CEQ_PA), 1ull << 63 | 0);     /* CQ context 0 */
+    CHECK_EQ(fake_irq_count(&h, 3), 1);
+    /* The arm is used up: the next completion raises nothing. */
+    post_op(0x24, NULL, 0);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(mem64(CEQ_PA + 8), 0);
+    CHECK_EQ(fake_irq_count(&h, 3), 1);
+    /* Re-arm: second CEQE; the vector is auto-masked until INTENA. */
+    wr(PFPE_CQARM, 0);
+    post_op(0x24, NULL, 0);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(mem64(CEQ_PA + 8) >> 63, 1);
+    CHECK_EQ(fake_irq_count(&h, 3), 1);
+    wr(GLINT_DYN_CTL(3), GLINT_DYN_CTL_INTENA | GLINT_DYN_CTL_CLEARPBA);
+    CHECK_EQ(fake_irq_count(&h, 3), 2);
+    /* Destroy CEQ 0. */
+    memset(q, 0, sizeof(q));
+    post_op(0x18, q, 0);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 0);
+    CHECK(!c.rdma.ceq[0].valid);
+    teardown();
+}
+
+static uint64_t qp_create(unsigned id, unsigned type, unsigned state)
+{
+    uint64_t q[8] = { 0 };
+
+    memset(fake_mem(&h, QPCTX_PA), 0, 256);
+    set64(QPCTX_PA + 168, 0xABCD0000ull + id);
+    q[2] = QPCTX_PA;
+    return post_op(0x00, q, id | (uint64_t)type << 48 | (uint64_t)state << 60);
+}
+
+static void test_aeq_and_qp(void)
+{
+    uint64_t q[8] = { 0 };
+    uint64_t cqe[4];
+
+    setup();
+    cqp_create_proto(1);
+    init_hmc();
+    create_ccq();
+    memset(fake_mem(&h, AEQ_PA), 0, 64);
+    q[2] = 2;
+    q[4] = AEQ_PA;
+    post_op(0x19, q, 0);
+    CHECK(ccq_next(cqe));
+    wr(PFINT_AEQCTL, E810_CTL_CAUSE_ENA | 5);
+    wr(GLINT_DYN_CTL(5), GLINT_DYN_CTL_INTENA);
+    /* QP 3: create idle, modify to RTS, GEN_AE. */
+    qp_create(3, 1, 1);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 0);
+    CHECK(c.rdma.qp[3].valid);
+    memset(q, 0, sizeof(q));
+    q[2] = QPCTX_PA;
+    post_op(0x01, q, 3 | 1ull << 48 | 2ull << 60);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(c.rdma.qp[3].state, 2);
+    memset(q, 0, sizeof(q));
+    q[1] = 0x0201 | 5u << 16;
+    post_op(0x22, q, 3 | 1ull << 59);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(mem64(AEQ_PA), 0xABCD0003ull);
+    CHECK_EQ(mem64(AEQ_PA + 8) & 0x3FFFF, 3);
+    CHECK_EQ((mem64(AEQ_PA + 8) >> 34) & 0xFFF, 0x201);
+    CHECK_EQ(mem64(AEQ_PA + 8) >> 63, 1);
+    CHECK_EQ(fake_irq_count(&h, 5), 1);
+    /* Flush SQ+RQ: minor code 3 (SQ flushed). */
+    memset(q, 0, sizeof(q));
+    post_op(0x22, q, 3 | 1ull << 61 | 1ull << 62);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(cqe[3] & 0xFFFF, 3);
+    CHECK_EQ((cqe[3] >> 55) & 1, 0);
+    /* Two credits: the second AE fits, the third is dropped. */
+    memset(q, 0, sizeof(q));
+    q[1] = 0x0201;
+    post_op(0x22, q, 3 | 1ull << 59);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(mem64(AEQ_PA + 24) >> 63, 1);
+    post_op(0x22, q, 3 | 1ull << 59);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(c.rdma.stats.aeq_overflows, 1);
+    /* Credits back: the next AE wraps to entry 0 with valid = 0. */
+    wr(PFPE_AEQALLOC, 2);
+    post_op(0x22, q, 3 | 1ull << 59);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(mem64(AEQ_PA + 8) >> 63, 0);
+    CHECK_EQ((mem64(AEQ_PA + 8) >> 34) & 0xFFF, 0x201);
+    /* Destroy QP 3; destroying it again fails. */
+    memset(q, 0, sizeof(q));
+    q[2] = QPCTX_PA;
+    post_op(0x02, q, 3);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 0);
+    post_op(0x02, q, 3);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 1);
+    teardown();
+}
+
+static void test_tables(void)
+{
+    uint64_t q[8] = { 0 };
+    uint64_t cqe[4];
+
+    setup();
+    cqp_create_proto(1);
+    init_hmc();
+    create_ccq();
+    /* WS leaf add returns a qs_handle in OPRETVAL. */
+    post_op(0x2c, NULL, 7 | 1ull << 61 | 1ull << 62);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((uint32_t)cqe[2], 7);
+    /* MANAGE_STATS allocate returns an index. */
+    post_op(0x2d, NULL, 1ull << 62);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((uint32_t)cqe[2], 0);
+    /* ARP add, REG_MR/DEALLOC, APBVT, quad hash. */
+    q[2] = 0x525400123456ull;
+    post_op(0x0f, q, 5 | 1ull << 42);
+    CHECK(ccq_next(cqe));
+    CHECK(c.rdma.arp[5].valid);
+    CHECK_EQ(c.rdma.arp[5].mac[5], 0x56);
+    memset(q, 0, sizeof(q));
+    q[1] = 0x1000 | 4ull << 46;
+    q[2] = (0x10ull << 8) | 0x42;
+    q[4] = BUF_PA;
+    post_op(0x0a, q, 1ull << 43 | 0x3ull << 48 | 1ull << 59);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 0);
+    CHECK(c.rdma.mr[0x10].registered);
+    CHECK_EQ(c.rdma.mr[0x10].pd, 4);
+    post_op(0x0a, q, 1ull << 43);               /* same STag again */
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 1);
+    post_op(0x0d, q, 1ull << 43);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 0);
+    CHECK(!c.rdma.mr[0x10].valid);
+    memset(q, 0, sizeof(q));
+    q[2] = 4791;
+    post_op(0x23, q, 1ull << 62);
+    CHECK(ccq_next(cqe));
+    CHECK(e810_bit(c.rdma.apbvt, 4791));
+    memset(q, 0, sizeof(q));
+    q[1] = 1ull << 32 | 4791;
+    q[6] = 0x0A000001;
+    post_op(0x25, q, 2ull << 42 | 1ull << 60 | 1ull << 61);
+    CHECK(ccq_next(cqe));
+    CHECK(c.rdma.qhash[0].valid);
+    post_op(0x25, q, 2ull << 42 | 1ull << 60);  /* delete */
+    CHECK(ccq_next(cqe));
+    CHECK(!c.rdma.qhash[0].valid);
+    /* GATHER_STATS writes a zeroed 1 KiB block. */
+    memset(fake_mem(&h, BUF_PA), 0xAA, 1024);
+    memset(q, 0, sizeof(q));
+    q[4] = BUF_PA;
+    post_op(0x2e, q, 0);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(mem64(BUF_PA + 1016), 0);
+    CHECK_EQ(h.guest_errors, 0);
+    teardown();
+}
+
+/* The CCQ through a PBLE: SD 1 direct covers the PBLE object; one paged
+ * SD path is checked too. */
+static void test_pble_ring(void)
+{
+    uint64_t q[8] = { 0 };
+    uint64_t pble_base, pble_pa, cqe[4], pa;
+    E810RdmaRing ring = { 0 };
+
+    setup();
+    cqp_create_proto(1);
+    init_hmc();
+    pble_base = c.rdma.obj[E810_HMC_PBLE].base;
+    CHECK_EQ(pble_base, 2u << 20);              /* SD 1 */
+    pble_pa = SD1_PA + (pble_base - (2u << 20));
+    set64(pble_pa + 8 * 10, VPAGE_PA);
+    memset(fake_mem(&h, VPAGE_PA), 0, 4096);
+    q[0] = CCQ_SIZE;
+    q[5] = CCQ_SHADOW;
+    q[6] = 10;
+    post_op(0x03, q, 1ull << 47 | 1ull << 44 | 1ull << 49);
+    /* Its completion landed in the page the PBLE names. */
+    cqe[3] = mem64(VPAGE_PA + 24);
+    CHECK_EQ(cqe[3] >> 63, 1);
+    CHECK_EQ(mem64(VPAGE_PA + 8), CQP_COOKIE);
+    /* Paged SD 1: a PD page whose first entry maps the PBLE page. */
+    memset(fake_mem(&h, SD2_PD_PA), 0, 4096);
+    set64(SD2_PD_PA, VPAGE_PA | 1);
+    memset(q, 0, sizeof(q));
+    q[0] = 1 | 1u << 15 | 1u << 31;
+    q[1] = SD2_PD_PA | 512 << 2 | 1;
+    post_op(0x1f, q, 0);
+    set64(VPAGE_PA + 8 * 2, 0x10000000ull + 0x123000);
+    ring.virt = true;
+    ring.pble_idx = 2;
+    ring.size = 16;
+    CHECK(e810_rdma_ring_addr(&c, &ring, 0x10, &pa));
+    CHECK_EQ(pa, 0x10123010ull);
+    /* An unmapped PBLE index fails cleanly. */
+    ring.pble_idx = 4000;
+    CHECK(!e810_rdma_ring_addr(&c, &ring, 0, &pa));
+    teardown();
+}
+
+static void test_malformed(void)
+{
+    uint64_t q[8] = { 0 };
+    uint64_t cqe[4];
+    unsigned errors;
+
+    setup();
+    /* Doorbell without a CQP. */
+    wr(PFPE_CQPDB, 3);
+    CHECK_EQ(h.guest_errors, 1);
+    /* CQP context outside guest memory. */
+    wr(PFPE_CCQPHIGH, 0x7);
+    wr(PFPE_CCQPLOW, 0x1000);
+    CHECK(rd(PFPE_CCQPSTATUS) & PFPE_CCQPSTATUS_ERR);
+    /* Oversized SQ code. */
+    memset(fake_mem(&h, CTX_PA), 0, 64);
+    set64(CTX_PA, 15ull << 8 | 1 << 3);
+    set64(CTX_PA + 32, 1u << 16);
+    wr(PFPE_CCQPHIGH, 0);
+    wr(PFPE_CCQPLOW, (uint32_t)CTX_PA);
+    CHECK(rd(PFPE_CCQPSTATUS) & PFPE_CCQPSTATUS_ERR);
+
+    cqp_create_proto(1);
+    /* Register path: bad opcode sets CQP_OP_ERR and the codes. */
+    post_op(0x3f, NULL, 0);
+    CHECK_EQ(rd(PFPE_CQPTAIL), 1 | PFPE_CQPTAIL_OP_ERR);
+    CHECK_EQ(rd(PFPE_CQPERRCODES), 0xFFFFu << 16 | E810_CQP_MIN_BAD_OPCODE);
+    /* Objects before COMMIT_FPM_VAL: no ids are valid. */
+    post_op(0x03, NULL, 0);
+    CHECK(rd(PFPE_CQPTAIL) & PFPE_CQPTAIL_OP_ERR);
+    /* Commit with counts beyond the device's limits. */
+    memset(fake_mem(&h, COMMIT_PA), 0, 208);
+    set64(COMMIT_PA + 0, 0x100000);
+    q[4] = COMMIT_PA;
+    post_op(0x21, q, 208);
+    CHECK(rd(PFPE_CQPTAIL) & PFPE_CQPTAIL_OP_ERR);
+    set64(COMMIT_PA + 0, 64);
+    set64(COMMIT_PA + 112, 10);               /* fewer than 512 PBLEs */
+    post_op(0x21, q, 208);
+    CHECK(rd(PFPE_CQPTAIL) & PFPE_CQPTAIL_OP_ERR);
+    /* Query/commit buffers outside guest memory. */
+    q[4] = 0x1000;
+    post_op(0x20, q, 0);
+    CHECK_EQ(rd(PFPE_CQPERRCODES) & 0xFFFF, E810_CQP_MIN_DMA);
+    init_hmc();
+    /* UPDATE_PE_SDS with an SD index beyond the table. */
+    memset(q, 0, sizeof(q));
+    q[0] = 100 | 1u << 31;
+    q[1] = SD0_PA | 3;
+    post_op(0x1f, q, 0);
+    CHECK_EQ(rd(PFPE_CQPERRCODES) & 0xFFFF, E810_CQP_MIN_BAD_ID);
+    /* ... and extra entries in unreadable memory. */
+    memset(q, 0, sizeof(q));
+    q[2] = 0xFFFFF000;
+    post_op(0x1f, q, 8);
+    CHECK_EQ(rd(PFPE_CQPERRCODES) & 0xFFFF, E810_CQP_MIN_DMA);
+
+    create_ccq();
+    errors = h.guest_errors;
+    /* CCQ path: each bad op completes with ERROR and codes. */
+    post_op(0x3e, NULL, 0);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 1);
+    CHECK_EQ((cqe[3] >> 16) & 0xFFFF, 0xFFFF);
+    CHECK_EQ(cqe[3] & 0xFFFF, E810_CQP_MIN_BAD_OPCODE);
+    /* CQ id beyond the committed count; CQ of zero or huge size. */
+    memset(q, 0, sizeof(q));
+    q[0] = 64;
+    q[4] = BUF_PA;
+    post_op(0x03, q, 500);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(cqe[3] & 0xFFFF, E810_CQP_MIN_BAD_ID);
+    q[0] = 0;
+    post_op(0x03, q, 5);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(cqe[3] & 0xFFFF, E810_CQP_MIN_BAD_PARAM);
+    q[0] = 64;
+    post_op(0x03, q, 5 | 1ull << 49 | 900ull << 22);   /* CEQ 900 */
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(cqe[3] & 0xFFFF, E810_CQP_MIN_BAD_ID);
+    /* Virtual CQ with a PBLE index beyond the object. */
+    q[6] = 0xFFFFFFF;
+    post_op(0x03, q, 5 | 1ull << 47 | 1ull << 44);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(cqe[3] & 0xFFFF, E810_CQP_MIN_BAD_PARAM);
+    /* QP with an unreadable context, an id out of range, a bad type. */
+    memset(q, 0, sizeof(q));
+    q[2] = 0x1000;
+    post_op(0x00, q, 4 | 1ull << 48 | 1ull << 60);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(cqe[3] & 0xFFFF, E810_CQP_MIN_DMA);
+    CHECK(!c.rdma.qp[4].valid);
+    qp_create(0xFFFFFF, 1, 1);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(cqe[3] & 0xFFFF, E810_CQP_MIN_BAD_ID);
+    qp_create(4, 7, 1);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(cqe[3] & 0xFFFF, E810_CQP_MIN_BAD_PARAM);
+    /* Modify/flush of a QP that does not exist. */
+    post_op(0x01, q, 9);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 1);
+    post_op(0x22, q, 9 | 1ull << 61);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 1);
+    /* STag/ARP/AH/WS/CEQ ids out of range. */
+    memset(q, 0, sizeof(q));
+    q[2] = 0xFFFFFFull << 8;
+    post_op(0x09, q, 1ull << 43);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 1);
+    post_op(0x0f, NULL, 0xFFF | 1ull << 42);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 1);
+    post_op(0x1c, NULL, 0xFFFFFF);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 1);
+    post_op(0x2c, NULL, 0x3FFF);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 1);
+    post_op(0x16, NULL, 0x3FF);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 1);
+    post_op(0x18, NULL, 3);                     /* CEQ 3 never created */
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 1);
+    post_op(0x1b, NULL, 0);                     /* no AEQ */
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 1);
+    post_op(0x11, NULL, 0);                     /* push pages */
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(cqe[3] & 0xFFFF, E810_CQP_MIN_UNSUPPORTED);
+    CHECK(h.guest_errors > errors);
+    /* Doorbell beyond the ring, doorbell ahead of a stale WQE. */
+    errors = h.guest_errors;
+    wr(PFPE_CQPDB, 100);
+    CHECK_EQ(h.guest_errors, errors + 1);
+    {
+        unsigned t = rd(PFPE_CQPTAIL) & PFPE_CQPTAIL_WQTAIL_M;
+
+        set64(SQ_PA + 64ull * t + 24, (uint64_t)!sq_pol << 63 | 0x24ull << 32);
+        wr(PFPE_CQPDB, (t + 1) % SQ_SIZE);
+        CHECK_EQ(rd(PFPE_CQPTAIL) & PFPE_CQPTAIL_WQTAIL_M, t);
+        CHECK(!ccq_next(cqe));
+    }
+    /* Doorbells for objects that do not exist. */
+    wr(PFPE_CQARM, 77);
+    wr(PFPE_WQEALLOC, 77);
+    wr(E810_RDMA_DB_PAGE + 0x40, 0xFFFFFFFF);
+    wr(E810_RDMA_DB_PAGE + 0x80, 1);
+    wr(PFPE_AEQALLOC, 5);
+    /* Nothing crashed; the engine still works after all that. */
+    teardown();
+}
+
+int main(void)
+{
+    RUN(test_cqp_handshake);
+    RUN(test_init_ops);
+    RUN(test_ccq_wrap);
+    RUN(test_ceq_interrupt);
+    RUN(test_aeq_and_qp);
+    RUN(test_tables);
+    RUN(test_pble_ring);
+    RUN(test_malformed);
+    return CHECK_DONE();
+}
