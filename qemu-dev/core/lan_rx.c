@@ -66,6 +66,7 @@ static void rxq_load(E810Core *c, unsigned q)
     E810RxRing *r = &c->lan.rxq[q];
     uint32_t w[QRX_CONTEXT_DWORDS];
     const char *bad = NULL;
+    const char *idle = NULL;
 
     for (unsigned i = 0; i < QRX_CONTEXT_DWORDS; i++) {
         w[i] = e810_reg(c, QRX_CONTEXT(i, q));
@@ -90,12 +91,11 @@ static void rxq_load(E810Core *c, unsigned q)
         bad = "head beyond the ring";
     } else if (!r->dsize32) {
         bad = "16-byte descriptors";
-    } else if (r->dbuf == 0) {
-        bad = "data buffer size 0";
-    } else if (r->rxmax < 64) {
-        bad = "rxmax below 64 bytes";
+    } else if (r->dbuf == 0 || r->rxmax < 64) {
+        /* The flow director's control queue has no packet buffers. */
+        idle = "no packet buffers (dbuf 0 or rxmax < 64)";
     }
-    r->valid = !bad;
+    r->valid = !bad && !idle;
     trace_e810_rxq_enable(q, true, r->base, r->qlen, r->dbuf, r->rxmax);
     if (bad) {
         e810_guest_error(c, "rxq %u enabled with a bad context: %s", q, bad);
@@ -482,6 +482,7 @@ static void rx_to_vsi(E810Core *c, unsigned vsi, const uint8_t *f, size_t len,
     int q;
 
     if (nq == 0) {
+        trace_e810_rx_steer(vsi, 0, 0, -1, 0, false);
         rx_drop(c, &c->stats.rx_queue_off, len, "VSI has no Rx queues");
         return;
     }
@@ -495,6 +496,7 @@ static void rx_to_vsi(E810Core *c, unsigned vsi, const uint8_t *f, size_t len,
         }
     }
     q = e810_fw_vsi_rxq(c, vsi, idx);
+    trace_e810_rx_steer(vsi, nq, idx, q, hash, hashed);
     if (q < 0 || q >= E810_LAN_RXQ) {
         rx_drop(c, &c->stats.rx_queue_off, len, "VSI queue out of range");
         return;
