@@ -675,9 +675,10 @@ static void test_malformed(void)
     post_op(0x1b, NULL, 0);                     /* no AEQ */
     CHECK(ccq_next(cqe));
     CHECK_EQ((cqe[3] >> 55) & 1, 1);
-    post_op(0x11, NULL, 0);                     /* push pages */
+    post_op(0x11, NULL, 0);                     /* push page: none */
     CHECK(ccq_next(cqe));
-    CHECK_EQ(cqe[3] & 0xFFFF, E810_CQP_MIN_UNSUPPORTED);
+    CHECK_EQ((cqe[3] >> 55) & 1, 0);
+    CHECK_EQ((uint32_t)cqe[2], 0xFFFFFFFFu);
     CHECK(h.guest_errors > errors);
     /* Doorbell beyond the ring, doorbell ahead of a stale WQE. */
     errors = h.guest_errors;
@@ -701,6 +702,147 @@ static void test_malformed(void)
     teardown();
 }
 
+/* ---- STag translation ---------------------------------------------------- */
+
+typedef struct Pieces {
+    unsigned n;
+    uint64_t pa[8], len[8];
+} Pieces;
+
+static bool collect(void *opaque, uint64_t pa, uint64_t len)
+{
+    Pieces *p = opaque;
+
+    if (p->n == 8) {
+        return false;
+    }
+    p->pa[p->n] = pa;
+    p->len[p->n++] = len;
+    return true;
+}
+
+static int xl(uint32_t stag, uint64_t to, uint64_t len, unsigned acc,
+              uint32_t pd, bool priv, Pieces *p)
+{
+    memset(p, 0, sizeof(*p));
+    return e810_rdma_xlate(&c, stag, to, len, acc, pd, priv, collect, p);
+}
+
+/* REG_MR of index @idx key @key for PD @pd. */
+static void reg_mr(uint32_t idx, uint8_t key, uint32_t pd, uint64_t va,
+                   uint64_t len, uint64_t pa, unsigned lpbl, uint32_t pble,
+                   unsigned rights, bool remote, bool va_based)
+{
+    uint64_t q[8] = { 0 };
+    uint64_t cqe[4];
+
+    q[0] = va;
+    q[1] = len | (uint64_t)pd << 46;
+    q[2] = (uint64_t)idx << 8 | key;
+    q[4] = pa;
+    q[6] = pble;
+    post_op(0x0a, q, 1ull << 43 | (uint64_t)lpbl << 44 |
+            (uint64_t)rights << 48 | (remote ? 1ull << 53 : 0) |
+            (va_based ? 1ull << 59 : 0));
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 0);
+}
+
+static void test_xlate(void)
+{
+    Pieces p;
+    uint64_t pble_pa, q[8] = { 0 }, cqe[4];
+    const uint64_t va = 0x70001234;
+    const uint64_t P0 = M(0x30000), P1 = M(0x50000), P2 = M(0x40000);
+
+    setup();
+    cqp_create_proto(1);
+    init_hmc();
+    create_ccq();
+    pble_pa = SD1_PA + (c.rdma.obj[E810_HMC_PBLE].base - (2u << 20));
+
+    /* Contiguous, VA based: split at 4 KiB boundaries. */
+    reg_mr(0x21, 0x33, 4, va, 0x3000, M(0x20234), 0, 0, 0x3, false, true);
+    CHECK_EQ(xl(0x2133, va + 0x100, 0x2000, E810_ACC_LOCAL_WRITE, 4, false, &p), 0);
+    CHECK_EQ(p.n, 3);
+    CHECK_EQ(p.pa[0], M(0x20334));
+    CHECK_EQ(p.len[0], 0xCCC);
+    CHECK_EQ(p.pa[1], M(0x21000));
+    CHECK_EQ(p.len[0] + p.len[1] + p.len[2], 0x2000);
+    /* Key, PD, rights, bounds. */
+    CHECK_EQ(xl(0x2134, va, 8, E810_ACC_LOCAL_READ, 4, false, &p), E810_XLATE_KEY);
+    CHECK_EQ(xl(0x2133, va, 8, E810_ACC_LOCAL_READ, 5, false, &p), E810_XLATE_PD);
+    CHECK_EQ(xl(0x2133, va, 8, E810_ACC_REMOTE_WRITE, 4, false, &p), E810_XLATE_RIGHTS);
+    CHECK_EQ(xl(0x2133, va - 1, 8, E810_ACC_LOCAL_READ, 4, false, &p), E810_XLATE_BOUNDS);
+    CHECK_EQ(xl(0x2133, va + 0x2FF9, 8, E810_ACC_LOCAL_READ, 4, false, &p), E810_XLATE_BOUNDS);
+    CHECK_EQ(xl(0x2133, va + 0x2FF8, 8, E810_ACC_LOCAL_READ, 4, false, &p), 0);
+    CHECK_EQ(xl(0x2133, ~0ull - 4, 8, E810_ACC_LOCAL_READ, 4, false, &p), E810_XLATE_BOUNDS);
+    CHECK_EQ(xl(0x2233, va, 8, E810_ACC_LOCAL_READ, 4, false, &p), E810_XLATE_INVALID);
+    /* Zero length never validates; STag 0 only for privileged QPs. */
+    CHECK_EQ(xl(0xABCD, 0, 0, E810_ACC_REMOTE_READ, 1, false, &p), 0);
+    CHECK_EQ(p.n, 0);
+    CHECK_EQ(xl(0, M(0x100), 64, E810_ACC_LOCAL_WRITE, 1, false, &p), E810_XLATE_STAG_ZERO);
+    CHECK_EQ(xl(0, M(0x100), 64, E810_ACC_LOCAL_WRITE, 1, true, &p), 0);
+    CHECK_EQ(p.pa[0], M(0x100));
+
+    /* Level 1, remote write allowed: pages P0 P1 P2 at PBLE 100. */
+    set64(pble_pa + 8 * 100, P0);
+    set64(pble_pa + 8 * 101, P1);
+    set64(pble_pa + 8 * 102, P2);
+    reg_mr(0x22, 1, 4, 0x1010, 0x2FF0, 0, 1, 100, 0xF, true, true);
+    CHECK_EQ(xl(0x2201, 0x1010, 0x1000, E810_ACC_REMOTE_WRITE, 4, false, &p), 0);
+    CHECK_EQ(p.n, 2);
+    CHECK_EQ(p.pa[0], P0 + 0x10);
+    CHECK_EQ(p.len[0], 0xFF0);
+    CHECK_EQ(p.pa[1], P1);
+    CHECK_EQ(p.len[1], 0x10);
+    CHECK_EQ(xl(0x2201, 0x3000, 0x10, E810_ACC_REMOTE_READ, 4, false, &p), 0);
+    CHECK_EQ(p.pa[0], P2);
+    /* The driver rewrites the list: no stale translation. */
+    set64(pble_pa + 8 * 102, P0);
+    CHECK_EQ(xl(0x2201, 0x3000, 0x10, E810_ACC_REMOTE_READ, 4, false, &p), 0);
+    CHECK_EQ(p.pa[0], P0);
+
+    /* Level 2: root PBLE 200 names leaf 300. */
+    set64(pble_pa + 8 * 200, 300);
+    set64(pble_pa + 8 * 300, P2);
+    set64(pble_pa + 8 * 301, P1);
+    reg_mr(0x23, 2, 4, 0, 0x2000, 0, 3, 200, 0x3, false, true);
+    CHECK_EQ(xl(0x2302, 0x1008, 8, E810_ACC_LOCAL_READ, 4, false, &p), 0);
+    CHECK_EQ(p.pa[0], P1 + 8);
+    /* Root naming a leaf beyond the PBLE object: a PBL error. */
+    set64(pble_pa + 8 * 200, 0xFFFFFFFF);
+    CHECK_EQ(xl(0x2302, 0x1008, 8, E810_ACC_LOCAL_READ, 4, false, &p), E810_XLATE_PBL);
+
+    /* Zero based: VA field is the first byte offset. */
+    reg_mr(0x24, 3, 4, 0x80, 0x100, P0, 0, 0, 0x3, false, false);
+    CHECK_EQ(xl(0x2403, 0x10, 0x10, E810_ACC_LOCAL_READ, 4, false, &p), 0);
+    CHECK_EQ(p.pa[0], P0 + 0x90);
+    CHECK_EQ(xl(0x2403, 0xF8, 0x10, E810_ACC_LOCAL_READ, 4, false, &p), E810_XLATE_BOUNDS);
+
+    /* Level 1 pointing past the PBLE object. */
+    reg_mr(0x25, 4, 4, 0, 0x1000, 0, 1, 5000, 0x3, false, true);
+    CHECK_EQ(xl(0x2504, 0, 8, E810_ACC_LOCAL_READ, 4, false, &p), E810_XLATE_PBL);
+
+    /* The kernel DMA MR: all of memory, privileged users only. */
+    reg_mr(0x26, 5, 1, 0, 0, 0, 0, 0, 0x3, false, true);
+    CHECK_EQ(xl(0x2605, M(0x40), 0x2000, E810_ACC_LOCAL_WRITE, 1, true, &p), 0);
+    CHECK_EQ(p.pa[0], M(0x40));
+    CHECK_EQ(xl(0x2605, M(0x40), 8, E810_ACC_LOCAL_WRITE, 1, false, &p), E810_XLATE_BOUNDS);
+
+    /* ALLOC_STAG gives an STag that is not usable until registered. */
+    q[1] = 0x1000 | 4ull << 46;
+    q[2] = 0x27ull << 8;
+    post_op(0x09, q, 1ull << 43 | 1ull << 44 | 0x3ull << 48);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 0);
+    CHECK_EQ(xl(0x2700, 0, 8, E810_ACC_LOCAL_READ, 4, false, &p), E810_XLATE_INVALID);
+    /* The whole region: four pieces (partial pages at both ends). */
+    CHECK_EQ(xl(0x2133, va, 0x3000, E810_ACC_LOCAL_READ, 4, false, &p), 0);
+    CHECK_EQ(p.n, 4);
+    teardown();
+}
+
 int main(void)
 {
     RUN(test_cqp_handshake);
@@ -711,5 +853,6 @@ int main(void)
     RUN(test_tables);
     RUN(test_pble_ring);
     RUN(test_malformed);
+    RUN(test_xlate);
     return CHECK_DONE();
 }

@@ -204,8 +204,13 @@ static void cqp_execute(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
         }
         break;
     case OP_MANAGE_PUSH_PAGES:
-        /* Push mode is never enabled on gen2; no push pages exist. */
-        e810_cqp_fail(c, r, E810_CQP_MIN_UNSUPPORTED, "push pages");
+        /* No push pages exist (gen2 never enables push mode).  An
+         * allocation succeeds with an index past any page, which
+         * verbs.c:irdma_alloc_push_page() takes as "none" without
+         * logging an error; a free has nothing to do. */
+        if (!(wqe[3] & (1ull << 62))) {
+            r->retval = 0xFFFFFFFFu;
+        }
         break;
     default:
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_OPCODE, "opcode 0x%x", op);

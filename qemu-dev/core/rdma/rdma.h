@@ -318,6 +318,28 @@ void e810_rdma_ws_node(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 void e810_rdma_stats(E810Core *c, unsigned op, const uint64_t *wqe,
                      E810CqpResult *r);
 void e810_rdma_wqe_alloc(E810Core *c, uint32_t qp_id);
+/* xlate.c: STag translation.  Access rights as in the STag WQEs. */
+#define E810_ACC_LOCAL_READ     0x01
+#define E810_ACC_LOCAL_WRITE    0x02
+#define E810_ACC_REMOTE_READ    0x04
+#define E810_ACC_REMOTE_WRITE   0x08
+enum {
+    E810_XLATE_OK = 0,
+    E810_XLATE_INVALID = -1,    /* no such registered STag */
+    E810_XLATE_KEY = -2,        /* consumer key differs */
+    E810_XLATE_PD = -3,         /* protection domain differs */
+    E810_XLATE_RIGHTS = -4,     /* access not granted */
+    E810_XLATE_BOUNDS = -5,     /* outside the region */
+    E810_XLATE_PBL = -6,        /* page list entry not mapped */
+    E810_XLATE_STAG_ZERO = -7,  /* STag 0 from a non-privileged QP */
+    E810_XLATE_DMA = -8,        /* the consumer refused a piece */
+};
+/* Called for each physically contiguous piece, in order; false stops. */
+typedef bool E810RdmaSegFn(void *opaque, uint64_t pa, uint64_t len);
+int e810_rdma_xlate(E810Core *c, uint32_t stag, uint64_t to, uint64_t len,
+                    unsigned access, uint32_t pd, bool privileged,
+                    E810RdmaSegFn *fn, void *opaque);
+
 /* Valid committed object count, capped by the table size. */
 uint32_t e810_rdma_obj_limit(E810Core *c, unsigned obj, uint32_t cap);
 
