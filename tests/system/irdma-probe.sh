@@ -6,7 +6,8 @@
 # RoCEv2 mode (as at any boot: the device model supports that mode with the
 # same engine, so it must register cleanly), devlink switches the function
 # to iWARP, and irdma registers an iWARP ib device whose port is ACTIVE /
-# LINK_UP.  Then irdma is unloaded and loaded again five times.  The kernel
+# LINK_UP.  Then irdma is unloaded and loaded again five times, and a user
+# process creates and drops verbs objects (ibv_rc_pingpong).  The kernel
 # log must carry no warning, no CQP timeout and no irdma failure.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -40,6 +41,19 @@ while [ $n -le $RELOADS ]; do
 done
 echo "reloads done: $RELOADS"
 rdma link show
+# User-space verbs objects (PD, MR, virtually mapped CQ, QP through
+# libirdma and the doorbell page) are created and released again.
+before=$(rdma res show qp | wc -l)
+ibv_rc_pingpong -d irdma0 -g 0 > /tmp/pp.log 2>&1 &
+pp=$!
+sleep 3
+during=$(rdma res show qp | wc -l)
+kill $pp; wait $pp 2>/dev/null
+sleep 1
+after=$(rdma res show qp | wc -l)
+echo "user QPs: before $before during $during after $after"
+[ "$during" -gt "$before" ] && [ "$after" = "$before" ] && echo "user verbs objects released"
+rdma res show
 EOS
 
 vm_run --guests 2 --nic e810 --env COLDPLUG=0 --env RELOADS=$RELOADS \
@@ -54,6 +68,7 @@ for g in 0 1; do
 	assert_output $g 'max_qp:[[:space:]]+[1-9][0-9]+'
 	assert_output $g 'max_mr:[[:space:]]+[1-9][0-9]+'
 	assert_output $g "^reloads done: $RELOADS"
+	assert_output $g '^user verbs objects released'
 	assert_clean_dmesg $g
 	bad=$(grep -iE 'irdma|infiniband|iw_cm|ib_core' "$OUT/run/g$g/dmesg.log" |
 		grep -iE 'fail|timeout|error|warn|unable|invalid' | head -3)
