@@ -843,6 +843,76 @@ static void test_xlate(void)
     teardown();
 }
 
+/* Random work requests and doorbells: every WQE completes, nothing
+ * crashes (run under ASan/UBSan), the CCQ stays consistent. */
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* A random guest address: mostly inside the fake memory window. */
+static uint64_t rnd_pa(void)
+{
+    switch (rnd() % 4) {
+    case 0:
+        return rnd();
+    case 1:
+        return 0;
+    default:
+        return M(0x100000 + (rnd() % 0x200000));
+    }
+}
+
+static void test_random_wqes(void)
+{
+    static const unsigned ops[] = {
+        0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x09, 0x0a, 0x0d, 0x0f, 0x11,
+        0x12, 0x13, 0x16, 0x18, 0x19, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f, 0x20,
+        0x22, 0x23, 0x24, 0x25, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x3f,
+    };
+    uint64_t q[8], cqe[4];
+    unsigned i, j, op;
+
+    setup();
+    cqp_create_proto(1);
+    init_hmc();
+    create_ccq();
+    for (i = 0; i < 20000; i++) {
+        op = ops[rnd() % (sizeof(ops) / sizeof(ops[0]))];
+        for (j = 0; j < 8; j++) {
+            q[j] = (rnd() % 3) ? rnd_pa() : rnd() % 4096;
+        }
+        /* Never destroy the CCQ here: the test reads completions. */
+        if (op == 0x05 || op == 0x04 || op == 0x03) {
+            q[3] = (rnd() | 1) & ~(0x7ull << 50);
+        } else {
+            q[3] = rnd() & ~(0x3Full << 32 | 1ull << 63);
+        }
+        post_op(op, q, q[3] & 0xFFFFFFFF);
+        if (!c.rdma.cq[0].valid) {
+            break;
+        }
+        CHECK(ccq_next(cqe));
+        CHECK_EQ((cqe[3] >> 32) & 0x7FFF, (sq_head + SQ_SIZE - 1) % SQ_SIZE);
+        if (rnd() % 8 == 0) {
+            static const uint32_t regs[] = {
+                PFPE_CQARM, PFPE_CQACK, PFPE_AEQALLOC, PFPE_WQEALLOC,
+                E810_RDMA_DB_PAGE, E810_RDMA_DB_PAGE + 0x40, PFHMC_PDINV,
+                GLINT_CEQCTL(0), PFINT_AEQCTL,
+            };
+            wr(regs[rnd() % (sizeof(regs) / sizeof(regs[0]))], (uint32_t)rnd());
+        }
+    }
+    CHECK(c.rdma.cqp_active);
+    CHECK_EQ(c.rdma.stats.cqp_ops, c.rdma.stats.ccqes + 3);  /* 3 before the CCQ */
+    teardown();
+}
+
 int main(void)
 {
     RUN(test_cqp_handshake);
@@ -854,5 +924,6 @@ int main(void)
     RUN(test_pble_ring);
     RUN(test_malformed);
     RUN(test_xlate);
+    RUN(test_random_wqes);
     return CHECK_DONE();
 }
