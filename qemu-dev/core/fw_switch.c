@@ -223,6 +223,12 @@ static int sw_add_vsi(E810Core *c, E810AqCmd *cmd)
     v->state = E810_VSI_IN_USE;
     v->type = ld16(aq_param(cmd, VSI_P_TYPE_FREE)) & 3;
     v->vf_id = cmd->desc[VSI_P_VF_USED];
+    /*
+     * Add VSI takes the whole context: ice flags only the security section
+     * valid on the first add but fills in and relies on the Rx queue map and
+     * RSS options too.  Update VSI is the one that merges by section.
+     */
+    memcpy(v->ctx, cmd->buf, E810_VSI_CTX_SIZE);
     vsi_merge(v->ctx, cmd->buf);
     st16(aq_param(cmd, VSI_P_NUM), num);
     vsi_answer_counts(sw, cmd);

@@ -1105,6 +1105,27 @@ static void test_no_buffer(void)
     aq_test_cleanup(&t);
 }
 
+/*
+ * ice's first Add VSI flags only the security section valid, yet relies on
+ * the queue map it filled in: Add VSI must take the whole context.
+ */
+static void test_add_vsi_whole_context(void)
+{
+    uint16_t num;
+
+    aq_test_init(&t);
+    aq_msg_init(&m, 0x0210, 128, true);
+    st16(m.desc + 22, 2);               /* PF type */
+    vsi_ctx(m.buf, 8, 4);
+    st16(m.buf, 1 << 1);                /* valid_sections: security only */
+    CHECK_EQ(aq_send(&t, &m), 0);
+    num = ld16(m.desc + 16) & 0x3FF;
+    CHECK_EQ(e810_fw_vsi_num_rxq(&t.c, num), 4);
+    CHECK_EQ(e810_fw_vsi_rxq(&t.c, num, 0), 8);
+    CHECK_EQ(e810_fw_vsi_rxq(&t.c, num, 3), 11);
+    aq_test_cleanup(&t);
+}
+
 int main(void)
 {
     RUN(test_probe_open_flow);
@@ -1118,5 +1139,6 @@ int main(void)
     RUN(test_sched_malformed);
     RUN(test_sched_full);
     RUN(test_no_buffer);
+    RUN(test_add_vsi_whole_context);
     return CHECK_DONE();
 }
