@@ -7,7 +7,8 @@
 # same engine, so it must register cleanly), devlink switches the function
 # to iWARP, and irdma registers an iWARP ib device whose port is ACTIVE /
 # LINK_UP.  Then irdma is unloaded and loaded again five times, and a user
-# process creates and drops verbs objects (ibv_rc_pingpong).  The kernel
+# process creates and drops verbs objects (ibv_rc_pingpong), and a function
+# reset brings the iWARP device back.  The kernel
 # log must carry no warning, no CQP timeout and no irdma failure.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -54,6 +55,13 @@ after=$(rdma res show qp | wc -l)
 echo "user QPs: before $before during $during after $after"
 [ "$during" -gt "$before" ] && [ "$after" = "$before" ] && echo "user verbs objects released"
 rdma res show
+# A function reset: ice tears irdma down, resets, and plugs it again.
+for d in /sys/bus/pci/devices/*; do
+	[ "$(cat $d/device)" = 0x159b ] && echo 1 > $d/reset && echo "function reset done"
+done
+t=0
+while ! ib_ok && [ $t -lt 150 ]; do sleep 0.2; t=$((t + 1)); done
+ib_ok && echo "iWARP device back after reset"
 EOS
 
 vm_run --guests 2 --nic e810 --env COLDPLUG=0 --env RELOADS=$RELOADS \
@@ -69,6 +77,7 @@ for g in 0 1; do
 	assert_output $g 'max_mr:[[:space:]]+[1-9][0-9]+'
 	assert_output $g "^reloads done: $RELOADS"
 	assert_output $g '^user verbs objects released'
+	assert_output $g '^iWARP device back after reset'
 	assert_clean_dmesg $g
 	bad=$(grep -iE 'irdma|infiniband|iw_cm|ib_core' "$OUT/run/g$g/dmesg.log" |
 		grep -iE 'fail|timeout|error|warn|unable|invalid' | head -3)
