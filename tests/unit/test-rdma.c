@@ -748,6 +748,8 @@ static void reg_mr(uint32_t idx, uint8_t key, uint32_t pd, uint64_t va,
     CHECK_EQ((cqe[3] >> 55) & 1, 0);
 }
 
+#define LR E810_ACC_LOCAL_READ
+
 static void test_xlate(void)
 {
     Pieces p;
@@ -770,18 +772,24 @@ static void test_xlate(void)
     CHECK_EQ(p.pa[1], M(0x21000));
     CHECK_EQ(p.len[0] + p.len[1] + p.len[2], 0x2000);
     /* Key, PD, rights, bounds. */
-    CHECK_EQ(xl(0x2134, va, 8, E810_ACC_LOCAL_READ, 4, false, &p), E810_XLATE_KEY);
+    CHECK_EQ(xl(0x2134, va, 8, LR, 4, false, &p),
+             E810_XLATE_KEY);
     CHECK_EQ(xl(0x2133, va, 8, E810_ACC_LOCAL_READ, 5, false, &p), E810_XLATE_PD);
     CHECK_EQ(xl(0x2133, va, 8, E810_ACC_REMOTE_WRITE, 4, false, &p), E810_XLATE_RIGHTS);
-    CHECK_EQ(xl(0x2133, va - 1, 8, E810_ACC_LOCAL_READ, 4, false, &p), E810_XLATE_BOUNDS);
-    CHECK_EQ(xl(0x2133, va + 0x2FF9, 8, E810_ACC_LOCAL_READ, 4, false, &p), E810_XLATE_BOUNDS);
-    CHECK_EQ(xl(0x2133, va + 0x2FF8, 8, E810_ACC_LOCAL_READ, 4, false, &p), 0);
-    CHECK_EQ(xl(0x2133, ~0ull - 4, 8, E810_ACC_LOCAL_READ, 4, false, &p), E810_XLATE_BOUNDS);
-    CHECK_EQ(xl(0x2233, va, 8, E810_ACC_LOCAL_READ, 4, false, &p), E810_XLATE_INVALID);
+    CHECK_EQ(xl(0x2133, va - 1, 8, LR, 4, false, &p),
+             E810_XLATE_BOUNDS);
+    CHECK_EQ(xl(0x2133, va + 0x2FF9, 8, LR, 4, false, &p),
+             E810_XLATE_BOUNDS);
+    CHECK_EQ(xl(0x2133, va + 0x2FF8, 8, LR, 4, false, &p), 0);
+    CHECK_EQ(xl(0x2133, ~0ull - 4, 8, LR, 4, false, &p),
+             E810_XLATE_BOUNDS);
+    CHECK_EQ(xl(0x2233, va, 8, LR, 4, false, &p),
+             E810_XLATE_INVALID);
     /* Zero length never validates; STag 0 only for privileged QPs. */
     CHECK_EQ(xl(0xABCD, 0, 0, E810_ACC_REMOTE_READ, 1, false, &p), 0);
     CHECK_EQ(p.n, 0);
-    CHECK_EQ(xl(0, M(0x100), 64, E810_ACC_LOCAL_WRITE, 1, false, &p), E810_XLATE_STAG_ZERO);
+    CHECK_EQ(xl(0, M(0x100), 64, E810_ACC_LOCAL_WRITE, 1, false, &p),
+             E810_XLATE_STAG_ZERO);
     CHECK_EQ(xl(0, M(0x100), 64, E810_ACC_LOCAL_WRITE, 1, true, &p), 0);
     CHECK_EQ(p.pa[0], M(0x100));
 
@@ -808,27 +816,31 @@ static void test_xlate(void)
     set64(pble_pa + 8 * 300, P2);
     set64(pble_pa + 8 * 301, P1);
     reg_mr(0x23, 2, 4, 0, 0x2000, 0, 3, 200, 0x3, false, true);
-    CHECK_EQ(xl(0x2302, 0x1008, 8, E810_ACC_LOCAL_READ, 4, false, &p), 0);
+    CHECK_EQ(xl(0x2302, 0x1008, 8, LR, 4, false, &p), 0);
     CHECK_EQ(p.pa[0], P1 + 8);
     /* Root naming a leaf beyond the PBLE object: a PBL error. */
     set64(pble_pa + 8 * 200, 0xFFFFFFFF);
-    CHECK_EQ(xl(0x2302, 0x1008, 8, E810_ACC_LOCAL_READ, 4, false, &p), E810_XLATE_PBL);
+    CHECK_EQ(xl(0x2302, 0x1008, 8, LR, 4, false, &p),
+             E810_XLATE_PBL);
 
     /* Zero based: VA field is the first byte offset. */
     reg_mr(0x24, 3, 4, 0x80, 0x100, P0, 0, 0, 0x3, false, false);
-    CHECK_EQ(xl(0x2403, 0x10, 0x10, E810_ACC_LOCAL_READ, 4, false, &p), 0);
+    CHECK_EQ(xl(0x2403, 0x10, 0x10, LR, 4, false, &p), 0);
     CHECK_EQ(p.pa[0], P0 + 0x90);
-    CHECK_EQ(xl(0x2403, 0xF8, 0x10, E810_ACC_LOCAL_READ, 4, false, &p), E810_XLATE_BOUNDS);
+    CHECK_EQ(xl(0x2403, 0xF8, 0x10, LR, 4, false, &p),
+             E810_XLATE_BOUNDS);
 
     /* Level 1 pointing past the PBLE object. */
     reg_mr(0x25, 4, 4, 0, 0x1000, 0, 1, 5000, 0x3, false, true);
-    CHECK_EQ(xl(0x2504, 0, 8, E810_ACC_LOCAL_READ, 4, false, &p), E810_XLATE_PBL);
+    CHECK_EQ(xl(0x2504, 0, 8, LR, 4, false, &p),
+             E810_XLATE_PBL);
 
     /* The kernel DMA MR: all of memory, privileged users only. */
     reg_mr(0x26, 5, 1, 0, 0, 0, 0, 0, 0x3, false, true);
     CHECK_EQ(xl(0x2605, M(0x40), 0x2000, E810_ACC_LOCAL_WRITE, 1, true, &p), 0);
     CHECK_EQ(p.pa[0], M(0x40));
-    CHECK_EQ(xl(0x2605, M(0x40), 8, E810_ACC_LOCAL_WRITE, 1, false, &p), E810_XLATE_BOUNDS);
+    CHECK_EQ(xl(0x2605, M(0x40), 8, E810_ACC_LOCAL_WRITE, 1, false, &p),
+             E810_XLATE_BOUNDS);
 
     /* ALLOC_STAG gives an STag that is not usable until registered. */
     q[1] = 0x1000 | 4ull << 46;
@@ -836,9 +848,10 @@ static void test_xlate(void)
     post_op(0x09, q, 1ull << 43 | 1ull << 44 | 0x3ull << 48);
     CHECK(ccq_next(cqe));
     CHECK_EQ((cqe[3] >> 55) & 1, 0);
-    CHECK_EQ(xl(0x2700, 0, 8, E810_ACC_LOCAL_READ, 4, false, &p), E810_XLATE_INVALID);
+    CHECK_EQ(xl(0x2700, 0, 8, LR, 4, false, &p),
+             E810_XLATE_INVALID);
     /* The whole region: four pieces (partial pages at both ends). */
-    CHECK_EQ(xl(0x2133, va, 0x3000, E810_ACC_LOCAL_READ, 4, false, &p), 0);
+    CHECK_EQ(xl(0x2133, va, 0x3000, LR, 4, false, &p), 0);
     CHECK_EQ(p.n, 4);
     teardown();
 }

@@ -14,8 +14,10 @@
 #include "rdma.h"
 
 /* CREATE_CQ / MODIFY_CQ / DESTROY_CQ header */
-#define CQ_HDR_ID(h)            ((uint32_t)(e810_fld(h, 18, 0) | e810_fld(h, 52, 50) << 22))
-#define CQ_HDR_CEQ(h)           ((uint32_t)(e810_fld(h, 31, 22) | e810_fld(h, 59, 54) << 10))
+#define CQ_HDR_ID(h)            \
+    ((uint32_t)(e810_fld(h, 18, 0) | e810_fld(h, 52, 50) << 22))
+#define CQ_HDR_CEQ(h)           \
+    ((uint32_t)(e810_fld(h, 31, 22) | e810_fld(h, 59, 54) << 10))
 #define CQ_HDR_LPBLSIZE(h)      ((unsigned)e810_fld(h, 45, 44))
 #define CQ_HDR_RESIZE           (1ull << 43)
 #define CQ_HDR_CHKOVERFLOW      (1ull << 46)
@@ -23,7 +25,8 @@
 #define CQ_HDR_ENCEQEMASK       (1ull << 48)
 #define CQ_HDR_CEQIDVALID       (1ull << 49)
 /* CREATE_CEQ / CREATE_AEQ */
-#define CEQ_HDR_ID(h)           ((uint32_t)(e810_fld(h, 9, 0) | e810_fld(h, 15, 10) << 10))
+#define CEQ_HDR_ID(h)           \
+    ((uint32_t)(e810_fld(h, 9, 0) | e810_fld(h, 15, 10) << 10))
 #define EQ_HDR_VMAP             (1ull << 47)
 /* CQ shadow area qword 4: the arm word */
 #define CQ_SHADOW_ARM_OFF       32

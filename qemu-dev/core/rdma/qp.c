@@ -37,7 +37,8 @@
 #define STAG_HDR_VABASED        (1ull << 59)
 #define STAG_IDX(q2)            ((uint32_t)e810_fld(q2, 31, 8))
 #define STAG_KEY(q2)            ((uint8_t)e810_fld(q2, 7, 0))
-#define STAG_PD(q1, q2)         ((uint32_t)(e810_fld(q1, 63, 46) | e810_fld(q2, 59, 54) << 18))
+#define STAG_PD(q1, q2)         \
+    ((uint32_t)(e810_fld(q1, 63, 46) | e810_fld(q2, 59, 54) << 18))
 
 enum { OP_ALLOC_STAG = 0x09, OP_REG_MR = 0x0a, OP_DEALLOC_STAG = 0x0d,
        OP_CREATE_AH = 0x1c, OP_MODIFY_AH = 0x1d, OP_DESTROY_AH = 0x1e };
