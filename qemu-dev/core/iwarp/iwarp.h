@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * iWARP protocol engine: one offloaded connection (TCP + MPA + DDP +
+ * RDMAP) as a plain C object with no knowledge of the device around it.
+ *
+ * The owner feeds it received Ethernet frames (iw_input), timer expiries
+ * (iw_timer) and work (iw_post_*, iw_close, iw_abort, iw_send_terminate);
+ * the engine calls back through IwOps to put frames on the wire, arm its
+ * timer, fetch outbound payload, place inbound data, and report completed
+ * work and connection events.  Everything from the wire is untrusted:
+ * malformed segments are dropped (TCP/IP level) or end in a protocol
+ * error event (MPA/DDP/RDMAP level); nothing asserts.
+ */
+#ifndef IW_IWARP_H
+#define IW_IWARP_H
+
+#include "../host.h"
+
+/* RDMAP opcodes (RFC 5040 4.3) */
+enum {
+    IW_OP_WRITE = 0, IW_OP_READ_REQ = 1, IW_OP_READ_RESP = 2, IW_OP_SEND = 3,
+    IW_OP_SEND_INV = 4, IW_OP_SEND_SE = 5, IW_OP_SEND_SE_INV = 6,
+    IW_OP_TERMINATE = 7,
+    IW_OP_RAW = 0x10,           /* engine-internal: streaming-mode bytes */
+};
+
+/* DDP queue numbers */
+enum { IW_QN_SEND = 0, IW_QN_READ = 1, IW_QN_TERM = 2 };
+
+/*
+ * Terminate codes (RFC 5040 4.8): layer << 12 | etype << 8 | code.
+ * The owner's callbacks return these (0 = fine) to reject an access.
+ */
+#define IW_TERM(layer, etype, code) ((layer) << 12 | (etype) << 8 | (code))
+#define IW_LAYER_RDMAP              0
+#define IW_LAYER_DDP                1
+#define IW_LAYER_MPA                2
+enum {
+    /* RDMAP remote protection (etype 1) and remote operation (etype 2) */
+    IW_T_RDMAP_INV_STAG     = IW_TERM(0, 1, 0x00),
+    IW_T_RDMAP_BOUNDS       = IW_TERM(0, 1, 0x01),
+    IW_T_RDMAP_ACCESS       = IW_TERM(0, 1, 0x02),
+    IW_T_RDMAP_UNASSOC_STAG = IW_TERM(0, 1, 0x03),
+    IW_T_RDMAP_TO_WRAP      = IW_TERM(0, 1, 0x04),
+    IW_T_RDMAP_CANT_INV     = IW_TERM(0, 1, 0x09),
+    IW_T_RDMAP_BAD_VERSION  = IW_TERM(0, 2, 0x05),
+    IW_T_RDMAP_UNEXP_OP     = IW_TERM(0, 2, 0x06),
+    IW_T_RDMAP_CATASTROPHIC = IW_TERM(0, 2, 0x07),
+    /* DDP tagged (etype 1) and untagged (etype 2) buffer errors */
+    IW_T_DDP_T_INV_STAG     = IW_TERM(1, 1, 0x00),
+    IW_T_DDP_T_BOUNDS       = IW_TERM(1, 1, 0x01),
+    IW_T_DDP_T_UNASSOC      = IW_TERM(1, 1, 0x02),
+    IW_T_DDP_T_TO_WRAP      = IW_TERM(1, 1, 0x03),
+    IW_T_DDP_T_VERSION      = IW_TERM(1, 1, 0x04),
+    IW_T_DDP_U_INV_QN       = IW_TERM(1, 2, 0x01),
+    IW_T_DDP_U_NO_BUF       = IW_TERM(1, 2, 0x02),
+    IW_T_DDP_U_MSN_RANGE    = IW_TERM(1, 2, 0x03),
+    IW_T_DDP_U_INV_MO       = IW_TERM(1, 2, 0x04),
+    IW_T_DDP_U_TOO_LONG     = IW_TERM(1, 2, 0x05),
+    IW_T_DDP_U_VERSION      = IW_TERM(1, 2, 0x06),
+    /* MPA (LLP) */
+    IW_T_MPA_CLOSED         = IW_TERM(2, 0, 0x01),
+    IW_T_MPA_CRC            = IW_TERM(2, 0, 0x02),
+    IW_T_MPA_MARKER         = IW_TERM(2, 0, 0x03),
+    IW_T_MPA_REQ_RSP        = IW_TERM(2, 0, 0x04),
+};
+
+/* TCP states, numbered as irdma's AEQE TCPSTATE field. */
+typedef enum IwTcpState {
+    IW_TCP_CLOSED = 1, IW_TCP_ESTABLISHED = 5, IW_TCP_CLOSE_WAIT = 6,
+    IW_TCP_FIN_WAIT_1 = 7, IW_TCP_CLOSING = 8, IW_TCP_LAST_ACK = 9,
+    IW_TCP_FIN_WAIT_2 = 10, IW_TCP_TIME_WAIT = 11,
+} IwTcpState;
+
+typedef enum IwEvent {
+    IW_EV_FIRST_FPDU,       /* the first valid FPDU arrived */
+    IW_EV_FIN_RCVD,         /* in-order FIN from the peer */
+    IW_EV_CLOSE_COMPLETE,   /* both directions closed (TIME_WAIT/CLOSED) */
+    IW_EV_RESET_RCVD,       /* RST in window */
+    IW_EV_TOO_MANY_RETRIES, /* retransmission limit: connection dropped */
+    IW_EV_TERMINATE_RCVD,   /* data/len: the whole frame carrying it */
+    IW_EV_ERROR,            /* inbound protocol error: @term, data/len the
+                             * offending FPDU's ULPDU (from the DDP header);
+                             * receive processing stops */
+    IW_EV_TERMINATE_SENT,   /* a Terminate went out */
+} IwEvent;
+
+/* Where an inbound segment of a Send lands (RDMAP QN 0). */
+typedef struct IwRecvSeg {
+    uint8_t op;             /* IW_OP_SEND* */
+    bool first;             /* first segment seen of this message */
+    bool last;              /* L bit: message complete */
+    uint32_t inv_stag;      /* Send with Invalidate */
+    uint32_t msn;
+    uint32_t mo;
+    const uint8_t *data;
+    uint32_t len;
+} IwRecvSeg;
+
+typedef struct IwOps {
+    /* An Ethernet frame (no FCS) for the wire. */
+    void (*frame_out)(void *opaque, const uint8_t *frame, size_t len);
+    int64_t (*now)(void *opaque);
+    /* (Re)arm the connection's one timer at @deadline ns, -1 cancels. */
+    void (*timer)(void *opaque, int64_t deadline);
+    /* Payload bytes @off..+@len of posted work @cookie; 0 or IW_T_*. */
+    int (*gather)(void *opaque, uint64_t cookie, uint64_t off, uint8_t *buf,
+                  size_t len);
+    /* Inbound tagged data: RDMA Write (@read_resp false) or Read Response
+     * for the outstanding read @cookie whose sink was @sink_to.
+     * Returns 0 or an IW_T_* code. */
+    int (*place)(void *opaque, uint32_t stag, uint64_t to, const uint8_t *data,
+                 size_t len, bool read_resp, uint64_t cookie, uint64_t sink_to);
+    /* Inbound Send segment; 0 or an IW_T_* code. */
+    int (*recv)(void *opaque, const IwRecvSeg *seg);
+    /* Inbound Read Request: may the peer read @len at @stag/@to? */
+    int (*read_check)(void *opaque, uint32_t stag, uint64_t to, uint32_t len);
+    /* Source bytes of a Read Response. 0 or IW_T_*. */
+    int (*read_fetch)(void *opaque, uint32_t stag, uint64_t to, uint8_t *buf,
+                      size_t len);
+    /* Posted work finished: Send/Write acknowledged by the peer's TCP,
+     * Read's last response placed; @status 0 or IW_T_* / -1 (aborted). */
+    void (*done)(void *opaque, uint64_t cookie, int status);
+    void (*event)(void *opaque, IwEvent ev, uint32_t term,
+                  const uint8_t *data, size_t len);
+} IwOps;
+
+typedef struct IwConnParams {
+    bool ipv4;
+    uint8_t lmac[6], rmac[6];
+    uint8_t lip[16], rip[16];   /* IPv4: first 4 bytes, network order */
+    uint16_t lport, rport;
+    bool vlan;
+    uint16_t vlan_tci;
+    uint8_t ttl, tos;
+    uint32_t snd_nxt;           /* next sequence number we send */
+    uint32_t snd_una;           /* oldest unacknowledged (= snd_nxt) */
+    uint32_t rcv_nxt;
+    uint32_t snd_wnd;           /* peer window in bytes */
+    uint32_t rcv_wnd;           /* our window in bytes */
+    uint8_t snd_scale, rcv_scale;
+    uint16_t mss;
+    uint16_t ird, ord;          /* inbound/outbound read limits */
+    bool rd_ok, wr_ok;          /* accept inbound Read Req / Write+RResp */
+    unsigned rexmit_thresh;     /* retries before giving up (0: 8) */
+    bool auto_terminate;        /* send a Terminate ourselves on errors */
+} IwConnParams;
+
+#define IW_MSGQ         256     /* posted, unfinished work */
+#define IW_IRQ_MAX      256     /* inbound reads queued */
+#define IW_SBUF         (256u << 10)
+#define IW_SEGQ         2048    /* segments in flight */
+#define IW_RBUF         (IW_MPA_MAX_FPDU + 16)
+#define IW_MPA_MAX_FPDU 65544
+
+typedef struct IwMsg {
+    uint8_t op;
+    bool sent;              /* all bytes handed to TCP */
+    bool acked_wait;        /* Send/Write: waiting for snd_una >= end */
+    bool resp_wait;         /* Read: waiting for the response */
+    uint32_t stag;          /* remote/sink STag, or inval STag */
+    uint64_t to;
+    uint32_t len;
+    uint32_t off;           /* bytes framed so far */
+    uint32_t msn;
+    uint32_t end_seq;
+    uint32_t src_stag;      /* Read Request */
+    uint64_t src_to;
+    uint64_t cookie;
+    int status;
+} IwMsg;
+
+typedef struct IwReadResp {
+    uint32_t sink_stag;
+    uint64_t sink_to;
+    uint32_t len, off;
+    uint32_t src_stag;
+    uint64_t src_to;
+} IwReadResp;
+
+typedef struct IwSeg {
+    uint32_t seq;
+    uint32_t len;           /* payload bytes in sbuf */
+    bool fin;
+} IwSeg;
+
+typedef struct IwStats {
+    uint64_t tx_segs, tx_bytes, rx_segs, rx_bytes;
+    uint64_t rexmits, rto, dup_acks, ooo_drops, bad_csum, bad_frame;
+    uint64_t fpdus_rx, fpdus_tx, crc_errors;
+} IwStats;
+
+typedef struct IwConn {
+    IwConnParams p;
+    const IwOps *ops;
+    void *opaque;
+
+    /* TCP */
+    IwTcpState state;
+    uint32_t snd_una, snd_nxt, snd_max, snd_wnd, snd_wl1, snd_wl2;
+    uint32_t rcv_nxt;
+    uint32_t fin_seq;
+    bool fin_queued, fin_sent, fin_rcvd;
+    bool ack_now;
+    bool probe;             /* zero-window probe due */
+    unsigned depth;         /* nesting of entry points */
+    unsigned dupacks;
+    unsigned retries;
+    int64_t rto_ns;
+    int64_t rto_deadline;   /* -1 if not armed */
+    int64_t tw_deadline;
+    int64_t armed;          /* last deadline given to ops->timer */
+    uint8_t *sbuf;          /* bytes snd_una .. snd_max */
+    IwSeg segq[IW_SEGQ];
+    unsigned seg_head, seg_cnt;
+    uint16_t ip_id;
+
+    /* MPA receive reassembly */
+    uint8_t *rbuf;
+    size_t rlen;
+    bool got_fpdu;
+    bool rx_halted;         /* after an error or Terminate */
+    bool dead;              /* reset / retries exhausted: ignore all */
+
+    /* DDP / RDMAP */
+    uint32_t tx_msn[3];
+    uint32_t rx_msn[3];
+    bool rx_in_msg;         /* QN 0 message partially received */
+    IwMsg msgq[IW_MSGQ];
+    unsigned mq_head, mq_cnt, mq_tx;    /* mq_tx: next to frame (offset) */
+    unsigned ord_used;
+    IwReadResp irq[IW_IRQ_MAX];
+    unsigned irq_head, irq_cnt;
+    uint8_t term[64];       /* pending Terminate payload */
+    size_t term_len;
+    bool term_pending, term_sent;
+
+    IwStats stats;
+} IwConn;
+
+/* Lifetime.  @p is copied; the connection starts ESTABLISHED. */
+void iw_conn_init(IwConn *c, const IwConnParams *p, const IwOps *ops,
+                  void *opaque);
+void iw_conn_destroy(IwConn *c);
+
+/* Inputs */
+void iw_input(IwConn *c, const uint8_t *frame, size_t len);
+void iw_timer(IwConn *c);
+
+/* Work.  Return 0, or -1 when the queue (or ORD) is full: try later. */
+int iw_post_send(IwConn *c, uint8_t op, uint32_t inv_stag, uint32_t len,
+                 uint64_t cookie);
+int iw_post_write(IwConn *c, uint32_t stag, uint64_t to, uint32_t len,
+                  uint64_t cookie);
+int iw_post_read(IwConn *c, uint32_t sink_stag, uint64_t sink_to,
+                 uint32_t len, uint32_t src_stag, uint64_t src_to,
+                 uint64_t cookie);
+int iw_post_raw(IwConn *c, uint32_t len, uint64_t cookie);
+/* Terminate with @payload (the 4-byte header + copied headers). */
+void iw_send_terminate(IwConn *c, const uint8_t *payload, size_t len);
+/* Build a Terminate payload for @term about the ULPDU @ulpdu (may be
+ * NULL); returns its length (<= 64). */
+size_t iw_build_terminate(uint8_t *out, uint32_t term, const uint8_t *ulpdu,
+                          size_t ulpdu_len);
+void iw_close(IwConn *c);       /* FIN after queued data */
+void iw_abort(IwConn *c);       /* RST now */
+/* Send whatever the window allows (after posting work). */
+void iw_kick(IwConn *c);
+bool iw_tx_idle(const IwConn *c);   /* nothing queued or unacked */
+unsigned iw_queue_room(const IwConn *c);
+
+#endif

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * MPA framing and connection setup frames.
+ */
+#include "mpa.h"
+#include "crc32c.h"
+
+static const char key_req[IW_MPA_KEY_LEN + 1] = "MPA ID Req Frame";
+static const char key_rep[IW_MPA_KEY_LEN + 1] = "MPA ID Rep Frame";
+
+static uint16_t be16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static void put_be16(uint8_t *p, uint16_t v)
+{
+    p[0] = v >> 8;
+    p[1] = (uint8_t)v;
+}
+
+size_t iw_mpa_seal(uint8_t *fpdu, size_t ulpdu_len)
+{
+    size_t body = (IW_MPA_HDR + ulpdu_len + 3) & ~(size_t)3;
+    uint32_t crc;
+
+    put_be16(fpdu, (uint16_t)ulpdu_len);
+    memset(fpdu + IW_MPA_HDR + ulpdu_len, 0, body - IW_MPA_HDR - ulpdu_len);
+    crc = iw_crc32c(fpdu, body);
+    /* The CRC register goes out least significant byte first, which is
+     * RFC 3385's bit order (siw_crc_final(), irdma_ieq_check_mpacrc()). */
+    fpdu[body] = (uint8_t)crc;
+    fpdu[body + 1] = crc >> 8;
+    fpdu[body + 2] = crc >> 16;
+    fpdu[body + 3] = crc >> 24;
+    return body + IW_MPA_CRC;
+}
+
+int iw_mpa_check(const uint8_t *buf, size_t avail, size_t min_ulpdu,
+                 size_t *fpdu_len, size_t *ulpdu_len)
+{
+    size_t ulen, flen, body;
+    uint32_t crc, got;
+
+    if (avail < IW_MPA_HDR) {
+        return IW_MPA_MORE;
+    }
+    ulen = be16(buf);
+    if (ulen < min_ulpdu) {
+        return IW_MPA_BAD_LEN;
+    }
+    flen = iw_mpa_fpdu_len(ulen);
+    if (avail < flen) {
+        return IW_MPA_MORE;
+    }
+    body = flen - IW_MPA_CRC;
+    crc = iw_crc32c(buf, body);
+    got = buf[body] | (uint32_t)buf[body + 1] << 8 |
+          (uint32_t)buf[body + 2] << 16 | (uint32_t)buf[body + 3] << 24;
+    *fpdu_len = flen;
+    *ulpdu_len = ulen;
+    return crc == got ? IW_MPA_OK : IW_MPA_BAD_CRC;
+}
+
+int iw_mpa_parse(const uint8_t *buf, size_t len, IwMpaFrame *f)
+{
+    size_t plen;
+
+    memset(f, 0, sizeof(*f));
+    if (len < IW_MPA_REQ_HDR_LEN) {
+        return 0;
+    }
+    if (!memcmp(buf, key_req, IW_MPA_KEY_LEN)) {
+        f->reply = false;
+    } else if (!memcmp(buf, key_rep, IW_MPA_KEY_LEN)) {
+        f->reply = true;
+    } else {
+        return -1;
+    }
+    f->markers = buf[16] & IW_MPA_FLAG_MARKERS;
+    f->crc = buf[16] & IW_MPA_FLAG_CRC;
+    f->reject = buf[16] & IW_MPA_FLAG_REJECT;
+    f->rev = buf[17];
+    plen = be16(buf + 18);
+    if (f->rev < 1 || f->rev > 2 || plen > IW_MPA_MAX_PDATA + IW_MPA_RTR_LEN) {
+        return -1;
+    }
+    if (len < IW_MPA_REQ_HDR_LEN + plen) {
+        return 0;
+    }
+    f->v2 = f->rev == 2 && (buf[16] & IW_MPA_FLAG_V2);
+    buf += IW_MPA_REQ_HDR_LEN;
+    if (f->v2) {
+        uint16_t ird, ord;
+
+        if (plen < IW_MPA_RTR_LEN) {
+            return -1;
+        }
+        ird = be16(buf);
+        ord = be16(buf + 2);
+        f->ird = ird & IW_MPA_IRD_ORD_M;
+        f->ord = ord & IW_MPA_IRD_ORD_M;
+        f->p2p = ird & IW_MPA_IRD_P2P;
+        f->send0 = ird & IW_MPA_IRD_SEND0;
+        f->write0 = ord & IW_MPA_ORD_WRITE0;
+        f->read0 = ord & IW_MPA_ORD_READ0;
+        buf += IW_MPA_RTR_LEN;
+        plen -= IW_MPA_RTR_LEN;
+    } else if (plen > IW_MPA_MAX_PDATA) {
+        return -1;
+    }
+    f->pdata_len = (uint16_t)plen;
+    f->pdata = plen ? buf : NULL;
+    return (int)(IW_MPA_REQ_HDR_LEN + (f->v2 ? IW_MPA_RTR_LEN : 0) + plen);
+}
+
+size_t iw_mpa_build(uint8_t *out, const IwMpaFrame *f)
+{
+    size_t n = IW_MPA_REQ_HDR_LEN;
+    uint16_t plen = f->pdata_len;
+
+    memcpy(out, f->reply ? key_rep : key_req, IW_MPA_KEY_LEN);
+    out[16] = (f->markers ? IW_MPA_FLAG_MARKERS : 0) |
+              (f->crc ? IW_MPA_FLAG_CRC : 0) |
+              (f->reject ? IW_MPA_FLAG_REJECT : 0) |
+              (f->v2 ? IW_MPA_FLAG_V2 : 0);
+    out[17] = f->v2 ? 2 : (f->rev ? f->rev : 1);
+    put_be16(out + 18, (uint16_t)(plen + (f->v2 ? IW_MPA_RTR_LEN : 0)));
+    if (f->v2) {
+        put_be16(out + n, (f->ird & IW_MPA_IRD_ORD_M) |
+                 (f->p2p ? IW_MPA_IRD_P2P : 0) |
+                 (f->send0 ? IW_MPA_IRD_SEND0 : 0));
+        put_be16(out + n + 2, (f->ord & IW_MPA_IRD_ORD_M) |
+                 (f->write0 ? IW_MPA_ORD_WRITE0 : 0) |
+                 (f->read0 ? IW_MPA_ORD_READ0 : 0));
+        n += IW_MPA_RTR_LEN;
+    }
+    if (plen) {
+        memcpy(out + n, f->pdata, plen);
+        n += plen;
+    }
+    return n;
+}

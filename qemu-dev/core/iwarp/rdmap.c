@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * iWARP engine: RDMAP (RFC 5040) on the send side.  Posted work (Sends,
+ * Writes, Read Requests, streaming-mode bytes) and inbound Read Requests
+ * waiting for their responses are cut into DDP segments, one per FPDU
+ * and TCP segment, when TCP has window for them.  Completion is reported
+ * when the peer's TCP acknowledged the last byte (Send, Write) or the
+ * last Read Response segment was placed (Read).
+ */
+#include "iw-int.h"
+
+static IwMsg *mq_at(IwConn *c, unsigned i)
+{
+    return &c->msgq[(c->mq_head + i) % IW_MSGQ];
+}
+
+unsigned iw_queue_room(const IwConn *c)
+{
+    return IW_MSGQ - c->mq_cnt;
+}
+
+static int post(IwConn *c, const IwMsg *m)
+{
+    IwMsg *slot;
+
+    if (c->mq_cnt >= IW_MSGQ || c->dead || c->fin_queued) {
+        return -1;
+    }
+    slot = mq_at(c, c->mq_cnt++);
+    *slot = *m;
+    iw_kick(c);
+    return 0;
+}
+
+int iw_post_send(IwConn *c, uint8_t op, uint32_t inv_stag, uint32_t len,
+                 uint64_t cookie)
+{
+    IwMsg m = { .op = op, .stag = inv_stag, .len = len, .cookie = cookie };
+
+    if (op != IW_OP_SEND && op != IW_OP_SEND_INV && op != IW_OP_SEND_SE &&
+        op != IW_OP_SEND_SE_INV) {
+        return -1;
+    }
+    return post(c, &m);
+}
+
+int iw_post_write(IwConn *c, uint32_t stag, uint64_t to, uint32_t len,
+                  uint64_t cookie)
+{
+    IwMsg m = { .op = IW_OP_WRITE, .stag = stag, .to = to, .len = len,
+                .cookie = cookie };
+
+    return post(c, &m);
+}
+
+int iw_post_read(IwConn *c, uint32_t sink_stag, uint64_t sink_to,
+                 uint32_t len, uint32_t src_stag, uint64_t src_to,
+                 uint64_t cookie)
+{
+    IwMsg m = { .op = IW_OP_READ_REQ, .stag = sink_stag, .to = sink_to,
+                .len = len, .src_stag = src_stag, .src_to = src_to,
+                .cookie = cookie };
+    unsigned ord = c->p.ord ? c->p.ord : 1;
+
+    if (c->ord_used >= ord) {
+        return -1;
+    }
+    if (post(c, &m)) {
+        return -1;
+    }
+    c->ord_used++;
+    return 0;
+}
+
+int iw_post_raw(IwConn *c, uint32_t len, uint64_t cookie)
+{
+    IwMsg m = { .op = IW_OP_RAW, .len = len, .cookie = cookie };
+
+    return post(c, &m);
+}
+
+size_t iw_build_terminate(uint8_t *out, uint32_t term, const uint8_t *ulpdu,
+                          size_t ulpdu_len)
+{
+    size_t n = 4, hl;
+
+    out[0] = (uint8_t)((term >> 12 & 0xF) << 4 | (term >> 8 & 0xF));
+    out[1] = (uint8_t)term;
+    out[2] = 0;
+    out[3] = 0;
+    if (!ulpdu || ulpdu_len < 2 || (term >> 12) == IW_LAYER_MPA) {
+        return n;
+    }
+    /* DDP segment length, DDP header and, for Read Requests, the RDMAP
+     * header (RFC 5040 4.8, irdma_bld_terminate_hdr()). */
+    hl = (ulpdu[0] & 0x80) ? IW_DDP_TAGGED_HDR : IW_DDP_UNTAGGED_HDR;
+    if (ulpdu_len < hl) {
+        return n;
+    }
+    iw_put16(out + n, (uint16_t)ulpdu_len);
+    n += 2;
+    out[2] |= 0x80;
+    memcpy(out + n, ulpdu, hl);
+    n += hl;
+    out[2] |= 0x40;
+    if ((ulpdu[1] & 0xF) == IW_OP_READ_REQ && !(ulpdu[0] & 0x80) &&
+        ulpdu_len >= hl + IW_READ_REQ_LEN) {
+        memcpy(out + n, ulpdu + hl, IW_READ_REQ_LEN);
+        n += IW_READ_REQ_LEN;
+        out[2] |= 0x20;
+    }
+    return n;
+}
+
+void iw_send_terminate(IwConn *c, const uint8_t *payload, size_t len)
+{
+    if (c->term_pending || c->term_sent || c->dead) {
+        return;
+    }
+    if (len > sizeof(c->term)) {
+        len = sizeof(c->term);
+    }
+    memcpy(c->term, payload, len);
+    c->term_len = len;
+    c->term_pending = true;
+    iw_kick(c);
+}
+
+bool iw_rdmap_queue_read(IwConn *c, const IwReadResp *rr)
+{
+    if (c->irq_cnt >= IW_IRQ_MAX) {
+        return false;
+    }
+    c->irq[(c->irq_head + c->irq_cnt++) % IW_IRQ_MAX] = *rr;
+    return true;
+}
+
+bool iw_rdmap_pending(const IwConn *c)
+{
+    return c->term_pending || c->irq_cnt || c->mq_tx < c->mq_cnt;
+}
+
+/* Untagged DDP header + RDMAP control at @u. */
+static void hdr_untagged(uint8_t *u, bool last, unsigned op, uint32_t rsvd,
+                         uint32_t qn, uint32_t msn, uint32_t mo)
+{
+    u[0] = (last ? 0x40 : 0) | 1;
+    u[1] = 0x40 | op;
+    iw_put32(u + 2, rsvd);
+    iw_put32(u + 6, qn);
+    iw_put32(u + 10, msn);
+    iw_put32(u + 14, mo);
+}
+
+static void hdr_tagged(uint8_t *u, bool last, unsigned op, uint32_t stag,
+                       uint64_t to)
+{
+    u[0] = 0x80 | (last ? 0x40 : 0) | 1;
+    u[1] = 0x40 | op;
+    iw_put32(u + 2, stag);
+    iw_put64(u + 6, to);
+}
+
+static void msg_framed(IwConn *c, IwMsg *m, size_t n)
+{
+    m->sent = true;
+    m->end_seq = c->snd_max + (uint32_t)n;
+    if (m->op == IW_OP_READ_REQ) {
+        m->resp_wait = true;
+    } else {
+        m->acked_wait = true;
+    }
+    c->mq_tx++;
+}
+
+size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room)
+{
+    size_t maxu = iw_mpa_max_ulpdu(room);
+    uint8_t *u = out + IW_MPA_HDR;
+    size_t n;
+    IwMsg *m;
+
+    if (c->term_pending) {
+        if (maxu < IW_DDP_UNTAGGED_HDR + c->term_len) {
+            return 0;
+        }
+        hdr_untagged(u, true, IW_OP_TERMINATE, 0, IW_QN_TERM,
+                     c->tx_msn[IW_QN_TERM]++, 0);
+        memcpy(u + IW_DDP_UNTAGGED_HDR, c->term, c->term_len);
+        c->term_pending = false;
+        c->term_sent = true;
+        c->stats.fpdus_tx++;
+        c->ops->event(c->opaque, IW_EV_TERMINATE_SENT, 0, NULL, 0);
+        return iw_mpa_seal(out, IW_DDP_UNTAGGED_HDR + c->term_len);
+    }
+    if (c->term_sent) {
+        return 0;               /* nothing follows a Terminate */
+    }
+    if (c->irq_cnt) {
+        IwReadResp *rr = &c->irq[c->irq_head];
+        uint32_t left = rr->len - rr->off;
+        bool last;
+
+        if (maxu <= IW_DDP_TAGGED_HDR) {
+            return 0;
+        }
+        n = maxu - IW_DDP_TAGGED_HDR;
+        if (n > left) {
+            n = left;
+        }
+        if (n < left && n < 16) {
+            return 0;
+        }
+        last = n == left;
+        hdr_tagged(u, last, IW_OP_READ_RESP, rr->sink_stag,
+                   rr->sink_to + rr->off);
+        if (n && c->ops->read_fetch(c->opaque, rr->src_stag,
+                                    rr->src_to + rr->off,
+                                    u + IW_DDP_TAGGED_HDR, n)) {
+            memset(u + IW_DDP_TAGGED_HDR, 0, n);
+        }
+        rr->off += (uint32_t)n;
+        if (last) {
+            c->irq_head = (c->irq_head + 1) % IW_IRQ_MAX;
+            c->irq_cnt--;
+        }
+        c->stats.fpdus_tx++;
+        return iw_mpa_seal(out, IW_DDP_TAGGED_HDR + n);
+    }
+    if (c->mq_tx >= c->mq_cnt) {
+        return 0;
+    }
+    m = mq_at(c, c->mq_tx);
+    switch (m->op) {
+    case IW_OP_RAW: {
+        size_t left = m->len - m->off;
+
+        n = room < left ? room : left;
+        if (n && c->ops->gather(c->opaque, m->cookie, m->off, out, n)) {
+            memset(out, 0, n);
+            m->status = -1;
+        }
+        m->off += (uint32_t)n;
+        if (m->off == m->len) {
+            msg_framed(c, m, n);
+        }
+        if (!n) {
+            /* Zero-length stream data: nothing to send, done at once. */
+            return 0;
+        }
+        return n;
+    }
+    case IW_OP_READ_REQ:
+        if (maxu < IW_DDP_UNTAGGED_HDR + IW_READ_REQ_LEN) {
+            return 0;
+        }
+        m->msn = c->tx_msn[IW_QN_READ]++;
+        hdr_untagged(u, true, IW_OP_READ_REQ, 0, IW_QN_READ, m->msn, 0);
+        iw_put32(u + 18, m->stag);
+        iw_put64(u + 22, m->to);
+        iw_put32(u + 30, m->len);
+        iw_put32(u + 34, m->src_stag);
+        iw_put64(u + 38, m->src_to);
+        n = iw_mpa_seal(out, IW_DDP_UNTAGGED_HDR + IW_READ_REQ_LEN);
+        msg_framed(c, m, n);
+        c->stats.fpdus_tx++;
+        return n;
+    default: {
+        bool tagged = m->op == IW_OP_WRITE;
+        size_t hl = tagged ? IW_DDP_TAGGED_HDR : IW_DDP_UNTAGGED_HDR;
+        uint32_t left = m->len - m->off;
+        size_t len;
+        bool last;
+
+        if (maxu <= hl) {
+            return 0;
+        }
+        len = maxu - hl;
+        if (len > left) {
+            len = left;
+        }
+        if (len < left && len < 16) {
+            return 0;
+        }
+        last = len == left;
+        if (m->off == 0 && !tagged) {
+            m->msn = c->tx_msn[IW_QN_SEND]++;
+        }
+        if (tagged) {
+            hdr_tagged(u, last, IW_OP_WRITE, m->stag, m->to + m->off);
+        } else {
+            bool inv = m->op == IW_OP_SEND_INV || m->op == IW_OP_SEND_SE_INV;
+
+            hdr_untagged(u, last, m->op, inv ? m->stag : 0, IW_QN_SEND,
+                         m->msn, m->off);
+        }
+        if (len && c->ops->gather(c->opaque, m->cookie, m->off, u + hl, len)) {
+            memset(u + hl, 0, len);
+            m->status = -1;
+        }
+        m->off += (uint32_t)len;
+        n = iw_mpa_seal(out, hl + len);
+        if (last) {
+            msg_framed(c, m, n);
+        }
+        c->stats.fpdus_tx++;
+        return n;
+    }
+    }
+}
+
+/* Retire finished messages from the head of the queue. */
+static void mq_retire(IwConn *c)
+{
+    while (c->mq_cnt && c->mq_tx) {
+        IwMsg *m = mq_at(c, 0);
+
+        if (!m->sent || m->acked_wait || m->resp_wait) {
+            break;
+        }
+        c->mq_head = (c->mq_head + 1) % IW_MSGQ;
+        c->mq_cnt--;
+        c->mq_tx--;
+    }
+}
+
+void iw_rdmap_acked(IwConn *c)
+{
+    unsigned i;
+
+    for (i = 0; i < c->mq_tx; i++) {
+        IwMsg *m = mq_at(c, i);
+
+        if (m->acked_wait && seq_leq(m->end_seq, c->snd_una)) {
+            m->acked_wait = false;
+            c->ops->done(c->opaque, m->cookie, m->status);
+        }
+    }
+    mq_retire(c);
+}
+
+IwMsg *iw_rdmap_oldest_read(IwConn *c)
+{
+    unsigned i;
+
+    for (i = 0; i < c->mq_tx; i++) {
+        IwMsg *m = mq_at(c, i);
+
+        if (m->resp_wait) {
+            return m;
+        }
+    }
+    return NULL;
+}
+
+void iw_rdmap_read_done(IwConn *c, IwMsg *m, int status)
+{
+    m->resp_wait = false;
+    if (c->ord_used) {
+        c->ord_used--;
+    }
+    c->ops->done(c->opaque, m->cookie, status);
+    mq_retire(c);
+}
