@@ -270,6 +270,8 @@ static void e810_pci_realize(PCIDevice *pdev, Error **errp)
         msix_uninit(pdev, &s->msix, &s->msix);
         return;
     }
+    /* E810-XXV is a PCIe 4.0 x8 part; ice prints the available bandwidth. */
+    pcie_cap_fill_link_ep_usp(pdev, QEMU_PCI_EXP_LNK_X8, QEMU_PCI_EXP_LNK_16GT);
 
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     if (!s->dsn) {
