@@ -182,12 +182,16 @@ typedef struct CapElem {
 
 /*
  * One PF owning the whole device, so device and function lists agree.
- * Everything not listed (DCB, SR-IOV, 1588, Tx topology...) is absent on
- * purpose: ice then skips those features without touching the device.
+ * Everything not listed (DCB, SR-IOV, 1588...) is absent on purpose: ice
+ * then skips those features without touching the device.
  * Flow director must be listed: ice sets up its control VSI regardless and
  * only initialises its bookkeeping (ctrl_vsi_idx) when the capability is
  * there, so without it ice WARNs at probe.  The function's pool sizes come
  * from GLQF_FD_SIZE, not from this list.
+ * Tx topology compatibility mode is listed so that ice asks (Get Tx Topology,
+ * 0x0418), learns the default 9-layer tree is active and stays silent;
+ * without it ice_cfg_tx_topo() returns -EOPNOTSUPP and ice logs "Failed to
+ * apply Tx scheduling configuration".  Switching to 5 layers is not offered.
  */
 static const CapElem e810_caps[] = {
     { E810_CAP_VALID_FUNCTIONS, 0x1, 0, 0 },
@@ -199,6 +203,7 @@ static const CapElem e810_caps[] = {
     { E810_CAP_FD, E810_FD_FILTERS, 0, 0 },
     { E810_CAP_MAX_MTU, E810_FW_MAX_MTU, 0, 0 },
     { E810_CAP_RDMA, 1, 0, 0 },
+    { E810_CAP_TX_SCHED_TOPO, 1, 0, 0 },
 };
 
 static int fw_list_caps(E810Core *c, E810AqCmd *cmd)

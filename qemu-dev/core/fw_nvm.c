@@ -20,6 +20,7 @@
 #define P_NVM_MODULE                20
 #define P_NVM_LENGTH                22
 #define P_CKSUM_FLAGS               16
+#define NVM_MOD_TX_TOPO_USER_SEL    0x014B      /* PFA TLV: Tx topology choice */
 #define   CKSUM_VERIFY              0x01
 #define P_CKSUM_VALUE               18
 #define CKSUM_CORRECT               0xBABA
@@ -196,8 +197,23 @@ static int fw_nvm_read(E810Core *c, E810AqCmd *cmd)
         e810_guest_error(c, "NVM Read: length %u, buffer %u", len, cmd->buf_len);
         return E810_AQ_RC_EINVAL;
     }
+    if (module == NVM_MOD_TX_TOPO_USER_SEL) {
+        /*
+         * devlink's tx_scheduling_layers reads the user's choice here (cap
+         * 0x0085): a 4-byte TLV {length, data, reserved}, data bit 4 clear =
+         * 9 layers.  The flash is read-only, so it never changes.
+         */
+        static const uint8_t tlv[4] = { 1, 0, 0, 0 };
+
+        if (off >= sizeof(tlv) || len > sizeof(tlv) - off) {
+            return E810_AQ_RC_EINVAL;
+        }
+        memcpy(cmd->buf, tlv + off, len);
+        cmd->resp_len = len;
+        return E810_AQ_RC_OK;
+    }
     if (module != 0) {
-        /* Module-relative reads (devlink Tx topology) are not modelled. */
+        /* Other module-relative reads are not modelled. */
         e810_unimp(c, "NVM Read of module 0x%04x", module);
         trace_e810_fw_nvm_read(flash, off, len, E810_AQ_RC_ENOENT);
         return E810_AQ_RC_ENOENT;

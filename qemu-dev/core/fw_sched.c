@@ -762,9 +762,23 @@ static int sched_query_res(E810Core *c, E810AqCmd *cmd)
     return E810_AQ_RC_OK;
 }
 
-/* 0x0417 / 0x0418 Set / Get Tx Topology: not offered (no cap 0x0085). */
-static int sched_tx_topo(E810Core *c, E810AqCmd *cmd)
+/*
+ * 0x0418 Get Tx Topology: the default 9-layer tree, nothing pending (flags
+ * byte 0: no LOAD_NEW, no ISSUED), so ice_cfg_tx_topo() ends with -EEXIST
+ * ("already applied").  The topology buffer is not read by ice.
+ */
+#define P_TX_TOPO_FLAGS     16
+
+static int sched_get_tx_topo(E810Core *c, E810AqCmd *cmd)
 {
+    *aq_param(cmd, P_TX_TOPO_FLAGS) = 0;
+    return E810_AQ_RC_OK;
+}
+
+/* 0x0417 Set Tx Topology: the 5-layer tree is not modelled. */
+static int sched_set_tx_topo(E810Core *c, E810AqCmd *cmd)
+{
+    e810_unimp(c, "Set Tx Topology (5-layer scheduler)");
     return E810_AQ_RC_ESRCH;
 }
 
@@ -1065,8 +1079,8 @@ const E810AqOp e810_fw_sched_ops[] = {
     { 0x0410, "add_rl_profiles", sched_add_rl },
     { 0x0412, "query_sched_res", sched_query_res },
     { 0x0415, "remove_rl_profiles", sched_remove_rl },
-    { 0x0417, "set_tx_topo", sched_tx_topo },
-    { 0x0418, "get_tx_topo", sched_tx_topo },
+    { 0x0417, "set_tx_topo", sched_set_tx_topo },
+    { 0x0418, "get_tx_topo", sched_get_tx_topo },
     { 0x0C30, "add_txqs", sched_add_txqs },
     { 0x0C31, "dis_txqs", sched_dis_txqs },
     { 0x0C32, "cfg_txqs", sched_cfg_txqs },

@@ -178,7 +178,7 @@ static void test_driver_version_shutdown_pxe(void)
 typedef struct Caps {
     unsigned count;
     uint32_t valid_funcs, vsi, rxq, rxq_first, txq, msix, msix_first;
-    uint32_t rss_size, rss_width, mtu, rdma, fd;
+    uint32_t rss_size, rss_width, mtu, rdma, fd, tx_topo;
     unsigned unknown;
 } Caps;
 
@@ -222,6 +222,9 @@ static void parse_caps(const AqMsg *m, Caps *caps)
         case 0x0051:
             caps->rdma = number;
             break;
+        case 0x0085:
+            caps->tx_topo = number;
+            break;
         default:
             caps->unknown++;
             break;
@@ -242,7 +245,7 @@ static void test_capabilities(void)
         CHECK_EQ(aq_send(&t, &m), 0);
         parse_caps(&m, &caps);
         CHECK_EQ(aq_datalen(&m), caps.count * 32);
-        CHECK_EQ(caps.count, 9);
+        CHECK_EQ(caps.count, 10);
         CHECK_EQ(caps.unknown, 0);
         CHECK_EQ(caps.valid_funcs, 0x1);
         CHECK_EQ(caps.vsi, 768);
@@ -256,6 +259,8 @@ static void test_capabilities(void)
         CHECK_EQ(caps.mtu, 9728);
         CHECK_EQ(caps.rdma, 1);
         CHECK_EQ(caps.fd, 16384);
+        /* ice_cfg_tx_topo() asks 0x0418 only with this (== 1). */
+        CHECK_EQ(caps.tx_topo, 1);
     }
     aq_test_cleanup(&t);
 }
@@ -269,8 +274,8 @@ static void test_capabilities_small_buffer(void)
     aq_msg_init(&m, 0x000B, 64, false);
     CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_ENOMEM);
     CHECK(aq_flags(&m) & E810_AQ_FLAG_ERR);
-    CHECK_EQ(ld32(m.desc + 20), 9);
-    CHECK_EQ(aq_datalen(&m), 9 * 32);
+    CHECK_EQ(ld32(m.desc + 20), 10);
+    CHECK_EQ(aq_datalen(&m), 10 * 32);
     /* Without any buffer it is a malformed command. */
     aq_msg_init(&m, 0x000A, 0, false);
     CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_EINVAL);
@@ -409,6 +414,16 @@ static void test_nvm_shadow_ram(void)
     st16(m.desc + 20, 0x13D);
     st16(m.desc + 22, 2);
     CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_ENOENT);
+    /* devlink tx_scheduling_layers: module 0x14B, data bit 4 clear = 9. */
+    aq_msg_init(&m, 0x0701, 4, false);
+    st16(m.desc + 20, 0x14B);
+    st16(m.desc + 22, 4);
+    m.buf[2] = 0xFF;
+    CHECK_EQ(aq_send(&t, &m), 0);
+    CHECK_EQ(aq_datalen(&m), 4);
+    CHECK_EQ(m.buf[2] & 0x10, 0);
+    st16(m.desc + 16, 2);
+    CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_EINVAL);
     aq_msg_init(&m, 0x0701, 0, false);
     CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_EINVAL);
     aq_test_cleanup(&t);

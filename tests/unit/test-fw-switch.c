@@ -1037,6 +1037,17 @@ static void test_sched_malformed(void)
     }
     CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_ENOSPC);
     CHECK_EQ(direct(0x0417), E810_AQ_RC_ESRCH);
+    /*
+     * Get Tx Topology as ice_cfg_tx_topo() sends it (RD, 4 KiB buffer, get
+     * flags = RAM): no LOAD_NEW/ISSUED flag, so with the 9 logical layers of
+     * 0x0412 ice takes the "default topology already applied" exit.
+     */
+    aq_msg_init(&m, 0x0418, 4096, true);
+    m.desc[16] = 0xFF;
+    m.desc[17] = 2;
+    CHECK_EQ(aq_send(&t, &m), 0);
+    CHECK_EQ(m.desc[16] & 0x30, 0);
+    CHECK_EQ(E810_SCHED_LAYERS, 9);
     CHECK_EQ(direct(0x0291), E810_AQ_RC_ESRCH);
     aq_test_cleanup(&t);
 }
