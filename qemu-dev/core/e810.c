@@ -127,6 +127,7 @@ void e810_core_reset(E810Core *c, E810ResetType type)
     e810_fw_reset(c, type);
     e810_lan_reset(c);
     e810_rdma_reset(c, type);
+    e810_puda_reset(c);
 }
 
 void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6])
@@ -137,11 +138,13 @@ void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6])
     c->regs = calloc(1, E810_REGFILE_SIZE);
     c->link_up = true;
     e810_rdma_init(c);
+    e810_puda_init(c);
     e810_core_reset(c, E810_RESET_POWER_ON);
 }
 
 void e810_core_cleanup(E810Core *c)
 {
+    e810_puda_cleanup(c);
     e810_rdma_cleanup(c);
     free(c->regs);
     c->regs = NULL;
@@ -279,6 +282,10 @@ bool e810_can_receive(E810Core *c)
 
 size_t e810_receive(E810Core *c, const uint8_t *frame, size_t len)
 {
+    /* Segments of RDMA connections never reach the LAN (and its stack). */
+    if (c->fw.phy.up && e810_rdma_steer(c, frame, len)) {
+        return len;
+    }
     e810_lan_receive(c, frame, len);
     return len;
 }

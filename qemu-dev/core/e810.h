@@ -13,6 +13,7 @@
 #include "fw.h"
 #include "lan.h"
 #include "rdma/rdma.h"
+#include "rdma/puda.h"
 
 /* Counters for everything the device refused or lost (never silent). */
 typedef struct E810Counters {
@@ -58,6 +59,7 @@ struct E810Core {
     E810Fw fw;
     E810Lan lan;
     E810Rdma rdma;
+    E810Puda puda;              /* ILQ/IEQ, RDMA receive steering */
 };
 
 /* Lifetime */

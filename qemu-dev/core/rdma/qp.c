@@ -10,6 +10,7 @@
 #include "../bytes.h"
 #include "../../trace.h"
 #include "rdma.h"
+#include "puda.h"
 
 /* QP WQE header */
 #define QP_HDR_ID(h)            ((uint32_t)e810_fld(h, 23, 0))
@@ -108,6 +109,7 @@ void e810_rdma_qp_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     qp->shadow_pa = wqe[5];
     qp->comp_ctx = comp;
     trace_e810_rdma_qp("create", id, type, qp->state);
+    e810_puda_qp_event(c, id, wqe, E810_QP_CREATED);
 }
 
 void e810_rdma_qp_modify(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
@@ -140,6 +142,7 @@ void e810_rdma_qp_modify(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     qp->comp_ctx = comp;
     qp->state = next;
     trace_e810_rdma_qp("modify", id, qp->type, next);
+    e810_puda_qp_event(c, id, wqe, E810_QP_MODIFIED);
 }
 
 void e810_rdma_qp_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
@@ -153,6 +156,7 @@ void e810_rdma_qp_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     }
     qp->valid = false;
     trace_e810_rdma_qp("destroy", id, qp->type, 0);
+    e810_puda_qp_event(c, id, wqe, E810_QP_DESTROYED);
 }
 
 void e810_rdma_qp_flush(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
@@ -223,6 +227,10 @@ void e810_rdma_wqe_alloc(E810Core *c, uint32_t val)
 
     if (!qp || !qp->valid) {
         e810_guest_error(c, "rdma: SQ doorbell for QP %u", id);
+        return;
+    }
+    if (id == E810_PUDA_ILQ_QP || id == E810_PUDA_IEQ_QP) {
+        e810_puda_doorbell(c, id);
         return;
     }
     /* The send path is not modelled yet: the doorbell is only traced. */

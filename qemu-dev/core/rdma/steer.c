@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 RDMA engine: receive steering between the LAN function and the
+ * iWARP engine, and the engine's own loopback.
+ *
+ * Every frame from the wire (or looped back) passes here before the LAN
+ * switch.  Only untagged TCP over IPv4/IPv6 to the port MAC, with the main
+ * VSI's PE filter on (ice_rdma_update_vsi_filter()) and the engine in
+ * iWARP mode, is considered; the rules, in order:
+ *
+ *   1. the 4-tuple is owned by an offloaded QP (MODIFY_QP with TOECTXVALID
+ *      read its quad from the QP context; QP in RTS/CLOSING/TERMINATE)
+ *      -> e810_iwarp_rx(); if that declines, continue with 2;
+ *   2. ESTABLISHED quad hash entry (MANAGE_QHASH, type 1) on all four
+ *      elements -> ILQ (QP 1);
+ *   3. SYN (listen) entry on destination IP and port, pure SYN -> ILQ;
+ *   4. destination port in the APBVT -> drop (the guest TCP stack must
+ *      not answer segments of RDMA connections with a RST);
+ *   5. otherwise -> LAN.
+ *
+ * All four tuple elements are compared because a loopback connection uses
+ * one IP address for both ends.  A segment that matched 1-4 but has
+ * malformed headers (truncated, IPv4 options, lengths beyond the frame,
+ * bad checksums) is dropped and counted; anything unparsable before the
+ * ports goes to the LAN, which has its own rules.
+ */
+#include "../e810.h"
+#include "../bytes.h"
+#include "../../trace.h"
+#include "rdma.h"
+#include "puda.h"
+#include "iwarp-hooks.h"
+
+#ifndef E810_IN_QEMU
+#include <stdlib.h>
+#endif
+
+#define QP_TYPE_IWARP           1
+#define QP_STATE_RTS            2
+#define QP_STATE_CLOSING        3
+#define QP_STATE_TERMINATE      5
+#define CQPQP_TOECTXVALID       (1ull << 43)
+#define QHASH_ESTABLISHED       1
+#define QHASH_SYN               2
+#define PROTOCOL_IWARP          1
+#define TCP_SYN                 0x02
+#define TCP_ACK                 0x10
+
+enum { V_LAN, V_ILQ, V_QP, V_APBVT };
+
+typedef struct RxSeg {
+    bool ipv4;
+    const uint8_t *l3;          /* IP header */
+    size_t l3_len;              /* 20 (IPv4, no options) or 40 */
+    const uint8_t *tcp;
+    size_t seg_len;             /* TCP header + payload, per the IP header */
+    size_t pkt_len;             /* Ethernet + IP packet (no padding) */
+    const char *bad;            /* why the headers are unusable, or NULL */
+    E810Quad quad;              /* local = destination of the frame */
+} RxSeg;
+
+static uint16_t be16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = v >> 24;
+    p[1] = v >> 16;
+    p[2] = v >> 8;
+    p[3] = (uint8_t)v;
+}
+
+/* Address words as the driver writes them (host-order u32s, word 0 most
+ * significant; qword @hi = w0:w1, @lo = w2:w3; IPv4 in @lo 31:0). */
+static void ip_from_words(uint8_t *out, bool v4, uint64_t hi, uint64_t lo)
+{
+    memset(out, 0, 16);
+    if (v4) {
+        put_be32(out, (uint32_t)lo);
+        return;
+    }
+    put_be32(out, (uint32_t)(hi >> 32));
+    put_be32(out + 4, (uint32_t)hi);
+    put_be32(out + 8, (uint32_t)(lo >> 32));
+    put_be32(out + 12, (uint32_t)lo);
+}
+
+/*
+ * Untagged TCP over IPv4/IPv6.  False: not such a frame (LAN).  True: the
+ * ports are known; s->bad says whether the rest can be used.
+ */
+static bool rx_parse(const uint8_t *f, size_t len, RxSeg *s)
+{
+    const uint8_t *ip = f + 14;
+    size_t avail = len - 14;
+    size_t ip_total;
+    unsigned doff;
+
+    memset(s, 0, sizeof(*s));
+    if (len < 14) {
+        return false;
+    }
+    switch (be16(f + 12)) {
+    case 0x0800: {
+        unsigned ihl;
+
+        if (avail < 20 || (ip[0] >> 4) != 4 || ip[9] != 6) {
+            return false;
+        }
+        /* Fragments are the LAN's business. */
+        if (be16(ip + 6) & 0x3FFF) {
+            return false;
+        }
+        ihl = (ip[0] & 0xF) * 4;
+        if (ihl < 20 || avail < ihl + 4) {
+            return false;
+        }
+        s->ipv4 = true;
+        s->l3 = ip;
+        s->l3_len = ihl;
+        memcpy(s->quad.rip, ip + 12, 4);
+        memcpy(s->quad.lip, ip + 16, 4);
+        ip_total = be16(ip + 2);
+        if (ihl != 20) {
+            s->bad = "IPv4 options";
+        } else if (ip_total < ihl || ip_total > avail) {
+            s->bad = "IPv4 total length beyond the frame";
+        }
+        break;
+    }
+    case 0x86DD:
+        /* Extension headers are not followed: such frames go to the LAN. */
+        if (avail < 44 || (ip[0] >> 4) != 6 || ip[6] != 6) {
+            return false;
+        }
+        s->l3 = ip;
+        s->l3_len = 40;
+        memcpy(s->quad.rip, ip + 8, 16);
+        memcpy(s->quad.lip, ip + 24, 16);
+        ip_total = 40 + (size_t)be16(ip + 4);
+        if (ip_total > avail) {
+            s->bad = "IPv6 payload length beyond the frame";
+        }
+        break;
+    default:
+        return false;
+    }
+    s->quad.ipv4 = s->ipv4;
+    s->tcp = ip + s->l3_len;
+    s->quad.rport = be16(s->tcp);
+    s->quad.lport = be16(s->tcp + 2);
+    if (s->bad) {
+        return true;
+    }
+    s->seg_len = ip_total - s->l3_len;
+    s->pkt_len = 14 + ip_total;
+    doff = s->seg_len >= 20 ? (s->tcp[12] >> 4) * 4u : 0;
+    if (s->seg_len < 20) {
+        s->bad = "truncated TCP header";
+    } else if (doff < 20 || doff > s->seg_len) {
+        s->bad = "bad TCP data offset";
+    }
+    return true;
+}
+
+static bool rx_checksums_ok(const RxSeg *s)
+{
+    uint32_t sum;
+
+    if (s->ipv4 && e810_csum_fold(e810_csum_add(0, s->l3, 20)) != 0xFFFF) {
+        return false;
+    }
+    sum = e810_csum_pseudo(s->l3, !s->ipv4, 6, (uint32_t)s->seg_len);
+    sum = e810_csum_add(sum, s->tcp, s->seg_len);
+    return e810_csum_fold(sum) == 0xFFFF;
+}
+
+static bool quad_eq(const E810Quad *a, const E810Quad *b)
+{
+    return a->ipv4 == b->ipv4 && a->lport == b->lport &&
+           a->rport == b->rport && !memcmp(a->lip, b->lip, 16) &&
+           !memcmp(a->rip, b->rip, 16);
+}
+
+/* Offloaded QP owning @q, or 0. */
+static uint32_t rx_find_qp(E810Core *c, const E810Quad *q)
+{
+    E810Puda *p = &c->puda;
+    uint32_t n = e810_rdma_obj_limit(c, E810_HMC_QP, E810_RDMA_MAX_QPS);
+
+    if (!p->bound) {
+        return 0;
+    }
+    for (uint32_t i = 0; i < n; i += 8) {
+        if (!p->bound[i / 8]) {
+            continue;
+        }
+        for (uint32_t id = i; id < i + 8 && id < n; id++) {
+            const E810RdmaQp *qp = &c->rdma.qp[id];
+
+            if (!e810_bit(p->bound, id) || !qp->valid ||
+                qp->type != QP_TYPE_IWARP ||
+                (qp->state != QP_STATE_RTS && qp->state != QP_STATE_CLOSING &&
+                 qp->state != QP_STATE_TERMINATE)) {
+                continue;
+            }
+            if (quad_eq(&p->quad[id], q)) {
+                return id;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The quad hash entry for @s: ESTABLISHED on the quad, else a SYN entry
+ * for a pure SYN.  Untagged frames only match entries without a VLAN. */
+static const E810RdmaQhash *rx_find_qhash(E810Core *c, const RxSeg *s,
+                                          bool syn)
+{
+    for (int i = 0; i < E810_RDMA_MAX_QHASH; i++) {
+        const E810RdmaQhash *e = &c->rdma.qhash[i];
+        E810Quad q;
+
+        if (!e->valid || e->ipv4 != s->ipv4 || e->vlan != E810_VLAN_NONE ||
+            e->lport != s->quad.lport ||
+            e->type != (syn ? QHASH_SYN : QHASH_ESTABLISHED)) {
+            continue;
+        }
+        ip_from_words(q.lip, e->ipv4, e->lip[1], e->lip[0]);
+        if (memcmp(q.lip, s->quad.lip, 16)) {
+            continue;
+        }
+        if (syn) {
+            return e;
+        }
+        ip_from_words(q.rip, e->ipv4, e->rip[1], e->rip[0]);
+        if (e->rport == s->quad.rport && !memcmp(q.rip, s->quad.rip, 16)) {
+            return e;
+        }
+    }
+    return NULL;
+}
+
+static bool rx_pe_enabled(E810Core *c, const uint8_t *frame)
+{
+    uint16_t vsis[8];
+    int n = e810_fw_switch_lookup(c, frame, E810_VLAN_NONE, vsis, 8);
+
+    for (int i = 0; i < n; i++) {
+        if (e810_fw_vsi_pe_enabled(c, vsis[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void rx_drop(E810Core *c, uint64_t *ctr, const RxSeg *s,
+                    const char *why)
+{
+    (*ctr)++;
+    trace_e810_steer_drop(s->quad.rport, s->quad.lport, why);
+}
+
+bool e810_rdma_steer(E810Core *c, const uint8_t *frame, size_t len)
+{
+    E810Puda *p = &c->puda;
+    uint32_t qp_id;
+    RxSeg s;
+    int v;
+
+    if (!c->rdma.cqp_active || c->rdma.protocol != PROTOCOL_IWARP ||
+        len < 14 || memcmp(frame, c->mac, 6)) {
+        return false;
+    }
+    if (!rx_parse(frame, len, &s) || !rx_pe_enabled(c, frame)) {
+        return false;
+    }
+    qp_id = rx_find_qp(c, &s.quad);
+    if (qp_id) {
+        v = V_QP;
+    } else if (rx_find_qhash(c, &s, false)) {
+        v = V_ILQ;
+    } else if (e810_bit(c->rdma.apbvt, s.quad.lport) ||
+               rx_find_qhash(c, &s, true)) {
+        /* Listening or accelerated port: a pure SYN for a listener goes
+         * to the CM, everything else is dropped. */
+        v = V_APBVT;
+        if (!s.bad && (s.tcp[13] & (TCP_SYN | TCP_ACK)) == TCP_SYN &&
+            rx_find_qhash(c, &s, true)) {
+            v = V_ILQ;
+        }
+    } else {
+        return false;
+    }
+    if (s.bad) {
+        rx_drop(c, &p->stats.rx_malformed, &s, s.bad);
+        return true;
+    }
+    if (!rx_checksums_ok(&s)) {
+        rx_drop(c, &p->stats.rx_bad_csum, &s, "bad checksum");
+        return true;
+    }
+    if (v == V_QP) {
+        trace_e810_steer(s.quad.rport, s.quad.lport, s.tcp[13], "qp", qp_id);
+        if (e810_iwarp_rx(c, qp_id, frame, s.pkt_len)) {
+            p->stats.rx_iwarp++;
+            return true;
+        }
+        /* Declined: as if the QP did not own the quad. */
+        if (rx_find_qhash(c, &s, false)) {
+            v = V_ILQ;
+        } else if ((s.tcp[13] & (TCP_SYN | TCP_ACK)) == TCP_SYN &&
+                   rx_find_qhash(c, &s, true)) {
+            v = V_ILQ;
+        } else {
+            v = V_APBVT;
+        }
+    }
+    if (v == V_APBVT) {
+        rx_drop(c, &p->stats.rx_apbvt_drop, &s, "accelerated port");
+        return true;
+    }
+    trace_e810_steer(s.quad.rport, s.quad.lport, s.tcp[13], "ilq",
+                     E810_PUDA_ILQ_QP);
+    e810_puda_ilq_rx(c, s.ipv4, s.l3, s.l3_len, s.tcp, s.seg_len);
+    return true;
+}
+
+/* ---- offloaded quads ---------------------------------------------------- */
+
+void e810_steer_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
+                         int event)
+{
+    E810Puda *p = &c->puda;
+    const E810RdmaQp *qp;
+    uint8_t ctx[E810_RDMA_QP_CTX_SIZE];
+    E810Quad *q;
+    uint64_t w;
+
+    if (id >= E810_RDMA_MAX_QPS || !p->bound) {
+        return;
+    }
+    if (event != E810_QP_MODIFIED) {
+        if (e810_bit(p->bound, id)) {
+            trace_e810_steer_quad("unbind", id, p->quad[id].lport,
+                                  p->quad[id].rport);
+        }
+        e810_bit_set(p->bound, id, false);
+        return;
+    }
+    qp = &c->rdma.qp[id];
+    if (!wqe || !(wqe[3] & CQPQP_TOECTXVALID) || !qp->valid ||
+        qp->type != QP_TYPE_IWARP) {
+        return;
+    }
+    if (c->host.ops->dma_read(c->host.opaque, qp->ctx_pa, ctx, sizeof(ctx))) {
+        c->stats.dma_errors++;
+        e810_guest_error(c, "steer: QP %u context unreadable", id);
+        return;
+    }
+    q = &p->quad[id];
+    memset(q, 0, sizeof(*q));
+    q->ipv4 = ld64(ctx) & (1ull << 3);
+    w = ld64(ctx + 24);
+    q->lport = (uint16_t)e810_fld(w, 47, 32);
+    q->rport = (uint16_t)e810_fld(w, 63, 48);
+    ip_from_words(q->rip, q->ipv4, ld64(ctx + 40), ld64(ctx + 32));
+    ip_from_words(q->lip, q->ipv4, ld64(ctx + 192), ld64(ctx + 184));
+    e810_bit_set(p->bound, id, true);
+    trace_e810_steer_quad("bind", id, q->lport, q->rport);
+}
+
+/* ---- loopback ----------------------------------------------------------- */
+
+static void lpb_timer_cb(void *opaque)
+{
+    E810Core *c = opaque;
+    E810Puda *p = &c->puda;
+    /* Only what is queued now: frames sent while delivering wait for the
+     * next round, so two engines answering each other cannot spin here. */
+    unsigned n = p->lpb_count;
+
+    while (n-- && p->lpb_count) {
+        E810LpbFrame fr = p->lpb[p->lpb_head];
+
+        p->lpb_head = (p->lpb_head + 1) % E810_LPB_MAX;
+        p->lpb_count--;
+        e810_receive(c, fr.data, fr.len);
+        free(fr.data);
+    }
+    if (p->lpb_count && p->lpb_timer) {
+        c->host.ops->timer_mod(c->host.opaque, p->lpb_timer,
+                               c->host.ops->clock_ns(c->host.opaque));
+    }
+}
+
+void e810_rx_loopback(E810Core *c, const uint8_t *frame, size_t len)
+{
+    E810Puda *p = &c->puda;
+    E810LpbFrame *fr;
+
+    if (!p->lpb_timer || p->lpb_count == E810_LPB_MAX) {
+        p->stats.lpb_dropped++;
+        trace_e810_steer_lpb(len, p->lpb_count, false);
+        return;
+    }
+    fr = &p->lpb[(p->lpb_head + p->lpb_count) % E810_LPB_MAX];
+    fr->data = malloc(len);
+    if (!fr->data) {
+        p->stats.lpb_dropped++;
+        return;
+    }
+    memcpy(fr->data, frame, len);
+    fr->len = len;
+    p->lpb_count++;
+    trace_e810_steer_lpb(len, p->lpb_count, true);
+    c->host.ops->timer_mod(c->host.opaque, p->lpb_timer,
+                           c->host.ops->clock_ns(c->host.opaque));
+}
+
+static void lpb_flush(E810Core *c)
+{
+    E810Puda *p = &c->puda;
+
+    while (p->lpb_count) {
+        free(p->lpb[p->lpb_head].data);
+        p->lpb_head = (p->lpb_head + 1) % E810_LPB_MAX;
+        p->lpb_count--;
+    }
+    p->lpb_head = 0;
+    if (p->lpb_timer) {
+        c->host.ops->timer_del(c->host.opaque, p->lpb_timer);
+    }
+}
+
+/* ---- lifetime ----------------------------------------------------------- */
+
+void e810_puda_init(E810Core *c)
+{
+    E810Puda *p = &c->puda;
+
+    p->quad = calloc(E810_RDMA_MAX_QPS, sizeof(*p->quad));
+    p->bound = calloc(E810_RDMA_MAX_QPS / 8, 1);
+    if (c->host.ops->timer_new) {
+        p->lpb_timer = c->host.ops->timer_new(c->host.opaque, lpb_timer_cb, c);
+    }
+}
+
+void e810_puda_cleanup(E810Core *c)
+{
+    E810Puda *p = &c->puda;
+
+    lpb_flush(c);
+    if (p->lpb_timer) {
+        c->host.ops->timer_free(c->host.opaque, p->lpb_timer);
+        p->lpb_timer = NULL;
+    }
+    free(p->quad);
+    free(p->bound);
+    p->quad = NULL;
+    p->bound = NULL;
+}
+
+void e810_puda_reset(E810Core *c)
+{
+    E810Puda *p = &c->puda;
+
+    lpb_flush(c);
+    memset(p->q, 0, sizeof(p->q));
+    if (p->bound) {
+        memset(p->bound, 0, E810_RDMA_MAX_QPS / 8);
+    }
+}
