@@ -10,6 +10,9 @@
  *   -n LOOPS  rounds of the object loop (default 2)
  *   -m MIB    size of the largest MR (default 256)
  *   -F        skip the PBLE fill phase (level-2 page lists)
+ *   -X        skip the exhaustion phase
+ *   -H        only create a mix of objects, print "holding: ..." and wait
+ *             to be killed (for the kernel's cleanup of a dead process)
  *   -v        print every object
  *
  * Phases:
@@ -21,7 +24,11 @@
  *     capabilities, moved RESET -> INIT -> ERR -> RESET and queried at each
  *     step; memory windows of type 1 and 2 (where max_mw says so).  The
  *     device limits must stay put throughout;
- *  3. PBLE fill: MRs of MIB/2 (4 KiB pages) are registered until the
+ *  3. exhaustion: CQs, then RC QPs, then 4 KiB MRs are created until the
+ *     driver refuses one; the number reached must be the max_cq / max_qp /
+ *     max_mr the device reported (give or take the driver's own), so every
+ *     object index the HMC holds is used once; all are released;
+ *  4. PBLE fill: MRs of MIB/2 (4 KiB pages) are registered until the
  *     driver runs out of page-list entries (every PBLE segment of the HMC is
  *     then in use), three of them are released and one MR of MIB is
  *     registered into the fragmented space, which irdma can only describe
@@ -251,21 +258,22 @@ static bool check_mr(struct ibv_mr *mr, struct ibv_pd *pd, void *addr,
     return ok;
 }
 
-/* All live keys differ (in their index bits and in full). */
+/* All live keys differ in their index bits (one check per call). */
 static void check_keys_unique(struct ibv_mr **mrs, int n, uint32_t stag_idx_mask)
 {
-    int i, j;
+    int i, j, dup = -1;
 
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n && dup < 0; i++) {
         for (j = i + 1; j < n; j++) {
-            if (!mrs[i] || !mrs[j]) {
-                continue;
+            if (mrs[i] && mrs[j] &&
+                !((mrs[i]->lkey ^ mrs[j]->lkey) >> 8 & stag_idx_mask)) {
+                dup = j;
+                break;
             }
-            CHECK(((mrs[i]->lkey ^ mrs[j]->lkey) >> 8 & stag_idx_mask) != 0,
-                  "MRs %d and %d share STag index (0x%x, 0x%x)", i, j,
-                  mrs[i]->lkey, mrs[j]->lkey);
         }
     }
+    CHECK(dup < 0, "MRs %d and %d share an STag index (0x%x, 0x%x)", i - 1,
+          dup, dup < 0 ? 0 : mrs[i - 1]->lkey, dup < 0 ? 0 : mrs[dup]->lkey);
 }
 
 /* ---- the object loop ---------------------------------------------------- */
@@ -354,6 +362,41 @@ static void loop_pd_cq(struct ibv_context *ctx)
         if (i % 2) {
             CHECK(ibv_req_notify_cq(cq[i], 0) == 0,
                   "ibv_req_notify_cq after resize: %s", strerror(errno));
+        }
+    }
+    /* The largest CQ the device reports (a level-1 ring of 32 MiB), once. */
+    {
+        static bool done;
+        struct ibv_cq *mc;
+
+        if (!done) {
+            done = true;
+            mc = ibv_create_cq(ctx, base.max_cqe, NULL, NULL, 0);
+            if (CHECK(mc, "CQ of max_cqe %d: %s", base.max_cqe,
+                      strerror(errno))) {
+                cnt.cq++;
+                CHECK(mc->cqe >= base.max_cqe, "CQ of max_cqe has cqe %d",
+                      mc->cqe);
+                CHECK(ibv_req_notify_cq(mc, 0) == 0, "arm max CQ: %s",
+                      strerror(errno));
+                CHECK(ibv_destroy_cq(mc) == 0, "destroy max CQ: %s",
+                      strerror(errno));
+            }
+            /* libirdma asks the kernel for 2 * (cqe + 1) entries on a
+             * resize (and the kernel checks that against its max_cqe),
+             * so half of max_cqe is the largest resize that can work. */
+            mc = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+            if (CHECK(mc, "CQ of 16: %s", strerror(errno))) {
+                int want = (base.max_cqe - 1) / 2;
+                int r = ibv_resize_cq(mc, want);
+
+                cnt.cq++;
+                if (CHECK(r == 0, "resize to %d: %s", want, strerror(r))) {
+                    cnt.resize++;
+                    CHECK(mc->cqe >= want, "resized to %d: %d", want, mc->cqe);
+                }
+                CHECK(ibv_destroy_cq(mc) == 0, "destroy: %s", strerror(errno));
+            }
         }
     }
     /* Larger than the device allows. */
@@ -656,7 +699,7 @@ static void loop_qp(struct ibv_context *ctx)
         { 64, 128, 4, 1, 0 },
         { 256, 1, 1, 4, 101 },
         { 1024, 1024, 13, 13, 0 },
-        { 0, 0, 0, 0, 0 },          /* max_qp_wr / max_sge: filled below */
+        { 0, 0, 0, 0, 0 },          /* max_qp_wr: filled below */
         { 8, 0, 1, 0, 0 },          /* no receive queue work requests */
     };
     enum { NQ = sizeof(caps) / sizeof(caps[0]) };
@@ -688,12 +731,11 @@ static void loop_qp(struct ibv_context *ctx)
         ia.cap.max_recv_sge = caps[i].rsge;
         ia.cap.max_inline_data = caps[i].inl;
         if (caps[i].swr == 0 && caps[i].ssge == 0) {
-            /* The largest queue the device claims (irdma rounds up to a
-             * power of two of quanta, so leave room for that). */
-            ia.cap.max_send_wr = base.max_qp_wr / 2;
-            ia.cap.max_recv_wr = base.max_qp_wr / 2;
-            ia.cap.max_send_sge = base.max_sge;
-            ia.cap.max_recv_sge = base.max_sge;
+            /* The deepest queues the device reports. */
+            ia.cap.max_send_wr = base.max_qp_wr;
+            ia.cap.max_recv_wr = base.max_qp_wr;
+            ia.cap.max_send_sge = 1;
+            ia.cap.max_recv_sge = 1;
         }
         snprintf(what, sizeof(what), "QP %d (%u/%u wr %u/%u sge %u inline)",
                  i, ia.cap.max_send_wr, ia.cap.max_recv_wr,
@@ -830,6 +872,114 @@ static void loop_qp(struct ibv_context *ctx)
     check_limits(ctx, "after QPs");
 }
 
+/* ---- exhaustion: every CQ, QP and MR the device reports --------------- */
+
+/* The first @n objects were created; the one after must fail.  The count
+ * reached must be what query_device promised (the driver may hold a few
+ * it created after computing the limit, e.g. its PUDA CQs and QPs). */
+static void check_reached(const char *what, int n, int max, int err)
+{
+    printf("exhaust: %d %ss of max %d, then %s\n", n, what, max,
+           strerror(err));
+    CHECK(n <= max, "%d %ss created, more than max %d", n, what, max);
+    CHECK(n >= max - 8, "only %d %ss of max %d: %s", n, what, max,
+          strerror(err));
+    CHECK(err == ENOMEM || err == EOVERFLOW || err == ENOSPC ||
+          err == EINVAL, "%s %d failed with %s", what, n + 1, strerror(err));
+}
+
+static void exhaust(struct ibv_context *ctx, uint8_t *buf)
+{
+    int cap, n, i, err;
+    struct ibv_pd *pd = ibv_alloc_pd(ctx);
+    struct ibv_cq **cq, *qcq;
+    struct ibv_qp **qp;
+    struct ibv_mr **mr;
+    double t0 = now(), t;
+
+    if (!CHECK(pd, "ibv_alloc_pd: %s", strerror(errno))) {
+        return;
+    }
+    cnt.pd++;
+
+    cap = base.max_cq + 16;
+    cq = calloc(cap, sizeof(*cq));
+    for (n = 0, err = 0; n < cap; n++) {
+        cq[n] = ibv_create_cq(ctx, 1, NULL, NULL, 0);
+        if (!cq[n]) {
+            err = errno;
+            break;
+        }
+        cnt.cq++;
+    }
+    check_reached("CQ", n, base.max_cq, err);
+    check_limits(ctx, "all CQs");
+    for (i = 0; i < n; i++) {
+        CHECK(ibv_destroy_cq(cq[i]) == 0, "destroy CQ %d: %s", i,
+              strerror(errno));
+    }
+    free(cq);
+    printf("exhaust: CQs %.1f s\n", now() - t0);
+
+    t = now();
+    qcq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+    CHECK(qcq, "CQ after exhaustion: %s", strerror(errno));
+    cap = base.max_qp + 16;
+    qp = calloc(cap, sizeof(*qp));
+    for (n = 0, err = 0; qcq && n < cap; n++) {
+        struct ibv_qp_init_attr ia;
+
+        memset(&ia, 0, sizeof(ia));
+        ia.qp_type = IBV_QPT_RC;
+        ia.send_cq = ia.recv_cq = qcq;
+        ia.cap.max_send_wr = ia.cap.max_recv_wr = 1;
+        ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+        qp[n] = ibv_create_qp(pd, &ia);
+        if (!qp[n]) {
+            err = errno;
+            break;
+        }
+        cnt.qp++;
+    }
+    if (qcq) {
+        check_reached("QP", n, base.max_qp, err);
+    }
+    check_limits(ctx, "all QPs");
+    for (i = 0; i < n; i++) {
+        CHECK(ibv_destroy_qp(qp[i]) == 0, "destroy QP %d: %s", i,
+              strerror(errno));
+    }
+    free(qp);
+    if (qcq) {
+        CHECK(ibv_destroy_cq(qcq) == 0, "destroy CQ: %s", strerror(errno));
+        cnt.cq++;
+    }
+    printf("exhaust: QPs %.1f s\n", now() - t);
+
+    t = now();
+    cap = base.max_mr + 16;
+    mr = calloc(cap, sizeof(*mr));
+    for (n = 0, err = 0; n < cap; n++) {
+        mr[n] = ibv_reg_mr(pd, buf + (n % 16) * 4096, 4096,
+                           IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+        if (!mr[n]) {
+            err = errno;
+            break;
+        }
+        cnt.mr++;
+    }
+    check_reached("MR", n, base.max_mr, err);
+    check_limits(ctx, "all MRs");
+    check_keys_unique(mr, n < 2048 ? n : 2048, 0xFFFFFF);
+    for (i = 0; i < n; i++) {
+        CHECK(ibv_dereg_mr(mr[i]) == 0, "dereg MR %d: %s", i,
+              strerror(errno));
+    }
+    free(mr);
+    printf("exhaust: MRs %.1f s\n", now() - t);
+    CHECK(ibv_dealloc_pd(pd) == 0, "dealloc pd: %s", strerror(errno));
+}
+
 /* ---- PBLE fill: level-2 page lists ------------------------------------- */
 
 static void pble_fill(struct ibv_context *ctx, uint8_t *big, size_t biglen)
@@ -903,12 +1053,79 @@ static void pble_fill(struct ibv_context *ctx, uint8_t *big, size_t biglen)
     printf("pble: done (%.1f s)\n", now() - t0);
 }
 
+/* ---- hold: objects left to the kernel's cleanup ------------------------ */
+
+/* Create a mix of objects, say so, and wait to be killed: the kernel then
+ * destroys them all (uverbs cleanup of a dead process). */
+static void hold(struct ibv_context *ctx, uint8_t *big, size_t biglen)
+{
+    struct ibv_pd *pd = ibv_alloc_pd(ctx);
+    struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
+    struct ibv_cq *cq[64];
+    int ncq = 0, nqp = 0, nmr = 0, i;
+
+    if (!pd || !ch) {
+        printf("FAIL: hold: pd/channel: %s\n", strerror(errno));
+        exit(1);
+    }
+    for (i = 0; i < 64; i++) {
+        cq[i] = ibv_create_cq(ctx, 1 + i * 37, NULL, i % 2 ? ch : NULL, 0);
+        if (cq[i]) {
+            ncq++;
+            if (i % 2) {
+                ibv_req_notify_cq(cq[i], 0);
+            }
+        }
+    }
+    for (i = 0; i < 256 && ncq == 64; i++) {
+        struct ibv_qp_init_attr ia;
+        struct ibv_qp_attr a;
+        struct ibv_qp *qp;
+
+        memset(&ia, 0, sizeof(ia));
+        ia.qp_type = IBV_QPT_RC;
+        ia.send_cq = cq[i % 64];
+        ia.recv_cq = cq[(i + 1) % 64];
+        ia.cap.max_send_wr = ia.cap.max_recv_wr = 1 + i;
+        ia.cap.max_send_sge = ia.cap.max_recv_sge = 1 + i % 4;
+        qp = ibv_create_qp(pd, &ia);
+        if (!qp) {
+            continue;
+        }
+        nqp++;
+        memset(&a, 0, sizeof(a));
+        a.qp_state = IBV_QPS_INIT;
+        a.port_num = 1;
+        a.qp_access_flags = IBV_ACCESS_REMOTE_READ;
+        if (i % 2) {
+            ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+                          IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+        }
+    }
+    for (i = 0; i < 2048; i++) {
+        size_t len = (size_t)4096 << (i % 8);
+
+        if (ibv_reg_mr(pd, big + (i % 64) * 4096, len,
+                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)) {
+            nmr++;
+        }
+    }
+    if (ibv_reg_mr(pd, big, biglen, IBV_ACCESS_LOCAL_WRITE)) {
+        nmr++;
+    }
+    printf("holding: cq %d qp %d mr %d\n", ncq, nqp, nmr);
+    fflush(stdout);
+    for (;;) {
+        pause();
+    }
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 int main(int argc, char **argv)
 {
     const char *want = NULL;
-    int loops = 2, fill = 1, opt, i, ndev;
+    int loops = 2, fill = 1, exh = 1, hold_only = 0, opt, i, ndev;
     size_t biglen = 256 * MiB;
     struct ibv_device **list, *dev = NULL;
     struct ibv_context *ctx;
@@ -918,15 +1135,17 @@ int main(int argc, char **argv)
     double t0 = now(), t;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
-    while ((opt = getopt(argc, argv, "d:n:m:Fv")) != -1) {
+    while ((opt = getopt(argc, argv, "d:n:m:FXHv")) != -1) {
         switch (opt) {
         case 'd': want = optarg; break;
         case 'n': loops = atoi(optarg); break;
         case 'm': biglen = strtoull(optarg, NULL, 0) * MiB; break;
         case 'F': fill = 0; break;
+        case 'X': exh = 0; break;
+        case 'H': hold_only = 1; break;
         case 'v': verbose = 1; break;
         default:
-            fprintf(stderr, "usage: %s [-d DEV] [-n LOOPS] [-m MIB] [-F] [-v]\n",
+            fprintf(stderr, "usage: %s [-d DEV] [-n LOOPS] [-m MIB] [-F] [-X] [-H] [-v]\n",
                     argv[0]);
             return 2;
         }
@@ -968,6 +1187,9 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("phase device: %.1f s\n", now() - t0);
+    if (hold_only) {
+        hold(ctx, big, biglen);
+    }
 
     for (i = 0; i < loops; i++) {
         t = now();
@@ -977,6 +1199,9 @@ int main(int argc, char **argv)
         loop_qp(ctx);
         printf("loop %d: %.1f s, %d failures so far\n", i + 1, now() - t,
                failures);
+    }
+    if (exh) {
+        exhaust(ctx, big);
     }
     if (fill) {
         pble_fill(ctx, big, biglen);

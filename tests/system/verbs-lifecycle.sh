@@ -9,6 +9,8 @@
 # QPs through RESET/INIT/ERR, memory windows; then the PBLE fill that makes
 # irdma use two-level page lists), and checks that the program passes, that
 # the counts are back to the baseline and that the kernel log is clean.
+# Then the program holds a mix of objects (64 CQs, 256 QPs half in INIT,
+# 2049 MRs) and is killed: the kernel's cleanup must release them all.
 # The device side is watched through the CQP trace: REG_MR requests with
 # contiguous, level-1 and level-2 page lists must all have been seen, and
 # no CQP op may have failed.
@@ -47,6 +49,19 @@ sleep 1
 after=$(res)
 echo "res after: $after"
 [ -n "$before" ] && [ "$before" = "$after" ] && echo "res counts back to baseline"
+# A process that dies holding objects: the kernel destroys them all.
+/job/files/verbs-lifecycle -d "$dev" -m 64 -H > /tmp/hold.log 2>&1 &
+pid=$!
+t=0
+while ! grep -q '^holding' /tmp/hold.log && [ $t -lt 600 ]; do sleep 0.2; t=$((t + 1)); done
+cat /tmp/hold.log
+echo "res holding: $(res)"
+kill -9 $pid
+wait $pid 2>/dev/null
+t=0
+while [ "$(res)" != "$before" ] && [ $t -lt 150 ]; do sleep 0.2; t=$((t + 1)); done
+echo "res after kill: $(res)"
+[ -n "$before" ] && [ "$before" = "$(res)" ] && echo "killed process's objects released"
 rdma res show
 exit $rc
 EOS
@@ -62,6 +77,8 @@ assert_status 0 0
 assert_output 0 '^bringup: iWARP device '
 assert_output 0 '^verbs-lifecycle: PASS '
 assert_output 0 '^res counts back to baseline'
+assert_output 0 '^holding: cq 64 qp 256 mr 2049'
+assert_output 0 '^killed process.s objects released'
 assert_clean_dmesg 0
 bad=$(grep -iE 'irdma|infiniband|iw_cm|ib_core|ib_uverbs' "$OUT/run/g0/dmesg.log" |
 	grep -iE 'fail|timeout|error|warn|unable|invalid' | head -3)
@@ -91,5 +108,5 @@ errs=$(grep -c '^e810_rdma_cqp_err' "$trace")
 gerr=$(grep -i 'rdma' "$OUT/run/g0/qemu.log" 2>/dev/null | head -3)
 [ -z "$gerr" ] || fail "RDMA engine guest errors: $(echo "$gerr" | tr '\n' ';')"
 echo "--- guest 0:"
-grep -E '^(device|port 1|phase|loop|pble|verbs-lifecycle|res |FAIL|resize|rereg|alloc_mw)' "$OUT/run/g0/output.log"
+grep -E '^(device|port 1|phase|loop|exhaust|pble|verbs-lifecycle|res |FAIL|resize|rereg|alloc_mw|holding|killed)' "$OUT/run/g0/output.log"
 pass_fail
