@@ -11,6 +11,8 @@
 # the counts are back to the baseline and that the kernel log is clean.
 # Then the program holds a mix of objects (64 CQs, 256 QPs half in INIT,
 # 2049 MRs) and is killed: the kernel's cleanup must release them all.
+# Once more, but irdma is unloaded under the holding process; after it is
+# loaded again a short run of the program must pass.
 # The device side is watched through the CQP trace: REG_MR requests with
 # contiguous, level-1 and level-2 page lists must all have been seen, and
 # no CQP op may have failed.
@@ -62,6 +64,30 @@ t=0
 while [ "$(res)" != "$before" ] && [ $t -lt 150 ]; do sleep 0.2; t=$((t + 1)); done
 echo "res after kill: $(res)"
 [ -n "$before" ] && [ "$before" = "$(res)" ] && echo "killed process's objects released"
+# irdma unloaded under a process holding objects: the core takes them
+# away (disassociate) or waits for it; then irdma comes back.
+/job/files/verbs-lifecycle -d "$dev" -m 64 -H > /tmp/hold2.log 2>&1 &
+pid=$!
+t=0
+while ! grep -q '^holding' /tmp/hold2.log && [ $t -lt 600 ]; do sleep 0.2; t=$((t + 1)); done
+echo "second holder: $(grep '^holding' /tmp/hold2.log)"
+( rmmod irdma; echo "rmmod exit $?" > /tmp/rmmod.rc ) &
+t=0
+while [ ! -e /tmp/rmmod.rc ] && [ $t -lt 50 ]; do sleep 0.2; t=$((t + 1)); done
+[ -e /tmp/rmmod.rc ] && echo "rmmod returned while the holder lived"
+kill -9 $pid
+wait $pid 2>/dev/null
+t=0
+while [ ! -e /tmp/rmmod.rc ] && [ $t -lt 150 ]; do sleep 0.2; t=$((t + 1)); done
+cat /tmp/rmmod.rc 2>/dev/null
+modprobe irdma
+rdma-wait "$dev" 30 >/dev/null 2>&1
+rdma link show
+/job/files/verbs-lifecycle -d "$dev" -n 1 -m 64 -X -F > /tmp/again.log 2>&1
+echo "after reload: $(tail -1 /tmp/again.log)"
+grep '^FAIL' /tmp/again.log
+echo "res after reload: $(res)"
+[ "$(res)" = "$before" ] && echo "reloaded device clean"
 rdma res show
 exit $rc
 EOS
@@ -79,6 +105,9 @@ assert_output 0 '^verbs-lifecycle: PASS '
 assert_output 0 '^res counts back to baseline'
 assert_output 0 '^holding: cq 64 qp 256 mr 2049'
 assert_output 0 '^killed process.s objects released'
+assert_output 0 '^rmmod exit 0'
+assert_output 0 '^after reload: verbs-lifecycle: PASS '
+assert_output 0 '^reloaded device clean'
 assert_clean_dmesg 0
 bad=$(grep -iE 'irdma|infiniband|iw_cm|ib_core|ib_uverbs' "$OUT/run/g0/dmesg.log" |
 	grep -iE 'fail|timeout|error|warn|unable|invalid' | head -3)
@@ -108,5 +137,5 @@ errs=$(grep -c '^e810_rdma_cqp_err' "$trace")
 gerr=$(grep -i 'rdma' "$OUT/run/g0/qemu.log" 2>/dev/null | head -3)
 [ -z "$gerr" ] || fail "RDMA engine guest errors: $(echo "$gerr" | tr '\n' ';')"
 echo "--- guest 0:"
-grep -E '^(device|port 1|phase|loop|exhaust|pble|verbs-lifecycle|res |FAIL|resize|rereg|alloc_mw|holding|killed)' "$OUT/run/g0/output.log"
+grep -E '^(device|port 1|phase|loop|exhaust|pble|verbs-lifecycle|res |FAIL|resize|rereg|alloc_mw|holding|killed|second|rmmod|after reload|reloaded)' "$OUT/run/g0/output.log"
 pass_fail
