@@ -856,6 +856,99 @@ static void test_xlate(void)
     teardown();
 }
 
+/* The layout irdma builds when user MRs use up the page lists: the PBLE
+ * object spans 8 SDs (2M entries), each added on demand as a paged SD;
+ * a level-2 MR's root sits in the newest SD and its leaves in two others,
+ * so one region crosses SDs at a leaf boundary (verbs-lifecycle's PBLE
+ * fill does this in a guest). */
+static void test_xlate_pble_sds(void)
+{
+    uint64_t q[8] = { 0 }, cqe[4];
+    uint64_t base;
+    Pieces p;
+    unsigned sd;
+    const uint32_t n_pble = 2u << 20;
+    /* Guest pages: a PD page per SD, one PBLE page per SD used. */
+    const uint64_t pd_pa = M(0x600000), pble_pg = M(0x700000);
+    const uint64_t data = M(0x800000);
+    uint32_t root, leaf_a, leaf_b;
+
+    setup();
+    cqp_create_proto(1);
+    q[4] = QUERY_PA;
+    post_op(0x20, q, 0);
+    memset(fake_mem(&h, COMMIT_PA), 0, 208);
+    set64(COMMIT_PA + 0, 64);
+    set64(COMMIT_PA + 8, 128);
+    set64(COMMIT_PA + 48, 256);
+    set64(COMMIT_PA + 112, n_pble);
+    q[4] = COMMIT_PA;
+    post_op(0x21, q, 208);
+    CHECK_EQ(c.rdma.obj[E810_HMC_PBLE].cnt, n_pble);
+    base = c.rdma.obj[E810_HMC_PBLE].base;
+    CHECK_EQ(base % (2u << 20), 0);
+    create_ccq();
+    /* One paged SD per 256K PBLEs (UPDATE_PE_SDS, one entry each). */
+    for (sd = 0; sd < 8; sd++) {
+        unsigned idx = (unsigned)(base >> 21) + sd;
+
+        memset(fake_mem(&h, pd_pa + 4096 * sd), 0, 4096);
+        memset(q, 0, sizeof(q));
+        q[0] = idx | 1u << 31;
+        q[1] = (pd_pa + 4096 * sd) | 1;
+        post_op(0x1f, q, 0);
+        CHECK(ccq_next(cqe));
+        CHECK_EQ((cqe[3] >> 55) & 1, 0);
+    }
+    /* PBLE i lives in SD i / 256K, PD page (i % 256K) / 512. */
+#define PBLE_AT(i) (pble_pg + 4096 * ((i) >> 18) + 8 * ((i) & 511))
+#define MAP_PBLE_PAGE(i) set64(pd_pa + 4096 * ((i) >> 18) + \
+                               8 * (((i) >> 9) & 511), \
+                               (pble_pg + 4096 * ((i) >> 18)) | 1)
+    /* Root in the last SD, leaf A at the end of SD 1's range, leaf B in
+     * SD 5: leaf-aligned (512) as the driver allocates them. */
+    root = n_pble - 512;
+    leaf_a = (2u << 18) - 512;
+    leaf_b = (5u << 18) + 1024;
+    MAP_PBLE_PAGE(root);
+    MAP_PBLE_PAGE(leaf_a);
+    MAP_PBLE_PAGE(leaf_b);
+    set64(PBLE_AT(root), leaf_a);
+    set64(PBLE_AT(root + 1), leaf_b);
+    set64(PBLE_AT(leaf_a + 511), data);
+    set64(PBLE_AT(leaf_b), data + 0x5000);
+    set64(PBLE_AT(leaf_b + 1), data + 0x3000);
+    /* 514 pages, VA-based at 0x7f0000000100. */
+    reg_mr(0x31, 7, 9, 0x7f0000000100, 514 * 4096 - 0x100, 0, 3, root,
+           0x3, false, true);
+    /* Page 511 (leaf A's last) into page 512 (leaf B's first). */
+    CHECK_EQ(xl(0x3107, 0x7f0000000000 + 511 * 4096 + 0xF00, 0x200, LR, 9,
+                false, &p), 0);
+    CHECK_EQ(p.n, 2);
+    CHECK_EQ(p.pa[0], data + 0xF00);
+    CHECK_EQ(p.len[0], 0x100);
+    CHECK_EQ(p.pa[1], data + 0x5000);
+    CHECK_EQ(p.len[1], 0x100);
+    /* The last byte of the region. */
+    CHECK_EQ(xl(0x3107, 0x7f0000000000 + 514 * 4096 - 1, 1, LR, 9, false,
+                &p), 0);
+    CHECK_EQ(p.pa[0], data + 0x3FFF);
+    /* A leaf page whose PDE is not valid: a PBL error, no crash. */
+    set64(PBLE_AT(root + 1), leaf_b + 4096);
+    CHECK_EQ(xl(0x3107, 0x7f0000000000 + 512 * 4096, 8, LR, 9, false, &p),
+             E810_XLATE_PBL);
+    /* Level 1 at the very last PBLE; one past it is outside the object. */
+    set64(PBLE_AT(n_pble - 1), data + 0x7000);
+    reg_mr(0x32, 1, 9, 0, 4096, 0, 1, n_pble - 1, 0x3, false, true);
+    CHECK_EQ(xl(0x3201, 0x10, 8, LR, 9, false, &p), 0);
+    CHECK_EQ(p.pa[0], data + 0x7010);
+    reg_mr(0x33, 1, 9, 0, 8192, 0, 1, n_pble - 1, 0x3, false, true);
+    CHECK_EQ(xl(0x3301, 4096, 8, LR, 9, false, &p), E810_XLATE_PBL);
+#undef PBLE_AT
+#undef MAP_PBLE_PAGE
+    teardown();
+}
+
 /* Random work requests and doorbells: every WQE completes, nothing
  * crashes (run under ASan/UBSan), the CCQ stays consistent. */
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -937,6 +1030,7 @@ int main(void)
     RUN(test_pble_ring);
     RUN(test_malformed);
     RUN(test_xlate);
+    RUN(test_xlate_pble_sds);
     RUN(test_random_wqes);
     return CHECK_DONE();
 }
