@@ -97,6 +97,7 @@ vm_run --guests 1 --nic e810 --mem 1024 --env COLDPLUG=0 \
 	--file "$TOP/guest-driver/bringup" \
 	--file "$TOP/build/guest-driver/verbs-lifecycle" \
 	--trace 'e810_rdma_cqp_op' --trace 'e810_rdma_cqp_err' \
+	--trace 'e810_rdma_sd' --trace 'e810_rdma_fpm_commit' \
 	--qemu-arg '-d guest_errors' \
 	--script "$OUT/job.sh" --timeout 900
 assert_status 0 0
@@ -131,6 +132,11 @@ done
 if [ "$FILL" = 1 ]; then
 	echo "$levels" | grep -q 'lvl3/' || fail "no REG_MR with a level-2 page list"
 fi
+# The HMC as irdma sized it and the segments it mapped (the PBLE fill adds
+# one SD per 256K page-list entries).
+echo "--- HMC: $(grep -m1 '^e810_rdma_fpm_commit' "$trace" | cut -d' ' -f2-)"
+echo "--- SDs written valid: $(awk '$1 == "e810_rdma_sd" && $5 == 1 { print $7 }' "$trace" |
+	sort | uniq -c | awk '{ printf "%s direct=%s ", $1, $2 }')"
 errs=$(grep -c '^e810_rdma_cqp_err' "$trace")
 [ "$errs" = 0 ] || fail "$errs CQP ops failed: $(grep -m3 '^e810_rdma_cqp_err' "$trace" | tr '\n' ';')"
 # Guest errors the RDMA engine reported (-d guest_errors, into qemu.log).
