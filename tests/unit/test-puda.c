@@ -872,11 +872,11 @@ static void test_steering(void)
     CHECK_EQ(c.puda.quad[5].lport, 40000);
     CHECK_EQ(c.puda.quad[5].rport, 5000);
     CHECK_EQ(be32(c.puda.quad[5].lip), OUR_IP);
-    /* The stub data path declines: the ILQ quad still applies. */
+    /* The data path (qpdp.c) owns the quad now and consumes it. */
     n = mk_syn4(f, OUR_IP, 5000, OUR_IP, 40000, 0x10, 0);
     e810_receive(&c, f, n);
-    CHECK_EQ(c.puda.stats.rx_ilq, 4);
-    CHECK_EQ(c.puda.stats.rx_iwarp, 0);
+    CHECK_EQ(c.puda.stats.rx_ilq, 3);
+    CHECK_EQ(c.puda.stats.rx_iwarp, 1);
     /* Destroy: unbound. */
     CHECK_EQ(cqp(0x02, q, 5), 0);
     CHECK(!e810_bit(c.puda.bound, 5));

@@ -10,6 +10,7 @@
 #include "../bytes.h"
 #include "../../trace.h"
 #include "rdma.h"
+#include "qpdp.h"
 
 #ifndef E810_IN_QEMU
 #include <stdarg.h>
@@ -216,6 +217,9 @@ static void cqp_execute(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_OPCODE, "opcode 0x%x", op);
         break;
     }
+    if (!r->maj) {
+        e810_qpdp_cqp(c, op, wqe);      /* QP ops: the iWARP data path */
+    }
 }
 
 /* Completion of the WQE at @idx: the CCQ once it exists, and CQPTAIL. */
@@ -314,11 +318,14 @@ static void cqp_state_clear(E810Core *c)
     E810Rdma *rd = &c->rdma;
     E810RdmaMr *mr = rd->mr;
     void *ah = rd->ah;
+    struct E810Qpdp *qpdp = rd->qpdp;
 
+    e810_qpdp_reset(c);
     /* Everything the engine knows goes with the CQP; tables stay allocated. */
     memset(rd, 0, sizeof(*rd));
     rd->mr = mr;
     rd->ah = ah;
+    rd->qpdp = qpdp;
     if (mr) {
         memset(mr, 0, sizeof(*mr) * E810_RDMA_MAX_MRS);
     }
@@ -503,6 +510,7 @@ void e810_rdma_init(E810Core *c)
 
 void e810_rdma_cleanup(E810Core *c)
 {
+    e810_qpdp_cleanup(c);
     free(c->rdma.mr);
     free(c->rdma.ah);
     c->rdma.mr = NULL;

@@ -11,6 +11,7 @@
 #include "../../trace.h"
 #include "rdma.h"
 #include "puda.h"
+#include "qpdp.h"
 
 /* QP WQE header */
 #define QP_HDR_ID(h)            ((uint32_t)e810_fld(h, 23, 0))
@@ -233,8 +234,8 @@ void e810_rdma_wqe_alloc(E810Core *c, uint32_t val)
         e810_puda_doorbell(c, id);
         return;
     }
-    /* The send path is not modelled yet: the doorbell is only traced. */
     trace_e810_rdma_sq_doorbell(id, qp->state);
+    e810_qpdp_doorbell(c, id);          /* iWARP data path (qpdp.c) */
 }
 
 /* ---- STags -------------------------------------------------------------- */

@@ -231,6 +231,7 @@ typedef struct E810Rdma {
     uint8_t stats_inst[E810_RDMA_STATS_INST / 8];
 
     E810RdmaCounters stats;
+    struct E810Qpdp *qpdp;      /* iWARP data path (qpdp.c), lazily */
 } E810Rdma;
 
 /* ---- entry points for e810.c -------------------------------------------- */

@@ -1,0 +1,1420 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 RDMA engine: the iWARP QP data path.
+ *
+ * At MODIFY_QP to RTS with TOECTXVALID the QP's TCP state is taken from
+ * its host context (ctrl.c:irdma_sc_qp_setctx(), cm.c:irdma_init_tcp_ctx())
+ * and handed to an iWARP engine connection (core/iwarp/).  From then on
+ * this file consumes the QP's SQ (WQEs as uk.c writes them, including the
+ * three connection WQEs the CM puts at quanta 0-2: LSMM or RTR, NOP with
+ * local fence, GEN_RTS_AE), takes RQ WQEs when Sends arrive, writes CQEs
+ * in SQ order to the QP's CQs, and raises the AEs the driver's CM waits
+ * for (hw.c:irdma_process_aeq()).  Every access to data buffers goes
+ * through the STag translation (xlate.c), with the QP's PD and rights.
+ */
+#include "../e810.h"
+#include "../bytes.h"
+#include "../../trace.h"
+#include "rdma.h"
+#include "qpdp.h"
+#include "iwarp-hooks.h"
+#include "../iwarp/iwarp.h"
+
+#ifndef E810_IN_QEMU
+#include <stdlib.h>
+#endif
+
+/* CQP QP WQE header */
+#define QPW_ID(h)               ((uint32_t)e810_fld(h, 23, 0))
+#define QPW_TOECTXVALID         (1ull << 43)
+#define QPW_VQ                  (1ull << 45)
+#define QPW_TYPE(h)             ((unsigned)e810_fld(h, 50, 48))
+#define QPW_TERMACT(h)          ((unsigned)e810_fld(h, 57, 56))
+#define QPW_RESETCON            (1ull << 58)
+#define QPW_NEXT(h)             ((unsigned)e810_fld(h, 62, 60))
+enum { OP_CREATE_QP = 0, OP_MODIFY_QP = 1, OP_DESTROY_QP = 2,
+       OP_FLUSH_WQES = 0x22 };
+#define FWQE_FLUSHSQ            (1ull << 61)
+#define FWQE_FLUSHRQ            (1ull << 62)
+#define FWQE_USERFLCODE         (1ull << 60)
+enum { IW_IDLE = 1, IW_RTS = 2, IW_CLOSING = 3, IW_TERMINATE = 5,
+       IW_ERROR = 6 };
+
+/* SQ WQE (uk.c) */
+#define SQ_OPCODE(h)            ((unsigned)e810_fld(h, 37, 32))
+#define SQ_ADDFRAGCNT(h)        ((unsigned)e810_fld(h, 41, 38))
+#define SQ_IMMDATAFLAG          (1ull << 47)
+#define SQ_INLINELEN(h)         ((unsigned)e810_fld(h, 55, 48))
+#define SQ_INLINEFLAG           (1ull << 57)
+#define SQ_STREAMMODE           (1ull << 58)
+#define SQ_WAITFORRCVPDU        (1ull << 59)
+#define SQ_READFENCE            (1ull << 60)
+#define SQ_LOCALFENCE           (1ull << 61)
+#define SQ_SIGCOMPL             (1ull << 62)
+#define SQ_VALID                (1ull << 63)
+#define FRAG_LEN(q)             ((uint32_t)e810_fld(q, 62, 32))
+#define FRAG_STAG(q)            ((uint32_t)e810_fld(q, 31, 0))
+enum {
+    SQOP_RDMA_WRITE = 0x00, SQOP_RDMA_READ = 0x01, SQOP_SEND = 0x03,
+    SQOP_SEND_INV = 0x04, SQOP_SEND_SOL = 0x05, SQOP_SEND_SOL_INV = 0x06,
+    SQOP_FAST_REG = 0x09, SQOP_LOCAL_INV = 0x0a, SQOP_READ_LOC_INV = 0x0b,
+    SQOP_NOP = 0x0c, SQOP_RDMA_WRITE_SOL = 0x0d, SQOP_GEN_RTS_AE = 0x30,
+};
+#define OP_TYPE_REC             0x3e
+
+/* CQE qword 3 */
+#define CQE_ERROR               (1ull << 55)
+#define CQE_SOEVENT             (1ull << 54)
+#define CQE_STAG                (1ull << 53)
+#define CQE_SQ                  (1ull << 62)
+#define FLUSH_MAJOR             1
+
+/* AEs (user.h) and sources */
+#define AE_AMP_INVALID_STAG     0x0103
+#define AE_AMP_BAD_PD           0x0105
+#define AE_AMP_BOUNDS           0x0108
+#define AE_AMP_RIGHTS           0x0109
+#define AE_AMP_TO_WRAP          0x010a
+#define AE_STAG_ZERO_INVALID    0x0206
+#define AE_WQE_UNEXPECTED_OP    0x020a
+#define AE_WQE_INVALID_PARAM    0x020b
+#define AE_DDP_MSN_GAP          0x0301
+#define AE_DDP_TOO_LONG         0x0303
+#define AE_DDP_BAD_VERSION      0x0304
+#define AE_DDP_INVALID_MO       0x0305
+#define AE_DDP_NO_BUFFER        0x0306
+#define AE_DDP_INVALID_QN       0x0307
+#define AE_RDMAP_BAD_VERSION    0x0311
+#define AE_RDMAP_UNEXP_OP       0x0312
+#define AE_BAD_READ_REQ         0x0313
+#define AE_LLP_CLOSE_COMPLETE   0x0501
+#define AE_LLP_RESET            0x0502
+#define AE_LLP_FIN_RECEIVED     0x0503
+#define AE_LLP_MPA_CRC          0x0505
+#define AE_LLP_TERMINATE_RCVD   0x0509
+#define AE_LLP_TOO_MANY_RETRIES 0x050a
+#define AE_LLP_ESTABLISHED      0x050e
+#define AESRC_RQ                1
+#define AESRC_SQ                5
+#define AESRC_IN_RR_WR          9
+#define AESRC_OUT_RR            0xd
+
+#define Q2_BUF_SIZE             256
+#define Q2_BAD_FRAME_OFFSET     72
+
+#define QPDP_MAX_SGE            16
+#define QPDP_INFLIGHT           256
+#define QPDP_MAX_INLINE         256
+
+typedef struct QpdpSge {
+    uint32_t stag;
+    uint64_t to;
+    uint32_t len;
+} QpdpSge;
+
+typedef struct QpdpWqe {
+    uint64_t seq;               /* cookie for the engine */
+    uint32_t idx;               /* first quantum */
+    uint8_t quanta;
+    uint8_t op;
+    bool signaled;
+    bool done;
+    bool is_read;
+    int status;                 /* 0 or an AE code */
+    unsigned nsge;
+    QpdpSge sge[QPDP_MAX_SGE];
+    uint32_t len;
+    bool inl;
+    uint8_t inl_data[QPDP_MAX_INLINE];
+} QpdpWqe;
+
+typedef struct QpdpQp {
+    E810Core *c;
+    uint32_t id;
+    bool vq;
+    bool up;                    /* connection handed over */
+    IwConn conn;
+    E810RdmaRing sq, rq;
+    unsigned rq_shift;
+    uint32_t sq_idx, rq_idx;
+    uint8_t sq_pol, rq_pol;
+    uint32_t txcq, rxcq, pd;
+    bool priv;
+    uint64_t q2_pa;
+    bool wait_pdu, got_pdu;
+    bool halted;                /* ERROR: no more work, no more CQEs */
+    uint64_t next_seq;
+    QpdpWqe *wq;                /* QPDP_INFLIGHT, in SQ order */
+    unsigned wq_head, wq_cnt;
+    /* Receive in progress */
+    bool rcv_active;
+    uint32_t rcv_idx;
+    unsigned rcv_nsge;
+    QpdpSge rcv_sge[QPDP_MAX_SGE];
+    uint64_t rcv_cap;
+    int64_t deadline;
+    bool in_run;
+} QpdpQp;
+
+struct E810Qpdp {
+    QpdpQp *qp[E810_RDMA_MAX_QPS];
+    E810Timer *timer;
+    int64_t armed;
+};
+
+static E810Qpdp *qpdp_get(E810Core *c)
+{
+    if (!c->rdma.qpdp) {
+        c->rdma.qpdp = calloc(1, sizeof(E810Qpdp));
+        if (c->rdma.qpdp) {
+            c->rdma.qpdp->armed = -1;
+        }
+    }
+    return c->rdma.qpdp;
+}
+
+static QpdpQp *qp_find(E810Core *c, uint32_t id)
+{
+    E810Qpdp *d = c->rdma.qpdp;
+
+    return d && id < E810_RDMA_MAX_QPS ? d->qp[id] : NULL;
+}
+
+static uint8_t qp_iwstate(QpdpQp *q)
+{
+    return q->c->rdma.qp[q->id].state;
+}
+
+/* ---- AEs and CQEs ------------------------------------------------------- */
+
+static void post_ae(QpdpQp *q, unsigned code, unsigned src, bool q2data)
+{
+    E810Core *c = q->c;
+    unsigned tcp = q->up ? q->conn.state : IW_TCP_CLOSED;
+    uint64_t qw1;
+
+    qw1 = ((uint64_t)q->id & 0x3FFFF) | (uint64_t)((q->id >> 18) & 1) << 46 |
+          (uint64_t)(code & 0xFFF) << 34 | (uint64_t)(src & 0xF) << 50 |
+          (uint64_t)(qp_iwstate(q) & 7) << 54 | (uint64_t)(tcp & 0xF) << 57 |
+          (uint64_t)(q2data ? 1 : 0) << 61;
+    trace_e810_iw_ae(q->id, code, src, qp_iwstate(q), tcp);
+    e810_rdma_aeq_post(c, c->rdma.qp[q->id].comp_ctx, qw1);
+}
+
+static void sq_cqe(QpdpQp *q, const QpdpWqe *w)
+{
+    uint64_t cqe[4];
+
+    cqe[0] = w->len;
+    cqe[1] = q->c->rdma.qp[q->id].comp_ctx;
+    cqe[2] = (uint64_t)(q->id & 0xFFFFFF) << 32;
+    cqe[3] = (uint64_t)(w->idx & 0x7FFF) << 32 | (uint64_t)(w->op & 0x3F) << 56 |
+             CQE_SQ;
+    if (w->status) {
+        cqe[3] |= CQE_ERROR | (uint64_t)(w->status & 0xFFFF) |
+                  (uint64_t)0xFFFF << 16;
+    }
+    trace_e810_iw_cqe(q->id, q->txcq, true, w->idx, w->op, w->status);
+    e810_rdma_cq_post(q->c, q->txcq, cqe);
+}
+
+/* ---- guest memory through STags ----------------------------------------- */
+
+typedef struct XCopy {
+    E810Core *c;
+    uint8_t *buf;
+    const uint8_t *src;
+    bool write;
+    bool dry;
+} XCopy;
+
+static bool xcopy_fn(void *opaque, uint64_t pa, uint64_t len)
+{
+    XCopy *x = opaque;
+    int r;
+
+    if (x->dry) {
+        return true;
+    }
+    if (x->write) {
+        r = x->c->host.ops->dma_write(x->c->host.opaque, pa, x->src, len);
+        x->src += len;
+    } else {
+        r = x->c->host.ops->dma_read(x->c->host.opaque, pa, x->buf, len);
+        x->buf += len;
+    }
+    if (r) {
+        x->c->stats.dma_errors++;
+    }
+    return r == 0;
+}
+
+/* Copy @len bytes at offset @off of an SGE list to/from @buf. */
+static int sge_copy(QpdpQp *q, const QpdpSge *sge, unsigned n, uint64_t off,
+                    uint8_t *buf, const uint8_t *src, size_t len,
+                    unsigned access)
+{
+    unsigned i;
+
+    for (i = 0; i < n && len; i++) {
+        uint64_t l = sge[i].len, chunk;
+        XCopy x = { q->c, buf, src, src != NULL, false };
+        int r;
+
+        if (off >= l) {
+            off -= l;
+            continue;
+        }
+        chunk = l - off < len ? l - off : len;
+        r = e810_rdma_xlate(q->c, sge[i].stag, sge[i].to + off, chunk, access,
+                            q->pd, q->priv, xcopy_fn, &x);
+        if (r) {
+            return r;
+        }
+        if (buf) {
+            buf += chunk;
+        }
+        if (src) {
+            src += chunk;
+        }
+        len -= chunk;
+        off = 0;
+    }
+    return len ? E810_XLATE_BOUNDS : 0;
+}
+
+static int sge_check(QpdpQp *q, const QpdpSge *sge, unsigned n,
+                     unsigned access)
+{
+    unsigned i;
+
+    for (i = 0; i < n; i++) {
+        XCopy x = { q->c, NULL, NULL, false, true };
+        int r = e810_rdma_xlate(q->c, sge[i].stag, sge[i].to, sge[i].len,
+                                access, q->pd, q->priv, xcopy_fn, &x);
+        if (r) {
+            return r;
+        }
+    }
+    return 0;
+}
+
+static unsigned xlate_ae(int r)
+{
+    switch (r) {
+    case E810_XLATE_PD:
+        return AE_AMP_BAD_PD;
+    case E810_XLATE_RIGHTS:
+        return AE_AMP_RIGHTS;
+    case E810_XLATE_BOUNDS:
+        return AE_AMP_BOUNDS;
+    case E810_XLATE_STAG_ZERO:
+        return AE_STAG_ZERO_INVALID;
+    default:
+        return AE_AMP_INVALID_STAG;
+    }
+}
+
+/* xlate result -> Terminate code for a tagged (DDP) or RDMAP access. */
+static int xlate_term(int r, bool tagged)
+{
+    switch (r) {
+    case E810_XLATE_OK:
+        return 0;
+    case E810_XLATE_PD:
+        return tagged ? IW_T_DDP_T_UNASSOC : IW_T_RDMAP_UNASSOC_STAG;
+    case E810_XLATE_RIGHTS:
+        return IW_T_RDMAP_ACCESS;
+    case E810_XLATE_BOUNDS:
+        return tagged ? IW_T_DDP_T_BOUNDS : IW_T_RDMAP_BOUNDS;
+    case E810_XLATE_PBL:
+    case E810_XLATE_DMA:
+        return IW_T_RDMAP_CATASTROPHIC;
+    default:
+        return tagged ? IW_T_DDP_T_INV_STAG : IW_T_RDMAP_INV_STAG;
+    }
+}
+
+static unsigned term_ae(uint32_t term)
+{
+    switch (term) {
+    case IW_T_RDMAP_INV_STAG: case IW_T_DDP_T_INV_STAG:
+        return AE_AMP_INVALID_STAG;
+    case IW_T_RDMAP_UNASSOC_STAG: case IW_T_DDP_T_UNASSOC:
+        return AE_AMP_BAD_PD;
+    case IW_T_RDMAP_BOUNDS: case IW_T_DDP_T_BOUNDS:
+        return AE_AMP_BOUNDS;
+    case IW_T_RDMAP_ACCESS:
+        return AE_AMP_RIGHTS;
+    case IW_T_RDMAP_TO_WRAP: case IW_T_DDP_T_TO_WRAP:
+        return AE_AMP_TO_WRAP;
+    case IW_T_DDP_U_NO_BUF:
+        return AE_DDP_NO_BUFFER;
+    case IW_T_DDP_U_TOO_LONG:
+        return AE_DDP_TOO_LONG;
+    case IW_T_DDP_U_INV_MO:
+        return AE_DDP_INVALID_MO;
+    case IW_T_DDP_U_INV_QN:
+        return AE_DDP_INVALID_QN;
+    case IW_T_DDP_U_MSN_RANGE:
+        return AE_DDP_MSN_GAP;
+    case IW_T_DDP_U_VERSION: case IW_T_DDP_T_VERSION:
+        return AE_DDP_BAD_VERSION;
+    case IW_T_RDMAP_BAD_VERSION:
+        return AE_RDMAP_BAD_VERSION;
+    case IW_T_MPA_CRC:
+        return AE_LLP_MPA_CRC;
+    case IW_T_RDMAP_UNEXP_OP:
+        return AE_RDMAP_UNEXP_OP;
+    default:
+        return AE_BAD_READ_REQ;
+    }
+}
+
+/* ---- STag invalidation and fast registration (privileged) ------------- */
+
+static E810RdmaMr *mr_of(E810Core *c, uint32_t stag)
+{
+    E810RdmaMr *mr;
+
+    if (!c->rdma.mr) {
+        return NULL;
+    }
+    mr = &c->rdma.mr[(stag >> 8) % E810_RDMA_MAX_MRS];
+    return mr->valid && mr->stag_idx == stag >> 8 ? mr : NULL;
+}
+
+static bool stag_invalidate(QpdpQp *q, uint32_t stag)
+{
+    E810RdmaMr *mr = mr_of(q->c, stag);
+
+    if (!mr || mr->pd != q->pd || mr->key != (stag & 0xFF)) {
+        return false;
+    }
+    mr->registered = false;
+    trace_e810_rdma_stag("invalidate", stag >> 8, mr->len, mr->rights);
+    return true;
+}
+
+static unsigned fast_reg(QpdpQp *q, const uint64_t *w)
+{
+    uint64_t h = w[3];
+    uint32_t idx = (uint32_t)e810_fld(h, 31, 8);
+    E810RdmaMr *mr = mr_of(q->c, idx << 8);
+
+    if (!q->priv) {
+        return AE_WQE_UNEXPECTED_OP;
+    }
+    if (!mr || mr->pd != q->pd || mr->registered ||
+        e810_fld(h, 45, 44) == 2 || e810_fld(h, 47, 46) > 2) {
+        return AE_AMP_INVALID_STAG;
+    }
+    mr->key = (uint8_t)e810_fld(h, 7, 0);
+    mr->lpbl = (uint8_t)e810_fld(h, 45, 44);
+    mr->page_size = (uint8_t)e810_fld(h, 47, 46);
+    mr->rights = (uint8_t)e810_fld(h, 52, 48);
+    mr->remote = mr->rights & (E810_ACC_REMOTE_READ | E810_ACC_REMOTE_WRITE);
+    mr->va_based = h & (1ull << 53);
+    mr->va = w[0];
+    mr->len = e810_fld(w[2], 40, 0);
+    mr->pa = mr->lpbl ? 0 : (w[1] & 0x000FFFFFFFFFF000ull);
+    mr->pble_idx = mr->lpbl ? (uint32_t)(e810_fld(w[1], 11, 0) << 16 |
+                                         e810_fld(w[2], 63, 48)) : 0;
+    mr->registered = true;
+    trace_e810_rdma_stag("fast-register", idx, mr->len, mr->rights);
+    return 0;
+}
+
+/* ---- SQ ----------------------------------------------------------------- */
+
+static bool ring_read(QpdpQp *q, const E810RdmaRing *ring, uint64_t off,
+                      uint8_t *buf, size_t len)
+{
+    uint64_t pa;
+
+    if (!e810_rdma_ring_addr(q->c, ring, off, &pa) ||
+        q->c->host.ops->dma_read(q->c->host.opaque, pa, buf, len)) {
+        q->c->stats.dma_errors++;
+        return false;
+    }
+    return true;
+}
+
+static unsigned inline_quanta(unsigned len)
+{
+    return len <= 8 ? 1 : 1 + (len - 8 + 30) / 31;
+}
+
+static void qp_fatal(QpdpQp *q, unsigned ae, unsigned src)
+{
+    if (q->halted) {
+        return;
+    }
+    q->halted = true;
+    post_ae(q, ae, src, false);
+}
+
+/* Retire finished WQEs in SQ order, writing CQEs for signaled ones and
+ * errors. */
+static void wq_retire(QpdpQp *q)
+{
+    while (q->wq_cnt) {
+        QpdpWqe *w = &q->wq[q->wq_head];
+
+        if (!w->done) {
+            break;
+        }
+        if ((w->signaled || w->status) && !q->halted) {
+            sq_cqe(q, w);
+        }
+        if (w->status) {
+            qp_fatal(q, (unsigned)w->status, AESRC_SQ);
+        }
+        q->wq_head = (q->wq_head + 1) % QPDP_INFLIGHT;
+        q->wq_cnt--;
+    }
+}
+
+static QpdpWqe *wq_by_seq(QpdpQp *q, uint64_t seq)
+{
+    unsigned i;
+
+    for (i = 0; i < q->wq_cnt; i++) {
+        QpdpWqe *w = &q->wq[(q->wq_head + i) % QPDP_INFLIGHT];
+
+        if (w->seq == seq) {
+            return w;
+        }
+    }
+    return NULL;
+}
+
+static bool wq_has_read(QpdpQp *q)
+{
+    unsigned i;
+
+    for (i = 0; i < q->wq_cnt; i++) {
+        QpdpWqe *w = &q->wq[(q->wq_head + i) % QPDP_INFLIGHT];
+
+        if (w->is_read && !w->done) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Parse the WQE at the SQ consumer index.  Returns false if none is
+ * there (valid bit not ours) or it cannot be read. */
+static bool sq_fetch(QpdpQp *q, QpdpWqe *w, uint64_t *hdr, uint64_t qw[4])
+{
+    uint8_t raw[32];
+    uint64_t h;
+    unsigned i, k, nfrag;
+
+    if (!ring_read(q, &q->sq, (uint64_t)q->sq_idx * 32, raw, 32)) {
+        return false;
+    }
+    for (i = 0; i < 4; i++) {
+        qw[i] = ld64(raw + 8 * i);
+    }
+    h = qw[3];
+    if (!!(h & SQ_VALID) != q->sq_pol) {
+        return false;
+    }
+    memset(w, 0, offsetof(QpdpWqe, inl_data));
+    w->idx = q->sq_idx;
+    w->op = (uint8_t)SQ_OPCODE(h);
+    w->signaled = h & SQ_SIGCOMPL;
+    w->quanta = 1;
+    *hdr = h;
+    if (h & SQ_INLINEFLAG) {
+        unsigned len = SQ_INLINELEN(h), got;
+
+        if (len > QPDP_MAX_INLINE || inline_quanta(len) > 8) {
+            w->status = AE_WQE_INVALID_PARAM;
+            return true;
+        }
+        w->inl = true;
+        w->len = len;
+        w->quanta = (uint8_t)inline_quanta(len);
+        got = len < 8 ? len : 8;
+        memcpy(w->inl_data, raw + 8, got);
+        for (k = 1; got < len; k++) {
+            unsigned n = len - got < 31 ? len - got : 31;
+
+            if (!ring_read(q, &q->sq, ((uint64_t)q->sq_idx + k) * 32, raw, 32)) {
+                w->status = AE_WQE_INVALID_PARAM;
+                return true;
+            }
+            memcpy(w->inl_data + got, raw, n);
+            got += n;
+        }
+        return true;
+    }
+    if (w->op == SQOP_FAST_REG || w->op == SQOP_LOCAL_INV ||
+        w->op == SQOP_NOP || w->op == SQOP_GEN_RTS_AE) {
+        return true;
+    }
+    /* SGEs: fragment 0 in quantum 0 (unless it holds immediate data),
+     * ADDFRAGCNT more at byte 32 + 16 k. */
+    nfrag = SQ_ADDFRAGCNT(h);
+    w->quanta = (uint8_t)(1 + (nfrag + 1) / 2);
+    if (w->quanta > 8) {
+        w->status = AE_WQE_INVALID_PARAM;
+        w->quanta = 1;
+        return true;
+    }
+    if (!(h & SQ_IMMDATAFLAG)) {
+        w->sge[w->nsge].to = qw[0];
+        w->sge[w->nsge].stag = FRAG_STAG(qw[1]);
+        w->sge[w->nsge].len = FRAG_LEN(qw[1]);
+        w->nsge++;
+    }
+    for (k = 0; k < nfrag; k++) {
+        uint8_t f[16];
+
+        if (!ring_read(q, &q->sq, (uint64_t)q->sq_idx * 32 + 32 + 16 * k, f,
+                       16)) {
+            w->status = AE_WQE_INVALID_PARAM;
+            return true;
+        }
+        if (FRAG_LEN(ld64(f + 8)) == 0) {
+            continue;           /* null pad fragment */
+        }
+        w->sge[w->nsge].to = ld64(f);
+        w->sge[w->nsge].stag = FRAG_STAG(ld64(f + 8));
+        w->sge[w->nsge].len = FRAG_LEN(ld64(f + 8));
+        w->nsge++;
+    }
+    for (k = 0; k < w->nsge; k++) {
+        w->len += w->sge[k].len;
+    }
+    return true;
+}
+
+static void sq_advance(QpdpQp *q, unsigned quanta)
+{
+    q->sq_idx += quanta;
+    if (q->sq_idx >= q->sq.size) {
+        q->sq_idx -= q->sq.size;
+        q->sq_pol ^= 1;
+    }
+}
+
+static void sq_run(QpdpQp *q)
+{
+    if (q->in_run) {
+        return;
+    }
+    q->in_run = true;
+    while (q->up && !q->halted && qp_iwstate(q) == IW_RTS &&
+           q->wq_cnt < QPDP_INFLIGHT && !q->conn.dead) {
+        QpdpWqe *w = &q->wq[(q->wq_head + q->wq_cnt) % QPDP_INFLIGHT];
+        uint64_t h, qw[4];
+        int r = 0, err;
+
+        if (q->wait_pdu && !q->got_pdu) {
+            break;
+        }
+        if (!sq_fetch(q, w, &h, qw)) {
+            break;
+        }
+        if ((h & SQ_LOCALFENCE) && q->wq_cnt) {
+            break;
+        }
+        if ((h & SQ_READFENCE) && wq_has_read(q)) {
+            break;
+        }
+        w->seq = q->next_seq;
+        trace_e810_iw_wqe(q->id, w->idx, w->op, w->len, h);
+        /* In the queue before the engine may ask for its payload. */
+        q->wq_cnt++;
+        if (!w->status) {
+            switch (w->op) {
+            case SQOP_NOP:
+                w->done = true;
+                break;
+            case SQOP_GEN_RTS_AE:
+                w->done = true;
+                w->signaled = false;
+                post_ae(q, AE_LLP_ESTABLISHED, 0, false);
+                break;
+            case SQOP_LOCAL_INV:
+                w->done = true;
+                if (!stag_invalidate(q, FRAG_STAG(qw[1]))) {
+                    w->status = AE_AMP_INVALID_STAG;
+                }
+                break;
+            case SQOP_FAST_REG:
+                w->done = true;
+                w->status = (int)fast_reg(q, qw);
+                break;
+            case SQOP_SEND:
+            case SQOP_SEND_SOL:
+            case SQOP_SEND_INV:
+            case SQOP_SEND_SOL_INV:
+            case SQOP_RDMA_WRITE:
+            case SQOP_RDMA_WRITE_SOL:
+                if (h & SQ_IMMDATAFLAG) {
+                    w->status = AE_WQE_UNEXPECTED_OP;   /* not on iWARP */
+                    w->done = true;
+                    break;
+                }
+                if (!w->inl) {
+                    err = sge_check(q, w->sge, w->nsge, E810_ACC_LOCAL_READ);
+                    if (err) {
+                        w->status = (int)xlate_ae(err);
+                        w->done = true;
+                        break;
+                    }
+                }
+                if (h & SQ_STREAMMODE) {
+                    r = iw_post_raw(&q->conn, w->len, w->seq);
+                    q->wait_pdu = h & SQ_WAITFORRCVPDU;
+                } else if (w->op == SQOP_RDMA_WRITE ||
+                           w->op == SQOP_RDMA_WRITE_SOL) {
+                    r = iw_post_write(&q->conn, (uint32_t)h, qw[2], w->len,
+                                      w->seq);
+                } else {
+                    static const uint8_t map[] = {
+                        [SQOP_SEND] = IW_OP_SEND,
+                        [SQOP_SEND_INV] = IW_OP_SEND_INV,
+                        [SQOP_SEND_SOL] = IW_OP_SEND_SE,
+                        [SQOP_SEND_SOL_INV] = IW_OP_SEND_SE_INV,
+                    };
+                    r = iw_post_send(&q->conn, map[w->op], (uint32_t)h,
+                                     w->len, w->seq);
+                }
+                break;
+            case SQOP_RDMA_READ:
+            case SQOP_READ_LOC_INV:
+                w->is_read = true;
+                if (w->len) {
+                    err = sge_check(q, w->sge, w->nsge, E810_ACC_LOCAL_WRITE);
+                    if (err) {
+                        w->status = (int)xlate_ae(err);
+                        w->done = true;
+                        break;
+                    }
+                }
+                r = iw_post_read(&q->conn, w->nsge ? w->sge[0].stag : 0,
+                                 w->nsge ? w->sge[0].to : 0, w->len,
+                                 (uint32_t)h, qw[2], w->seq);
+                break;
+            default:
+                w->status = AE_WQE_UNEXPECTED_OP;
+                w->done = true;
+                break;
+            }
+        } else {
+            w->done = true;
+        }
+        if (r) {
+            /* Engine queue or ORD full: retry when work completes. */
+            w->is_read = false;
+            q->wq_cnt--;
+            break;
+        }
+        if (w->status) {
+            w->done = true;
+        }
+        q->next_seq++;
+        sq_advance(q, w->quanta);
+    }
+    wq_retire(q);
+    q->in_run = false;
+}
+
+/* ---- engine callbacks --------------------------------------------------- */
+
+static void cb_frame_out(void *opaque, const uint8_t *frame, size_t len)
+{
+    QpdpQp *q = opaque;
+
+    e810_rdma_xmit(q->c, frame, len, false);
+}
+
+static int64_t cb_now(void *opaque)
+{
+    QpdpQp *q = opaque;
+
+    return q->c->host.ops->clock_ns(q->c->host.opaque);
+}
+
+static void timer_rearm(E810Core *c)
+{
+    E810Qpdp *d = c->rdma.qpdp;
+    int64_t min = -1;
+    unsigned i;
+
+    for (i = 0; i < E810_RDMA_MAX_QPS; i++) {
+        QpdpQp *q = d->qp[i];
+
+        if (q && q->deadline >= 0 && (min < 0 || q->deadline < min)) {
+            min = q->deadline;
+        }
+    }
+    if (min == d->armed) {
+        return;
+    }
+    d->armed = min;
+    if (min < 0) {
+        if (d->timer) {
+            c->host.ops->timer_del(c->host.opaque, d->timer);
+        }
+        return;
+    }
+    c->host.ops->timer_mod(c->host.opaque, d->timer, min);
+}
+
+static void qpdp_timer_cb(void *opaque)
+{
+    E810Core *c = opaque;
+    E810Qpdp *d = c->rdma.qpdp;
+    int64_t now = c->host.ops->clock_ns(c->host.opaque);
+    unsigned i;
+
+    if (!d) {
+        return;
+    }
+    d->armed = -1;
+    for (i = 0; i < E810_RDMA_MAX_QPS; i++) {
+        QpdpQp *q = d->qp[i];
+
+        if (q && q->up && q->deadline >= 0 && q->deadline <= now) {
+            q->deadline = -1;
+            iw_timer(&q->conn);
+            sq_run(q);
+        }
+    }
+    timer_rearm(c);
+}
+
+static void cb_timer(void *opaque, int64_t deadline)
+{
+    QpdpQp *q = opaque;
+    E810Qpdp *d = q->c->rdma.qpdp;
+
+    q->deadline = deadline;
+    if (!d->timer) {
+        d->timer = q->c->host.ops->timer_new(q->c->host.opaque, qpdp_timer_cb,
+                                             q->c);
+    }
+    timer_rearm(q->c);
+}
+
+static int cb_gather(void *opaque, uint64_t cookie, uint64_t off,
+                     uint8_t *buf, size_t len)
+{
+    QpdpQp *q = opaque;
+    QpdpWqe *w = wq_by_seq(q, cookie);
+    int r;
+
+    if (!w) {
+        return IW_T_RDMAP_CATASTROPHIC;
+    }
+    if (w->inl) {
+        if (off > w->len || len > w->len - off) {
+            return IW_T_RDMAP_CATASTROPHIC;
+        }
+        memcpy(buf, w->inl_data + off, len);
+        return 0;
+    }
+    r = sge_copy(q, w->sge, w->nsge, off, buf, NULL, len, E810_ACC_LOCAL_READ);
+    if (r) {
+        w->status = (int)xlate_ae(r);
+        return IW_T_RDMAP_CATASTROPHIC;
+    }
+    return 0;
+}
+
+static int cb_place(void *opaque, uint32_t stag, uint64_t to,
+                    const uint8_t *data, size_t len, bool read_resp,
+                    uint64_t cookie, uint64_t sink_to)
+{
+    QpdpQp *q = opaque;
+    XCopy x = { q->c, NULL, data, true, false };
+    int r;
+
+    if (read_resp) {
+        QpdpWqe *w = wq_by_seq(q, cookie);
+
+        if (!w) {
+            return IW_T_DDP_T_INV_STAG;
+        }
+        /* Scatter into the Read's local SGE list by offset. */
+        r = sge_copy(q, w->sge, w->nsge, to - sink_to, NULL, data, len,
+                     E810_ACC_LOCAL_WRITE);
+        return xlate_term(r, true);
+    }
+    r = e810_rdma_xlate(q->c, stag, to, len, E810_ACC_REMOTE_WRITE, q->pd,
+                        false, xcopy_fn, &x);
+    return xlate_term(r, true);
+}
+
+static int rq_take(QpdpQp *q)
+{
+    unsigned wqe_size = 32u << q->rq_shift, nfrag, k;
+    uint32_t nwqe = q->rq.size >> q->rq_shift;
+    uint8_t raw[32];
+    uint64_t qw1, qw3;
+
+    if (!nwqe || !ring_read(q, &q->rq, (uint64_t)q->rq_idx * wqe_size, raw,
+                            32)) {
+        return IW_T_DDP_U_NO_BUF;
+    }
+    qw3 = ld64(raw + 24);
+    if (!!(qw3 & SQ_VALID) != q->rq_pol) {
+        return IW_T_DDP_U_NO_BUF;
+    }
+    q->rcv_nsge = 0;
+    q->rcv_cap = 0;
+    qw1 = ld64(raw + 8);
+    if (FRAG_LEN(qw1)) {
+        q->rcv_sge[0].to = ld64(raw);
+        q->rcv_sge[0].stag = FRAG_STAG(qw1);
+        q->rcv_sge[0].len = FRAG_LEN(qw1);
+        q->rcv_nsge = 1;
+    }
+    nfrag = SQ_ADDFRAGCNT(qw3);
+    for (k = 0; k < nfrag && q->rcv_nsge < QPDP_MAX_SGE; k++) {
+        uint8_t f[16];
+
+        if (32 + 16 * k + 16 > wqe_size ||
+            !ring_read(q, &q->rq, (uint64_t)q->rq_idx * wqe_size + 32 + 16 * k,
+                       f, 16)) {
+            break;
+        }
+        if (!FRAG_LEN(ld64(f + 8))) {
+            continue;
+        }
+        q->rcv_sge[q->rcv_nsge].to = ld64(f);
+        q->rcv_sge[q->rcv_nsge].stag = FRAG_STAG(ld64(f + 8));
+        q->rcv_sge[q->rcv_nsge].len = FRAG_LEN(ld64(f + 8));
+        q->rcv_nsge++;
+    }
+    for (k = 0; k < q->rcv_nsge; k++) {
+        q->rcv_cap += q->rcv_sge[k].len;
+    }
+    q->rcv_idx = q->rq_idx;
+    q->rcv_active = true;
+    if (++q->rq_idx >= nwqe) {
+        q->rq_idx = 0;
+        q->rq_pol ^= 1;
+    }
+    return 0;
+}
+
+static int cb_recv(void *opaque, const IwRecvSeg *s)
+{
+    QpdpQp *q = opaque;
+    uint64_t cqe[4];
+    bool inv = false;
+    int r;
+
+    if (q->halted) {
+        return IW_T_DDP_U_NO_BUF;
+    }
+    if (s->first) {
+        r = rq_take(q);
+        if (r) {
+            return r;
+        }
+    }
+    if ((uint64_t)s->mo + s->len > q->rcv_cap) {
+        return IW_T_DDP_U_TOO_LONG;
+    }
+    if (s->len) {
+        r = sge_copy(q, q->rcv_sge, q->rcv_nsge, s->mo, NULL, s->data, s->len,
+                     E810_ACC_LOCAL_WRITE);
+        if (r) {
+            return IW_T_DDP_U_NO_BUF;   /* local protection error */
+        }
+    }
+    if (!s->last) {
+        return 0;
+    }
+    q->rcv_active = false;
+    if (s->op == IW_OP_SEND_INV || s->op == IW_OP_SEND_SE_INV) {
+        if (!stag_invalidate(q, s->inv_stag)) {
+            return IW_T_RDMAP_CANT_INV;
+        }
+        inv = true;
+    }
+    cqe[0] = (uint64_t)s->mo + s->len;
+    cqe[1] = q->c->rdma.qp[q->id].comp_ctx;
+    cqe[2] = (inv ? s->inv_stag : 0) | (uint64_t)(q->id & 0xFFFFFF) << 32;
+    cqe[3] = (uint64_t)((q->rcv_idx << q->rq_shift) & 0x7FFF) << 32 |
+             (uint64_t)OP_TYPE_REC << 56 | (inv ? CQE_STAG : 0) |
+             ((s->op == IW_OP_SEND_SE || s->op == IW_OP_SEND_SE_INV) ?
+              CQE_SOEVENT : 0);
+    trace_e810_iw_cqe(q->id, q->rxcq, false, q->rcv_idx, s->op, 0);
+    e810_rdma_cq_post(q->c, q->rxcq, cqe);
+    return 0;
+}
+
+static int cb_read_check(void *opaque, uint32_t stag, uint64_t to,
+                         uint32_t len)
+{
+    QpdpQp *q = opaque;
+    XCopy x = { q->c, NULL, NULL, false, true };
+
+    return xlate_term(e810_rdma_xlate(q->c, stag, to, len,
+                                      E810_ACC_REMOTE_READ, q->pd, false,
+                                      xcopy_fn, &x), false);
+}
+
+static int cb_read_fetch(void *opaque, uint32_t stag, uint64_t to,
+                         uint8_t *buf, size_t len)
+{
+    QpdpQp *q = opaque;
+    XCopy x = { q->c, buf, NULL, false, false };
+
+    return xlate_term(e810_rdma_xlate(q->c, stag, to, len,
+                                      E810_ACC_REMOTE_READ, q->pd, false,
+                                      xcopy_fn, &x), false);
+}
+
+static void cb_done(void *opaque, uint64_t cookie, int status)
+{
+    QpdpQp *q = opaque;
+    QpdpWqe *w = wq_by_seq(q, cookie);
+
+    if (!w) {
+        return;
+    }
+    w->done = true;
+    if (status && !w->status) {
+        w->status = status > 0 ? (int)term_ae((uint32_t)status)
+                               : AE_WQE_INVALID_PARAM;
+    }
+    if (!q->in_run) {
+        sq_run(q);
+    }
+}
+
+static void cb_event(void *opaque, IwEvent ev, uint32_t term,
+                     const uint8_t *data, size_t len)
+{
+    QpdpQp *q = opaque;
+
+    trace_e810_iw_event(q->id, ev, term, q->conn.state);
+    switch (ev) {
+    case IW_EV_FIRST_FPDU:
+        q->got_pdu = true;
+        break;
+    case IW_EV_FIN_RCVD:
+        post_ae(q, AE_LLP_FIN_RECEIVED, 0, false);
+        break;
+    case IW_EV_CLOSE_COMPLETE:
+        post_ae(q, AE_LLP_CLOSE_COMPLETE, 0, false);
+        break;
+    case IW_EV_RESET_RCVD:
+        q->halted = true;
+        post_ae(q, AE_LLP_RESET, 0, false);
+        break;
+    case IW_EV_TOO_MANY_RETRIES:
+        q->halted = true;
+        post_ae(q, AE_LLP_TOO_MANY_RETRIES, 0, false);
+        break;
+    case IW_EV_TERMINATE_RCVD: {
+        size_t n = len < Q2_BUF_SIZE - Q2_BAD_FRAME_OFFSET ?
+                   len : Q2_BUF_SIZE - Q2_BAD_FRAME_OFFSET;
+        bool ok = q->q2_pa &&
+                  !q->c->host.ops->dma_write(q->c->host.opaque,
+                                             q->q2_pa + Q2_BAD_FRAME_OFFSET,
+                                             data, n);
+        post_ae(q, AE_LLP_TERMINATE_RCVD, 0, ok);
+        break;
+    }
+    case IW_EV_ERROR: {
+        unsigned src = AESRC_RQ;
+
+        if (len >= 2 && (data[0] & 0x80)) {
+            src = AESRC_IN_RR_WR;
+        } else if (len >= 2 && (data[1] & 0xF) == IW_OP_READ_REQ) {
+            src = AESRC_OUT_RR;
+        }
+        post_ae(q, term_ae(term), src, false);
+        break;
+    }
+    case IW_EV_TERMINATE_SENT:
+        break;
+    }
+}
+
+static const IwOps qpdp_ops = {
+    .frame_out = cb_frame_out, .now = cb_now, .timer = cb_timer,
+    .gather = cb_gather, .place = cb_place, .recv = cb_recv,
+    .read_check = cb_read_check, .read_fetch = cb_read_fetch,
+    .done = cb_done, .event = cb_event,
+};
+
+/* ---- control path hooks ------------------------------------------------- */
+
+static void qp_drop(E810Core *c, uint32_t id)
+{
+    E810Qpdp *d = c->rdma.qpdp;
+    QpdpQp *q = qp_find(c, id);
+
+    if (!q) {
+        return;
+    }
+    if (q->up) {
+        iw_conn_destroy(&q->conn);
+    }
+    free(q->wq);
+    free(q);
+    d->qp[id] = NULL;
+    if (d->timer) {
+        timer_rearm(c);
+    }
+}
+
+static void ip_from_ctx(uint8_t *ip, bool v4, uint64_t hi_pair,
+                        uint64_t lo_pair)
+{
+    /* hi_pair: ADDR0 63:32 | ADDR1 31:0; lo_pair: ADDR2 63:32 | ADDR3. */
+    uint32_t w[4] = { (uint32_t)(hi_pair >> 32), (uint32_t)hi_pair,
+                      (uint32_t)(lo_pair >> 32), (uint32_t)lo_pair };
+    unsigned i;
+
+    memset(ip, 0, 16);
+    if (v4) {
+        st32(ip, 0);
+        ip[0] = w[3] >> 24;
+        ip[1] = w[3] >> 16;
+        ip[2] = w[3] >> 8;
+        ip[3] = (uint8_t)w[3];
+        return;
+    }
+    for (i = 0; i < 4; i++) {
+        ip[4 * i] = w[i] >> 24;
+        ip[4 * i + 1] = w[i] >> 16;
+        ip[4 * i + 2] = w[i] >> 8;
+        ip[4 * i + 3] = (uint8_t)w[i];
+    }
+}
+
+static void qp_load_iwarp(QpdpQp *q, const uint64_t *x)
+{
+    unsigned ird_enc = (unsigned)e810_fld(x[20], 18, 16);
+    static const uint16_t ird_tab[] = { 4, 16, 64, 128, 256, 256, 256, 256 };
+
+    q->priv = x[20] & (1ull << 25);
+    q->pd = (uint32_t)(e810_fld(x[7], 63, 48) | e810_fld(x[0], 21, 20) << 16);
+    q->txcq = (uint32_t)e810_fld(x[17], 24, 0);
+    q->rxcq = (uint32_t)e810_fld(x[17], 56, 32);
+    q->q2_pa = x[18] & ~0xFFull;
+    if (q->up) {
+        q->conn.p.rd_ok = x[20] & (1ull << 21);
+        q->conn.p.wr_ok = x[20] & (1ull << 20);
+        q->conn.p.ord = (uint16_t)e810_fld(x[20], 7, 0);
+        q->conn.p.ird = ird_tab[ird_enc];
+    }
+}
+
+/* Rings: sizes from ctx qword 3, addresses (or PBLE indexes when the
+ * QP was created with VQ) from qwords 1-2. */
+static void qp_load_rings(QpdpQp *q, const uint64_t *x)
+{
+    q->rq_shift = (unsigned)e810_fld(x[0], 9, 8);
+    memset(&q->sq, 0, sizeof(q->sq));
+    memset(&q->rq, 0, sizeof(q->rq));
+    q->sq.size = 4u << e810_fld(x[3], 15, 12);
+    q->rq.size = 4u << e810_fld(x[3], 11, 8);
+    q->sq.virt = q->rq.virt = q->vq;
+    if (q->vq) {
+        q->sq.pble_idx = (uint32_t)x[1];
+        q->rq.pble_idx = (uint32_t)x[2];
+    } else {
+        q->sq.pa = x[1];
+        q->rq.pa = x[2];
+    }
+}
+
+static void qp_rts(QpdpQp *q, const uint64_t *x, bool toe)
+{
+    E810Core *c = q->c;
+    IwConnParams p;
+    unsigned arp = (unsigned)e810_fld(x[6], 63, 48), i;
+    static const uint16_t ird_tab[] = { 4, 16, 64, 128, 256, 256, 256, 256 };
+
+    if (!toe || q->up) {
+        qp_load_iwarp(q, x);
+        return;
+    }
+    memset(&p, 0, sizeof(p));
+    p.ipv4 = x[0] & (1ull << 3);
+    for (i = 0; i < 6; i++) {
+        p.lmac[i] = (uint8_t)(x[19] >> (56 - 8 * i));
+        p.rmac[i] = arp < E810_RDMA_MAX_ARP ? c->rdma.arp[arp].mac[i] : 0;
+    }
+    if (arp >= E810_RDMA_MAX_ARP || !c->rdma.arp[arp].valid) {
+        e810_guest_error(c, "rdma: QP %u to RTS with ARP index %u not valid",
+                         q->id, arp);
+    }
+    ip_from_ctx(p.rip, p.ipv4, x[5], x[4]);
+    ip_from_ctx(p.lip, p.ipv4, x[24], x[23]);
+    p.lport = (uint16_t)e810_fld(x[3], 47, 32);
+    p.rport = (uint16_t)e810_fld(x[3], 63, 48);
+    p.vlan = x[0] & (1ull << 5);
+    p.vlan_tci = (uint16_t)e810_fld(x[6], 47, 32);
+    p.ttl = (uint8_t)e810_fld(x[3], 7, 0);
+    p.tos = (uint8_t)e810_fld(x[3], 31, 24);
+    p.mss = (uint16_t)e810_fld(x[6], 29, 16);
+    p.rcv_scale = (uint8_t)e810_fld(x[7], 35, 32);
+    p.snd_scale = (uint8_t)e810_fld(x[7], 43, 40);
+    p.snd_nxt = (uint32_t)x[10];
+    p.snd_wnd = (uint32_t)(x[10] >> 32);
+    p.rcv_nxt = (uint32_t)x[11];
+    p.rcv_wnd = (uint32_t)(x[11] >> 32);
+    p.snd_una = (uint32_t)(x[12] >> 32);
+    p.rexmit_thresh = (unsigned)e810_fld(x[16], 53, 48);
+    p.ord = (uint16_t)e810_fld(x[20], 7, 0);
+    p.ird = ird_tab[e810_fld(x[20], 18, 16)];
+    p.rd_ok = x[20] & (1ull << 21);
+    p.wr_ok = x[20] & (1ull << 20);
+    if (!p.rcv_wnd) {
+        p.rcv_wnd = 0x3FFFC;
+    }
+    iw_conn_init(&q->conn, &p, &qpdp_ops, q);
+    q->up = true;
+    q->deadline = -1;
+    qp_load_iwarp(q, x);
+    trace_e810_iw_rts(q->id, p.lport, p.rport, p.snd_nxt, p.rcv_nxt, p.mss,
+                      p.snd_wnd, arp);
+}
+
+/*
+ * FLUSH_WQES for a user QP: the driver completes nothing itself
+ * (hw.c:irdma_flush_wqes() only schedules its software flush for kernel
+ * QPs), so the engine writes a flush CQE (major 1) for the oldest
+ * outstanding WQE of each queue asked for.  libirdma keeps such a CQE at
+ * the head of the CQ and reports every outstanding WQE of that queue
+ * from it (irdma_uk_cq_poll_cmpl(), move_cq_head = false).
+ */
+static void qp_flush(QpdpQp *q, const uint64_t *wqe)
+{
+    uint64_t h = wqe[3], cqe[4];
+    bool user = h & FWQE_USERFLCODE;
+    unsigned sq_min = user ? (unsigned)e810_fld(wqe[2], 47, 32) : 0;
+    unsigned rq_min = user ? (unsigned)e810_fld(wqe[2], 15, 0) : 0;
+    uint8_t raw[32];
+
+    q->halted = true;
+    cqe[1] = q->c->rdma.qp[q->id].comp_ctx;
+    cqe[2] = (uint64_t)(q->id & 0xFFFFFF) << 32;
+    if ((h & FWQE_FLUSHSQ) && !q->priv) {
+        uint32_t idx = q->sq_idx;
+        unsigned op = 0;
+        bool any = false;
+
+        if (q->wq_cnt) {
+            idx = q->wq[q->wq_head].idx;
+            op = q->wq[q->wq_head].op;
+            any = true;
+        } else if (ring_read(q, &q->sq, (uint64_t)idx * 32, raw, 32) &&
+                   !!(ld64(raw + 24) & SQ_VALID) == q->sq_pol) {
+            op = SQ_OPCODE(ld64(raw + 24));
+            any = true;
+        }
+        if (any) {
+            cqe[0] = 0;
+            cqe[3] = (uint64_t)(idx & 0x7FFF) << 32 |
+                     (uint64_t)(op & 0x3F) << 56 | CQE_SQ | CQE_ERROR |
+                     (uint64_t)FLUSH_MAJOR << 16 | sq_min;
+            trace_e810_iw_cqe(q->id, q->txcq, true, idx, op, 0x10000 | sq_min);
+            e810_rdma_cq_post(q->c, q->txcq, cqe);
+        }
+        q->wq_cnt = 0;
+    }
+    if ((h & FWQE_FLUSHRQ) && !q->priv && q->rq.size) {
+        unsigned wqe_size = 32u << q->rq_shift;
+
+        if (ring_read(q, &q->rq, (uint64_t)q->rq_idx * wqe_size, raw, 32) &&
+            !!(ld64(raw + 24) & SQ_VALID) == q->rq_pol) {
+            cqe[0] = 0;
+            cqe[3] = (uint64_t)((q->rq_idx << q->rq_shift) & 0x7FFF) << 32 |
+                     (uint64_t)OP_TYPE_REC << 56 | CQE_ERROR |
+                     (uint64_t)FLUSH_MAJOR << 16 | rq_min;
+            trace_e810_iw_cqe(q->id, q->rxcq, false, q->rq_idx, OP_TYPE_REC,
+                              0x10000 | rq_min);
+            e810_rdma_cq_post(q->c, q->rxcq, cqe);
+        }
+    }
+}
+
+void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe)
+{
+    uint64_t h = wqe[3];
+    uint32_t id = QPW_ID(h);
+    E810Qpdp *d;
+    QpdpQp *q;
+    uint8_t raw[E810_RDMA_QP_CTX_SIZE];
+    uint64_t x[E810_RDMA_QP_CTX_SIZE / 8];
+    unsigned next, i;
+
+    if (id < 3 || id >= E810_RDMA_MAX_QPS || c->rdma.protocol != 1) {
+        return;
+    }
+    switch (op) {
+    case OP_CREATE_QP:
+        if (QPW_TYPE(h) != 1) {
+            return;
+        }
+        d = qpdp_get(c);
+        if (!d) {
+            return;
+        }
+        qp_drop(c, id);
+        q = calloc(1, sizeof(*q));
+        if (!q) {
+            return;
+        }
+        q->wq = calloc(QPDP_INFLIGHT, sizeof(QpdpWqe));
+        if (!q->wq) {
+            free(q);
+            return;
+        }
+        q->c = c;
+        q->id = id;
+        q->vq = h & QPW_VQ;
+        q->sq_pol = q->rq_pol = 1;
+        q->deadline = -1;
+        d->qp[id] = q;
+        break;
+    case OP_DESTROY_QP:
+        qp_drop(c, id);
+        return;
+    case OP_MODIFY_QP:
+        break;
+    case OP_FLUSH_WQES:
+        q = qp_find(c, id);
+        if (q && q->rq.size) {
+            qp_flush(q, wqe);
+        }
+        return;
+    default:
+        return;
+    }
+    q = qp_find(c, id);
+    if (!q) {
+        return;
+    }
+    if (c->host.ops->dma_read(c->host.opaque, wqe[2], raw, sizeof(raw))) {
+        c->stats.dma_errors++;
+        return;
+    }
+    for (i = 0; i < E810_RDMA_QP_CTX_SIZE / 8; i++) {
+        x[i] = ld64(raw + 8 * i);
+    }
+    qp_load_rings(q, x);
+    qp_load_iwarp(q, x);
+    if (op == OP_CREATE_QP) {
+        return;
+    }
+    next = QPW_NEXT(h);
+    switch (next) {
+    case IW_RTS:
+        qp_rts(q, x, h & QPW_TOECTXVALID);
+        sq_run(q);
+        break;
+    case IW_CLOSING:
+        if (q->up) {
+            iw_close(&q->conn);
+        }
+        break;
+    case IW_TERMINATE:
+        if (q->up) {
+            unsigned act = QPW_TERMACT(h);
+            uint8_t t[64];
+
+            if ((act == 0 || act == 1) && q->q2_pa &&
+                !c->host.ops->dma_read(c->host.opaque, q->q2_pa, t,
+                                       sizeof(t))) {
+                /* Length from hdrct (TERMLEN cannot hold it). */
+                size_t n = 4;
+
+                if (t[2] & 0x80) {
+                    n += 2;
+                }
+                if (t[2] & 0x40) {
+                    n += (t[(t[2] & 0x80) ? 6 : 4] & 0x80) ? 14 : 18;
+                }
+                if (t[2] & 0x20) {
+                    n += 28;
+                }
+                iw_send_terminate(&q->conn, t, n);
+            }
+            if (act == 0 || act == 2) {
+                iw_close(&q->conn);
+            }
+        }
+        break;
+    case IW_ERROR:
+        q->halted = true;
+        if (q->up && (h & QPW_RESETCON)) {
+            iw_abort(&q->conn);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+void e810_qpdp_doorbell(E810Core *c, uint32_t qp_id)
+{
+    QpdpQp *q = qp_find(c, qp_id);
+
+    if (q && q->up) {
+        sq_run(q);
+    }
+}
+
+bool e810_iwarp_rx(E810Core *c, uint32_t qp_id, const uint8_t *frame,
+                   size_t len)
+{
+    QpdpQp *q = qp_find(c, qp_id);
+
+    if (!q || !q->up) {
+        return false;
+    }
+    iw_input(&q->conn, frame, len);
+    sq_run(q);
+    return true;
+}
+
+void e810_qpdp_reset(E810Core *c)
+{
+    E810Qpdp *d = c->rdma.qpdp;
+    unsigned i;
+
+    if (!d) {
+        return;
+    }
+    for (i = 0; i < E810_RDMA_MAX_QPS; i++) {
+        if (d->qp[i]) {
+            qp_drop(c, i);
+        }
+    }
+    if (d->timer) {
+        c->host.ops->timer_del(c->host.opaque, d->timer);
+    }
+    d->armed = -1;
+}
+
+void e810_qpdp_cleanup(E810Core *c)
+{
+    E810Qpdp *d = c->rdma.qpdp;
+
+    if (!d) {
+        return;
+    }
+    e810_qpdp_reset(c);
+    if (d->timer) {
+        c->host.ops->timer_free(c->host.opaque, d->timer);
+    }
+    free(d);
+    c->rdma.qpdp = NULL;
+}
