@@ -48,6 +48,7 @@
 #define PWQE_SIGCOMPL           (1ull << 62)
 #define WQE_VALID(q)            ((unsigned)((q) >> 63))
 #define OP_SEND                 0x03
+#define QP_TYPE_UDA             2
 /* AH (the stored CREATE_AH WQE) */
 #define AH_HDR_LOOPBACK         (1ull << 62)
 #define AH_HDR_INSERTVLAN       (1ull << 60)
@@ -94,6 +95,10 @@ static void puda_created(E810Core *c, uint32_t id)
     uint64_t sizes;
 
     memset(q, 0, sizeof(*q));
+    /* In RoCEv2 mode QP 1 is the GSI QP, not a PUDA. */
+    if (c->rdma.qp[id].type != QP_TYPE_UDA) {
+        return;
+    }
     if (c->host.ops->dma_read(c->host.opaque, c->rdma.qp[id].ctx_pa, ctx,
                               sizeof(ctx))) {
         c->stats.dma_errors++;
@@ -276,14 +281,13 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
     return true;
 }
 
-void e810_puda_doorbell(E810Core *c, uint32_t id)
+bool e810_puda_doorbell(E810Core *c, uint32_t id)
 {
     E810PudaQ *q = puda_q(c, id);
     uint32_t n;
 
     if (!q) {
-        e810_guest_error(c, "puda: doorbell for QP %u, not set up", id);
-        return;
+        return false;
     }
     /* Everything valid at the consumer index, at most one ring's worth. */
     for (n = 0; n < q->sq_size; n++) {
@@ -296,7 +300,7 @@ void e810_puda_doorbell(E810Core *c, uint32_t id)
         if (c->host.ops->dma_read(c->host.opaque, pa, raw, sizeof(raw))) {
             c->stats.dma_errors++;
             e810_guest_error(c, "puda: QP %u SQ WQE %u unreadable", id, idx);
-            return;
+            return true;
         }
         for (int i = 0; i < 4; i++) {
             w[i] = ld64(raw + 8 * i);
@@ -325,6 +329,7 @@ void e810_puda_doorbell(E810Core *c, uint32_t id)
                              q->cq);
         }
     }
+    return true;
 }
 
 /* ---- receive ------------------------------------------------------------ */

@@ -89,8 +89,9 @@ void e810_puda_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
 /* steer.c: binds/unbinds the quad of an iWARP QP (same events). */
 void e810_steer_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
                          int event);
-/* qp.c: PFPE_WQEALLOC / user doorbell for QP 1 or 2. */
-void e810_puda_doorbell(E810Core *c, uint32_t id);
+/* qp.c: PFPE_WQEALLOC / user doorbell for QP 1 or 2; false if that QP
+ * is not a PUDA (RoCEv2 GSI QP, not created). */
+bool e810_puda_doorbell(E810Core *c, uint32_t id);
 /* steer.c -> puda.c: place a validated TCP segment in the ILQ RQ.
  * @l3 points at the IP header, @l3_len its length (20 or 40), @seg at the
  * TCP header with @seg_len bytes of header and payload. */

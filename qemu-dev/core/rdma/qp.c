@@ -230,8 +230,8 @@ void e810_rdma_wqe_alloc(E810Core *c, uint32_t val)
         e810_guest_error(c, "rdma: SQ doorbell for QP %u", id);
         return;
     }
-    if (id == E810_PUDA_ILQ_QP || id == E810_PUDA_IEQ_QP) {
-        e810_puda_doorbell(c, id);
+    if ((id == E810_PUDA_ILQ_QP || id == E810_PUDA_IEQ_QP) &&
+        e810_puda_doorbell(c, id)) {
         return;
     }
     trace_e810_rdma_sq_doorbell(id, qp->state);
