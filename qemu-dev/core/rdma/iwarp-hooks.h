@@ -21,8 +21,7 @@
  * The IPv4/IPv6 and TCP headers have been validated (lengths, no IPv4
  * options, checksums).  Return true if the frame was consumed (placed or
  * dropped by the engine); false sends it on to the ILQ steering path, as
- * if the QP did not own the quad.  iwarp-stub.c returns false until the
- * data path lands (then remove the stub from sources.txt).
+ * if the QP did not own the quad.  Implemented in qpdp.c.
  */
 bool e810_iwarp_rx(E810Core *c, uint32_t qp_id, const uint8_t *frame,
                    size_t len);
