@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# System test: perftest over iWARP between two guests on the emulated E810,
+# connections through rdma_cm (-R; iWARP has no other way).  Guest 0 runs
+# the server, guest 1 the client: ib_send_bw, ib_write_bw, ib_read_bw and
+# ib_write_lat sweep every power of two from 2 B to 8 MiB (-a) with ITERS
+# counted iterations (counted, not timed: -D hung teardown elsewhere), then
+# ib_write_bw and ib_send_bw once more with QPS queue pairs at QP_SIZES.
+# Each run must exit 0 on both sides and the client print its result table; the
+# tables are echoed ("table: ...") for the record.  Resource counts return
+# to zero, the kernel logs stay clean.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+ITERS=${ITERS:-5}
+QPS=${QPS:-4}
+QP_SIZES=${QP_SIZES:-64 1048576}
+
+# One line per run: NAME|ARGS (same on both sides).
+RUNS="send_bw|ib_send_bw -a -n $ITERS
+write_bw|ib_write_bw -a -n $ITERS
+read_bw|ib_read_bw -a -n $ITERS
+write_lat|ib_write_lat -a -n $ITERS"
+for s in $QP_SIZES; do
+	RUNS="$RUNS
+write_bw_q$QPS-$s|ib_write_bw -q $QPS -s $s -n $ITERS
+send_bw_q$QPS-$s|ib_send_bw -q $QPS -s $s -n $ITERS"
+done
+printf '%s\n' "$RUNS" > "$OUT/runs.txt"
+
+cat > "$OUT/job.sh" <<'EOS'
+#!/bin/sh
+sh /job/files/bringup > /tmp/bringup.log 2>&1 || { cat /tmp/bringup.log; exit 1; }
+IBDEV=$(sed -n 's/^bringup: iWARP device //p' /tmp/bringup.log)
+echo "device $IBDEV"
+listening() {
+	i=0
+	until rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
+		i=$((i + 1)); [ $i -lt 300 ] || return 1
+		sleep 0.1
+	done
+}
+rc=0
+while IFS='|' read -r name cmd; do
+	[ -n "$name" ] || continue
+	t0=$(date +%s)
+	if [ $GUEST_ID = 0 ]; then
+		timeout 240 $cmd -R -d $IBDEV > /tmp/$name.log 2>&1 &
+		pid=$!
+		listening || echo "$name: server not listening"
+		vm-barrier "listen-$name"
+		r=0; wait $pid || r=$?
+	else
+		vm-barrier "listen-$name"
+		r=0; timeout 240 $cmd -R -d $IBDEV $PEER_IP > /tmp/$name.log 2>&1 || r=$?
+	fi
+	# The result table: the lines after the "#bytes" header.
+	rows=$(awk '/^ #bytes/ { t = 1; next } t && /^-+$/ { t = 0 } t && /^ *[0-9]/' /tmp/$name.log | wc -l)
+	echo "run $name: exit $r rows $rows ($(( $(date +%s) - t0 )) s)"
+	sed -n '/^ #bytes/,/^-*$/p' /tmp/$name.log | sed "s/^/table $name: /"
+	[ $r = 0 ] && [ $rows -gt 0 ] || { tail -15 /tmp/$name.log; rc=1; }
+	vm-barrier "done-$name"
+done < /job/files/runs.txt
+echo "--- rdma res after"
+rdma resource show
+rdma resource show | grep -qE 'pd 0 cq 0 qp 0 cm_id 0 mr 0' || { echo "resources left"; rc=1; }
+exit $rc
+EOS
+
+vm_run --guests 2 --nic e810 --env COLDPLUG=0 --file "$TOP/guest-driver/bringup" \
+	--file "$OUT/runs.txt" --script "$OUT/job.sh" --timeout ${TIMEOUT:-900}
+while IFS='|' read -r name cmd; do
+	case $cmd in
+	*-a*) n=23 ;;	# 2 B .. 8 MiB
+	*) n=1 ;;
+	esac
+	assert_output 1 "^run $name: exit 0 rows $n "
+	# The passive side of ib_write_bw/ib_read_bw prints no table of its own.
+	case $name in
+	write_bw|read_bw) assert_output 0 "^run $name: exit 0 rows " ;;
+	*) assert_output 0 "^run $name: exit 0 rows $n " ;;
+	esac
+done < "$OUT/runs.txt"
+for g in 0 1; do
+	assert_status $g 0
+	assert_clean_dmesg $g
+	bad=$(grep -iE 'irdma.*(fail|error|timeout|timed out)' "$OUT/run/g$g/dmesg.log" | head -3)
+	[ -z "$bad" ] || fail "g$g irdma says: $bad"
+done
+# The record: the client's tables (bandwidth) and both latency tables.
+grep -hE '^(run|table) ' "$OUT/run/g1/output.log"
+pass_fail
