@@ -11,7 +11,10 @@
 # byte sent or written to it, the client every byte it reads back.  Both
 # must exit 0 with a summary of TOTAL bytes and 0 mismatches; the rdma
 # resource counts must be back to their baseline and the kernel logs clean.
-# Environment: TOTAL, CHUNK, SEED, DEPTH.
+# Environment: TOTAL, CHUNK, SEED, DEPTH; MTU (of both guests' netdev);
+# FLAP=SECS: the client guest takes its link down for 1 s, SECS seconds
+# into the transfer (TCP retransmission in the engine); BIDI=1: each guest
+# runs a server and a client, two connections moving data both ways at once.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -19,6 +22,9 @@ TOTAL=${TOTAL:-256M}
 CHUNK=${CHUNK:-1M}
 SEED=${SEED:-1}
 DEPTH=${DEPTH:-8}
+MTU=${MTU:-}
+FLAP=${FLAP:-}
+BIDI=${BIDI:-0}
 
 "$TOP/guest-driver/build" -q || { echo "FAIL: $TEST_NAME: guest-driver/build"; exit 1; }
 
@@ -32,28 +38,47 @@ res() {
 			if (\$i ~ /^(pd|cq|qp|cm_id|mr)\$/) printf "%s %s ", \$i, \$(i + 1)
 		print "" }'
 }
+if [ -n "$MTU" ]; then
+	nd=\$(rdma link show | awk '/state ACTIVE/ { for (i = 1; i < NF; i++) if (\$i == "netdev") print \$(i + 1); exit }')
+	ip link set dev \$nd mtu $MTU && echo "mtu $MTU on \$nd"
+fi
 before=\$(res)
 echo "res before: \$before"
-args="-p 18515 -t $TOTAL -k $CHUNK -S $SEED -D $DEPTH"
+args="-p 18515 -t $TOTAL -k $CHUNK -D $DEPTH"
+srv=0; cli=0
+{ [ \$GUEST_ID = 0 ] || [ "$BIDI" = 1 ]; } && srv=1
+{ [ \$GUEST_ID = 1 ] || [ "$BIDI" = 1 ]; } && cli=1
 t0=\$(cut -d' ' -f1 /proc/uptime)
-if [ \$GUEST_ID = 0 ]; then
-	/job/files/rdma-mover -s -a \$GUEST_IP \$args > /tmp/mover.log 2>&1 &
-	pid=\$!
+if [ \$srv = 1 ]; then
+	/job/files/rdma-mover -s -a \$GUEST_IP -S \$(($SEED + GUEST_ID)) \$args > /tmp/server.log 2>&1 &
+	spid=\$!
 	i=0
 	until rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
-		i=\$((i + 1)); [ \$i -lt 200 ] || { echo "server not listening"; cat /tmp/mover.log; exit 1; }
+		i=\$((i + 1)); [ \$i -lt 200 ] || { echo "server not listening"; cat /tmp/server.log; exit 1; }
 		sleep 0.1
 	done
-	vm-barrier listen
-	rc=0; wait \$pid || rc=\$?
-else
-	vm-barrier listen
-	/job/files/rdma-mover -c \$PEER_IP \$args > /tmp/mover.log 2>&1
-	rc=\$?
 fi
-t1=\$(cut -d' ' -f1 /proc/uptime)
-cat /tmp/mover.log
-echo "rdma-mover exit \$rc after \$(awk -v a=\$t0 -v b=\$t1 'BEGIN { print b - a }') s"
+vm-barrier listen
+rc=0
+if [ \$cli = 1 ]; then
+	if [ -n "$FLAP" ]; then
+		( sleep $FLAP; vm-monitor "set_link n0 off"; echo "link off"; sleep 1
+		  vm-monitor "set_link n0 on"; echo "link on" ) &
+	fi
+	/job/files/rdma-mover -c \$PEER_IP -S \$(($SEED + 1 - GUEST_ID)) \$args > /tmp/client.log 2>&1
+	r=\$?
+	t1=\$(cut -d' ' -f1 /proc/uptime)
+	cat /tmp/client.log
+	echo "rdma-mover exit \$r after \$(awk -v a=\$t0 -v b=\$t1 'BEGIN { print b - a }') s"
+	[ \$r = 0 ] || rc=1
+fi
+if [ \$srv = 1 ]; then
+	r=0; wait \$spid || r=\$?
+	t1=\$(cut -d' ' -f1 /proc/uptime)
+	cat /tmp/server.log
+	echo "rdma-mover exit \$r after \$(awk -v a=\$t0 -v b=\$t1 'BEGIN { print b - a }') s"
+	[ \$r = 0 ] || rc=1
+fi
 vm-barrier done
 t=0
 while [ "\$(res)" != "\$before" ] && [ \$t -lt 50 ]; do sleep 0.2; t=\$((t + 1)); done
@@ -68,14 +93,17 @@ vm_run --guests 2 --nic e810 --mem 1024 --env COLDPLUG=0 \
 	--script "$OUT/job.sh" --timeout 1200
 min=$(numfmt --from=iec "$TOTAL")
 for g in 0 1; do
-	role=server; [ $g = 1 ] && role=client
+	roles=server; [ $g = 1 ] && roles=client
+	[ "$BIDI" = 1 ] && roles="server client"
 	assert_status $g 0
-	assert_output $g '^rdma-mover exit 0 '
+	assert_output $g '^rdma-mover exit 0 ' $(echo $roles | wc -w)
 	assert_output $g '^res counts back to baseline'
-	sum=$(grep "^rdma-mover: $role summary:" "$OUT/run/g$g/output.log")
-	if [ -z "$sum" ]; then
-		fail "g$g: no $role summary"
-	else
+	for role in $roles; do
+		sum=$(grep "^rdma-mover: $role summary:" "$OUT/run/g$g/output.log")
+		if [ -z "$sum" ]; then
+			fail "g$g: no $role summary"
+			continue
+		fi
 		echo "g$g: $sum"
 		tot=$(echo "$sum" | awk '{ print $5 }')
 		[ "${tot:-0}" -ge "$min" ] || fail "g$g: total $tot bytes < $min"
@@ -84,7 +112,7 @@ for g in 0 1; do
 			n=$(echo "$sum" | sed -n "s/.* $op \([0-9]*\) .*/\1/p" | head -1)
 			[ "${n:-0}" -gt 0 ] || fail "g$g: no $op bytes"
 		done
-	fi
+	done
 	grep -E '^rdma-mover: (ERROR|MISMATCH)' "$OUT/run/g$g/output.log" | head -3
 	assert_clean_dmesg $g
 	bad=$(grep -iE 'irdma|infiniband|iw_cm|ib_core|ib_uverbs' "$OUT/run/g$g/dmesg.log" |
