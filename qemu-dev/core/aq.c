@@ -259,7 +259,7 @@ bool e810_aq_post_event(E810Core *c, uint16_t opcode, const uint8_t params[16],
 
     fw_ctl = e810_reg(c, PFINT_FW_CTL);
     if (fw_ctl & E810_CTL_CAUSE_ENA) {
-        e810_intr_cause(c, fw_ctl & E810_CTL_MSIX_INDX_M);
+        e810_intr_cause_ctl(c, fw_ctl);
     }
     return true;
 }

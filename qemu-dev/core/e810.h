@@ -43,8 +43,19 @@ typedef struct E810Counters {
     uint64_t rx_no_desc;        /* no free descriptors */
 } E810Counters;
 
+/*
+ * One MSI-X vector's interrupt state (GLINT_DYN_CTL holds INTENA).  A cause
+ * latches in pending_itr until the vector fires; moderation (GLINT_ITR,
+ * GLINT_RATE) may defer a fire to the vector's timer.
+ */
 typedef struct E810Vector {
-    bool pending;               /* a mapped cause fired while masked */
+    E810Core *core;             /* for the timer callback */
+    uint8_t pending_itr;        /* causes latched: bit i = ITR index i (3: none) */
+    bool fired;                 /* last_fire_ns is valid */
+    bool timer_armed;
+    int64_t last_fire_ns;       /* virtual clock at the last MSI-X message */
+    int64_t timer_at;           /* when timer_armed */
+    E810Timer *timer;           /* deferred fire, created on first use */
 } E810Vector;
 
 struct E810Core {
@@ -77,7 +88,15 @@ bool e810_can_receive(E810Core *c);
 size_t e810_receive(E810Core *c, const uint8_t *frame, size_t len);
 void e810_set_link(E810Core *c, bool up);
 
-/* Interrupt causes: latch a cause for @vector and fire it if enabled. */
+/*
+ * Interrupt causes: latch a cause for @vector and fire it if enabled, once
+ * the vector's ITR interval for @itr_idx (0-2; 3 = no ITR) and its rate
+ * limit since its last interrupt have passed.
+ */
+void e810_intr_cause_itr(E810Core *c, unsigned vector, unsigned itr_idx);
+/* A cause routed by a *_CTL register value (MSIX_INDX 10:0, ITR_INDX 12:11). */
+void e810_intr_cause_ctl(E810Core *c, uint32_t ctl);
+/* A cause that no ITR holds off (ITR index 3). */
 void e810_intr_cause(E810Core *c, unsigned vector);
 
 /* Internal helpers shared by the blocks. */

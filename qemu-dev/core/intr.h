@@ -13,11 +13,29 @@
 #define   GLINT_DYN_CTL_CLEARPBA    (1u << 1)
 #define   GLINT_DYN_CTL_SWINT_TRIG  (1u << 2)
 #define   GLINT_DYN_CTL_ITR_INDX_S  3
+#define   GLINT_DYN_CTL_ITR_INDX_M  (3u << 3)
+#define   GLINT_DYN_CTL_INTERVAL_S  5
+#define   GLINT_DYN_CTL_INTERVAL_M  (0xFFFu << 5)
+#define   GLINT_DYN_CTL_SW_ITR_INDX_ENA (1u << 24)
+#define   GLINT_DYN_CTL_SW_ITR_INDX_S 25
+#define   GLINT_DYN_CTL_SW_ITR_INDX_M (3u << 25)
+#define   GLINT_DYN_CTL_WB_ON_ITR   (1u << 30)
 #define   GLINT_DYN_CTL_INTENA_MSK  (1u << 31)
+/* ITR_INDX values: three interval registers, and 3 = "no ITR". */
+#define E810_ITR_INDICES            3
+#define E810_ITR_NONE               3
 #define GLINT_ITR(i, v)             (0x00154000 + 0x2000 * (i) + 4 * (v))
+#define   GLINT_ITR_INTERVAL_M      0xFFFu
 #define GLINT_RATE(v)               (0x0015A000 + 4 * (v))
+#define   GLINT_RATE_INTRL_M        0x3Fu
+#define   GLINT_RATE_INTRL_ENA      (1u << 6)
+#define   E810_INTRL_GRAN_US        4
 #define GLINT_CTL                   0x0016CC54
 #define   GLINT_CTL_DIS_AUTOMASK    (1u << 0)
+/* ITR granularity in us per link-speed class; the PHY reports 25G. */
+#define   GLINT_CTL_ITR_GRAN_25_S   28
+#define   GLINT_CTL_ITR_GRAN_25_M   (0xFu << 28)
+#define   E810_ITR_GRAN_DFLT_US     2
 #define GLINT_CEQCTL(v)             (0x0015C000 + 4 * (v))
 
 #define PFINT_ALLOC                 0x001D2600
@@ -32,6 +50,7 @@
 /* Common layout of the *_CTL cause-routing registers. */
 #define   E810_CTL_MSIX_INDX_M      0x7FFu
 #define   E810_CTL_ITR_INDX_S       11
+#define   E810_CTL_ITR_INDX_M       (3u << 11)
 #define   E810_CTL_CAUSE_ENA        (1u << 30)
 
 #define QINT_TQCTL(q)               (0x00140000 + 4 * (q))

@@ -466,7 +466,7 @@ static void rx_to_queue(E810Core *c, unsigned vsi, unsigned q,
     trace_e810_rx_frame(q, len, in->ptype, nbuf, hash, r->head,
                         ctl & E810_CTL_MSIX_INDX_M, irq);
     if (irq) {
-        e810_intr_cause(c, ctl & E810_CTL_MSIX_INDX_M);
+        e810_intr_cause_ctl(c, ctl);
     }
 }
 

@@ -572,7 +572,7 @@ out:
         trace_e810_tx_done(q, r->head, ctl & E810_CTL_MSIX_INDX_M,
                            !!(ctl & E810_CTL_CAUSE_ENA));
         if (ctl & E810_CTL_CAUSE_ENA) {
-            e810_intr_cause(c, ctl & E810_CTL_MSIX_INDX_M);
+            e810_intr_cause_ctl(c, ctl);
         }
     }
 }

@@ -131,7 +131,7 @@ static void ceq_post(E810Core *c, unsigned ceq_id, uint64_t ctx)
     trace_e810_rdma_ceqe(ceq_id, ctx, !!(ctl & E810_CTL_CAUSE_ENA),
                          ctl & E810_CTL_MSIX_INDX_M);
     if (ctl & E810_CTL_CAUSE_ENA) {
-        e810_intr_cause(c, ctl & E810_CTL_MSIX_INDX_M);
+        e810_intr_cause_ctl(c, ctl);
     }
 }
 
@@ -159,7 +159,7 @@ bool e810_rdma_aeq_post(E810Core *c, uint64_t qw0, uint64_t qw1)
     ctl = e810_reg(c, PFINT_AEQCTL);
     trace_e810_rdma_aeqe(qw0, qw1, !!(ctl & E810_CTL_CAUSE_ENA));
     if (ctl & E810_CTL_CAUSE_ENA) {
-        e810_intr_cause(c, ctl & E810_CTL_MSIX_INDX_M);
+        e810_intr_cause_ctl(c, ctl);
     }
     return true;
 }
