@@ -12,7 +12,8 @@
 # must exit 0 with a summary of TOTAL bytes and 0 mismatches; the rdma
 # resource counts must be back to their baseline and the kernel logs clean.
 # Environment: TOTAL, CHUNK, SEED, DEPTH; MTU (of both guests' netdev);
-# FLAP=SECS: the client guest takes its link down for 1 s, SECS seconds
+# FLAP=SECS: the client guest takes its link down for FLAP_LEN (default 1)
+# s, SECS seconds
 # into the transfer (TCP retransmission in the engine); BIDI=1: each guest
 # runs a server and a client, two connections moving data both ways at once.
 set -u
@@ -24,6 +25,7 @@ SEED=${SEED:-1}
 DEPTH=${DEPTH:-8}
 MTU=${MTU:-}
 FLAP=${FLAP:-}
+FLAP_LEN=${FLAP_LEN:-1}
 BIDI=${BIDI:-0}
 
 "$TOP/guest-driver/build" -q || { echo "FAIL: $TEST_NAME: guest-driver/build"; exit 1; }
@@ -62,7 +64,7 @@ vm-barrier listen
 rc=0
 if [ \$cli = 1 ]; then
 	if [ -n "$FLAP" ]; then
-		( sleep $FLAP; vm-monitor "set_link n0 off"; echo "link off"; sleep 1
+		( sleep $FLAP; vm-monitor "set_link n0 off"; echo "link off"; sleep $FLAP_LEN
 		  vm-monitor "set_link n0 on"; echo "link on" ) &
 	fi
 	/job/files/rdma-mover -c \$PEER_IP -S \$(($SEED + 1 - GUEST_ID)) \$args > /tmp/client.log 2>&1
