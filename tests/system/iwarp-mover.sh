@@ -92,6 +92,7 @@ EOS
 
 vm_run --guests 2 --nic e810 --mem 1024 --env COLDPLUG=0 \
 	--file "$TOP/guest-driver/bringup" --file "$TOP/build/guest-driver/rdma-mover" \
+	--trace 'e810_rdma_cqp_err' --qemu-arg '-d guest_errors' \
 	--script "$OUT/job.sh" --timeout 1200
 min=$(numfmt --from=iec "$TOTAL")
 for g in 0 1; do
@@ -120,5 +121,9 @@ for g in 0 1; do
 	bad=$(grep -iE 'irdma|infiniband|iw_cm|ib_core|ib_uverbs' "$OUT/run/g$g/dmesg.log" |
 		grep -iE 'fail|error|timeout|timed out|warn|unable|invalid' | head -3)
 	[ -z "$bad" ] || fail "g$g irdma says: $bad"
+	errs=$(grep -c '^e810_rdma_cqp_err' "$OUT/run/g$g/trace.log")
+	[ "$errs" = 0 ] || fail "g$g: $errs CQP ops failed: $(grep -m3 '^e810_rdma_cqp_err' "$OUT/run/g$g/trace.log" | tr '\n' ';')"
+	gerr=$(grep -iE 'rdma|iwarp|qp' "$OUT/run/g$g/qemu.log" 2>/dev/null | head -3)
+	[ -z "$gerr" ] || fail "g$g: RDMA engine guest errors: $(echo "$gerr" | tr '\n' ';')"
 done
 pass_fail
