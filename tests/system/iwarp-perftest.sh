@@ -6,7 +6,9 @@
 # the server, guest 1 the client: ib_send_bw, ib_write_bw, ib_read_bw and
 # ib_write_lat sweep every power of two from 2 B to 8 MiB (-a) with ITERS
 # counted iterations (counted, not timed: -D hung teardown elsewhere), then
-# ib_write_bw and ib_send_bw once more with QPS queue pairs at QP_SIZES.
+# ib_write_bw and ib_send_bw once more with QPS queue pairs at QP_SIZES,
+# ib_read_bw with QPS queue pairs and bidirectional (-b) ib_send_bw and
+# ib_write_bw at 64 KiB.
 # Each run must exit 0 on both sides and the client print its result table; the
 # tables are echoed ("table: ...") for the record.  Resource counts return
 # to zero, the kernel logs stay clean.
@@ -27,6 +29,10 @@ for s in $QP_SIZES; do
 write_bw_q$QPS-$s|ib_write_bw -q $QPS -s $s -n $ITERS
 send_bw_q$QPS-$s|ib_send_bw -q $QPS -s $s -n $ITERS"
 done
+RUNS="$RUNS
+read_bw_q$QPS-65536|ib_read_bw -q $QPS -s 65536 -n $ITERS
+send_bw_bidir-65536|ib_send_bw -b -s 65536 -n $ITERS
+write_bw_bidir-65536|ib_write_bw -b -s 65536 -n $ITERS"
 printf '%s\n' "$RUNS" > "$OUT/runs.txt"
 
 cat > "$OUT/job.sh" <<'EOS'
@@ -78,7 +84,7 @@ while IFS='|' read -r name cmd; do
 	assert_output 1 "^run $name: exit 0 rows $n "
 	# The passive side of ib_write_bw/ib_read_bw prints no table of its own.
 	case $name in
-	write_bw|read_bw) assert_output 0 "^run $name: exit 0 rows " ;;
+	write_bw|read_bw|read_bw_q*|*bidir*) assert_output 0 "^run $name: exit 0 rows " ;;
 	*) assert_output 0 "^run $name: exit 0 rows $n " ;;
 	esac
 done < "$OUT/runs.txt"
