@@ -3,37 +3,11 @@
  * Core unit tests: interrupt moderation (GLINT_ITR, GLINT_RATE, the INTERVAL
  * of GLINT_DYN_CTL, GLINT_CTL granularity) and that no cause is ever lost.
  */
-#include "fake-host.h"
+#include "core-fixture.h"
 #include "check.h"
 
 #define US      1000ll
 #define V       5               /* the vector under test */
-
-static FakeHost h;
-static E810Core c;
-static const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
-
-static void setup(void)
-{
-    fake_host_init(&h);
-    e810_core_init(&c, &h.host, mac);
-}
-
-static void teardown(void)
-{
-    e810_core_cleanup(&c);
-    fake_host_cleanup(&h);
-}
-
-static uint32_t rd(uint32_t off)
-{
-    return e810_mmio_read(&c, off, 4);
-}
-
-static void wr(uint32_t off, uint32_t val)
-{
-    e810_mmio_write(&c, off, val, 4);
-}
 
 /* ice_enable_interrupt / ice_irq_dynamic_ena: INTENA | CLEARPBA, ITR_INDX 3. */
 static void rearm(unsigned v)
