@@ -342,6 +342,23 @@ static void sched_rollback(E810Core *c, const uint32_t *teids, unsigned n)
     }
 }
 
+/*
+ * The group at @off of an add command: a header of @hdr bytes (parent TEID,
+ * then the entry count at +4, 8 or 16 bits wide) and that many entries of
+ * @entry bytes.  False when the group is empty or overruns the buffer.
+ */
+static bool sched_group(const E810AqCmd *cmd, size_t off, size_t hdr,
+                        size_t entry, bool count16, uint32_t *parent,
+                        uint16_t *n)
+{
+    if (off + hdr > cmd->buf_len) {
+        return false;
+    }
+    *parent = ld32(cmd->buf + off);
+    *n = count16 ? ld16(cmd->buf + off + 4) : cmd->buf[off + 4];
+    return *n != 0 && off + hdr + (size_t)*n * entry <= cmd->buf_len;
+}
+
 /* 0x0401 Add Scheduler Elements */
 static int sched_add_elems(E810Core *c, E810AqCmd *cmd)
 {
@@ -362,12 +379,7 @@ static int sched_add_elems(E810Core *c, E810AqCmd *cmd)
         uint32_t parent;
         uint16_t n;
 
-        if (off + GRP_HDR_SIZE > cmd->buf_len) {
-            goto bad_len;
-        }
-        parent = ld32(cmd->buf + off);
-        n = ld16(cmd->buf + off + 4);
-        if (n == 0 || off + GRP_HDR_SIZE + (size_t)n * ELEM_SIZE > cmd->buf_len) {
+        if (!sched_group(cmd, off, GRP_HDR_SIZE, ELEM_SIZE, true, &parent, &n)) {
             goto bad_len;
         }
         rc = sched_check_parent(c, parent, n, E810_SCHED_EP_LAYER,
@@ -837,14 +849,9 @@ static int sched_add_txqs(E810Core *c, E810AqCmd *cmd)
     for (unsigned g = 0; g < groups; g++) {
         E810SchedNode *p;
         uint32_t parent;
-        uint8_t n;
+        uint16_t n;
 
-        if (off + TXQ_GRP_HDR > cmd->buf_len) {
-            goto bad_len;
-        }
-        parent = ld32(cmd->buf + off);
-        n = cmd->buf[off + 4];
-        if (n == 0 || off + TXQ_GRP_HDR + (size_t)n * TXQ_ENTRY_SIZE > cmd->buf_len) {
+        if (!sched_group(cmd, off, TXQ_GRP_HDR, TXQ_ENTRY_SIZE, false, &parent, &n)) {
             goto bad_len;
         }
         rc = sched_check_parent(c, parent, n, E810_SCHED_LEAF_LAYER,
@@ -1021,12 +1028,7 @@ static int sched_add_qsets(E810Core *c, E810AqCmd *cmd)
         uint32_t parent;
         uint16_t n;
 
-        if (off + QSET_GRP_HDR > cmd->buf_len) {
-            goto bad_len;
-        }
-        parent = ld32(cmd->buf + off);
-        n = ld16(cmd->buf + off + 4);
-        if (n == 0 || off + QSET_GRP_HDR + (size_t)n * QSET_ENTRY_SIZE > cmd->buf_len) {
+        if (!sched_group(cmd, off, QSET_GRP_HDR, QSET_ENTRY_SIZE, true, &parent, &n)) {
             goto bad_len;
         }
         rc = sched_check_parent(c, parent, n, E810_SCHED_LEAF_LAYER,
