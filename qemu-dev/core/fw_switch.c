@@ -732,7 +732,7 @@ static int sw_rules(E810Core *c, E810AqCmd *cmd, int op)
             } else if (op == 1) {
                 /* An update without a header keeps the match. */
                 rule_store(&sw->rule[idx], r, ld16(r + LKUP_HDR_LEN) != 0);
-            } else {
+            } else if (sw->rule[idx].in_use) {  /* an index named twice */
                 sw->rule[idx].in_use = false;
                 sw->nrules--;
             }
