@@ -343,7 +343,7 @@ bool e810_puda_ilq_rx(E810Core *c, bool ipv4, const uint8_t *l3,
     uint32_t buf_len, total = ILQ_TCP_OFFSET + seg_len;
     unsigned idx;
 
-    if (!q || !c->rdma.cq[q->cq].valid) {
+    if (!q || q->cq >= E810_RDMA_MAX_CQS || !c->rdma.cq[q->cq].valid) {
         c->puda.stats.rx_no_buf++;
         trace_e810_puda_rx_drop(total, "ILQ not set up");
         return false;
