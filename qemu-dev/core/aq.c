@@ -69,8 +69,7 @@ static int e810_aq_exec(E810Core *c, E810AqCmd *cmd)
             return E810_AQ_RC_EINVAL;
         }
         cmd->buf_len = datalen;
-        if (c->host.ops->dma_read(c->host.opaque, buf_addr, cmd->buf, datalen)) {
-            c->stats.dma_errors++;
+        if (e810_dma_read(c, buf_addr, cmd->buf, datalen)) {
             e810_guest_error(c, "AQ opcode 0x%04x: cannot read buffer at 0x%" PRIx64,
                              cmd->opcode, buf_addr);
             return E810_AQ_RC_EIO;
@@ -116,9 +115,8 @@ static void e810_aq_process_atq(E810Core *c)
         uint64_t slot = base + (uint64_t)head * E810_AQ_DESC_SIZE;
         int rc;
 
-        if (c->host.ops->dma_read(c->host.opaque, slot, cmd->desc,
+        if (e810_dma_read(c, slot, cmd->desc,
                                   E810_AQ_DESC_SIZE)) {
-            c->stats.dma_errors++;
             e810_reg_set(c, PF_FW_ATQLEN, qlen | PF_FW_xQLEN_CRIT);
             e810_guest_error(c, "ATQ descriptor at 0x%" PRIx64 " unreadable", slot);
             return;
@@ -140,8 +138,7 @@ static void e810_aq_process_atq(E810Core *c)
                                 ld32(cmd->desc + 28);
             uint16_t n = cmd->resp_len;
 
-            if (n && c->host.ops->dma_write(c->host.opaque, buf_addr, cmd->buf, n)) {
-                c->stats.dma_errors++;
+            if (n && e810_dma_write(c, buf_addr, cmd->buf, n)) {
                 e810_guest_error(c, "AQ opcode 0x%04x: cannot write buffer at 0x%"
                                  PRIx64, cmd->opcode, buf_addr);
                 rc = E810_AQ_RC_EIO;
@@ -160,9 +157,8 @@ static void e810_aq_process_atq(E810Core *c)
         st16(cmd->desc + 6, rc);
         trace_e810_aq_cmd(cmd->opcode, e810_aq_opcode_name(cmd->opcode),
                           cmd->buf_len, rc);
-        if (c->host.ops->dma_write(c->host.opaque, slot, cmd->desc,
+        if (e810_dma_write(c, slot, cmd->desc,
                                    E810_AQ_DESC_SIZE)) {
-            c->stats.dma_errors++;
             e810_reg_set(c, PF_FW_ATQLEN, qlen | PF_FW_xQLEN_CRIT);
             e810_guest_error(c, "ATQ descriptor at 0x%" PRIx64 " unwritable", slot);
             return;
@@ -220,8 +216,7 @@ bool e810_aq_post_event(E810Core *c, uint16_t opcode, const uint8_t params[16],
     }
     slot = e810_aq_base(c, PF_FW_ARQBAL, PF_FW_ARQBAH) +
            (uint64_t)head * E810_AQ_DESC_SIZE;
-    if (c->host.ops->dma_read(c->host.opaque, slot, desc, sizeof(desc))) {
-        c->stats.dma_errors++;
+    if (e810_dma_read(c, slot, desc, sizeof(desc))) {
         c->aq.events_lost++;
         e810_guest_error(c, "ARQ descriptor at 0x%" PRIx64 " unreadable", slot);
         return false;
@@ -233,8 +228,7 @@ bool e810_aq_post_event(E810Core *c, uint16_t opcode, const uint8_t params[16],
                          ld16(desc + 4), opcode);
         return false;
     }
-    if (len && c->host.ops->dma_write(c->host.opaque, buf_addr, payload, len)) {
-        c->stats.dma_errors++;
+    if (len && e810_dma_write(c, buf_addr, payload, len)) {
         c->aq.events_lost++;
         e810_guest_error(c, "ARQ buffer at 0x%" PRIx64 " unwritable", buf_addr);
         return false;
@@ -247,8 +241,7 @@ bool e810_aq_post_event(E810Core *c, uint16_t opcode, const uint8_t params[16],
     if (params) {
         memcpy(desc + 16, params, 8);   /* 24..31 keep the buffer address */
     }
-    if (c->host.ops->dma_write(c->host.opaque, slot, desc, sizeof(desc))) {
-        c->stats.dma_errors++;
+    if (e810_dma_write(c, slot, desc, sizeof(desc))) {
         c->aq.events_lost++;
         e810_guest_error(c, "ARQ descriptor at 0x%" PRIx64 " unwritable", slot);
         return false;

@@ -13,19 +13,46 @@
 
 #define E810_MSG_MAX 256
 
+/*
+ * Guest errors are always counted and traced; the log line (LOG_GUEST_ERROR
+ * in QEMU) is rate limited, so a guest cannot flood the host's log: at most
+ * E810_GUEST_ERROR_BURST lines per second of virtual time, then one line
+ * saying how many were suppressed when the next second starts.
+ */
 void e810_guest_error(E810Core *c, const char *fmt, ...)
 {
     char msg[E810_MSG_MAX];
     va_list ap;
+    int64_t now = e810_now(c);
 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     c->stats.guest_errors++;
     trace_e810_guest_error(msg);
-    if (c->host.ops->guest_error) {
-        c->host.ops->guest_error(c->host.opaque, msg);
+    if (!c->host.ops->guest_error) {
+        return;
     }
+    if (now - c->gerr_window >= 1000000000ll || now < c->gerr_window) {
+        uint64_t dropped = c->stats.guest_errors_suppressed;
+
+        c->gerr_window = now;
+        c->gerr_in_window = 0;
+        if (dropped) {
+            char note[96];
+
+            snprintf(note, sizeof(note),
+                     "%" PRIu64 " guest-error messages suppressed so far",
+                     dropped);
+            c->host.ops->guest_error(c->host.opaque, note);
+        }
+    }
+    if (c->gerr_in_window >= E810_GUEST_ERROR_BURST) {
+        c->stats.guest_errors_suppressed++;
+        return;
+    }
+    c->gerr_in_window++;
+    c->host.ops->guest_error(c->host.opaque, msg);
 }
 
 void e810_unimp(E810Core *c, const char *fmt, ...)
@@ -40,6 +67,132 @@ void e810_unimp(E810Core *c, const char *fmt, ...)
     if (c->host.ops->unimp) {
         c->host.ops->unimp(c->host.opaque, msg);
     }
+}
+
+/* ---- host services behind the entry guard ------------------------------- */
+
+int64_t e810_now(E810Core *c)
+{
+    return c->host.ops->clock_ns ? c->host.ops->clock_ns(c->host.opaque) : 0;
+}
+
+int e810_dma_read(E810Core *c, uint64_t addr, void *buf, size_t len)
+{
+    if (c->host.ops->dma_read(c->host.opaque, addr, buf, len)) {
+        c->stats.dma_errors++;
+        trace_e810_dma_error("read", addr, len);
+        return -1;
+    }
+    return 0;
+}
+
+int e810_dma_write(E810Core *c, uint64_t addr, const void *buf, size_t len)
+{
+    if (c->host.ops->dma_write(c->host.opaque, addr, buf, len)) {
+        c->stats.dma_errors++;
+        trace_e810_dma_error("write", addr, len);
+        return -1;
+    }
+    return 0;
+}
+
+/* Enter/leave the device: false if it is already running (re-entry). */
+static bool e810_enter(E810Core *c, const char *what, uint64_t addr)
+{
+    if (c->busy) {
+        c->stats.reentry_blocked++;
+        trace_e810_reentry_blocked(what, addr);
+        e810_guest_error(c, "device access to itself refused (%s 0x%" PRIx64
+                         ")", what, addr);
+        return false;
+    }
+    c->busy = true;
+    return true;
+}
+
+static void e810_leave(E810Core *c)
+{
+    c->busy = false;
+}
+
+static void e810_timer_trampoline(void *opaque)
+{
+    E810CoreTimer *t = opaque;
+    E810Core *c = t->c;
+
+    if (!e810_enter(c, "timer", 0)) {
+        /* Cannot happen with a host that runs timers from its main loop;
+         * try again shortly rather than lose the event. */
+        c->host.ops->timer_mod(c->host.opaque, t->t, e810_now(c) + 1000);
+        return;
+    }
+    t->cb(t->opaque);
+    e810_leave(c);
+}
+
+E810CoreTimer *e810_timer_new(E810Core *c, E810TimerCb *cb, void *opaque)
+{
+    E810CoreTimer *t;
+
+    if (!c->host.ops->timer_new) {
+        return NULL;
+    }
+    t = calloc(1, sizeof(*t));
+    if (!t) {
+        return NULL;
+    }
+    t->c = c;
+    t->cb = cb;
+    t->opaque = opaque;
+    t->t = c->host.ops->timer_new(c->host.opaque, e810_timer_trampoline, t);
+    if (!t->t) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void e810_timer_mod(E810CoreTimer *t, int64_t expire_ns)
+{
+    if (t) {
+        t->c->host.ops->timer_mod(t->c->host.opaque, t->t, expire_ns);
+    }
+}
+
+void e810_timer_del(E810CoreTimer *t)
+{
+    if (t) {
+        t->c->host.ops->timer_del(t->c->host.opaque, t->t);
+    }
+}
+
+void e810_timer_free(E810CoreTimer *t)
+{
+    if (t) {
+        t->c->host.ops->timer_del(t->c->host.opaque, t->t);
+        t->c->host.ops->timer_free(t->c->host.opaque, t->t);
+        free(t);
+    }
+}
+
+bool e810_mem_charge(E810Core *c, size_t bytes)
+{
+    if (c->mem_limit && (bytes > c->mem_limit ||
+                         c->mem_used > c->mem_limit - bytes)) {
+        c->stats.mem_refused++;
+        trace_e810_mem_refused(bytes, c->mem_used, c->mem_limit);
+        e810_guest_error(c, "device memory limit reached: %zu bytes more "
+                         "refused (%" PRIu64 " of %" PRIu64 " in use)",
+                         bytes, c->mem_used, c->mem_limit);
+        return false;
+    }
+    c->mem_used += bytes;
+    return true;
+}
+
+void e810_mem_release(E810Core *c, size_t bytes)
+{
+    c->mem_used = bytes > c->mem_used ? 0 : c->mem_used - bytes;
 }
 
 /* ---- interrupt block ---------------------------------------------------- */
@@ -58,11 +211,6 @@ void e810_unimp(E810Core *c, const char *fmt, ...)
  * evaluated again by every GLINT_DYN_CTL write (the re-arm), so no cause is
  * ever lost; ITR 0 (the reset value) means no hold-off.
  */
-
-static int64_t e810_intr_now(E810Core *c)
-{
-    return c->host.ops->clock_ns ? c->host.ops->clock_ns(c->host.opaque) : 0;
-}
 
 static int64_t e810_intr_holdoff(E810Core *c, unsigned v)
 {
@@ -94,7 +242,7 @@ static void e810_intr_timer_cancel(E810Core *c, E810Vector *vec)
 {
     if (vec->timer_armed) {
         vec->timer_armed = false;
-        c->host.ops->timer_del(c->host.opaque, vec->timer);
+        e810_timer_del(vec->timer);
     }
 }
 
@@ -104,16 +252,15 @@ static void e810_intr_timer_cb(void *opaque);
 static bool e810_intr_timer_arm(E810Core *c, E810Vector *vec, int64_t when)
 {
     if (!vec->timer) {
-        if (!c->host.ops->timer_new) {
+        vec->timer = e810_timer_new(c, e810_intr_timer_cb, vec);
+        if (!vec->timer) {
             return false;
         }
-        vec->timer = c->host.ops->timer_new(c->host.opaque,
-                                            e810_intr_timer_cb, vec);
     }
     if (!vec->timer_armed || vec->timer_at != when) {
         vec->timer_armed = true;
         vec->timer_at = when;
-        c->host.ops->timer_mod(c->host.opaque, vec->timer, when);
+        e810_timer_mod(vec->timer, when);
     }
     return true;
 }
@@ -129,7 +276,7 @@ static void e810_intr_try_fire(E810Core *c, unsigned v)
         e810_intr_timer_cancel(c, vec);
         return;
     }
-    now = e810_intr_now(c);
+    now = e810_now(c);
     if (vec->fired) {
         int64_t hold = e810_intr_holdoff(c, v);
 
@@ -254,7 +401,7 @@ static void e810_intr_reset(E810Core *c)
 {
     for (unsigned v = 0; v < E810_MSIX_VECTORS; v++) {
         E810Vector *vec = &c->vec[v];
-        E810Timer *t = vec->timer;
+        E810CoreTimer *t = vec->timer;
 
         e810_intr_timer_cancel(c, vec);
         memset(vec, 0, sizeof(*vec));
@@ -270,7 +417,7 @@ static void e810_intr_cleanup(E810Core *c)
 
         if (vec->timer) {
             e810_intr_timer_cancel(c, vec);
-            c->host.ops->timer_free(c->host.opaque, vec->timer);
+            e810_timer_free(vec->timer);
             vec->timer = NULL;
         }
     }
@@ -295,7 +442,7 @@ static void e810_regs_defaults(E810Core *c)
     e810_reg_set(c, PFQF_FD_SIZE, E810_FD_GUAR | E810_FD_BEST_EFFORT << 16);
 }
 
-void e810_core_reset(E810Core *c, E810ResetType type)
+static void e810_do_reset(E810Core *c, E810ResetType type)
 {
     trace_e810_reset(type);
     if (type == E810_RESET_PF) {
@@ -311,6 +458,15 @@ void e810_core_reset(E810Core *c, E810ResetType type)
     e810_puda_reset(c);
 }
 
+void e810_core_reset(E810Core *c, E810ResetType type)
+{
+    if (!e810_enter(c, "reset", type)) {
+        return;
+    }
+    e810_do_reset(c, type);
+    e810_leave(c);
+}
+
 void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6])
 {
     memset(c, 0, sizeof(*c));
@@ -318,6 +474,7 @@ void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6])
     memcpy(c->mac, mac, 6);
     c->regs = calloc(1, E810_REGFILE_SIZE);
     c->link_up = true;
+    c->mem_limit = E810_MEM_LIMIT_DEFAULT;
     e810_rdma_init(c);
     e810_puda_init(c);
     e810_core_reset(c, E810_RESET_POWER_ON);
@@ -381,7 +538,7 @@ static void e810_write32(E810Core *c, uint32_t off, uint32_t val)
     case PFGEN_CTRL:
         if (val & PFGEN_CTRL_PFSWR) {
             /* Completes at once: the driver then sees PFSWR clear. */
-            e810_core_reset(c, E810_RESET_PF);
+            e810_do_reset(c, E810_RESET_PF);
             return;
         }
         break;
@@ -416,6 +573,9 @@ uint64_t e810_mmio_read(E810Core *c, uint64_t addr, unsigned size)
         e810_guest_error(c, "BAR0 read of %u bytes at 0x%" PRIx64, size, addr);
         return 0;
     }
+    if (!e810_enter(c, "read", addr)) {
+        return 0;
+    }
     if (size == 8) {
         val = e810_read32(c, addr) | (uint64_t)e810_read32(c, addr + 4) << 32;
     } else {
@@ -425,6 +585,7 @@ uint64_t e810_mmio_read(E810Core *c, uint64_t addr, unsigned size)
             val &= (1ull << (size * 8)) - 1;
         }
     }
+    e810_leave(c);
     trace_e810_mmio_read(addr, size, val);
     return val;
 }
@@ -435,6 +596,9 @@ void e810_mmio_write(E810Core *c, uint64_t addr, uint64_t val, unsigned size)
     if (addr >= E810_BAR0_SIZE || (addr & (size - 1))) {
         c->stats.mmio_bad_access++;
         e810_guest_error(c, "BAR0 write of %u bytes at 0x%" PRIx64, size, addr);
+        return;
+    }
+    if (!e810_enter(c, "write", addr)) {
         return;
     }
     if (size == 8) {
@@ -451,6 +615,7 @@ void e810_mmio_write(E810Core *c, uint64_t addr, uint64_t val, unsigned size)
 
         e810_write32(c, off, (cur & ~mask) | (((uint32_t)val << shift) & mask));
     }
+    e810_leave(c);
 }
 
 /* ---- the wire ----------------------------------------------------------- */
@@ -465,23 +630,35 @@ bool e810_can_receive(E810Core *c)
     return true;
 }
 
-size_t e810_receive(E810Core *c, const uint8_t *frame, size_t len)
+void e810_receive_frame(E810Core *c, const uint8_t *frame, size_t len)
 {
     /* Segments of RDMA connections never reach the LAN (and its stack). */
     if (c->fw.phy.up && e810_rdma_steer(c, frame, len)) {
-        return len;
+        return;
     }
     e810_lan_receive(c, frame, len);
+}
+
+size_t e810_receive(E810Core *c, const uint8_t *frame, size_t len)
+{
+    if (!e810_enter(c, "receive", len)) {
+        /* A frame the device itself sent while running: dropped. */
+        c->stats.rx_dropped++;
+        return len;
+    }
+    e810_receive_frame(c, frame, len);
+    e810_leave(c);
     return len;
 }
 
 void e810_set_link(E810Core *c, bool up)
 {
-    if (c->link_up == up) {
+    if (c->link_up == up || !e810_enter(c, "link", up)) {
         return;
     }
     c->link_up = up;
     trace_e810_link(up);
     /* The firmware reports the change to the driver (Link Status Event). */
     e810_fw_phy_link_changed(c);
+    e810_leave(c);
 }

@@ -41,7 +41,23 @@ typedef struct E810Counters {
     uint64_t rx_no_vsi;         /* no switch rule matched */
     uint64_t rx_queue_off;      /* target queue disabled or badly programmed */
     uint64_t rx_no_desc;        /* no free descriptors */
+    /* Device-initiated accesses that would have re-entered the device
+     * (a DMA or MSI-X write aimed at its own BAR): refused. */
+    uint64_t reentry_blocked;
+    uint64_t guest_errors_suppressed;   /* log lines over the rate limit */
+    uint64_t mem_refused;       /* host allocations over mem_limit */
 } E810Counters;
+
+/*
+ * A core timer: the host's timer behind the device's entry guard, so a
+ * timer callback runs like any other entry point (see e810_enter()).
+ */
+struct E810CoreTimer {
+    E810Core *c;
+    E810TimerCb *cb;
+    void *opaque;
+    E810Timer *t;
+};
 
 /*
  * One MSI-X vector's interrupt state (GLINT_DYN_CTL holds INTENA).  A cause
@@ -55,7 +71,7 @@ typedef struct E810Vector {
     bool timer_armed;
     int64_t last_fire_ns;       /* virtual clock at the last MSI-X message */
     int64_t timer_at;           /* when timer_armed */
-    E810Timer *timer;           /* deferred fire, created on first use */
+    E810CoreTimer *timer;       /* deferred fire, created on first use */
 } E810Vector;
 
 struct E810Core {
@@ -71,7 +87,33 @@ struct E810Core {
     E810Lan lan;
     E810Rdma rdma;
     E810Puda puda;              /* ILQ/IEQ, RDMA receive steering */
+
+    /*
+     * Entry guard.  Everything the device does starts at one entry point
+     * (MMIO, a received frame, a link change, a reset, a timer) and runs
+     * to completion; a DMA or an MSI-X message the device issues on the
+     * way may target the device's own BAR, and such an access must not
+     * run device code while the outer activity holds pointers into its
+     * state.  It is refused and counted (QEMU's own re-entrancy guard
+     * does the same for MMIO and NIC delivery; the glue extends that to
+     * timers).
+     */
+    bool busy;
+
+    /* Host memory the device allocates on the guest's behalf (RDMA
+     * connections), bounded by mem_limit (bytes; 0: no bound). */
+    uint64_t mem_limit;
+    uint64_t mem_used;
+
+    /* Guest-error log rate limit (see e810_guest_error). */
+    int64_t gerr_window;
+    unsigned gerr_in_window;
 };
+
+/* Default for mem_limit: room for a few hundred connected QPs. */
+#define E810_MEM_LIMIT_DEFAULT      (256ull << 20)
+/* At most this many guest-error lines per second of virtual time. */
+#define E810_GUEST_ERROR_BURST      50
 
 /* Lifetime */
 void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6]);
@@ -100,6 +142,33 @@ void e810_intr_cause_ctl(E810Core *c, uint32_t ctl);
 void e810_intr_cause(E810Core *c, unsigned vector);
 
 /* Internal helpers shared by the blocks. */
+
+/*
+ * Device-initiated DMA: 0 on success; on failure counted in
+ * stats.dma_errors and traced once, here (the host only reports it).
+ */
+int e810_dma_read(E810Core *c, uint64_t addr, void *buf, size_t len);
+int e810_dma_write(E810Core *c, uint64_t addr, const void *buf, size_t len);
+
+/* Virtual clock (0 if the host has none). */
+int64_t e810_now(E810Core *c);
+
+/* Timers behind the entry guard; e810_timer_new returns NULL if the host
+ * has no timers.  All calls accept NULL. */
+E810CoreTimer *e810_timer_new(E810Core *c, E810TimerCb *cb, void *opaque);
+void e810_timer_mod(E810CoreTimer *t, int64_t expire_ns);
+void e810_timer_del(E810CoreTimer *t);
+void e810_timer_free(E810CoreTimer *t);
+
+/* Charge/release host memory against mem_limit; false (and counted) if
+ * the allocation would go over it. */
+bool e810_mem_charge(E810Core *c, size_t bytes);
+void e810_mem_release(E810Core *c, size_t bytes);
+
+/* The receive path without the entry guard, for frames the device loops
+ * back to itself from inside an activity of its own. */
+void e810_receive_frame(E810Core *c, const uint8_t *frame, size_t len);
+
 void e810_guest_error(E810Core *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void e810_unimp(E810Core *c, const char *fmt, ...)

@@ -402,10 +402,8 @@ static void rx_to_queue(E810Core *c, unsigned vsi, unsigned q,
         unsigned at = (r->head + i) % r->qlen;
         uint8_t qw0[8];
 
-        if (c->host.ops->dma_read(c->host.opaque,
-                                  r->base + (uint64_t)at * E810_RXD_SIZE,
+        if (e810_dma_read(c, r->base + (uint64_t)at * E810_RXD_SIZE,
                                   qw0, sizeof(qw0))) {
-            c->stats.dma_errors++;
             rxq_drop(c, q, &c->stats.rx_queue_off, len,
                      "descriptor DMA read failed");
             e810_guest_error(c, "rxq %u: descriptor %u unreadable", q, at);
@@ -423,10 +421,9 @@ static void rx_to_queue(E810Core *c, unsigned vsi, unsigned q,
         if (chunk > r->dbuf) {
             chunk = r->dbuf;
         }
-        if (c->host.ops->dma_write(c->host.opaque, addr[i],
+        if (e810_dma_write(c, addr[i],
                                    f + (size_t)i * r->dbuf, chunk)) {
             /* The driver takes an RXE buffer as empty. */
-            c->stats.dma_errors++;
             st0 |= E810_RXD_STATUS0_RXE;
             e810_guest_error(c, "rxq %u: buffer 0x%" PRIx64 " unwritable", q,
                              addr[i]);
@@ -449,13 +446,10 @@ static void rx_to_queue(E810Core *c, unsigned vsi, unsigned q,
             }
         }
         /* Everything but the status first, so DD never precedes the rest. */
-        if (c->host.ops->dma_write(c->host.opaque, da, wb, sizeof(wb))) {
-            c->stats.dma_errors++;
-        }
-        st16(wb + E810_RXD_WB_STATUS0, st0);
-        if (c->host.ops->dma_write(c->host.opaque, da + E810_RXD_WB_STATUS0,
-                                   wb + E810_RXD_WB_STATUS0, 2)) {
-            c->stats.dma_errors++;
+        if (!e810_dma_write(c, da, wb, sizeof(wb))) {
+            st16(wb + E810_RXD_WB_STATUS0, st0);
+            e810_dma_write(c, da + E810_RXD_WB_STATUS0,
+                           wb + E810_RXD_WB_STATUS0, 2);
         }
     }
     r->head = (r->head + nbuf) % r->qlen;

@@ -439,9 +439,8 @@ static void tx_packet(E810Core *c, TxPkt *p, uint8_t (*d)[E810_TXD_SIZE],
                       "frame larger than the maximum frame size";
                 break;
             }
-            if (c->host.ops->dma_read(c->host.opaque, qw0,
+            if (e810_dma_read(c, qw0,
                                       c->lan.gather + p->len, size)) {
-                c->stats.dma_errors++;
                 err = "buffer DMA read failed";
                 break;
             }
@@ -475,10 +474,8 @@ static bool tx_writeback(E810Core *c, uint64_t base, unsigned idx,
     uint8_t qw1[8];
 
     st64(qw1, ld64(desc + 8) | E810_TXD_DTYPE_DONE);
-    if (c->host.ops->dma_write(c->host.opaque,
-                               base + (uint64_t)idx * E810_TXD_SIZE + 8,
+    if (e810_dma_write(c, base + (uint64_t)idx * E810_TXD_SIZE + 8,
                                qw1, sizeof(qw1))) {
-        c->stats.dma_errors++;
         e810_guest_error(c, "Tx descriptor write-back at index %u failed", idx);
         return false;
     }
@@ -523,10 +520,8 @@ static void tx_doorbell(E810Core *c, unsigned q, uint32_t val)
         while (idx != tail && n < E810_TX_MAX_DESC_PER_PKT) {
             uint64_t qw1;
 
-            if (c->host.ops->dma_read(c->host.opaque,
-                                      tq->base + (uint64_t)idx * E810_TXD_SIZE,
+            if (e810_dma_read(c, tq->base + (uint64_t)idx * E810_TXD_SIZE,
                                       d[n], E810_TXD_SIZE)) {
-                c->stats.dma_errors++;
                 c->stats.tx_bad_desc++;
                 trace_e810_tx_drop(q, idx, "descriptor DMA read failed");
                 e810_guest_error(c, "txq %u: descriptor %u at 0x%" PRIx64

@@ -6,6 +6,7 @@
 #include "host.h"
 
 typedef struct E810Core E810Core;
+typedef struct E810CoreTimer E810CoreTimer;
 
 typedef enum E810ResetType {
     E810_RESET_POWER_ON,    /* device created or PCI function reset */

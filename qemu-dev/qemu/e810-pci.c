@@ -53,35 +53,23 @@ struct E810PCIState {
     NICState *nic;
     NICConf conf;
     uint64_t dsn;
+    uint64_t mem_limit;     /* bytes of host memory for RDMA connections */
 
     E810Core core;
 };
 
 /* ---- host interface for the core --------------------------------------- */
 
+/* The core counts and traces failed DMA (e810_dma_read/write). */
 static int e810_host_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
 {
-    E810PCIState *s = opaque;
-
-    if (pci_dma_read(PCI_DEVICE(s), addr, buf, len) != MEMTX_OK) {
-        s->core.stats.dma_errors++;
-        trace_e810_dma_error("read", addr, len);
-        return -1;
-    }
-    return 0;
+    return pci_dma_read(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ? 0 : -1;
 }
 
 static int e810_host_dma_write(void *opaque, uint64_t addr, const void *buf,
                                size_t len)
 {
-    E810PCIState *s = opaque;
-
-    if (pci_dma_write(PCI_DEVICE(s), addr, buf, len) != MEMTX_OK) {
-        s->core.stats.dma_errors++;
-        trace_e810_dma_error("write", addr, len);
-        return -1;
-    }
-    return 0;
+    return pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ? 0 : -1;
 }
 
 static void e810_host_msix_notify(void *opaque, unsigned vector)
@@ -108,25 +96,57 @@ static int64_t e810_host_clock_ns(void *opaque)
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 }
 
+/*
+ * Timers run with the device's re-entrancy guard engaged, as QEMU does for
+ * MMIO dispatch, NIC delivery and guarded bottom halves: a DMA or MSI-X
+ * write the device issues from a timer that lands in its own BARs then
+ * fails (MEMTX_ACCESS_ERROR) instead of running device code underneath
+ * the timer's.  The core has a guard of its own as well (E810Core.busy).
+ */
+struct E810Timer {
+    QEMUTimer *qt;
+    E810PCIState *s;
+    E810TimerCb *cb;
+    void *opaque;
+};
+
+static void e810_host_timer_cb(void *opaque)
+{
+    E810Timer *t = opaque;
+    MemReentrancyGuard *g = &DEVICE(t->s)->mem_reentrancy_guard;
+    bool was = g->engaged_in_io;
+
+    g->engaged_in_io = true;
+    t->cb(t->opaque);
+    g->engaged_in_io = was;
+}
+
 static E810Timer *e810_host_timer_new(void *opaque, E810TimerCb *cb,
                                       void *cb_opaque)
 {
-    return (E810Timer *)timer_new_ns(QEMU_CLOCK_VIRTUAL, cb, cb_opaque);
+    E810Timer *t = g_new0(E810Timer, 1);
+
+    t->s = opaque;
+    t->cb = cb;
+    t->opaque = cb_opaque;
+    t->qt = timer_new_ns(QEMU_CLOCK_VIRTUAL, e810_host_timer_cb, t);
+    return t;
 }
 
 static void e810_host_timer_mod(void *opaque, E810Timer *t, int64_t expire)
 {
-    timer_mod((QEMUTimer *)t, expire);
+    timer_mod(t->qt, expire);
 }
 
 static void e810_host_timer_del(void *opaque, E810Timer *t)
 {
-    timer_del((QEMUTimer *)t);
+    timer_del(t->qt);
 }
 
 static void e810_host_timer_free(void *opaque, E810Timer *t)
 {
-    timer_free((QEMUTimer *)t);
+    timer_free(t->qt);
+    g_free(t);
 }
 
 static void e810_host_guest_error(void *opaque, const char *msg)
@@ -285,6 +305,7 @@ static void e810_pci_realize(PCIDevice *pdev, Error **errp)
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
 
     e810_core_init(&s->core, &host, s->conf.macaddr.a);
+    s->core.mem_limit = s->mem_limit;
     e810_set_link(&s->core, !qemu_get_queue(s->nic)->link_down);
 
     snprintf(macstr, sizeof(macstr), "%02x:%02x:%02x:%02x:%02x:%02x",
@@ -323,6 +344,10 @@ static const VMStateDescription e810_vmstate = {
 static const Property e810_properties[] = {
     DEFINE_NIC_PROPERTIES(E810PCIState, conf),
     DEFINE_PROP_UINT64("dsn", E810PCIState, dsn, 0),
+    /* Host memory the device may allocate for RDMA connections (0: no
+     * bound); a QP beyond it fails to connect with a CQP error. */
+    DEFINE_PROP_SIZE("rdma-mem-limit", E810PCIState, mem_limit,
+                     E810_MEM_LIMIT_DEFAULT),
 };
 
 #if QEMU_VERSION_MAJOR > 10 || (QEMU_VERSION_MAJOR == 10 && QEMU_VERSION_MINOR >= 1)

@@ -85,5 +85,8 @@ void iw_rdmap_acked(IwConn *c);
 IwMsg *iw_rdmap_oldest_read(IwConn *c);
 void iw_rdmap_read_done(IwConn *c, IwMsg *m, int status);
 bool iw_rdmap_queue_read(IwConn *c, const IwReadResp *rr);
+/* Report a framing failure (tx_err_pending); called by tcp.c after
+ * framing, outside iw_rdmap_next. */
+void iw_rdmap_tx_error(IwConn *c);
 
 #endif

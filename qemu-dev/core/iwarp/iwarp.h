@@ -234,6 +234,13 @@ typedef struct IwConn {
     uint8_t term[64];       /* pending Terminate payload */
     size_t term_len;
     bool term_pending, term_sent;
+    /* A local failure while framing (payload unreadable): nothing more
+     * is framed; the failure is reported once framing has returned. */
+    bool tx_halted;
+    bool tx_err_pending;
+    bool tx_err_msg;        /* a posted message failed (tx_err_cookie) */
+    uint64_t tx_err_cookie;
+    uint32_t tx_err_term;   /* an inbound Read's response failed: IW_T_* */
 
     IwStats stats;
 } IwConn;

@@ -173,6 +173,27 @@ static void msg_framed(IwConn *c, IwMsg *m, size_t n)
     c->mq_tx++;
 }
 
+/*
+ * Framing failed locally: the payload of @m (or an inbound Read's source,
+ * @m NULL) could not be read.  Stop framing; the message ends here, its
+ * owner learns it failed once the framer has returned (iw_rdmap_tx_error).
+ */
+static void tx_fail(IwConn *c, IwMsg *m, uint32_t term)
+{
+    c->tx_halted = true;
+    c->tx_err_pending = true;
+    c->tx_err_term = term;
+    if (m) {
+        m->status = -1;
+        m->sent = true;
+        m->acked_wait = false;
+        m->resp_wait = false;
+        c->mq_tx++;
+        c->tx_err_msg = true;
+        c->tx_err_cookie = m->cookie;
+    }
+}
+
 size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room)
 {
     size_t maxu = iw_mpa_max_ulpdu(room);
@@ -193,8 +214,8 @@ size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room)
         c->ops->event(c->opaque, IW_EV_TERMINATE_SENT, 0, NULL, 0);
         return iw_mpa_seal(out, IW_DDP_UNTAGGED_HDR + c->term_len);
     }
-    if (c->term_sent) {
-        return 0;               /* nothing follows a Terminate */
+    if (c->term_sent || c->tx_halted) {
+        return 0;               /* nothing follows a Terminate or a failure */
     }
     if (c->irq_cnt) {
         IwReadResp *rr = &c->irq[c->irq_head];
@@ -214,10 +235,17 @@ size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room)
         last = n == left;
         hdr_tagged(u, last, IW_OP_READ_RESP, rr->sink_stag,
                    rr->sink_to + rr->off);
-        if (n && c->ops->read_fetch(c->opaque, rr->src_stag,
-                                    rr->src_to + rr->off,
-                                    u + IW_DDP_TAGGED_HDR, n)) {
-            memset(u + IW_DDP_TAGGED_HDR, 0, n);
+        if (n) {
+            int t = c->ops->read_fetch(c->opaque, rr->src_stag,
+                                       rr->src_to + rr->off,
+                                       u + IW_DDP_TAGGED_HDR, n);
+
+            if (t) {
+                /* The source went away (invalidated, unreadable): no
+                 * response with made-up data; the owner is told. */
+                tx_fail(c, NULL, (uint32_t)t);
+                return 0;
+            }
         }
         rr->off += (uint32_t)n;
         if (last) {
@@ -237,8 +265,8 @@ size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room)
 
         n = room < left ? room : left;
         if (n && c->ops->gather(c->opaque, m->cookie, m->off, out, n)) {
-            memset(out, 0, n);
-            m->status = -1;
+            tx_fail(c, m, IW_T_RDMAP_CATASTROPHIC);
+            return 0;
         }
         m->off += (uint32_t)n;
         if (m->off == m->len) {
@@ -295,8 +323,9 @@ size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room)
                          m->msn, m->off);
         }
         if (len && c->ops->gather(c->opaque, m->cookie, m->off, u + hl, len)) {
-            memset(u + hl, 0, len);
-            m->status = -1;
+            /* Not one more byte of it: the rest would be made up. */
+            tx_fail(c, m, IW_T_RDMAP_CATASTROPHIC);
+            return 0;
         }
         m->off += (uint32_t)len;
         n = iw_mpa_seal(out, hl + len);
@@ -361,4 +390,22 @@ void iw_rdmap_read_done(IwConn *c, IwMsg *m, int status)
     }
     c->ops->done(c->opaque, m->cookie, status);
     mq_retire(c);
+}
+
+void iw_rdmap_tx_error(IwConn *c)
+{
+    if (!c->tx_err_pending) {
+        return;
+    }
+    c->tx_err_pending = false;
+    /* Callbacks may post work: it waits (nothing is framed any more). */
+    c->depth++;
+    if (c->tx_err_msg) {
+        c->tx_err_msg = false;
+        c->ops->done(c->opaque, c->tx_err_cookie, -1);
+        mq_retire(c);
+    } else {
+        c->ops->event(c->opaque, IW_EV_ERROR, c->tx_err_term, NULL, 0);
+    }
+    c->depth--;
 }

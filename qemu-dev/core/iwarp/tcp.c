@@ -284,6 +284,7 @@ void iw_tcp_output(IwConn *c)
     }
     c->ack_now = false;
     timer_update(c);
+    iw_rdmap_tx_error(c);
 }
 
 /* ---- input -------------------------------------------------------------- */

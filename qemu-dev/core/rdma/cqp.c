@@ -92,8 +92,7 @@ static void cqp_query_features(E810Core *c, const uint64_t *wqe,
     st64(buf, (uint64_t)FEATURE_FW_INFO << 48 | 2ull << 32 |
          E810_RDMA_FW_MAJOR << 16 | E810_RDMA_FW_MINOR);
     st64(buf + 8, (uint64_t)FEATURE_FTN_FLAGS << 48);
-    if (c->host.ops->dma_write(c->host.opaque, wqe[4], buf, sizeof(buf))) {
-        c->stats.dma_errors++;
+    if (e810_dma_write(c, wqe[4], buf, sizeof(buf))) {
         e810_cqp_fail(c, r, E810_CQP_MIN_DMA,
                       "feature buffer at 0x%" PRIx64, wqe[4]);
     }
@@ -105,8 +104,7 @@ static void cqp_gather_stats(E810Core *c, const uint64_t *wqe,
     /* No engine counters are kept yet: the 1 KiB block reads as zeros. */
     static const uint8_t zero[1024];
 
-    if (c->host.ops->dma_write(c->host.opaque, wqe[4], zero, sizeof(zero))) {
-        c->stats.dma_errors++;
+    if (e810_dma_write(c, wqe[4], zero, sizeof(zero))) {
         e810_cqp_fail(c, r, E810_CQP_MIN_DMA,
                       "stats buffer at 0x%" PRIx64, wqe[4]);
     }
@@ -273,8 +271,7 @@ static void cqp_doorbell(E810Core *c, uint32_t head)
         E810CqpResult r = { 0 };
         int i;
 
-        if (c->host.ops->dma_read(c->host.opaque, addr, raw, sizeof(raw))) {
-            c->stats.dma_errors++;
+        if (e810_dma_read(c, addr, raw, sizeof(raw))) {
             e810_guest_error(c, "rdma: CQP WQE %u at 0x%" PRIx64
                              " not readable", idx, addr);
             /* Consume it with an error so the driver does not hang. */
@@ -343,8 +340,7 @@ static void cqp_create(E810Core *c, uint64_t pa)
     unsigned enc;
     uint16_t minor = 0;
 
-    if (c->host.ops->dma_read(c->host.opaque, pa, raw, sizeof(raw))) {
-        c->stats.dma_errors++;
+    if (e810_dma_read(c, pa, raw, sizeof(raw))) {
         minor = E810_CQP_MIN_DMA;
         e810_guest_error(c, "rdma: CQP context at 0x%" PRIx64 " unreadable", pa);
         goto fail;

@@ -96,11 +96,10 @@ static bool ring_put(E810Core *c, E810RdmaRing *ring, unsigned len,
     if (!e810_rdma_ring_addr(c, ring, (uint64_t)ring->head * len, &pa)) {
         return false;
     }
-    if ((valid_q && c->host.ops->dma_write(c->host.opaque, pa, buf,
+    if ((valid_q && e810_dma_write(c, pa, buf,
                                            8 * valid_q)) ||
-        c->host.ops->dma_write(c->host.opaque, pa + 8 * valid_q,
+        e810_dma_write(c, pa + 8 * valid_q,
                                buf + 8 * valid_q, len - 8 * valid_q)) {
-        c->stats.dma_errors++;
         return false;
     }
     ring->head++;
@@ -360,9 +359,8 @@ void e810_rdma_cq_arm(E810Core *c, uint32_t cq_id)
         e810_guest_error(c, "rdma: CQARM for CQ %u", cq_id);
         return;
     }
-    if (c->host.ops->dma_read(c->host.opaque, cq->shadow_pa + CQ_SHADOW_ARM_OFF,
+    if (e810_dma_read(c, cq->shadow_pa + CQ_SHADOW_ARM_OFF,
                               b, sizeof(b))) {
-        c->stats.dma_errors++;
         e810_guest_error(c, "rdma: CQ %u shadow area unreadable", cq_id);
         return;
     }

@@ -88,8 +88,7 @@ uint32_t e810_rdma_obj_limit(E810Core *c, unsigned obj, uint32_t cap)
 static bool hmc_dma_write(E810Core *c, uint64_t pa, const void *buf,
                           size_t len, E810CqpResult *r, const char *what)
 {
-    if (c->host.ops->dma_write(c->host.opaque, pa, buf, len)) {
-        c->stats.dma_errors++;
+    if (e810_dma_write(c, pa, buf, len)) {
         e810_cqp_fail(c, r, E810_CQP_MIN_DMA, "%s buffer at 0x%" PRIx64,
                       what, pa);
         return false;
@@ -141,8 +140,7 @@ void e810_rdma_commit_fpm(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     uint64_t base = 0, end;
     int i;
 
-    if (c->host.ops->dma_read(c->host.opaque, wqe[4], buf, sizeof(buf))) {
-        c->stats.dma_errors++;
+    if (e810_dma_read(c, wqe[4], buf, sizeof(buf))) {
         e810_cqp_fail(c, r, E810_CQP_MIN_DMA, "commit FPM buffer at 0x%"
                       PRIx64, wqe[4]);
         return;
@@ -265,8 +263,7 @@ void e810_rdma_update_sds(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     for (i = 0; i < extra; i++) {
         uint8_t e[16];
 
-        if (c->host.ops->dma_read(c->host.opaque, pa + 16 * i, e, sizeof(e))) {
-            c->stats.dma_errors++;
+        if (e810_dma_read(c, pa + 16 * i, e, sizeof(e))) {
             e810_cqp_fail(c, r, E810_CQP_MIN_DMA, "SD entries at 0x%" PRIx64,
                           pa);
             return;
@@ -296,9 +293,8 @@ static bool hmc_fpm_to_pa(E810Core *c, uint64_t fpm, uint64_t *pa)
         return true;
     }
     /* Paged: a 4 KiB page of 512 page descriptors, bit 0 = valid. */
-    if (c->host.ops->dma_read(c->host.opaque, sd->pa + 8 * (off >> 12), pde,
+    if (e810_dma_read(c, sd->pa + 8 * (off >> 12), pde,
                               sizeof(pde))) {
-        c->stats.dma_errors++;
         return false;
     }
     v = ld64(pde);
@@ -318,7 +314,7 @@ bool e810_rdma_pble_read(E810Core *c, uint32_t idx, uint64_t *val)
 
     if (!rd->fpm_committed || idx >= o->cnt ||
         !hmc_fpm_to_pa(c, o->base + 8ull * idx, &pa) ||
-        c->host.ops->dma_read(c->host.opaque, pa, b, sizeof(b))) {
+        e810_dma_read(c, pa, b, sizeof(b))) {
         e810_guest_error(c, "rdma: PBLE %u not mapped", idx);
         return false;
     }

@@ -99,9 +99,8 @@ static void puda_created(E810Core *c, uint32_t id)
     if (c->rdma.qp[id].type != QP_TYPE_UDA) {
         return;
     }
-    if (c->host.ops->dma_read(c->host.opaque, c->rdma.qp[id].ctx_pa, ctx,
+    if (e810_dma_read(c, c->rdma.qp[id].ctx_pa, ctx,
                               sizeof(ctx))) {
-        c->stats.dma_errors++;
         e810_guest_error(c, "puda: QP %u context unreadable", id);
         return;
     }
@@ -233,8 +232,7 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
     ip = f + l2;
     l3 = v4 ? 20 : 40;
     tcp = ip + l3;
-    if (c->host.ops->dma_read(c->host.opaque, w[0], tcp, seg_len)) {
-        c->stats.dma_errors++;
+    if (e810_dma_read(c, w[0], tcp, seg_len)) {
         c->puda.stats.tx_bad_wqe++;
         e810_guest_error(c, "puda: QP %u WQE %u buffer 0x%" PRIx64
                          " unreadable", id, idx, w[0]);
@@ -297,8 +295,7 @@ bool e810_puda_doorbell(E810Core *c, uint32_t id)
         unsigned idx = q->sq_tail;
         bool ok;
 
-        if (c->host.ops->dma_read(c->host.opaque, pa, raw, sizeof(raw))) {
-            c->stats.dma_errors++;
+        if (e810_dma_read(c, pa, raw, sizeof(raw))) {
             e810_guest_error(c, "puda: QP %u SQ WQE %u unreadable", id, idx);
             return true;
         }
@@ -350,8 +347,7 @@ bool e810_puda_ilq_rx(E810Core *c, bool ipv4, const uint8_t *l3,
     }
     idx = q->rq_tail;
     pa = q->rq_pa + 32ull * idx;
-    if (c->host.ops->dma_read(c->host.opaque, pa, raw, sizeof(raw))) {
-        c->stats.dma_errors++;
+    if (e810_dma_read(c, pa, raw, sizeof(raw))) {
         c->puda.stats.rx_no_buf++;
         e810_guest_error(c, "puda: ILQ RQ WQE %u unreadable", idx);
         return false;
@@ -370,10 +366,9 @@ bool e810_puda_ilq_rx(E810Core *c, bool ipv4, const uint8_t *l3,
     }
     memset(hdr, 0, sizeof(hdr));
     memcpy(hdr + (ipv4 ? ILQ_IPV4_PAD : 0), l3, l3_len);
-    if (c->host.ops->dma_write(c->host.opaque, buf, hdr, sizeof(hdr)) ||
-        c->host.ops->dma_write(c->host.opaque, buf + ILQ_TCP_OFFSET, seg,
+    if (e810_dma_write(c, buf, hdr, sizeof(hdr)) ||
+        e810_dma_write(c, buf + ILQ_TCP_OFFSET, seg,
                                seg_len)) {
-        c->stats.dma_errors++;
         c->puda.stats.rx_no_buf++;
         e810_guest_error(c, "puda: ILQ buffer 0x%" PRIx64 " unwritable", buf);
         return false;

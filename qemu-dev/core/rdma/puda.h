@@ -72,7 +72,7 @@ typedef struct E810Puda {
     E810Quad *quad;             /* E810_RDMA_MAX_QPS entries */
     uint8_t *bound;             /* bitmap of QP ids with a quad */
     /* Loopback FIFO, drained by a zero-delay timer. */
-    E810Timer *lpb_timer;
+    E810CoreTimer *lpb_timer;
     E810LpbFrame lpb[E810_LPB_MAX];
     unsigned lpb_head, lpb_count;
     E810PudaCounters stats;

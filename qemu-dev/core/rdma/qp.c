@@ -59,8 +59,7 @@ static bool qp_read_ctx(E810Core *c, uint64_t pa, uint64_t *comp_ctx,
 {
     uint8_t ctx[E810_RDMA_QP_CTX_SIZE];
 
-    if (c->host.ops->dma_read(c->host.opaque, pa, ctx, sizeof(ctx))) {
-        c->stats.dma_errors++;
+    if (e810_dma_read(c, pa, ctx, sizeof(ctx))) {
         e810_cqp_fail(c, r, E810_CQP_MIN_DMA, "QP context at 0x%" PRIx64, pa);
         return false;
     }
@@ -214,9 +213,8 @@ void e810_rdma_upload_ctx(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "upload context of QP %u", id);
         return;
     }
-    if (c->host.ops->dma_read(c->host.opaque, qp->ctx_pa, ctx, sizeof(ctx)) ||
-        c->host.ops->dma_write(c->host.opaque, wqe[2], ctx, sizeof(ctx))) {
-        c->stats.dma_errors++;
+    if (e810_dma_read(c, qp->ctx_pa, ctx, sizeof(ctx)) ||
+        e810_dma_write(c, wqe[2], ctx, sizeof(ctx))) {
         e810_cqp_fail(c, r, E810_CQP_MIN_DMA, "upload context of QP %u", id);
     }
 }
@@ -273,6 +271,16 @@ void e810_rdma_stag(E810Core *c, unsigned op, const uint64_t *wqe,
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM,
                       "STag 0x%x PBL level %u page size %u", idx,
                       STAG_HDR_LPBL(h), STAG_HDR_PGSIZE(h));
+        return;
+    }
+    /* A zero-based region's first byte offset lies inside its first page
+     * (ctrl.c: va & (page_size - 1)); anything else would let tagged
+     * offsets run past the region. */
+    if (op == OP_REG_MR && !(h & STAG_HDR_VABASED) &&
+        wqe[0] >= e810_rdma_page_size(STAG_HDR_PGSIZE(h))) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM,
+                      "STag 0x%x first byte offset 0x%" PRIx64
+                      " beyond its first page", idx, wqe[0]);
         return;
     }
     memset(mr, 0, sizeof(*mr));

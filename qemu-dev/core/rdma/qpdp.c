@@ -94,6 +94,7 @@ enum {
 #define AE_LLP_TERMINATE_RCVD   0x0509
 #define AE_LLP_TOO_MANY_RETRIES 0x050a
 #define AE_LLP_ESTABLISHED      0x050e
+#define AE_LCE_QP_CATASTROPHIC  0x0700
 #define AESRC_RQ                1
 #define AESRC_SQ                5
 #define AESRC_IN_RR_WR          9
@@ -105,6 +106,7 @@ enum {
 #define QPDP_MAX_SGE            16
 #define QPDP_INFLIGHT           256
 #define QPDP_MAX_INLINE         256
+#define QPDP_MAX_MSG            0x7FFFFFFFu
 
 typedef struct QpdpSge {
     uint32_t stag;
@@ -158,7 +160,7 @@ typedef struct QpdpQp {
 
 struct E810Qpdp {
     QpdpQp *qp[E810_RDMA_MAX_QPS];
-    E810Timer *timer;
+    E810CoreTimer *timer;
     int64_t armed;
 };
 
@@ -237,14 +239,11 @@ static bool xcopy_fn(void *opaque, uint64_t pa, uint64_t len)
         return true;
     }
     if (x->write) {
-        r = x->c->host.ops->dma_write(x->c->host.opaque, pa, x->src, len);
+        r = e810_dma_write(x->c, pa, x->src, len);
         x->src += len;
     } else {
-        r = x->c->host.ops->dma_read(x->c->host.opaque, pa, x->buf, len);
+        r = e810_dma_read(x->c, pa, x->buf, len);
         x->buf += len;
-    }
-    if (r) {
-        x->c->stats.dma_errors++;
     }
     return r == 0;
 }
@@ -310,6 +309,8 @@ static unsigned xlate_ae(int r)
         return AE_AMP_BOUNDS;
     case E810_XLATE_STAG_ZERO:
         return AE_STAG_ZERO_INVALID;
+    case E810_XLATE_DMA:
+        return AE_LCE_QP_CATASTROPHIC;     /* guest memory unreadable */
     default:
         return AE_AMP_INVALID_STAG;
     }
@@ -409,6 +410,13 @@ static unsigned fast_reg(QpdpQp *q, const uint64_t *w)
         e810_fld(h, 45, 44) == 2 || e810_fld(h, 47, 46) > 2) {
         return AE_AMP_INVALID_STAG;
     }
+    /* Zero based: the first byte offset lies inside the first page. */
+    if (!(h & (1ull << 53)) &&
+        w[0] >= e810_rdma_page_size((unsigned)e810_fld(h, 47, 46))) {
+        e810_guest_error(q->c, "rdma: QP %u fast-register of STag 0x%x with "
+                         "first byte offset 0x%" PRIx64, q->id, idx, w[0]);
+        return AE_WQE_INVALID_PARAM;
+    }
     mr->key = (uint8_t)e810_fld(h, 7, 0);
     mr->lpbl = (uint8_t)e810_fld(h, 45, 44);
     mr->page_size = (uint8_t)e810_fld(h, 47, 46);
@@ -433,8 +441,7 @@ static bool ring_read(QpdpQp *q, const E810RdmaRing *ring, uint64_t off,
     uint64_t pa;
 
     if (!e810_rdma_ring_addr(q->c, ring, off, &pa) ||
-        q->c->host.ops->dma_read(q->c->host.opaque, pa, buf, len)) {
-        q->c->stats.dma_errors++;
+        e810_dma_read(q->c, pa, buf, len)) {
         return false;
     }
     return true;
@@ -586,8 +593,19 @@ static bool sq_fetch(QpdpQp *q, QpdpWqe *w, uint64_t *hdr, uint64_t qw[4])
         w->sge[w->nsge].len = FRAG_LEN(ld64(f + 8));
         w->nsge++;
     }
-    for (k = 0; k < w->nsge; k++) {
-        w->len += w->sge[k].len;
+    {
+        uint64_t sum = 0;
+
+        for (k = 0; k < w->nsge; k++) {
+            sum += w->sge[k].len;
+        }
+        /* A message is at most 2 GiB - 1 (the driver's max_msg_sz): a
+         * longer SGE list is a malformed WQE, not a wrapped length. */
+        if (sum > QPDP_MAX_MSG) {
+            w->status = AE_WQE_INVALID_PARAM;
+            return true;
+        }
+        w->len = (uint32_t)sum;
     }
     return true;
 }
@@ -738,7 +756,7 @@ static int64_t cb_now(void *opaque)
 {
     QpdpQp *q = opaque;
 
-    return q->c->host.ops->clock_ns(q->c->host.opaque);
+    return e810_now(q->c);
 }
 
 static void timer_rearm(E810Core *c)
@@ -759,19 +777,17 @@ static void timer_rearm(E810Core *c)
     }
     d->armed = min;
     if (min < 0) {
-        if (d->timer) {
-            c->host.ops->timer_del(c->host.opaque, d->timer);
-        }
+        e810_timer_del(d->timer);
         return;
     }
-    c->host.ops->timer_mod(c->host.opaque, d->timer, min);
+    e810_timer_mod(d->timer, min);
 }
 
 static void qpdp_timer_cb(void *opaque)
 {
     E810Core *c = opaque;
     E810Qpdp *d = c->rdma.qpdp;
-    int64_t now = c->host.ops->clock_ns(c->host.opaque);
+    int64_t now = e810_now(c);
     unsigned i;
 
     if (!d) {
@@ -797,8 +813,7 @@ static void cb_timer(void *opaque, int64_t deadline)
 
     q->deadline = deadline;
     if (!d->timer) {
-        d->timer = q->c->host.ops->timer_new(q->c->host.opaque, qpdp_timer_cb,
-                                             q->c);
+        d->timer = e810_timer_new(q->c, qpdp_timer_cb, q->c);
     }
     timer_rearm(q->c);
 }
@@ -1021,8 +1036,7 @@ static void cb_event(void *opaque, IwEvent ev, uint32_t term,
         size_t n = len < Q2_BUF_SIZE - Q2_BAD_FRAME_OFFSET ?
                    len : Q2_BUF_SIZE - Q2_BAD_FRAME_OFFSET;
         bool ok = q->q2_pa &&
-                  !q->c->host.ops->dma_write(q->c->host.opaque,
-                                             q->q2_pa + Q2_BAD_FRAME_OFFSET,
+                  !e810_dma_write(q->c, q->q2_pa + Q2_BAD_FRAME_OFFSET,
                                              data, n);
         post_ae(q, AE_LLP_TERMINATE_RCVD, 0, ok);
         break;
@@ -1302,8 +1316,7 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe)
     if (!q) {
         return;
     }
-    if (c->host.ops->dma_read(c->host.opaque, wqe[2], raw, sizeof(raw))) {
-        c->stats.dma_errors++;
+    if (e810_dma_read(c, wqe[2], raw, sizeof(raw))) {
         return;
     }
     for (i = 0; i < E810_RDMA_QP_CTX_SIZE / 8; i++) {
@@ -1331,7 +1344,7 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe)
             uint8_t t[64];
 
             if ((act == 0 || act == 1) && q->q2_pa &&
-                !c->host.ops->dma_read(c->host.opaque, q->q2_pa, t,
+                !e810_dma_read(c, q->q2_pa, t,
                                        sizeof(t))) {
                 /* Length from hdrct (TERMLEN cannot hold it). */
                 size_t n = 4;
@@ -1398,9 +1411,7 @@ void e810_qpdp_reset(E810Core *c)
             qp_drop(c, i);
         }
     }
-    if (d->timer) {
-        c->host.ops->timer_del(c->host.opaque, d->timer);
-    }
+    e810_timer_del(d->timer);
     d->armed = -1;
 }
 
@@ -1412,9 +1423,7 @@ void e810_qpdp_cleanup(E810Core *c)
         return;
     }
     e810_qpdp_reset(c);
-    if (d->timer) {
-        c->host.ops->timer_free(c->host.opaque, d->timer);
-    }
+    e810_timer_free(d->timer);
     free(d);
     c->rdma.qpdp = NULL;
 }

@@ -335,7 +335,17 @@ enum {
     E810_XLATE_STAG_ZERO = -7,  /* STag 0 from a non-privileged QP */
     E810_XLATE_DMA = -8,        /* the consumer refused a piece */
 };
-/* Called for each physically contiguous piece, in order; false stops. */
+/* Bytes of MR page size code @code (0 4 KiB, 1 2 MiB, 2 1 GiB); 0 if
+ * the code is not one. */
+static inline uint64_t e810_rdma_page_size(unsigned code)
+{
+    return code <= 2 ? 1ull << (code == 0 ? 12 : code == 1 ? 21 : 30) : 0;
+}
+
+/*
+ * Called for each physically contiguous piece, in order; false stops.
+ * E810_XLATE_OK means every one of the @len bytes was handed to @fn.
+ */
 typedef bool E810RdmaSegFn(void *opaque, uint64_t pa, uint64_t len);
 int e810_rdma_xlate(E810Core *c, uint32_t stag, uint64_t to, uint64_t len,
                     unsigned access, uint32_t pd, bool privileged,

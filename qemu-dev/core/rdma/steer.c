@@ -355,8 +355,7 @@ void e810_steer_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
         qp->type != QP_TYPE_IWARP) {
         return;
     }
-    if (c->host.ops->dma_read(c->host.opaque, qp->ctx_pa, ctx, sizeof(ctx))) {
-        c->stats.dma_errors++;
+    if (e810_dma_read(c, qp->ctx_pa, ctx, sizeof(ctx))) {
         e810_guest_error(c, "steer: QP %u context unreadable", id);
         return;
     }
@@ -387,12 +386,11 @@ static void lpb_timer_cb(void *opaque)
 
         p->lpb_head = (p->lpb_head + 1) % E810_LPB_MAX;
         p->lpb_count--;
-        e810_receive(c, fr.data, fr.len);
+        e810_receive_frame(c, fr.data, fr.len);
         free(fr.data);
     }
     if (p->lpb_count && p->lpb_timer) {
-        c->host.ops->timer_mod(c->host.opaque, p->lpb_timer,
-                               c->host.ops->clock_ns(c->host.opaque));
+        e810_timer_mod(p->lpb_timer, e810_now(c));
     }
 }
 
@@ -416,8 +414,7 @@ void e810_rx_loopback(E810Core *c, const uint8_t *frame, size_t len)
     fr->len = len;
     p->lpb_count++;
     trace_e810_steer_lpb(len, p->lpb_count, true);
-    c->host.ops->timer_mod(c->host.opaque, p->lpb_timer,
-                           c->host.ops->clock_ns(c->host.opaque));
+    e810_timer_mod(p->lpb_timer, e810_now(c));
 }
 
 static void lpb_flush(E810Core *c)
@@ -430,9 +427,7 @@ static void lpb_flush(E810Core *c)
         p->lpb_count--;
     }
     p->lpb_head = 0;
-    if (p->lpb_timer) {
-        c->host.ops->timer_del(c->host.opaque, p->lpb_timer);
-    }
+    e810_timer_del(p->lpb_timer);
 }
 
 /* ---- lifetime ----------------------------------------------------------- */
@@ -443,9 +438,7 @@ void e810_puda_init(E810Core *c)
 
     p->quad = calloc(E810_RDMA_MAX_QPS, sizeof(*p->quad));
     p->bound = calloc(E810_RDMA_MAX_QPS / 8, 1);
-    if (c->host.ops->timer_new) {
-        p->lpb_timer = c->host.ops->timer_new(c->host.opaque, lpb_timer_cb, c);
-    }
+    p->lpb_timer = e810_timer_new(c, lpb_timer_cb, c);
 }
 
 void e810_puda_cleanup(E810Core *c)
@@ -453,10 +446,8 @@ void e810_puda_cleanup(E810Core *c)
     E810Puda *p = &c->puda;
 
     lpb_flush(c);
-    if (p->lpb_timer) {
-        c->host.ops->timer_free(c->host.opaque, p->lpb_timer);
-        p->lpb_timer = NULL;
-    }
+    e810_timer_free(p->lpb_timer);
+    p->lpb_timer = NULL;
     free(p->quad);
     free(p->bound);
     p->quad = NULL;

@@ -12,8 +12,6 @@
 
 #define PBLE_PER_LEAF   512
 
-static const uint64_t page_sizes[] = { 1ull << 12, 1ull << 21, 1ull << 30 };
-
 /* Base address of page @i of @mr. */
 static bool mr_page(E810Core *c, const E810RdmaMr *mr, uint64_t i,
                     uint64_t pgsz, uint64_t *pa)
@@ -47,7 +45,7 @@ int e810_rdma_xlate(E810Core *c, uint32_t stag, uint64_t to, uint64_t len,
 {
     uint32_t idx = stag >> 8;
     const E810RdmaMr *mr;
-    uint64_t pgsz, off, end;
+    uint64_t pgsz, off, left;
 
     /* Zero-length operations name STags that need not exist. */
     if (len == 0) {
@@ -77,10 +75,10 @@ int e810_rdma_xlate(E810Core *c, uint32_t stag, uint64_t to, uint64_t len,
         ((access & (E810_ACC_REMOTE_READ | E810_ACC_REMOTE_WRITE)) && !mr->remote)) {
         return E810_XLATE_RIGHTS;
     }
-    if (mr->page_size >= sizeof(page_sizes) / sizeof(page_sizes[0])) {
+    pgsz = e810_rdma_page_size(mr->page_size);
+    if (!pgsz) {
         return E810_XLATE_PBL;
     }
-    pgsz = page_sizes[mr->page_size];
     if (mr->len == 0 && mr->lpbl == 0 && mr->pa == 0 && mr->va_based) {
         /* The kernel's DMA MR (irdma_get_dma_mr): VA 0, length 0, PA 0
          * stands for all of memory, addresses are bus addresses. */
@@ -89,7 +87,13 @@ int e810_rdma_xlate(E810Core *c, uint32_t stag, uint64_t to, uint64_t len,
         }
         return fn(opaque, to, len) ? E810_XLATE_OK : E810_XLATE_DMA;
     }
-    if (len > mr->len) {
+    /*
+     * Bounds, without overflow: [to, to + len) inside the region, whose
+     * length has at most 46 bits; the page offset of its start is below
+     * pgsz.  So off + len stays far below 2^64 and the loop visits
+     * exactly @len bytes or fails.
+     */
+    if (len > mr->len || mr->len >= 1ull << 46) {
         return E810_XLATE_BOUNDS;
     }
     if (mr->va_based) {
@@ -98,21 +102,18 @@ int e810_rdma_xlate(E810Core *c, uint32_t stag, uint64_t to, uint64_t len,
         }
         off = (to - mr->va) + (mr->va & (pgsz - 1));
     } else {
-        /* Zero based: the WQE's VA field carries the first byte offset. */
-        if (to > mr->len - len) {
+        /* Zero based: the VA field holds the first byte offset, which
+         * REG_MR and fast-register keep inside the first page. */
+        if (mr->va >= pgsz || to > mr->len - len) {
             return E810_XLATE_BOUNDS;
         }
         off = to + mr->va;
-        if (off < to) {
-            return E810_XLATE_BOUNDS;
-        }
     }
-    end = off + len;
-    while (off < end) {
+    for (left = len; left; ) {
         uint64_t page, n = pgsz - (off & (pgsz - 1));
 
-        if (n > end - off) {
-            n = end - off;
+        if (n > left) {
+            n = left;
         }
         if (!mr_page(c, mr, off / pgsz, pgsz, &page)) {
             return E810_XLATE_PBL;
@@ -121,6 +122,7 @@ int e810_rdma_xlate(E810Core *c, uint32_t stag, uint64_t to, uint64_t len,
             return E810_XLATE_DMA;
         }
         off += n;
+        left -= n;
     }
     return E810_XLATE_OK;
 }
