@@ -12,7 +12,7 @@
 #define FAKE_MEM_SIZE   (16u << 20)
 #define FAKE_MAX_IRQS   256
 #define FAKE_MAX_FRAMES 64
-#define FAKE_MAX_TIMERS 32
+#define FAKE_MAX_TIMERS 160
 
 struct E810Timer {
     E810TimerCb *cb;
@@ -33,6 +33,15 @@ typedef struct FakeHost {
     unsigned ntimers;
     unsigned guest_errors;
     unsigned dma_faults;
+    /*
+     * Re-entrancy mode: a DMA into [bar0_base, bar0_base + BAR0 size)
+     * is an MMIO access to @bar0_core, as a DMA aimed at the device's own
+     * BAR is in QEMU (dispatched in 4-byte pieces).  Off when NULL.
+     */
+    E810Core *bar0_core;
+    uint64_t bar0_base;
+    unsigned bar0_dma;          /* DMA pieces that reached BAR0 */
+    bool quiet;                 /* no frame log (fuzzing) */
 } FakeHost;
 
 void fake_host_init(FakeHost *h);

@@ -545,10 +545,316 @@ static void test_user_flush(void)
     teardown();
 }
 
+/* ---- regression tests for guest-reachable memory-safety bugs ----------- */
+
+#define BAR0_BASE       0xF0000000ull   /* outside guest RAM */
+
+/*
+ * A CQ resized onto the device's own BAR (PFGEN_CTRL): the Receive CQE
+ * written from the loopback timer, and the Send CQE written from the ACK
+ * path, would each issue a PF reset from inside the data path, freeing the
+ * QPs under it.  The device refuses the access to itself; nothing is reset.
+ */
+static void test_reentry_cq_on_bar0(void)
+{
+    uint64_t q[8] = { 0 };
+    uint64_t pf_resets;
+
+    setup(false);
+    h.bar0_core = &c;
+    h.bar0_base = BAR0_BASE;
+    pf_resets = c.stats.pf_resets;
+    q[0] = 16;
+    q[4] = BAR0_BASE + PFGEN_CTRL;
+    CHECK_EQ(cqp(0x04, q, 3 | 1ull << 43), 0);
+    /* 1-byte signaled Send: RQ CQE len 1 = PFSWR; SQ CQE after the ACK. */
+    fill(BUF_PA(0), 16, 5);
+    rq_post(1, BUF_PA(1), 64);
+    q[0] = BUF_PA(0);
+    q[1] = 1ull << 32 | STAG(0);
+    q[2] = 0;
+    sq_post(0, q, 0x03ull << 32 | 1ull << 62, 1, NULL);
+    run();
+    /* And a timer-driven retransmission path: more traffic after it. */
+    rq_post(1, BUF_PA(1), 64);
+    sq_post(0, q, 0x03ull << 32 | 1ull << 62, 1, NULL);
+    run();
+    CHECK(h.bar0_dma > 0);
+    CHECK(c.stats.reentry_blocked > 0);
+    CHECK_EQ(c.stats.pf_resets, pf_resets);
+    CHECK_EQ(mem(BUF_PA(1))[0], mem(BUF_PA(0))[0]);
+    h.bar0_core = NULL;
+    teardown();
+}
+
+/* A DMA issued from a device timer re-entering MMIO is refused the same
+ * way as one issued from MMIO (the core guard covers both). */
+static void test_reentry_mmio_from_doorbell(void)
+{
+    uint64_t q[8] = { 0 };
+
+    setup(false);
+    h.bar0_core = &c;
+    h.bar0_base = BAR0_BASE;
+    /* A QP context read from BAR0 (the CQP runs from the doorbell MMIO). */
+    q[2] = BAR0_BASE + PFGEN_CTRL;
+    cqp(0x01, q, 3 | 1ull << 48 | 2ull << 60);
+    CHECK(c.stats.reentry_blocked > 0);
+    CHECK_EQ(c.stats.pf_resets, 0);
+    h.bar0_core = NULL;
+    teardown();
+}
+
+typedef struct Collect {
+    uint64_t bytes;
+    unsigned pieces;
+} Collect;
+
+static bool collect_fn(void *opaque, uint64_t pa, uint64_t len)
+{
+    Collect *k = opaque;
+
+    (void)pa;
+    k->bytes += len;
+    k->pieces++;
+    return true;
+}
+
+/*
+ * Zero-based MR with a first byte offset near 2^64: off + len wrapped, the
+ * copy loop never ran and the translation said OK, so an uninitialised
+ * frame went out.  REG_MR refuses such an offset; the translation checks
+ * it too and always hands over exactly len bytes or fails.
+ */
+static void test_xlate_fbo_wrap(void)
+{
+    uint64_t q[8] = { 0 };
+    uint32_t stag = (uint32_t)0x20 << 8 | 0x11;
+    E810RdmaMr *mr;
+    Collect k = { 0 };
+    int r;
+
+    setup(false);
+    q[0] = 0xFFFFFFFFFFFFF000ull;           /* "first byte offset" */
+    q[1] = 0x10000 | (uint64_t)PD << 46;
+    q[2] = stag;
+    q[4] = BUF_PA(0);
+    /* zero based (no VABASED bit 59), remote access (53) */
+    CHECK_EQ(cqp(0x0a, q, 0xFull << 48 | 1ull << 53), 1);
+    /* An FBO inside the first page is fine. */
+    q[0] = 0x123;
+    CHECK_EQ(cqp(0x0a, q, 0xFull << 48 | 1ull << 53), 0);
+    r = e810_rdma_xlate(&c, stag, 0x100, 0x1000, E810_ACC_REMOTE_READ, PD,
+                        false, collect_fn, &k);
+    CHECK_EQ(r, E810_XLATE_OK);
+    CHECK_EQ(k.bytes, 0x1000);
+    /* Even if the offset were corrupt, no silent success. */
+    mr = &c.rdma.mr[0x20];
+    mr->va = 0xFFFFFFFFFFFFF000ull;
+    k.bytes = 0;
+    r = e810_rdma_xlate(&c, stag, 0x100, 0x1000, E810_ACC_REMOTE_READ, PD,
+                        false, collect_fn, &k);
+    CHECK_EQ(r, E810_XLATE_BOUNDS);
+    CHECK_EQ(k.bytes, 0);
+    /* VA-based: a tagged offset near 2^64 is out of bounds, not wrapped. */
+    k.bytes = 0;
+    r = e810_rdma_xlate(&c, STAG(0), ~0ull - 10, 100, E810_ACC_REMOTE_READ,
+                        PD, false, collect_fn, &k);
+    CHECK_EQ(r, E810_XLATE_BOUNDS);
+    CHECK_EQ(k.bytes, 0);
+    teardown();
+}
+
+/* The wire sees the same: an RDMA Read of the corrupt region gets a
+ * Terminate-class error (AE at the responder), never bytes. */
+static void test_read_of_bad_region(void)
+{
+    uint64_t q[8] = { 0 }, ctx;
+    unsigned qp, code;
+    bool ae = false;
+
+    setup(false);
+    memset(mem(BUF_PA(0) + 0x4000), 0xEE, 0x1000);
+    c.rdma.mr[0x11].va_based = false;       /* QP4's MR, STAG(1) */
+    c.rdma.mr[0x11].va = 0xFFFFFFFFFFFFF000ull;
+    q[0] = BUF_PA(0) + 0x4000;
+    q[1] = 0x1000ull << 32 | STAG(0);
+    q[2] = 0x100;
+    sq_post(0, q, 0x01ull << 32 | 1ull << 62 | STAG(1), 1, NULL);
+    run();
+    for (unsigned i = 0; i < 0x1000; i++) {
+        if (mem(BUF_PA(0) + 0x4000)[i] != 0xEE) {
+            CHECK(!"Read placed bytes from a bad region");
+            break;
+        }
+    }
+    while (aeqe_next(&ctx, &qp, &code)) {
+        if (qp == 4 && code == 0x0108) {
+            ae = true;                      /* AMP bounds at the responder */
+        }
+    }
+    CHECK(ae);
+    teardown();
+}
+
+/* 3 SGEs of 2^31-1 bytes: the sum wrapped in 32 bits.  Now an invalid WQE
+ * (error CQE + AE), no message of a made-up length. */
+static void test_sge_sum(void)
+{
+    uint64_t q[4], cqe[4], ctx;
+    unsigned qp, code;
+    uint8_t frag[32] = { 0 };
+    bool ae = false;
+
+    setup(false);
+    st64(frag, BUF_PA(0));
+    st64(frag + 8, 0x7FFFFFFFull << 32 | STAG(0));
+    st64(frag + 16, BUF_PA(0));
+    st64(frag + 24, 0x7FFFFFFFull << 32 | STAG(0));
+    q[0] = BUF_PA(0);
+    q[1] = 0x7FFFFFFFull << 32 | STAG(0);
+    q[2] = BUF_PA(1);
+    /* RDMA Write, ADDFRAGCNT 2: 2 quanta */
+    sq_post(0, q, 0x00ull << 32 | 1ull << 62 | 2ull << 38 | STAG(1), 2, frag);
+    run();
+    CHECK(cqe_next(cqe));
+    CHECK(cqe[3] & (1ull << 55));
+    CHECK_EQ(cqe[3] & 0xFFFF, 0x020b);
+    while (aeqe_next(&ctx, &qp, &code)) {
+        if (qp == 3 && code == 0x020b) {
+            ae = true;
+        }
+    }
+    CHECK(ae);
+    teardown();
+}
+
+/*
+ * An RDMA Write whose source cannot be read (its MR points outside guest
+ * memory): the engine used to stream the whole length as zeros.  Now not
+ * one byte goes out; the WQE completes in error with a catastrophic AE.
+ */
+static void test_write_source_unreadable(void)
+{
+    uint64_t q[8] = { 0 }, cqe[4], ctx;
+    uint32_t stag = (uint32_t)0x30 << 8 | 0x22;
+    unsigned qp, code;
+    bool ae = false;
+
+    setup(false);
+    q[0] = 0x100000000000ull;               /* VA = PA, outside RAM */
+    q[1] = 0x100000 | (uint64_t)PD << 46;
+    q[2] = stag;
+    q[4] = 0x100000000000ull;
+    CHECK_EQ(cqp(0x0a, q, 0xFull << 48 | 1ull << 53 | 1ull << 59), 0);
+    memset(mem(BUF_PA(1)), 0xEE, 0x10000);
+    memset(q, 0, sizeof(q));
+    q[0] = 0x100000000000ull;
+    q[1] = 60000ull << 32 | stag;
+    q[2] = BUF_PA(1);
+    sq_post(0, q, 0x00ull << 32 | 1ull << 62 | STAG(1), 1, NULL);
+    run();
+    for (unsigned i = 0; i < 0x10000; i++) {
+        if (mem(BUF_PA(1))[i] != 0xEE) {
+            CHECK(!"made-up Write payload placed");
+            break;
+        }
+    }
+    CHECK(cqe_next(cqe));
+    CHECK(cqe[3] & (1ull << 55));
+    CHECK_EQ(cqe[3] & 0xFFFF, 0x0700);
+    while (aeqe_next(&ctx, &qp, &code)) {
+        if (qp == 3 && code == 0x0700) {
+            ae = true;
+        }
+    }
+    CHECK(ae);
+    CHECK(c.stats.dma_errors >= 1);
+    teardown();
+}
+
+/* Host memory per QP: small at create, the connection at RTS; bounded by
+ * mem_limit with a CQP error; all returned at destroy. */
+static void test_qp_memory(void)
+{
+    uint64_t q[8] = { 0 };
+    uint64_t created, connected;
+
+    setup(false);
+    connected = c.mem_used;                 /* QPs 3 and 4 connected */
+    CHECK(connected > 0);
+    for (unsigned i = 0; i < 2; i++) {
+        q[2] = QPCTX_PA(i);
+        CHECK_EQ(cqp(0x02, q, (3 + i) | 1ull << 48), 0);
+    }
+    CHECK_EQ(c.mem_used, 0);
+    for (unsigned i = 0; i < 2; i++) {
+        q[2] = QPCTX_PA(i);
+        CHECK_EQ(cqp(0x00, q, (3 + i) | 1ull << 48 | 1ull << 60), 0);
+    }
+    created = c.mem_used;
+    CHECK(created > 0 && created < 8192);
+    printf("# per iWARP QP: %" PRIu64 " bytes at create, %" PRIu64
+           " when connected (SQ of %u quanta); limit %" PRIu64 " MiB\n",
+           created / 2, connected / 2, QSQ_QUANTA,
+           (uint64_t)E810_MEM_LIMIT_DEFAULT >> 20);
+    /* Room for one connection only. */
+    c.mem_limit = created + connected / 2 + 1;
+    q[2] = QPCTX_PA(0);
+    CHECK_EQ(cqp(0x01, q, 3 | 1ull << 48 | 1ull << 43 | 2ull << 60), 0);
+    q[2] = QPCTX_PA(1);
+    CHECK_EQ(cqp(0x01, q, 4 | 1ull << 48 | 1ull << 43 | 2ull << 60), 1);
+    CHECK(c.stats.mem_refused >= 1);
+    CHECK(c.mem_used <= c.mem_limit);
+    c.mem_limit = E810_MEM_LIMIT_DEFAULT;
+    teardown();
+}
+
+/* A guest that floods guest errors: all counted, the log rate limited. */
+static void test_guest_error_rate_limit(void)
+{
+    unsigned before;
+
+    setup(false);
+    before = h.guest_errors;
+    for (unsigned i = 0; i < 1000; i++) {
+        e810_mmio_read(&c, E810_BAR0_SIZE + 4 * i, 4);
+    }
+    CHECK(h.guest_errors - before <= E810_GUEST_ERROR_BURST + 1);
+    CHECK(c.stats.guest_errors_suppressed >= 1000 - E810_GUEST_ERROR_BURST - 1);
+    fake_host_advance(&h, 2000000000ll);
+    e810_mmio_read(&c, E810_BAR0_SIZE, 4);
+    /* A new second: the summary line and the message itself. */
+    CHECK(h.guest_errors - before >= E810_GUEST_ERROR_BURST + 2);
+    teardown();
+}
+
+/* A failed DMA counts once (the host only reports it). */
+static void test_dma_error_counted_once(void)
+{
+    uint8_t b[8];
+    uint64_t n;
+
+    setup(false);
+    n = c.stats.dma_errors;
+    CHECK(e810_dma_read(&c, 0x10, b, sizeof(b)) != 0);
+    CHECK_EQ(c.stats.dma_errors, n + 1);
+    teardown();
+}
+
 int main(void)
 {
     RUN(test_send_write_read);
     RUN(test_remote_error);
     RUN(test_user_flush);
+    RUN(test_reentry_cq_on_bar0);
+    RUN(test_reentry_mmio_from_doorbell);
+    RUN(test_xlate_fbo_wrap);
+    RUN(test_read_of_bad_region);
+    RUN(test_sge_sum);
+    RUN(test_write_source_unreadable);
+    RUN(test_qp_memory);
+    RUN(test_guest_error_rate_limit);
+    RUN(test_dma_error_counted_once);
     return CHECK_DONE();
 }

@@ -246,7 +246,7 @@ typedef struct IwConn {
 } IwConn;
 
 /* Lifetime.  @p is copied; the connection starts ESTABLISHED. */
-void iw_conn_init(IwConn *c, const IwConnParams *p, const IwOps *ops,
+bool iw_conn_init(IwConn *c, const IwConnParams *p, const IwOps *ops,
                   void *opaque);
 void iw_conn_destroy(IwConn *c);
 

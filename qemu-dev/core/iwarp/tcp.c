@@ -597,7 +597,7 @@ bool iw_tx_idle(const IwConn *c)
     return c->snd_una == c->snd_max && !iw_rdmap_pending(c);
 }
 
-void iw_conn_init(IwConn *c, const IwConnParams *p, const IwOps *ops,
+bool iw_conn_init(IwConn *c, const IwConnParams *p, const IwOps *ops,
                   void *opaque)
 {
     memset(c, 0, sizeof(*c));
@@ -636,6 +636,15 @@ void iw_conn_init(IwConn *c, const IwConnParams *p, const IwOps *ops,
     c->rbuf = calloc(1, IW_RBUF);
     c->tx_msn[0] = c->tx_msn[1] = c->tx_msn[2] = 1;
     c->rx_msn[0] = c->rx_msn[1] = c->rx_msn[2] = 1;
+    if (!c->sbuf || !c->rbuf) {
+        free(c->sbuf);
+        free(c->rbuf);
+        c->sbuf = c->rbuf = NULL;
+        c->dead = true;
+        c->state = IW_TCP_CLOSED;
+        return false;
+    }
+    return true;
 }
 
 void iw_conn_destroy(IwConn *c)

@@ -216,7 +216,7 @@ static void cqp_execute(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
         break;
     }
     if (!r->maj) {
-        e810_qpdp_cqp(c, op, wqe);      /* QP ops: the iWARP data path */
+        e810_qpdp_cqp(c, op, wqe, r);   /* QP ops: the iWARP data path */
     }
 }
 

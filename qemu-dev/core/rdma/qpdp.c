@@ -107,6 +107,8 @@ enum {
 #define QPDP_INFLIGHT           256
 #define QPDP_MAX_INLINE         256
 #define QPDP_MAX_MSG            0x7FFFFFFFu
+/* Host memory of one connection: the engine state and its buffers. */
+#define QPDP_CONN_BYTES         (sizeof(IwConn) + IW_SBUF + IW_RBUF)
 
 typedef struct QpdpSge {
     uint32_t stag;
@@ -135,7 +137,7 @@ typedef struct QpdpQp {
     uint32_t id;
     bool vq;
     bool up;                    /* connection handed over */
-    IwConn conn;
+    IwConn *conn;               /* from the hand-over (up) on */
     E810RdmaRing sq, rq;
     unsigned rq_shift;
     uint32_t sq_idx, rq_idx;
@@ -146,7 +148,8 @@ typedef struct QpdpQp {
     bool wait_pdu, got_pdu;
     bool halted;                /* ERROR: no more work, no more CQEs */
     uint64_t next_seq;
-    QpdpWqe *wq;                /* QPDP_INFLIGHT, in SQ order */
+    QpdpWqe *wq;                /* wq_size, in SQ order, from up on */
+    unsigned wq_size;
     unsigned wq_head, wq_cnt;
     /* Receive in progress */
     bool rcv_active;
@@ -192,7 +195,7 @@ static uint8_t qp_iwstate(QpdpQp *q)
 static void post_ae(QpdpQp *q, unsigned code, unsigned src, bool q2data)
 {
     E810Core *c = q->c;
-    unsigned tcp = q->up ? q->conn.state : IW_TCP_CLOSED;
+    unsigned tcp = q->up ? q->conn->state : IW_TCP_CLOSED;
     uint64_t qw1;
 
     qw1 = ((uint64_t)q->id & 0x3FFFF) | (uint64_t)((q->id >> 18) & 1) << 46 |
@@ -477,7 +480,7 @@ static void wq_retire(QpdpQp *q)
         if (w->status) {
             qp_fatal(q, (unsigned)w->status, AESRC_SQ);
         }
-        q->wq_head = (q->wq_head + 1) % QPDP_INFLIGHT;
+        q->wq_head = (q->wq_head + 1) % q->wq_size;
         q->wq_cnt--;
     }
 }
@@ -487,7 +490,7 @@ static QpdpWqe *wq_by_seq(QpdpQp *q, uint64_t seq)
     unsigned i;
 
     for (i = 0; i < q->wq_cnt; i++) {
-        QpdpWqe *w = &q->wq[(q->wq_head + i) % QPDP_INFLIGHT];
+        QpdpWqe *w = &q->wq[(q->wq_head + i) % q->wq_size];
 
         if (w->seq == seq) {
             return w;
@@ -501,7 +504,7 @@ static bool wq_has_read(QpdpQp *q)
     unsigned i;
 
     for (i = 0; i < q->wq_cnt; i++) {
-        QpdpWqe *w = &q->wq[(q->wq_head + i) % QPDP_INFLIGHT];
+        QpdpWqe *w = &q->wq[(q->wq_head + i) % q->wq_size];
 
         if (w->is_read && !w->done) {
             return true;
@@ -626,8 +629,8 @@ static void sq_run(QpdpQp *q)
     }
     q->in_run = true;
     while (q->up && !q->halted && qp_iwstate(q) == IW_RTS &&
-           q->wq_cnt < QPDP_INFLIGHT && !q->conn.dead) {
-        QpdpWqe *w = &q->wq[(q->wq_head + q->wq_cnt) % QPDP_INFLIGHT];
+           q->wq_cnt < q->wq_size && !q->conn->dead) {
+        QpdpWqe *w = &q->wq[(q->wq_head + q->wq_cnt) % q->wq_size];
         uint64_t h, qw[4];
         int r = 0, err;
 
@@ -687,11 +690,11 @@ static void sq_run(QpdpQp *q)
                     }
                 }
                 if (h & SQ_STREAMMODE) {
-                    r = iw_post_raw(&q->conn, w->len, w->seq);
+                    r = iw_post_raw(q->conn, w->len, w->seq);
                     q->wait_pdu = h & SQ_WAITFORRCVPDU;
                 } else if (w->op == SQOP_RDMA_WRITE ||
                            w->op == SQOP_RDMA_WRITE_SOL) {
-                    r = iw_post_write(&q->conn, (uint32_t)h, qw[2], w->len,
+                    r = iw_post_write(q->conn, (uint32_t)h, qw[2], w->len,
                                       w->seq);
                 } else {
                     static const uint8_t map[] = {
@@ -700,7 +703,7 @@ static void sq_run(QpdpQp *q)
                         [SQOP_SEND_SOL] = IW_OP_SEND_SE,
                         [SQOP_SEND_SOL_INV] = IW_OP_SEND_SE_INV,
                     };
-                    r = iw_post_send(&q->conn, map[w->op], (uint32_t)h,
+                    r = iw_post_send(q->conn, map[w->op], (uint32_t)h,
                                      w->len, w->seq);
                 }
                 break;
@@ -715,7 +718,7 @@ static void sq_run(QpdpQp *q)
                         break;
                     }
                 }
-                r = iw_post_read(&q->conn, w->nsge ? w->sge[0].stag : 0,
+                r = iw_post_read(q->conn, w->nsge ? w->sge[0].stag : 0,
                                  w->nsge ? w->sge[0].to : 0, w->len,
                                  (uint32_t)h, qw[2], w->seq);
                 break;
@@ -799,7 +802,7 @@ static void qpdp_timer_cb(void *opaque)
 
         if (q && q->up && q->deadline >= 0 && q->deadline <= now) {
             q->deadline = -1;
-            iw_timer(&q->conn);
+            iw_timer(q->conn);
             sq_run(q);
         }
     }
@@ -1013,7 +1016,7 @@ static void cb_event(void *opaque, IwEvent ev, uint32_t term,
 {
     QpdpQp *q = opaque;
 
-    trace_e810_iw_event(q->id, ev, term, q->conn.state);
+    trace_e810_iw_event(q->id, ev, term, q->conn->state);
     switch (ev) {
     case IW_EV_FIRST_FPDU:
         q->got_pdu = true;
@@ -1074,11 +1077,17 @@ static void qp_drop(E810Core *c, uint32_t id)
     if (!q) {
         return;
     }
-    if (q->up) {
-        iw_conn_destroy(&q->conn);
+    if (q->conn) {
+        iw_conn_destroy(q->conn);
+        free(q->conn);
+        e810_mem_release(c, QPDP_CONN_BYTES);
     }
-    free(q->wq);
+    if (q->wq) {
+        free(q->wq);
+        e810_mem_release(c, (size_t)q->wq_size * sizeof(QpdpWqe));
+    }
     free(q);
+    e810_mem_release(c, sizeof(QpdpQp));
     d->qp[id] = NULL;
     if (d->timer) {
         timer_rearm(c);
@@ -1121,10 +1130,10 @@ static void qp_load_iwarp(QpdpQp *q, const uint64_t *x)
     q->rxcq = (uint32_t)e810_fld(x[17], 56, 32);
     q->q2_pa = x[18] & ~0xFFull;
     if (q->up) {
-        q->conn.p.rd_ok = x[20] & (1ull << 21);
-        q->conn.p.wr_ok = x[20] & (1ull << 20);
-        q->conn.p.ord = (uint16_t)e810_fld(x[20], 7, 0);
-        q->conn.p.ird = ird_tab[ird_enc];
+        q->conn->p.rd_ok = x[20] & (1ull << 21);
+        q->conn->p.wr_ok = x[20] & (1ull << 20);
+        q->conn->p.ord = (uint16_t)e810_fld(x[20], 7, 0);
+        q->conn->p.ird = ird_tab[ird_enc];
     }
 }
 
@@ -1147,7 +1156,37 @@ static void qp_load_rings(QpdpQp *q, const uint64_t *x)
     }
 }
 
-static void qp_rts(QpdpQp *q, const uint64_t *x, bool toe)
+/* Allocate the connection and the work queue, charged to mem_limit. */
+static bool qp_alloc_conn(QpdpQp *q)
+{
+    E810Core *c = q->c;
+    unsigned n = q->sq.size < QPDP_INFLIGHT ? q->sq.size : QPDP_INFLIGHT;
+    size_t wq_bytes = (size_t)n * sizeof(QpdpWqe);
+
+    if (!n || !e810_mem_charge(c, QPDP_CONN_BYTES)) {
+        return false;
+    }
+    if (!e810_mem_charge(c, wq_bytes)) {
+        e810_mem_release(c, QPDP_CONN_BYTES);
+        return false;
+    }
+    q->conn = calloc(1, sizeof(*q->conn));
+    q->wq = calloc(n, sizeof(QpdpWqe));
+    if (!q->conn || !q->wq) {
+        free(q->conn);
+        free(q->wq);
+        q->conn = NULL;
+        q->wq = NULL;
+        e810_mem_release(c, QPDP_CONN_BYTES + wq_bytes);
+        return false;
+    }
+    q->wq_size = n;
+    q->wq_head = q->wq_cnt = 0;
+    return true;
+}
+
+/* RTS: the hand-over with TOECTXVALID; false if it has no memory. */
+static bool qp_rts(QpdpQp *q, const uint64_t *x, bool toe)
 {
     E810Core *c = q->c;
     IwConnParams p;
@@ -1156,7 +1195,10 @@ static void qp_rts(QpdpQp *q, const uint64_t *x, bool toe)
 
     if (!toe || q->up) {
         qp_load_iwarp(q, x);
-        return;
+        return true;
+    }
+    if (!q->conn && !qp_alloc_conn(q)) {
+        return false;
     }
     memset(&p, 0, sizeof(p));
     p.ipv4 = x[0] & (1ull << 3);
@@ -1192,12 +1234,15 @@ static void qp_rts(QpdpQp *q, const uint64_t *x, bool toe)
     if (!p.rcv_wnd) {
         p.rcv_wnd = 0x3FFFC;
     }
-    iw_conn_init(&q->conn, &p, &qpdp_ops, q);
+    if (!iw_conn_init(q->conn, &p, &qpdp_ops, q)) {
+        return false;
+    }
     q->up = true;
     q->deadline = -1;
     qp_load_iwarp(q, x);
     trace_e810_iw_rts(q->id, p.lport, p.rport, p.snd_nxt, p.rcv_nxt, p.mss,
                       p.snd_wnd, arp);
+    return true;
 }
 
 /*
@@ -1259,7 +1304,17 @@ static void qp_flush(QpdpQp *q, const uint64_t *wqe)
     }
 }
 
-void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe)
+/* The host memory for a QP's data path is not there (mem_limit): the
+ * CQP op fails and the QP goes to ERROR. */
+static void qpdp_refuse(E810Core *c, E810CqpResult *r, uint32_t id)
+{
+    c->rdma.qp[id].state = IW_ERROR;
+    e810_cqp_fail(c, r, E810_CQP_MIN_NO_MEMORY,
+                  "rdma: QP %u: no device memory for its data path", id);
+}
+
+void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
+                   E810CqpResult *r)
 {
     uint64_t h = wqe[3];
     uint32_t id = QPW_ID(h);
@@ -1282,13 +1337,15 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe)
             return;
         }
         qp_drop(c, id);
-        q = calloc(1, sizeof(*q));
-        if (!q) {
+        /* The connection and its work queue come at the hand-over. */
+        if (!e810_mem_charge(c, sizeof(*q))) {
+            qpdp_refuse(c, r, id);
             return;
         }
-        q->wq = calloc(QPDP_INFLIGHT, sizeof(QpdpWqe));
-        if (!q->wq) {
-            free(q);
+        q = calloc(1, sizeof(*q));
+        if (!q) {
+            e810_mem_release(c, sizeof(*q));
+            qpdp_refuse(c, r, id);
             return;
         }
         q->c = c;
@@ -1330,12 +1387,15 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe)
     next = QPW_NEXT(h);
     switch (next) {
     case IW_RTS:
-        qp_rts(q, x, h & QPW_TOECTXVALID);
+        if (!qp_rts(q, x, h & QPW_TOECTXVALID)) {
+            qpdp_refuse(c, r, id);
+            return;
+        }
         sq_run(q);
         break;
     case IW_CLOSING:
         if (q->up) {
-            iw_close(&q->conn);
+            iw_close(q->conn);
         }
         break;
     case IW_TERMINATE:
@@ -1358,17 +1418,17 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe)
                 if (t[2] & 0x20) {
                     n += 28;
                 }
-                iw_send_terminate(&q->conn, t, n);
+                iw_send_terminate(q->conn, t, n);
             }
             if (act == 0 || act == 2) {
-                iw_close(&q->conn);
+                iw_close(q->conn);
             }
         }
         break;
     case IW_ERROR:
         q->halted = true;
         if (q->up && (h & QPW_RESETCON)) {
-            iw_abort(&q->conn);
+            iw_abort(q->conn);
         }
         break;
     default:
@@ -1393,7 +1453,7 @@ bool e810_iwarp_rx(E810Core *c, uint32_t qp_id, const uint8_t *frame,
     if (!q || !q->up) {
         return false;
     }
-    iw_input(&q->conn, frame, len);
+    iw_input(q->conn, frame, len);
     sq_run(q);
     return true;
 }

@@ -7,13 +7,15 @@
 #define E810_QPDP_H
 
 #include "../types.h"
+#include "rdma.h"
 
 typedef struct E810Qpdp E810Qpdp;
 
 /* After a CQP op on a QP (CREATE/MODIFY/DESTROY_QP, FLUSH_WQES) completed
  * without an error: take over, update, flush or drop the offloaded
  * connection. */
-void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe);
+void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
+                   E810CqpResult *r);
 /* SQ doorbell (WQEALLOC / user page) for an iWARP QP (id >= 3). */
 void e810_qpdp_doorbell(E810Core *c, uint32_t qp_id);
 /* The engine goes away (CQP destroy, PF reset) / the device is freed. */

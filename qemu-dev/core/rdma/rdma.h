@@ -93,6 +93,7 @@ enum {
 #define E810_CQP_MIN_BAD_PARAM      0x8004u   /* device choice */
 #define E810_CQP_MIN_DMA            0x8005u   /* device choice */
 #define E810_CQP_MIN_UNSUPPORTED    0x8008u   /* device choice */
+#define E810_CQP_MIN_NO_MEMORY      0x8009u   /* device choice: mem_limit */
 /* FLUSH_WQES minor codes the driver interprets (hw.c). */
 #define E810_CQP_COMPL_RQ_FLUSHED   2
 #define E810_CQP_COMPL_SQ_FLUSHED   3
