@@ -8,351 +8,44 @@
  * inline Send, RDMA Write, RDMA Read, CQEs, remote access errors (AE),
  * graceful close (AEs) and user-QP flush.  Setup follows test-puda.c.
  */
-#include "fake-host.h"
-#include "aq-util.h"
-#include "bytes.h"
 #include "check.h"
 
-static AqTest t;
-static AqMsg m;
-#define h (t.h)
-#define c (t.c)
+#include "iwarp-fixture.h"
 
-static const uint8_t our_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
-#define OUR_IP          0x0A000001u
-
-#define M(off)          (FAKE_MEM_BASE + 0x800000 + (off))
-#define CTX_PA          M(0x0000)
-#define SQ_PA           M(0x1000)
-#define QUERY_PA        M(0x2000)
-#define COMMIT_PA       M(0x3000)
-#define CCQ_PA          M(0x4000)
-#define CCQ_SHADOW      M(0x5000)
-#define AEQ_PA          M(0x6000)
-#define CQ3_PA          M(0x8000)
-#define CQ3_SHADOW      M(0x8800)
-#define Q2_PA(i)        M(0x9000 + 0x200 * (i))
-#define QPCTX_PA(i)     (Q2_PA(i) + 0x100)
-#define QSQ_PA(i)       M(0xA000 + 0x1000 * (i))
-#define QRQ_PA(i)       (QSQ_PA(i) + 0x800)
-#define BUF_PA(i)       M(0x10000 + 0x10000 * (i))
-#define CQP_SQ_SIZE     64
-#define CCQ_SIZE        64
-#define CQ3_SIZE        256
-#define AEQ_SIZE        64
-#define QSQ_QUANTA      64              /* enc 4 */
-#define QRQ_WQES        16              /* enc 2 */
-#define PD              1
-#define STAG(i)         ((uint32_t)(0x10 + (i)) << 8 | 0x5A)
-#define COMPCTX(i)      (0xFFFF888000000000ull + (i))
-
-static unsigned sq_head, sq_pol, ccq_head, ccq_pol, cq3_head, cq3_pol;
-static unsigned aeq_head, aeq_pol;
-static unsigned qsq_head[2], qsq_pol[2], qrq_head[2], qrq_pol[2];
-
-static void wr(uint32_t off, uint32_t val)
-{
-    e810_mmio_write(&c, off, val, 4);
-}
-
-static uint8_t *mem(uint64_t pa)
-{
-    return fake_mem(&h, pa);
-}
-
-static uint64_t mem64(uint64_t pa)
-{
-    return ld64(mem(pa));
-}
-
-static void set64(uint64_t pa, uint64_t v)
-{
-    st64(mem(pa), v);
-}
-
-static void post(const uint64_t q[8], uint64_t hdr)
-{
-    uint64_t pa = SQ_PA + 64ull * sq_head;
-
-    if (sq_head == 0) {
-        sq_pol ^= 1;
-    }
-    for (int i = 0; i < 8; i++) {
-        set64(pa + 8 * i, q ? q[i] : 0);
-    }
-    set64(pa + 24, hdr | (uint64_t)sq_pol << 63);
-    sq_head = (sq_head + 1) % CQP_SQ_SIZE;
-    wr(PFPE_CQPDB, sq_head);
-}
-
-static unsigned cqp(unsigned op, const uint64_t q[8], uint64_t hdr_extra)
-{
-    uint64_t pa = CCQ_PA + 32ull * ccq_head;
-    unsigned err;
-
-    post(q, (uint64_t)op << 32 | hdr_extra);
-    if ((mem64(pa + 24) >> 63) != ccq_pol) {
-        return 2;
-    }
-    err = (mem64(pa + 24) >> 55) & 1;
-    ccq_head = (ccq_head + 1) % CCQ_SIZE;
-    if (ccq_head == 0) {
-        ccq_pol ^= 1;
-    }
-    return err;
-}
-
-static uint64_t mac_u64(const uint8_t *a)
-{
-    uint64_t v = 0;
-
-    for (int i = 0; i < 6; i++) {
-        v = v << 8 | a[i];
-    }
-    return v;
-}
-
-static int aq_vsi_add_pe(uint16_t *num)
-{
-    int rc;
-
-    aq_msg_init(&m, 0x0210, 128, true);
-    st16(m.desc + 22, 2);
-    st16(m.buf, (1 << 0) | (1 << 1) | (1 << 2) | (1 << 6) | (1 << 7));
-    m.buf[4] = 1 << 4;
-    m.buf[12] = 3 | (3 << 3);
-    st16(m.buf + 30, 0);
-    st16(m.buf + 32, 1);
-    st16(m.buf + 62, 2 << 11);
-    m.buf[78] = 2;
-    m.buf[80] = 1;                          /* PE filter enable */
-    rc = aq_send(&t, &m);
-    *num = ld16(m.desc + 16) & 0x3FF;
-    return rc;
-}
-
-static int aq_mac_rule(uint16_t vsi, const uint8_t *da)
-{
-    uint8_t *r = m.buf;
-
-    aq_msg_init(&m, 0x02A0, 32, true);
-    st16(m.desc + 16, 1);
-    st16(r, 1);
-    st16(r + 4, 1);
-    st16(r + 6, vsi);
-    st32(r + 8, (uint32_t)vsi << 4 | 1u << 17 | 1u << 2 | 1u << 3);
-    st16(r + 14, 16);
-    memcpy(r + 16, da, 6);
-    r[16 + 12] = 0x81;
-    return aq_send(&t, &m);
-}
-
-/* QP context for QP 3 + @i, connected to the other one. */
-static void qp_ctx(unsigned i, bool user)
-{
-    uint64_t x = QPCTX_PA(i);
-    uint16_t lport = i ? 5000 : 40000, rport = i ? 40000 : 5000;
-    uint32_t snd = i ? 700000 : 0xFFFFFF00u, rcv = i ? 0xFFFFFF00u : 700000;
-
-    memset(mem(Q2_PA(i)), 0, 0x200);
-    set64(x + 0, 1ull << 3);
-    set64(x + 8, QSQ_PA(i));
-    set64(x + 16, QRQ_PA(i));
-    set64(x + 24, 64 | 2ull << 8 | 4ull << 12 | (uint64_t)lport << 32 |
-          (uint64_t)rport << 48);
-    set64(x + 32, OUR_IP);
-    set64(x + 48, 1460ull << 16 | 1ull << 48);
-    set64(x + 56, 5ull << 28 | 2ull << 32 | 2ull << 40 | (uint64_t)PD << 48);
-    set64(x + 80, snd | 0x3FFFCull << 32);
-    set64(x + 88, rcv | 0x3FFFCull << 32);
-    set64(x + 96, snd | (uint64_t)snd << 32);
-    set64(x + 128, 8ull << 48);
-    set64(x + 136, 3 | 3ull << 32);
-    set64(x + 144, Q2_PA(i));
-    set64(x + 152, mac_u64(our_mac) << 16);
-    set64(x + 160, 16 | 1ull << 16 | 1ull << 20 | 1ull << 21 |
-          (user ? 0 : 1ull << 25) | 1ull << 28);
-    set64(x + 168, COMPCTX(i));
-    set64(x + 184, OUR_IP);
-}
-
-static void setup(bool user)
-{
-    uint64_t q[8] = { 0 };
-    uint16_t vsi;
-    unsigned i;
-
-    aq_test_init(&t);
-    CHECK_EQ(aq_vsi_add_pe(&vsi), 0);
-    CHECK_EQ(aq_mac_rule(vsi, our_mac), 0);
-    sq_head = 0;
-    sq_pol = 0;
-    ccq_head = 0;
-    ccq_pol = 1;
-    cq3_head = 0;
-    cq3_pol = 1;
-    aeq_head = 0;
-    aeq_pol = 1;
-    memset(mem(CTX_PA), 0, 64);
-    set64(CTX_PA + 0, 5ull << 8 | 1 << 3);          /* 64 WQEs, iWARP */
-    set64(CTX_PA + 8, SQ_PA);
-    set64(CTX_PA + 32, 1u << 16);
-    wr(PFPE_CCQPHIGH, (uint32_t)(CTX_PA >> 32));
-    wr(PFPE_CCQPLOW, (uint32_t)CTX_PA);
-    q[4] = QUERY_PA;
-    post(q, 0x20ull << 32);
-    memset(mem(COMMIT_PA), 0, 208);
-    set64(COMMIT_PA + 0, 64);
-    set64(COMMIT_PA + 8, 128);
-    set64(COMMIT_PA + 32, 16);
-    set64(COMMIT_PA + 48, 256);
-    set64(COMMIT_PA + 112, 4096);
-    q[4] = COMMIT_PA;
-    post(q, 0x21ull << 32 | 208);
-    memset(q, 0, sizeof(q));
-    q[0] = CCQ_SIZE;
-    q[4] = CCQ_PA;
-    q[5] = CCQ_SHADOW;
-    memset(mem(CCQ_PA), 0, 32 * CCQ_SIZE);
-    post(q, 0x03ull << 32 | 1ull << 46);
-    ccq_head = 1;
-    /* AEQ */
-    memset(q, 0, sizeof(q));
-    memset(mem(AEQ_PA), 0, 16 * AEQ_SIZE);
-    q[2] = AEQ_SIZE;
-    q[4] = AEQ_PA;
-    CHECK_EQ(cqp(0x19, q, 0), 0);
-    /* CQ 3 for both QPs */
-    memset(q, 0, sizeof(q));
-    memset(mem(CQ3_PA), 0, 32 * CQ3_SIZE);
-    q[0] = CQ3_SIZE;
-    q[1] = 0x3333;
-    q[4] = CQ3_PA;
-    q[5] = CQ3_SHADOW;
-    CHECK_EQ(cqp(0x03, q, 3), 0);
-    /* ARP 1 = ourselves (loopback) */
-    memset(q, 0, sizeof(q));
-    q[2] = mac_u64(our_mac);
-    CHECK_EQ(cqp(0x0f, q, 1 | 1ull << 42), 0);
-    for (i = 0; i < 2; i++) {
-        /* MR over BUF(i): 64 KiB, local write + remote read/write */
-        memset(q, 0, sizeof(q));
-        memset(mem(BUF_PA(i)), 0, 0x10000);
-        q[0] = BUF_PA(i);                       /* VA = PA */
-        q[1] = 0x10000 | (uint64_t)PD << 46;
-        q[2] = STAG(i);
-        q[4] = BUF_PA(i);
-        CHECK_EQ(cqp(0x0a, q, 0xFull << 48 | 1ull << 53 | 1ull << 59), 0);
-        /* QP 3 + i */
-        qp_ctx(i, user);
-        memset(mem(QSQ_PA(i)), 0, 0x1000);
-        memset(q, 0, sizeof(q));
-        q[2] = QPCTX_PA(i);
-        CHECK_EQ(cqp(0x00, q, (3 + i) | 1ull << 48 | 1ull << 60), 0);
-        qsq_head[i] = 0;
-        qsq_pol[i] = 1;
-        qrq_head[i] = 0;
-        qrq_pol[i] = 1;
-    }
-    for (i = 0; i < 2; i++) {
-        memset(q, 0, sizeof(q));
-        q[2] = QPCTX_PA(i);
-        CHECK_EQ(cqp(0x01, q, (3 + i) | 1ull << 48 | 1ull << 43 | 2ull << 60),
-                 0);
-    }
-}
-
-static void teardown(void)
-{
-    aq_test_cleanup(&t);
-}
-
-/* Write an SQ WQE (quantum 0 from @q, header @hdr) to QP 3 + @i. */
-static unsigned sq_post(unsigned i, const uint64_t q[4], uint64_t hdr,
-                        unsigned quanta, const uint8_t *extra)
-{
-    uint64_t pa = QSQ_PA(i) + 32ull * qsq_head[i];
-    unsigned idx = qsq_head[i], k;
-
-    for (k = 1; k < quanta; k++) {
-        memcpy(mem(pa + 32 * k), extra + 32 * (k - 1), 32);
-    }
-    set64(pa, q[0]);
-    set64(pa + 8, q[1]);
-    set64(pa + 16, q[2]);
-    set64(pa + 24, hdr | (uint64_t)qsq_pol[i] << 63);
-    qsq_head[i] += quanta;
-    if (qsq_head[i] >= QSQ_QUANTA) {
-        qsq_head[i] -= QSQ_QUANTA;
-        qsq_pol[i] ^= 1;
-    }
-    wr(PFPE_WQEALLOC, 3 + i);
-    return idx;
-}
-
-static void rq_post(unsigned i, uint64_t to, uint32_t len)
-{
-    uint64_t pa = QRQ_PA(i) + 32ull * qrq_head[i];
-
-    set64(pa, to);
-    set64(pa + 8, (uint64_t)len << 32 | STAG(i) | (uint64_t)qrq_pol[i] << 63);
-    set64(pa + 16, 0);
-    set64(pa + 24, (uint64_t)qrq_pol[i] << 63);
-    if (++qrq_head[i] == QRQ_WQES) {
-        qrq_head[i] = 0;
-        qrq_pol[i] ^= 1;
-    }
-}
-
-static void run(void)
-{
-    for (int k = 0; k < 200; k++) {
-        fake_host_advance(&h, 1000000);
-    }
-}
-
-static bool cqe_next(uint64_t cqe[4])
-{
-    uint64_t pa = CQ3_PA + 32ull * cq3_head;
-
-    for (int i = 0; i < 4; i++) {
-        cqe[i] = mem64(pa + 8 * i);
-    }
-    if ((cqe[3] >> 63) != cq3_pol) {
-        return false;
-    }
-    if (++cq3_head == CQ3_SIZE) {
-        cq3_head = 0;
-        cq3_pol ^= 1;
-    }
-    return true;
-}
-
-static bool aeqe_next(uint64_t *qw0, unsigned *qp, unsigned *code)
-{
-    uint64_t pa = AEQ_PA + 16ull * aeq_head;
-    uint64_t q1 = mem64(pa + 8);
-
-    if ((q1 >> 63) != aeq_pol) {
-        return false;
-    }
-    *qw0 = mem64(pa);
-    *qp = q1 & 0x3FFFF;
-    *code = (q1 >> 34) & 0xFFF;
-    if (++aeq_head == AEQ_SIZE) {
-        aeq_head = 0;
-        aeq_pol ^= 1;
-    }
-    wr(PFPE_AEQALLOC, 1);
-    return true;
-}
-
-static void fill(uint64_t pa, size_t len, unsigned seed)
-{
-    for (size_t i = 0; i < len; i++) {
-        mem(pa)[i] = (uint8_t)(seed + i * 13 + (i >> 7));
-    }
-}
+#define t ifx
+#define h (ifx.h)
+#define c (ifx.c)
+#define our_mac ifx_mac
+#define wr ifx_wr
+#define mem ifx_mem
+#define mem64 ifx_mem64
+#define set64 ifx_set64
+#define cqp ifx_cqp
+#define qp_ctx ifx_qp_ctx
+#define setup(user) do { \
+    ifx_failures = 0; \
+    ifx_setup(user); \
+    CHECK_EQ(ifx_failures, 0); \
+} while (0)
+#define teardown ifx_teardown
+#define sq_post ifx_sq_post
+#define rq_post ifx_rq_post
+#define run ifx_run
+#define cqe_next ifx_cqe_next
+#define aeqe_next ifx_aeqe_next
+#define fill ifx_fill
+#define sq_head ifx_sq_head
+#define sq_pol ifx_sq_pol
+#define ccq_head ifx_ccq_head
+#define ccq_pol ifx_ccq_pol
+#define cq3_head ifx_cq3_head
+#define cq3_pol ifx_cq3_pol
+#define aeq_head ifx_aeq_head
+#define aeq_pol ifx_aeq_pol
+#define qsq_head ifx_qsq_head
+#define qsq_pol ifx_qsq_pol
+#define qrq_head ifx_qrq_head
+#define qrq_pol ifx_qrq_pol
 
 static void test_send_write_read(void)
 {

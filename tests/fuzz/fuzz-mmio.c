@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * libFuzzer target: the device as a hostile guest drives it.  An input is a
+ * scenario byte (which set-up to start from, re-entrancy mode on/off) and
+ * then a sequence of operations: register writes and reads (the registers
+ * ice and irdma use, or any offset), guest memory contents and pointers,
+ * admin-queue commands, CQP WQEs, SQ/RQ WQEs of the two set-up QPs, PF
+ * resets, link changes, frames, and time passing (timers run).
+ */
+#include "fuzz-common.h"
+
+/* Registers worth hitting more often than a random offset would. */
+static const uint32_t regs[] = {
+    PFPE_CQPDB, PFPE_WQEALLOC, PFPE_CQARM, PFPE_CQACK, PFPE_AEQALLOC,
+    PFPE_CCQPLOW, PFPE_CCQPHIGH, PFPE_CCQPSTATUS, PFPE_CQPTAIL,
+    E810_RDMA_DB_PAGE + E810_RDMA_DB_WQEALLOC,
+    E810_RDMA_DB_PAGE + E810_RDMA_DB_CQARM,
+    PFGEN_CTRL, GLINT_CTL, GLINT_DYN_CTL(0), GLINT_DYN_CTL(1),
+    GLINT_DYN_CTL(63), GLINT_ITR(0, 1), GLINT_ITR(2, 5), GLINT_RATE(1),
+    PFINT_OICR, PF_FW_ATQT, PF_FW_ATQLEN, PF_FW_ATQBAL, PF_FW_ATQBAH,
+    PF_FW_ARQT, PF_FW_ARQLEN, PF_FW_ARQBAL, PF_FW_ARQH,
+};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    FuzzIn in = { data, size };
+    uint8_t s0 = in8(&in);
+    unsigned scen = s0 & 3, ops;
+    bool iw = scen == SCEN_IWARP_KERNEL || scen == SCEN_IWARP_USER;
+
+    fuzz_setup(scen, s0 & 4);
+    for (ops = 0; in.left && ops < FUZZ_MAX_OPS; ops++) {
+        uint8_t op = in8(&in);
+
+        switch (op % 14) {
+        case 0: {
+            uint8_t k = in8(&in);
+            uint32_t off = k < 0xC0 ? regs[k % (sizeof(regs) / sizeof(regs[0]))]
+                                    : (in32(&in) % E810_BAR0_SIZE) & ~3u;
+
+            e810_mmio_write(&ifx.c, off, in32(&in), 4);
+            break;
+        }
+        case 1: {
+            uint32_t off = in32(&in) % E810_BAR0_SIZE;
+
+            e810_mmio_read(&ifx.c, off, 1u << (in8(&in) % 4));
+            break;
+        }
+        case 2:
+            fuzz_mem_write(&in);
+            break;
+        case 3:
+            fuzz_mem_pointer(&in);
+            break;
+        case 4:
+            if (iw) {
+                fuzz_cqp_wqe(&in);
+            }
+            break;
+        case 5:
+            if (iw) {
+                fuzz_sq_wqe(&in);
+            }
+            break;
+        case 6:
+            if (iw) {
+                fuzz_rq_wqe(&in);
+            }
+            break;
+        case 7:
+            fuzz_advance(&in);
+            break;
+        case 8:
+            fuzz_aq_cmd(&in);
+            break;
+        case 9:
+            fuzz_frame_raw(&in);
+            break;
+        case 10:
+            e810_set_link(&ifx.c, in8(&in) & 1);
+            break;
+        case 11:
+            e810_mmio_write(&ifx.c, PFGEN_CTRL, PFGEN_CTRL_PFSWR, 4);
+            break;
+        case 12: {
+            /* Unaligned / narrow / wide accesses. */
+            uint32_t off = in32(&in) % E810_BAR0_SIZE;
+            uint64_t val = in64(&in);
+
+            e810_mmio_write(&ifx.c, off, val, 1u << (in8(&in) % 4));
+            break;
+        }
+        default:
+            e810_core_reset(&ifx.c, in8(&in) & 1 ? E810_RESET_PF
+                                                  : E810_RESET_POWER_ON);
+            break;
+        }
+    }
+    /* Let what was started finish (retransmissions, loopback, ITR). */
+    fake_host_advance(&ifx.h, 2000000000ll);
+    fuzz_teardown();
+    return 0;
+}

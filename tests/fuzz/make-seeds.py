@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Write the seed corpora (corpus/mmio, corpus/wire) from the traffic the
+unit tests drive (test-qpdp.c): inputs in the targets' encoding
+(fuzz-common.h, fuzz-mmio.c, fuzz-wire.c).  Run it after changing an
+encoding; the seeds are small and kept in the repository."""
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MEM = 0x10000000
+def M(off): return MEM + 0x800000 + off
+def BUF(i): return M(0x10000 + 0x10000 * i)
+def STAG(i): return (0x10 + i) << 8 | 0x5A
+BAR0 = MEM + (16 << 20)
+PFGEN_CTRL = 0x91000
+
+u8 = lambda v: struct.pack('<B', v & 0xFF)
+u16 = lambda v: struct.pack('<H', v & 0xFFFF)
+u32 = lambda v: struct.pack('<I', v & 0xFFFFFFFF)
+u64 = lambda v: struct.pack('<Q', v & 0xFFFFFFFFFFFFFFFF)
+be16 = lambda v: struct.pack('>H', v)
+be32 = lambda v: struct.pack('>I', v)
+be64 = lambda v: struct.pack('>Q', v)
+
+# fuzz-mmio ops
+def sq(i, q0, q1, q2, hdr, own=True):
+    return u8(5) + u8(i | (0x10 if own else 0)) + u64(q0) + u64(q1) + u64(q2) + u64(hdr)
+def rq(i, off, ln):
+    return u8(6) + u8(i) + u16(ln) + u16(off)
+def adv(ms): return u8(7) + u8(ms)
+def cqp(q):
+    return u8(4) + b''.join(u64(x) for x in q)
+def wr(k, val): return u8(0) + u8(k) + u32(val)
+def aq(desc, buf=b''):
+    return u8(8) + desc.ljust(32, b'\0') + buf
+
+mmio = {
+    'send': u8(1) + rq(1, 0x100, 4096) + sq(0, 0, 3000 << 32 | STAG(0), 0, 0x03 << 32 | 1 << 62) + adv(200),
+    'write-send-se': u8(1) + rq(1, 0x8000, 100) +
+        sq(0, 0x1000, 20000 << 32 | STAG(0), BUF(1) + 0x2000, STAG(1)) +
+        sq(0, 0, 50 << 32 | STAG(0), 0, 0x05 << 32 | 1 << 62) + adv(200),
+    'read': u8(1) + sq(0, 0x8000, 4000 << 32 | STAG(0), BUF(1) + 0x6000,
+                       0x01 << 32 | 1 << 62 | STAG(1)) + adv(200),
+    # The re-entrancy route: CQ 3 resized onto BAR0 + PFGEN_CTRL, then a
+    # 1-byte Send (its Receive CQE is a PF reset request).
+    'cq-on-bar0': u8(1 | 4) + cqp([16, 0, 0, 0x04 << 32 | 3 | 1 << 43, BAR0 + PFGEN_CTRL, 0, 0, 0]) +
+        rq(1, 0, 64) + sq(0, 0, 1 << 32 | STAG(0), 0, 0x03 << 32 | 1 << 62) + adv(200),
+    'close': u8(1) + cqp([0, 0, M(0x9100), 0x01 << 32 | 3 | 1 << 48 | 3 << 60, 0, 0, 0, 0]) + adv(200),
+    'user-flush': u8(2) + rq(1, 0, 100) + cqp([0, 0, 5, 0x22 << 32 | 4 | 1 << 62 | 1 << 60, 0, 0, 0, 0]),
+    'aq-version': u8(0) + aq(u16(0) + u16(0x0001)),
+    'intr': u8(0) + wr(12, 0x3) + wr(13, 0x1 | 0x8 | 0x10 << 5) + wr(16, 50) + adv(5) + wr(13, 0x1 | 1 << 2),
+    'pf-reset': u8(1) + u8(11) + sq(0, 0, 100 << 32 | STAG(0), 0, 0x03 << 32) + adv(10),
+}
+
+# fuzz-wire ops
+def fpdu_seg(ulpdus, mode=0, bad=False):
+    m = (len(ulpdus) - 1) << 5 | (4 if bad else 0) | mode
+    out = u8(0) + u8(m)
+    for u in ulpdus:
+        out += u16(len(u)) + u
+    return out
+def send_hdr(msn, mo, last=True, inv=0):
+    return u8(0x41 if last else 0x01) + u8(0x43 if not inv else 0x44) + be32(inv) + be32(0) + be32(msn) + be32(mo)
+def write_hdr(stag, to, last=True):
+    return u8(0xC1 if last else 0x81) + u8(0x40) + be32(stag) + be64(to)
+def readreq(msn, sink_stag, sink_to, ln, src_stag, src_to):
+    return (u8(0x41) + u8(0x41) + be32(0) + be32(1) + be32(msn) + be32(0) +
+            be32(sink_stag) + be64(sink_to) + be32(ln) + be32(src_stag) + be64(src_to))
+def wrq(off, ln): return u8(6) + u8(1) + u16(ln) + u16(off)
+
+wire = {
+    'send': u8(0) + wrq(0x100, 4096) + fpdu_seg([send_hdr(1, 0) + bytes(range(200))]) + u8(9) + u8(50),
+    'send-2seg': u8(0) + wrq(0, 8192) + fpdu_seg([send_hdr(1, 0, False) + b'A' * 1000,
+                                                  send_hdr(1, 1000) + b'B' * 500]) + u8(9) + u8(50),
+    'write': u8(0) + fpdu_seg([write_hdr(STAG(1), BUF(1) + 0x100) + b'W' * 1400]) + u8(9) + u8(50),
+    'read-req': u8(0) + fpdu_seg([readreq(1, 0x1234, 0, 2048, STAG(1), BUF(1))]) + u8(9) + u8(100),
+    'terminate': u8(0) + fpdu_seg([u8(0x41) + u8(0x47) + be32(0) + be32(2) + be32(1) + be32(0) + be32(0x11000000)]) + u8(9) + u8(50),
+    'bad-crc': u8(0) + wrq(0, 100) + fpdu_seg([send_hdr(1, 0) + b'x' * 10], bad=True) + u8(9) + u8(50),
+    'bad-stag-write': u8(0) + fpdu_seg([write_hdr(0x777777, 0) + b'z' * 64]) + u8(9) + u8(50),
+    'fin': u8(0) + u8(3) + u8(0x11) + u16(0) + u8(0) + u8(9) + u8(250),
+    'close-reentry': u8(4) + u8(8) + u8(0) + u8(9) + u8(200),
+}
+
+for name, seeds in (('mmio', mmio), ('wire', wire)):
+    d = os.path.join(HERE, 'corpus', name)
+    os.makedirs(d, exist_ok=True)
+    for k, v in seeds.items():
+        with open(os.path.join(d, k), 'wb') as f:
+            f.write(v)
+print('seeds written')

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A device set up the way irdma sets it up, for unit tests and fuzzers:
+ * AQ VSI with the PE filter and a MAC rule, CQP + CCQ, FPM committed, an
+ * AEQ, CQ 3, ARP 1 = our own MAC, and two iWARP QPs (3 and 4) with an MR
+ * each, connected to each other through the engine's loopback.  Helpers
+ * post CQP, SQ and RQ WQEs as irdma and uk.c write them.
+ */
+#include "iwarp-fixture.h"
+#include <inttypes.h>
+#include <stdio.h>
+
+unsigned ifx_failures;
+
+/* Set-up steps that must work: counted, so a test or fuzzer can tell. */
+#define CHECK_EQ(a, b) do { \
+    uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b); \
+    if (a_ != b_) { \
+        fprintf(stderr, "%s:%d: %s == 0x%" PRIx64 ", expected 0x%" PRIx64 "\n", \
+                __FILE__, __LINE__, #a, a_, b_); \
+        ifx_failures++; \
+    } \
+} while (0)
+
+AqTest ifx;
+static AqMsg m;
+#define t ifx
+#define h (t.h)
+#define c (t.c)
+
+const uint8_t ifx_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+#define our_mac ifx_mac
+
+unsigned ifx_sq_head, ifx_sq_pol, ifx_ccq_head, ifx_ccq_pol;
+unsigned ifx_cq3_head, ifx_cq3_pol, ifx_aeq_head, ifx_aeq_pol;
+unsigned ifx_qsq_head[2], ifx_qsq_pol[2], ifx_qrq_head[2], ifx_qrq_pol[2];
+
+
+void ifx_wr(uint32_t off, uint32_t val)
+{
+    e810_mmio_write(&c, off, val, 4);
+}
+
+uint8_t *ifx_mem(uint64_t pa)
+{
+    return fake_mem(&h, pa);
+}
+
+uint64_t ifx_mem64(uint64_t pa)
+{
+    return ld64(ifx_mem(pa));
+}
+
+void ifx_set64(uint64_t pa, uint64_t v)
+{
+    st64(ifx_mem(pa), v);
+}
+
+static void ifx_post(const uint64_t q[8], uint64_t hdr)
+{
+    uint64_t pa = SQ_PA + 64ull * ifx_sq_head;
+
+    if (ifx_sq_head == 0) {
+        ifx_sq_pol ^= 1;
+    }
+    for (int i = 0; i < 8; i++) {
+        ifx_set64(pa + 8 * i, q ? q[i] : 0);
+    }
+    ifx_set64(pa + 24, hdr | (uint64_t)ifx_sq_pol << 63);
+    ifx_sq_head = (ifx_sq_head + 1) % CQP_SQ_SIZE;
+    ifx_wr(PFPE_CQPDB, ifx_sq_head);
+}
+
+unsigned ifx_cqp(unsigned op, const uint64_t q[8], uint64_t hdr_extra)
+{
+    uint64_t pa = CCQ_PA + 32ull * ifx_ccq_head;
+    unsigned err;
+
+    ifx_post(q, (uint64_t)op << 32 | hdr_extra);
+    if ((ifx_mem64(pa + 24) >> 63) != ifx_ccq_pol) {
+        return 2;
+    }
+    err = (ifx_mem64(pa + 24) >> 55) & 1;
+    ifx_ccq_head = (ifx_ccq_head + 1) % CCQ_SIZE;
+    if (ifx_ccq_head == 0) {
+        ifx_ccq_pol ^= 1;
+    }
+    return err;
+}
+
+static uint64_t ifx_mac_u64(const uint8_t *a)
+{
+    uint64_t v = 0;
+
+    for (int i = 0; i < 6; i++) {
+        v = v << 8 | a[i];
+    }
+    return v;
+}
+
+static int ifx_aq_vsi_add_pe(uint16_t *num)
+{
+    int rc;
+
+    aq_msg_init(&m, 0x0210, 128, true);
+    st16(m.desc + 22, 2);
+    st16(m.buf, (1 << 0) | (1 << 1) | (1 << 2) | (1 << 6) | (1 << 7));
+    m.buf[4] = 1 << 4;
+    m.buf[12] = 3 | (3 << 3);
+    st16(m.buf + 30, 0);
+    st16(m.buf + 32, 1);
+    st16(m.buf + 62, 2 << 11);
+    m.buf[78] = 2;
+    m.buf[80] = 1;                          /* PE filter enable */
+    rc = aq_send(&t, &m);
+    *num = ld16(m.desc + 16) & 0x3FF;
+    return rc;
+}
+
+static int ifx_aq_mac_rule(uint16_t vsi, const uint8_t *da)
+{
+    uint8_t *r = m.buf;
+
+    aq_msg_init(&m, 0x02A0, 32, true);
+    st16(m.desc + 16, 1);
+    st16(r, 1);
+    st16(r + 4, 1);
+    st16(r + 6, vsi);
+    st32(r + 8, (uint32_t)vsi << 4 | 1u << 17 | 1u << 2 | 1u << 3);
+    st16(r + 14, 16);
+    memcpy(r + 16, da, 6);
+    r[16 + 12] = 0x81;
+    return aq_send(&t, &m);
+}
+
+/* QP context for QP 3 + @i, connected to the other one. */
+void ifx_qp_ctx(unsigned i, bool user)
+{
+    uint64_t x = QPCTX_PA(i);
+    uint16_t lport = i ? 5000 : 40000, rport = i ? 40000 : 5000;
+    uint32_t snd = i ? 700000 : 0xFFFFFF00u, rcv = i ? 0xFFFFFF00u : 700000;
+
+    memset(ifx_mem(Q2_PA(i)), 0, 0x200);
+    ifx_set64(x + 0, 1ull << 3);
+    ifx_set64(x + 8, QSQ_PA(i));
+    ifx_set64(x + 16, QRQ_PA(i));
+    ifx_set64(x + 24, 64 | 2ull << 8 | 4ull << 12 | (uint64_t)lport << 32 |
+          (uint64_t)rport << 48);
+    ifx_set64(x + 32, OUR_IP);
+    ifx_set64(x + 48, 1460ull << 16 | 1ull << 48);
+    ifx_set64(x + 56, 5ull << 28 | 2ull << 32 | 2ull << 40 | (uint64_t)PD << 48);
+    ifx_set64(x + 80, snd | 0x3FFFCull << 32);
+    ifx_set64(x + 88, rcv | 0x3FFFCull << 32);
+    ifx_set64(x + 96, snd | (uint64_t)snd << 32);
+    ifx_set64(x + 128, 8ull << 48);
+    ifx_set64(x + 136, 3 | 3ull << 32);
+    ifx_set64(x + 144, Q2_PA(i));
+    ifx_set64(x + 152, ifx_mac_u64(our_mac) << 16);
+    ifx_set64(x + 160, 16 | 1ull << 16 | 1ull << 20 | 1ull << 21 |
+          (user ? 0 : 1ull << 25) | 1ull << 28);
+    ifx_set64(x + 168, COMPCTX(i));
+    ifx_set64(x + 184, OUR_IP);
+}
+
+void ifx_setup(bool user)
+{
+    uint64_t q[8] = { 0 };
+    uint16_t vsi;
+    unsigned i;
+
+    aq_test_init(&t);
+    CHECK_EQ(ifx_aq_vsi_add_pe(&vsi), 0);
+    CHECK_EQ(ifx_aq_mac_rule(vsi, our_mac), 0);
+    ifx_sq_head = 0;
+    ifx_sq_pol = 0;
+    ifx_ccq_head = 0;
+    ifx_ccq_pol = 1;
+    ifx_cq3_head = 0;
+    ifx_cq3_pol = 1;
+    ifx_aeq_head = 0;
+    ifx_aeq_pol = 1;
+    memset(ifx_mem(CTX_PA), 0, 64);
+    ifx_set64(CTX_PA + 0, 5ull << 8 | 1 << 3);          /* 64 WQEs, iWARP */
+    ifx_set64(CTX_PA + 8, SQ_PA);
+    ifx_set64(CTX_PA + 32, 1u << 16);
+    ifx_wr(PFPE_CCQPHIGH, (uint32_t)(CTX_PA >> 32));
+    ifx_wr(PFPE_CCQPLOW, (uint32_t)CTX_PA);
+    q[4] = QUERY_PA;
+    ifx_post(q, 0x20ull << 32);
+    memset(ifx_mem(COMMIT_PA), 0, 208);
+    ifx_set64(COMMIT_PA + 0, 64);
+    ifx_set64(COMMIT_PA + 8, 128);
+    ifx_set64(COMMIT_PA + 32, 16);
+    ifx_set64(COMMIT_PA + 48, 256);
+    ifx_set64(COMMIT_PA + 112, 4096);
+    q[4] = COMMIT_PA;
+    ifx_post(q, 0x21ull << 32 | 208);
+    memset(q, 0, sizeof(q));
+    q[0] = CCQ_SIZE;
+    q[4] = CCQ_PA;
+    q[5] = CCQ_SHADOW;
+    memset(ifx_mem(CCQ_PA), 0, 32 * CCQ_SIZE);
+    ifx_post(q, 0x03ull << 32 | 1ull << 46);
+    ifx_ccq_head = 1;
+    /* AEQ */
+    memset(q, 0, sizeof(q));
+    memset(ifx_mem(AEQ_PA), 0, 16 * AEQ_SIZE);
+    q[2] = AEQ_SIZE;
+    q[4] = AEQ_PA;
+    CHECK_EQ(ifx_cqp(0x19, q, 0), 0);
+    /* CQ 3 for both QPs */
+    memset(q, 0, sizeof(q));
+    memset(ifx_mem(CQ3_PA), 0, 32 * CQ3_SIZE);
+    q[0] = CQ3_SIZE;
+    q[1] = 0x3333;
+    q[4] = CQ3_PA;
+    q[5] = CQ3_SHADOW;
+    CHECK_EQ(ifx_cqp(0x03, q, 3), 0);
+    /* ARP 1 = ourselves (loopback) */
+    memset(q, 0, sizeof(q));
+    q[2] = ifx_mac_u64(our_mac);
+    CHECK_EQ(ifx_cqp(0x0f, q, 1 | 1ull << 42), 0);
+    for (i = 0; i < 2; i++) {
+        /* MR over BUF(i): 64 KiB, local write + remote read/write */
+        memset(q, 0, sizeof(q));
+        memset(ifx_mem(BUF_PA(i)), 0, 0x10000);
+        q[0] = BUF_PA(i);                       /* VA = PA */
+        q[1] = 0x10000 | (uint64_t)PD << 46;
+        q[2] = STAG(i);
+        q[4] = BUF_PA(i);
+        CHECK_EQ(ifx_cqp(0x0a, q, 0xFull << 48 | 1ull << 53 | 1ull << 59), 0);
+        /* QP 3 + i */
+        ifx_qp_ctx(i, user);
+        memset(ifx_mem(QSQ_PA(i)), 0, 0x1000);
+        memset(q, 0, sizeof(q));
+        q[2] = QPCTX_PA(i);
+        CHECK_EQ(ifx_cqp(0x00, q, (3 + i) | 1ull << 48 | 1ull << 60), 0);
+        ifx_qsq_head[i] = 0;
+        ifx_qsq_pol[i] = 1;
+        ifx_qrq_head[i] = 0;
+        ifx_qrq_pol[i] = 1;
+    }
+    for (i = 0; i < 2; i++) {
+        memset(q, 0, sizeof(q));
+        q[2] = QPCTX_PA(i);
+        CHECK_EQ(ifx_cqp(0x01, q, (3 + i) | 1ull << 48 | 1ull << 43 | 2ull << 60),
+                 0);
+    }
+}
+
+void ifx_teardown(void)
+{
+    aq_test_cleanup(&t);
+}
+
+/* Write an SQ WQE (quantum 0 from @q, header @hdr) to QP 3 + @i. */
+unsigned ifx_sq_post(unsigned i, const uint64_t q[4], uint64_t hdr,
+                        unsigned quanta, const uint8_t *extra)
+{
+    uint64_t pa = QSQ_PA(i) + 32ull * ifx_qsq_head[i];
+    unsigned idx = ifx_qsq_head[i], k;
+
+    for (k = 1; k < quanta; k++) {
+        memcpy(ifx_mem(pa + 32 * k), extra + 32 * (k - 1), 32);
+    }
+    ifx_set64(pa, q[0]);
+    ifx_set64(pa + 8, q[1]);
+    ifx_set64(pa + 16, q[2]);
+    ifx_set64(pa + 24, hdr | (uint64_t)ifx_qsq_pol[i] << 63);
+    ifx_qsq_head[i] += quanta;
+    if (ifx_qsq_head[i] >= QSQ_QUANTA) {
+        ifx_qsq_head[i] -= QSQ_QUANTA;
+        ifx_qsq_pol[i] ^= 1;
+    }
+    ifx_wr(PFPE_WQEALLOC, 3 + i);
+    return idx;
+}
+
+void ifx_rq_post(unsigned i, uint64_t to, uint32_t len)
+{
+    uint64_t pa = QRQ_PA(i) + 32ull * ifx_qrq_head[i];
+
+    ifx_set64(pa, to);
+    ifx_set64(pa + 8, (uint64_t)len << 32 | STAG(i) | (uint64_t)ifx_qrq_pol[i] << 63);
+    ifx_set64(pa + 16, 0);
+    ifx_set64(pa + 24, (uint64_t)ifx_qrq_pol[i] << 63);
+    if (++ifx_qrq_head[i] == QRQ_WQES) {
+        ifx_qrq_head[i] = 0;
+        ifx_qrq_pol[i] ^= 1;
+    }
+}
+
+void ifx_run(void)
+{
+    for (int k = 0; k < 200; k++) {
+        fake_host_advance(&h, 1000000);
+    }
+}
+
+bool ifx_cqe_next(uint64_t cqe[4])
+{
+    uint64_t pa = CQ3_PA + 32ull * ifx_cq3_head;
+
+    for (int i = 0; i < 4; i++) {
+        cqe[i] = ifx_mem64(pa + 8 * i);
+    }
+    if ((cqe[3] >> 63) != ifx_cq3_pol) {
+        return false;
+    }
+    if (++ifx_cq3_head == CQ3_SIZE) {
+        ifx_cq3_head = 0;
+        ifx_cq3_pol ^= 1;
+    }
+    return true;
+}
+
+bool ifx_aeqe_next(uint64_t *qw0, unsigned *qp, unsigned *code)
+{
+    uint64_t pa = AEQ_PA + 16ull * ifx_aeq_head;
+    uint64_t q1 = ifx_mem64(pa + 8);
+
+    if ((q1 >> 63) != ifx_aeq_pol) {
+        return false;
+    }
+    *qw0 = ifx_mem64(pa);
+    *qp = q1 & 0x3FFFF;
+    *code = (q1 >> 34) & 0xFFF;
+    if (++ifx_aeq_head == AEQ_SIZE) {
+        ifx_aeq_head = 0;
+        ifx_aeq_pol ^= 1;
+    }
+    ifx_wr(PFPE_AEQALLOC, 1);
+    return true;
+}
+
+void ifx_fill(uint64_t pa, size_t len, unsigned seed)
+{
+    for (size_t i = 0; i < len; i++) {
+        ifx_mem(pa)[i] = (uint8_t)(seed + i * 13 + (i >> 7));
+    }
+}
+

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Two connected iWARP QPs on one device, as irdma sets them up. */
+#ifndef E810_IWARP_FIXTURE_H
+#define E810_IWARP_FIXTURE_H
+
+#include "fake-host.h"
+#include "aq-util.h"
+#include "bytes.h"
+
+extern AqTest ifx;
+extern unsigned ifx_failures;     /* set-up steps that failed */
+extern const uint8_t ifx_mac[6];
+extern unsigned ifx_sq_head, ifx_sq_pol, ifx_ccq_head, ifx_ccq_pol;
+extern unsigned ifx_cq3_head, ifx_cq3_pol, ifx_aeq_head, ifx_aeq_pol;
+extern unsigned ifx_qsq_head[2], ifx_qsq_pol[2], ifx_qrq_head[2], ifx_qrq_pol[2];
+
+#define M(off)          (FAKE_MEM_BASE + 0x800000 + (off))
+#define OUR_IP          0x0A000001u
+
+#define CTX_PA          M(0x0000)
+#define SQ_PA           M(0x1000)
+#define QUERY_PA        M(0x2000)
+#define COMMIT_PA       M(0x3000)
+#define CCQ_PA          M(0x4000)
+#define CCQ_SHADOW      M(0x5000)
+#define AEQ_PA          M(0x6000)
+#define CQ3_PA          M(0x8000)
+#define CQ3_SHADOW      M(0x8800)
+#define Q2_PA(i)        M(0x9000 + 0x200 * (i))
+#define QPCTX_PA(i)     (Q2_PA(i) + 0x100)
+#define QSQ_PA(i)       M(0xA000 + 0x1000 * (i))
+#define QRQ_PA(i)       (QSQ_PA(i) + 0x800)
+#define BUF_PA(i)       M(0x10000 + 0x10000 * (i))
+#define CQP_SQ_SIZE     64
+#define CCQ_SIZE        64
+#define CQ3_SIZE        256
+#define AEQ_SIZE        64
+#define QSQ_QUANTA      64              /* enc 4 */
+#define QRQ_WQES        16              /* enc 2 */
+#define PD              1
+#define STAG(i)         ((uint32_t)(0x10 + (i)) << 8 | 0x5A)
+#define COMPCTX(i)      (0xFFFF888000000000ull + (i))
+
+
+void ifx_wr(uint32_t off, uint32_t val);
+uint8_t *ifx_mem(uint64_t pa);
+uint64_t ifx_mem64(uint64_t pa);
+void ifx_set64(uint64_t pa, uint64_t v);
+/* Post a CQP WQE; 0 done, 1 error completion, 2 no completion. */
+unsigned ifx_cqp(unsigned op, const uint64_t q[8], uint64_t hdr_extra);
+/* QP context for QP 3 + @i at QPCTX_PA(@i). */
+void ifx_qp_ctx(unsigned i, bool user);
+/* The whole set-up; @user: QPs as user QPs (not privileged). */
+void ifx_setup(bool user);
+void ifx_teardown(void);
+/* SQ WQE (quantum 0 from @q, header @hdr, @quanta with @extra) + doorbell. */
+unsigned ifx_sq_post(unsigned i, const uint64_t q[4], uint64_t hdr,
+                     unsigned quanta, const uint8_t *extra);
+void ifx_rq_post(unsigned i, uint64_t to, uint32_t len);
+/* Let timers run for 200 ms of virtual time. */
+void ifx_run(void);
+bool ifx_cqe_next(uint64_t cqe[4]);
+bool ifx_aeqe_next(uint64_t *qw0, unsigned *qp, unsigned *code);
+void ifx_fill(uint64_t pa, size_t len, unsigned seed);
+
+#endif
