@@ -83,7 +83,9 @@ static void send_segment(FuzzIn *in, const uint8_t *payload, size_t n,
     put16(th + 14, 0xFFFF);
     put16(th + 16, 0);
     put16(th + 18, 0);
-    memcpy(th + 20, payload, n);
+    if (n) {
+        memcpy(th + 20, payload, n);
+    }
     sum = csum_add(0, ip + 12, 8) + 6 + (uint32_t)(20 + n);
     sum = csum_add(sum, th, 20 + n);
     put16(th + 16, csum_fold(sum) ^ ((mode & 1) ? 0x5555 : 0));
