@@ -68,7 +68,137 @@ static inline void inbuf(FuzzIn *in, void *buf, size_t n)
 }
 
 /* Scenarios an input starts from (low 2 bits of its first byte). */
-enum { SCEN_BARE, SCEN_IWARP_KERNEL, SCEN_IWARP_USER, SCEN_AQ };
+enum { SCEN_BARE, SCEN_IWARP_KERNEL, SCEN_IWARP_USER, SCEN_LAN };
+
+/* LAN scenario: one VSI (PF queue 4) with our MAC, Rx queue 4 with 64
+ * descriptors of 2 KiB posted, Tx queue 5 of 256 descriptors. */
+#define LAN_TX_RING     (FAKE_MEM_BASE + 0xC00000)
+#define LAN_TX_BUFS     (FAKE_MEM_BASE + 0xC10000)
+#define LAN_RX_RING     (FAKE_MEM_BASE + 0xD00000)
+#define LAN_RX_BUFS     (FAKE_MEM_BASE + 0xD10000)
+#define LAN_TXQ         5
+#define LAN_TX_QLEN     256
+#define LAN_RXQ         4
+#define LAN_RX_QLEN     64
+
+static unsigned lan_tx_tail, lan_rx_tail;
+
+static inline uint64_t fuzz_addr(FuzzIn *in);
+
+static inline void put_bits(uint8_t *b, unsigned lsb, unsigned width,
+                            uint64_t v)
+{
+    for (unsigned i = 0; i < width; i++) {
+        unsigned bit = lsb + i;
+
+        if ((v >> i) & 1) {
+            b[bit / 8] |= 1u << (bit % 8);
+        }
+    }
+}
+
+static inline void lan_setup(void)
+{
+    static AqMsg m;
+    E810TxQueueCtx *q = &ifx.c.fw.sched.txq[LAN_TXQ];
+    uint8_t b[32] = { 0 };
+    uint16_t vsi;
+
+    aq_msg_init(&m, 0x0210, 128, true);         /* Add VSI, LAN, queue 4 */
+    st16(m.desc + 22, 2);
+    st16(m.buf, (1 << 0) | (1 << 1) | (1 << 2) | (1 << 6) | (1 << 7));
+    m.buf[4] = 1 << 4;
+    m.buf[12] = 3 | (3 << 3);
+    st16(m.buf + 30, LAN_RXQ);
+    st16(m.buf + 32, 1);
+    st16(m.buf + 62, 2 << 11);
+    m.buf[78] = 2;
+    if (aq_send(&ifx, &m)) {
+        ifx_failures++;
+    }
+    vsi = ld16(m.desc + 16) & 0x3FF;
+    aq_msg_init(&m, 0x02A0, 32, true);          /* MAC rule */
+    st16(m.desc + 16, 1);
+    st16(m.buf, 1);
+    st16(m.buf + 4, 1);
+    st16(m.buf + 6, vsi);
+    st32(m.buf + 8, (uint32_t)vsi << 4 | 1u << 17 | 1u << 2 | 1u << 3);
+    st16(m.buf + 14, 16);
+    memcpy(m.buf + 16, ifx_mac, 6);
+    m.buf[16 + 12] = 0x81;
+    if (aq_send(&ifx, &m)) {
+        ifx_failures++;
+    }
+    /* Rx queue context as ice_setup_rx_ctx writes it. */
+    put_bits(b, 32, 57, LAN_RX_RING >> 7);
+    put_bits(b, 89, 13, LAN_RX_QLEN);
+    put_bits(b, 102, 7, 16);
+    put_bits(b, 116, 1, 1);
+    put_bits(b, 117, 1, 1);
+    put_bits(b, 119, 1, 1);
+    put_bits(b, 174, 14, 9728);
+    put_bits(b, 198, 3, 1);
+    put_bits(b, 201, 1, 1);
+    for (unsigned i = 0; i < 8; i++) {
+        ifx_wr(QRX_CONTEXT(i, LAN_RXQ), ld32(b + 4 * i));
+    }
+    ifx_wr(QRXFLXP_CNTXT(LAN_RXQ), 2 | 3 << 8 | 1 << 11);
+    for (unsigned i = 0; i < LAN_RX_QLEN; i++) {
+        st64(fake_mem(&ifx.h, LAN_RX_RING + i * 32), LAN_RX_BUFS + i * 2048);
+    }
+    lan_rx_tail = LAN_RX_QLEN - 8;
+    ifx_wr(QRX_TAIL(LAN_RXQ), lan_rx_tail);
+    ifx_wr(QINT_RQCTL(LAN_RXQ), E810_CTL_CAUSE_ENA | 7);
+    ifx_wr(GLINT_DYN_CTL(7), GLINT_DYN_CTL_INTENA);
+    ifx_wr(QRX_CTRL(LAN_RXQ), QRX_CTRL_QENA_REQ);
+    /* Tx queue as Add Tx LAN Queues leaves it (fw_sched has its tests). */
+    q->enabled = true;
+    q->gen++;
+    q->base = LAN_TX_RING;
+    q->qlen = LAN_TX_QLEN;
+    q->src_vsi = vsi;
+    ifx_wr(QINT_TQCTL(LAN_TXQ), E810_CTL_CAUSE_ENA | 3);
+    ifx_wr(GLINT_DYN_CTL(3), GLINT_DYN_CTL_INTENA);
+    lan_tx_tail = 0;
+}
+
+/* 1..8 Tx descriptors from the input at the tail, then the doorbell. */
+static inline void fuzz_lan_tx(FuzzIn *in)
+{
+    uint8_t b = in8(in);
+    unsigned n = 1 + (b & 7);
+
+    for (unsigned k = 0; k < n; k++) {
+        uint8_t *d = fake_mem(&ifx.h, LAN_TX_RING + lan_tx_tail * 16);
+        uint64_t q0 = in64(in), q1 = in64(in);
+
+        if (b & 0x80) {
+            /* A data buffer in RAM (filled by earlier memory ops). */
+            q0 = LAN_TX_BUFS + (q0 & 0xFFFF);
+        }
+        st64(d, q0);
+        st64(d + 8, q1);
+        lan_tx_tail = (lan_tx_tail + 1) % LAN_TX_QLEN;
+    }
+    ifx_wr(QTX_COMM_DBELL(LAN_TXQ), (b & 0x40) ? in16(in) : lan_tx_tail);
+}
+
+/* Give Rx descriptors back (tail), sometimes with input-chosen buffers. */
+static inline void fuzz_lan_rx(FuzzIn *in)
+{
+    uint8_t b = in8(in);
+    unsigned n = 1 + (b & 15);
+
+    for (unsigned k = 0; k < n; k++) {
+        uint8_t *d = fake_mem(&ifx.h, LAN_RX_RING + lan_rx_tail * 32);
+
+        memset(d, 0, 32);
+        st64(d, (b & 0x80) ? fuzz_addr(in)
+                           : LAN_RX_BUFS + lan_rx_tail * 2048);
+        lan_rx_tail = (lan_rx_tail + 1) % LAN_RX_QLEN;
+    }
+    ifx_wr(QRX_TAIL(LAN_RXQ), (b & 0x40) ? in16(in) : lan_rx_tail);
+}
 
 /* Set up: returns false if the set-up itself failed (a harness bug). */
 static inline bool fuzz_setup(unsigned scen, bool reenter)
@@ -78,6 +208,10 @@ static inline bool fuzz_setup(unsigned scen, bool reenter)
     case SCEN_IWARP_KERNEL:
     case SCEN_IWARP_USER:
         ifx_setup(scen == SCEN_IWARP_USER);
+        break;
+    case SCEN_LAN:
+        aq_test_init(&ifx);
+        lan_setup();
         break;
     default:
         aq_test_init(&ifx);

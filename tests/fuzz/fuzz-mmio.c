@@ -5,7 +5,8 @@
  * then a sequence of operations: register writes and reads (the registers
  * ice and irdma use, or any offset), guest memory contents and pointers,
  * admin-queue commands, CQP WQEs, SQ/RQ WQEs of the two set-up QPs, PF
- * resets, link changes, frames, and time passing (timers run).
+ * resets, link changes, frames, LAN Tx/Rx descriptors and doorbells, and
+ * time passing (timers run).
  */
 #include "fuzz-common.h"
 
@@ -34,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (ops = 0; in.left && ops < FUZZ_MAX_OPS; ops++) {
         uint8_t op = in8(&in);
 
-        switch (op % 14) {
+        switch (op % 16) {
         case 0: {
             uint8_t k = in8(&in);
             uint32_t off = k < 0xC0 ? regs[k % (sizeof(regs) / sizeof(regs[0]))]
@@ -93,6 +94,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             e810_mmio_write(&ifx.c, off, val, 1u << (in8(&in) % 4));
             break;
         }
+        case 13:
+            if (scen == SCEN_LAN) {
+                fuzz_lan_tx(&in);
+            }
+            break;
+        case 14:
+            if (scen == SCEN_LAN) {
+                fuzz_lan_rx(&in);
+            }
+            break;
         default:
             e810_core_reset(&ifx.c, in8(&in) & 1 ? E810_RESET_PF
                                                   : E810_RESET_POWER_ON);

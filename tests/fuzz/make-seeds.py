@@ -50,6 +50,12 @@ mmio = {
     'user-flush': u8(2) + rq(1, 0, 100) + cqp([0, 0, 5, 0x22 << 32 | 4 | 1 << 62 | 1 << 60, 0, 0, 0, 0]),
     'aq-version': u8(0) + aq(u16(0) + u16(0x0001)),
     'intr': u8(0) + wr(12, 0x3) + wr(13, 0x1 | 0x8 | 0x10 << 5) + wr(16, 50) + adv(5) + wr(13, 0x1 | 1 << 2),
+    # LAN: a 60-byte frame sent from Tx queue 5 (data descriptor, EOP|RS),
+    # a frame for us received into Rx queue 4, descriptors given back.
+    'lan-tx': u8(3) + u8(2) + u32(0xC10000) + u8(60) + (b'\xff' * 6 + b'\x52\x54\x00\x12\x34\x56' + b'\x08\x06').ljust(60, b'\0') +
+        u8(13) + u8(0x80) + u64(0) + u64(0x3 << 4 | 60 << 34 | 7 << 16) + adv(5),
+    'lan-rx': u8(3) + u8(9) + u16(128) + (b'\x52\x54\x00\x12\x34\x56' * 2 + b'\x08\x00').ljust(128, b'E') +
+        u8(14) + u8(3) + adv(5),
     'pf-reset': u8(1) + u8(11) + sq(0, 0, 100 << 32 | STAG(0), 0, 0x03 << 32) + adv(10),
 }
 
