@@ -8,8 +8,14 @@
 
 #include "../host.h"
 
-/* Raw register update: no pre- or post-inversion. */
+/* Raw register update: no pre- or post-inversion.  Uses the CPU's CRC32
+ * instruction when it has one. */
 uint32_t iw_crc32c_update(uint32_t crc, const void *buf, size_t len);
+/* The portable implementation (slicing-by-8), for tests and hosts
+ * without the instruction. */
+uint32_t iw_crc32c_update_sw(uint32_t crc, const void *buf, size_t len);
+/* True if iw_crc32c_update uses the CPU instruction. */
+bool iw_crc32c_hw(void);
 
 /* The CRC of a buffer as carried by MPA: ~update(~0, buf). */
 static inline uint32_t iw_crc32c(const void *buf, size_t len)
