@@ -16,6 +16,9 @@
 # s, SECS seconds
 # into the transfer (TCP retransmission in the engine); BIDI=1: each guest
 # runs a server and a client, two connections moving data both ways at once.
+# LINK=SPEC: the link between the guests goes through scripts/link-relay
+# with these impairments (e.g. "loss=1%,reorder=1%,seed=7"); the relay must
+# then have done at least one of each impairment it was asked for.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -27,6 +30,7 @@ MTU=${MTU:-}
 FLAP=${FLAP:-}
 FLAP_LEN=${FLAP_LEN:-1}
 BIDI=${BIDI:-0}
+LINK=${LINK:-}
 
 "$TOP/guest-driver/build" -q || { echo "FAIL: $TEST_NAME: guest-driver/build"; exit 1; }
 
@@ -90,7 +94,9 @@ echo "res after: \$after"
 exit \$rc
 EOS
 
-vm_run --guests 2 --nic e810 --mem 1024 --env COLDPLUG=0 \
+link_args=()
+[ -n "$LINK" ] && link_args=(--link "$LINK")
+vm_run --guests 2 --nic e810 --mem 1024 --env COLDPLUG=0 "${link_args[@]}" \
 	--file "$TOP/guest-driver/bringup" --file "$TOP/build/guest-driver/rdma-mover" \
 	--trace 'e810_rdma_cqp_err' --qemu-arg '-d guest_errors' \
 	--script "$OUT/job.sh" --timeout 1200
@@ -126,4 +132,16 @@ for g in 0 1; do
 	gerr=$(grep -iE 'rdma|iwarp|qp' "$OUT/run/g$g/qemu.log" 2>/dev/null | head -3)
 	[ -z "$gerr" ] || fail "g$g: RDMA engine guest errors: $(echo "$gerr" | tr '\n' ';')"
 done
+if [ -n "$LINK" ]; then
+	cat "$OUT/run/link.log" 2>/dev/null
+	/usr/bin/python3 - "$OUT/run/link.json" "$LINK" <<'PY' || fail "link emulator did not impair the link as asked"
+import json, sys
+st = json.load(open(sys.argv[1]))
+want = {'loss': 'lost', 'dup': 'duplicated', 'reorder': 'reordered', 'corrupt': 'corrupted'}
+asked = [k for k in (i.split('=')[0] for i in sys.argv[2].split(',')) if k in want]
+done = {k: st['0->1'][want[k]] + st['1->0'][want[k]] for k in asked}
+print('link emulator:', ', '.join(f'{want[k]} {v}' for k, v in done.items()))
+sys.exit(0 if all(done.values()) else 1)
+PY
+fi
 pass_fail

@@ -22,6 +22,7 @@ static int fake_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
 {
     FakeHost *h = opaque;
 
+    h->n_dma++;
     if (in_bar0(h, addr, len)) {
         uint8_t *b = buf;
 
@@ -47,6 +48,7 @@ static int fake_dma_write(void *opaque, uint64_t addr, const void *buf, size_t l
 {
     FakeHost *h = opaque;
 
+    h->n_dma++;
     if (in_bar0(h, addr, len)) {
         const uint8_t *b = buf;
 
@@ -82,6 +84,11 @@ static bool fake_send_frame(void *opaque, const void *frame, size_t len)
 {
     FakeHost *h = opaque;
 
+    h->n_frames++;
+    if (h->frame_cb) {
+        h->frame_cb(h->frame_opaque, frame, len);
+        return true;
+    }
     if (h->quiet) {
         return true;
     }
@@ -124,7 +131,7 @@ static E810Timer *fake_timer_new(void *opaque, E810TimerCb *cb, void *cb_opaque)
 
 static void fake_timer_mod(void *opaque, E810Timer *t, int64_t expire)
 {
-    (void)opaque;
+    ((FakeHost *)opaque)->n_timer_mod++;
     t->expire = expire;
 }
 

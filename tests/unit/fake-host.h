@@ -42,6 +42,11 @@ typedef struct FakeHost {
     uint64_t bar0_base;
     unsigned bar0_dma;          /* DMA pieces that reached BAR0 */
     bool quiet;                 /* no frame log (fuzzing) */
+    /* If set, every sent frame goes here instead of the log. */
+    void (*frame_cb)(void *opaque, const void *frame, size_t len);
+    void *frame_opaque;
+    /* What the device asked of the host (benchmarks). */
+    uint64_t n_dma, n_timer_mod, n_frames;
 } FakeHost;
 
 void fake_host_init(FakeHost *h);

@@ -15,7 +15,13 @@ def main():
            "#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>",
            "static inline bool e810_trace_on(const char *ev)",
            "{",
-           "    const char *f = getenv(\"E810_TRACE\");",
+           "    static const char *f;",
+           "    static bool read;",
+           "",
+           "    if (!read) {",
+           "        f = getenv(\"E810_TRACE\");",
+           "        read = true;",
+           "    }",
            "    return f && (!strcmp(f, \"*\") || strstr(ev, f));",
            "}"]
     pat = re.compile(r'^(\w+)\((.*)\)\s+(".*)$')

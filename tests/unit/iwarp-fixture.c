@@ -22,18 +22,19 @@ unsigned ifx_failures;
     } \
 } while (0)
 
-AqTest ifx;
 static AqMsg m;
 #define t ifx
 #define h (t.h)
 #define c (t.c)
 
-const uint8_t ifx_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+/* One device talking to itself (engine loopback): its peer is itself. */
+static IfxState ifx_default = {
+    .mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
+    .peer_mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
+    .ip = OUR_IP, .peer_ip = OUR_IP,
+};
+IfxState *ifx_cur = &ifx_default;
 #define our_mac ifx_mac
-
-unsigned ifx_sq_head, ifx_sq_pol, ifx_ccq_head, ifx_ccq_pol;
-unsigned ifx_cq3_head, ifx_cq3_pol, ifx_aeq_head, ifx_aeq_pol;
-unsigned ifx_qsq_head[2], ifx_qsq_pol[2], ifx_qrq_head[2], ifx_qrq_pol[2];
 
 
 void ifx_wr(uint32_t off, uint32_t val)
@@ -146,8 +147,9 @@ void ifx_qp_ctx(unsigned i, bool user)
     ifx_set64(x + 16, QRQ_PA(i));
     ifx_set64(x + 24, 64 | 2ull << 8 | 4ull << 12 | (uint64_t)lport << 32 |
           (uint64_t)rport << 48);
-    ifx_set64(x + 32, OUR_IP);
-    ifx_set64(x + 48, 1460ull << 16 | 1ull << 48);
+    ifx_set64(x + 32, ifx_cur->peer_ip);
+    ifx_set64(x + 48, (uint64_t)(ifx_cur->mss ? ifx_cur->mss : 1460) << 16 |
+              1ull << 48);
     ifx_set64(x + 56, 5ull << 28 | 2ull << 32 | 2ull << 40 | (uint64_t)PD << 48);
     ifx_set64(x + 80, snd | 0x3FFFCull << 32);
     ifx_set64(x + 88, rcv | 0x3FFFCull << 32);
@@ -159,7 +161,7 @@ void ifx_qp_ctx(unsigned i, bool user)
     ifx_set64(x + 160, 16 | 1ull << 16 | 1ull << 20 | 1ull << 21 |
           (user ? 0 : 1ull << 25) | 1ull << 28);
     ifx_set64(x + 168, COMPCTX(i));
-    ifx_set64(x + 184, OUR_IP);
+    ifx_set64(x + 184, ifx_cur->ip);
 }
 
 void ifx_setup(bool user)
@@ -169,6 +171,7 @@ void ifx_setup(bool user)
     unsigned i;
 
     aq_test_init(&t);
+    memcpy(c.mac, ifx_cur->mac, 6);     /* the port MAC of this device */
     CHECK_EQ(ifx_aq_vsi_add_pe(&vsi), 0);
     CHECK_EQ(ifx_aq_mac_rule(vsi, our_mac), 0);
     ifx_sq_head = 0;
@@ -218,7 +221,7 @@ void ifx_setup(bool user)
     CHECK_EQ(ifx_cqp(0x03, q, 3), 0);
     /* ARP 1 = ourselves (loopback) */
     memset(q, 0, sizeof(q));
-    q[2] = ifx_mac_u64(our_mac);
+    q[2] = ifx_mac_u64(ifx_cur->peer_mac);
     CHECK_EQ(ifx_cqp(0x0f, q, 1 | 1ull << 42), 0);
     for (i = 0; i < 2; i++) {
         /* MR over BUF(i): 64 KiB, local write + remote read/write */

@@ -7,12 +7,38 @@
 #include "aq-util.h"
 #include "bytes.h"
 
-extern AqTest ifx;
+/*
+ * A device and the guest's view of its rings.  The helpers below work on
+ * ifx_cur (by default one device whose QPs 3 and 4 talk to each other
+ * through the engine's loopback); point it at another IfxState, with its
+ * own MAC/IP and a peer's, for two devices back to back.
+ */
+typedef struct IfxState {
+    AqTest dev;
+    uint8_t mac[6], peer_mac[6];
+    uint32_t ip, peer_ip;
+    uint16_t mss;               /* of the QPs' connections (0: 1460) */
+    unsigned sq_head, sq_pol, ccq_head, ccq_pol;
+    unsigned cq3_head, cq3_pol, aeq_head, aeq_pol;
+    unsigned qsq_head[2], qsq_pol[2], qrq_head[2], qrq_pol[2];
+} IfxState;
+
+extern IfxState *ifx_cur;
 extern unsigned ifx_failures;     /* set-up steps that failed */
-extern const uint8_t ifx_mac[6];
-extern unsigned ifx_sq_head, ifx_sq_pol, ifx_ccq_head, ifx_ccq_pol;
-extern unsigned ifx_cq3_head, ifx_cq3_pol, ifx_aeq_head, ifx_aeq_pol;
-extern unsigned ifx_qsq_head[2], ifx_qsq_pol[2], ifx_qrq_head[2], ifx_qrq_pol[2];
+#define ifx             (ifx_cur->dev)
+#define ifx_mac         (ifx_cur->mac)
+#define ifx_sq_head     (ifx_cur->sq_head)
+#define ifx_sq_pol      (ifx_cur->sq_pol)
+#define ifx_ccq_head    (ifx_cur->ccq_head)
+#define ifx_ccq_pol     (ifx_cur->ccq_pol)
+#define ifx_cq3_head    (ifx_cur->cq3_head)
+#define ifx_cq3_pol     (ifx_cur->cq3_pol)
+#define ifx_aeq_head    (ifx_cur->aeq_head)
+#define ifx_aeq_pol     (ifx_cur->aeq_pol)
+#define ifx_qsq_head    (ifx_cur->qsq_head)
+#define ifx_qsq_pol     (ifx_cur->qsq_pol)
+#define ifx_qrq_head    (ifx_cur->qrq_head)
+#define ifx_qrq_pol     (ifx_cur->qrq_pol)
 
 #define M(off)          (FAKE_MEM_BASE + 0x800000 + (off))
 #define OUR_IP          0x0A000001u
