@@ -48,8 +48,10 @@ static void put32(uint8_t *p, uint32_t v)
     put16(p + 2, (uint16_t)v);
 }
 
-/* Ethernet + IPv4 + TCP to QP 4, @payload of @n bytes; @mode bits:
- * 1 bad TCP checksum, 2 sequence off by a fuzz delta. */
+static uint16_t seg_sport = PEER_PORT, seg_dport = QP4_PORT;
+
+/* Ethernet + IPv4 + TCP to QP 4 (or seg_sport -> seg_dport), @payload of
+ * @n bytes; @mode bits: 1 bad TCP checksum, 2 sequence off by a delta. */
 static void send_segment(FuzzIn *in, const uint8_t *payload, size_t n,
                          uint8_t flags, uint8_t mode)
 {
@@ -74,8 +76,8 @@ static void send_segment(FuzzIn *in, const uint8_t *payload, size_t n,
     put32(ip + 12, OUR_IP);
     put32(ip + 16, OUR_IP);
     put16(ip + 10, csum_fold(csum_add(0, ip, 20)));
-    put16(th, PEER_PORT);
-    put16(th + 2, QP4_PORT);
+    put16(th, seg_sport);
+    put16(th + 2, seg_dport);
     put32(th + 4, seq);
     put32(th + 8, peer_ack);
     th[12] = 5 << 4;
@@ -140,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (ops = 0; in.left && ops < FUZZ_MAX_OPS; ops++) {
         uint8_t op = in8(&in);
 
-        switch (op % 10) {
+        switch (op % 11) {
         case 0:
         case 1:
         case 2: {
@@ -194,6 +196,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 ifx_cqp(0x01, q, 4 | 1ull << 48 | next[k % 4] |
                         (uint64_t)(k >> 4 & 3) << 56);
             }
+            break;
+        }
+        case 10: {
+            /* To the listener (the ILQ): a SYN or any segment of a
+             * connection the CM would own, from a fuzz port. */
+            uint8_t fl = in8(&in);
+            size_t n = in16(&in) % 512;
+
+            inbuf(&in, buf, n);
+            seg_sport = in16(&in);
+            seg_dport = ILQ_PORT;
+            send_segment(&in, buf, n, fl, 2);
+            seg_sport = PEER_PORT;
+            seg_dport = QP4_PORT;
             break;
         }
         default:

@@ -86,6 +86,10 @@ wire = {
     'bad-stag-write': u8(0) + fpdu_seg([write_hdr(0x777777, 0) + b'z' * 64]) + u8(9) + u8(50),
     'fin': u8(0) + u8(3) + u8(0x11) + u16(0) + u8(0) + u8(9) + u8(250),
     'close-reentry': u8(4) + u8(8) + u8(0) + u8(9) + u8(200),
+    # A SYN and an MPA request to the listener (the CM's ILQ path).
+    'ilq-syn': u8(0) + u8(10) + u8(0x02) + u16(0) + u16(33000) + u16(0) + u8(9) + u8(10),
+    'ilq-mpa': u8(0) + u8(10) + u8(0x18) + u16(24) + b'MPA ID Req Frame' + u8(0x80) + u8(2) + u16(0) + b'\0' * 4 +
+        u16(33001) + u16(5) + u8(9) + u8(10),
 }
 
 for name, seeds in (('mmio', mmio), ('wire', wire)):

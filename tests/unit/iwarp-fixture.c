@@ -164,6 +164,51 @@ void ifx_qp_ctx(unsigned i, bool user)
     ifx_set64(x + 184, ifx_cur->ip);
 }
 
+/*
+ * The ILQ as irdma creates it (irdma_puda_create_rsrc): CQ 1, QP 1 (UDA)
+ * with ILQ_NBUF receive buffers of ILQ_BUF bytes, and a SYN listener (quad
+ * hash, APBVT) on ILQ_PORT: what the connection manager's traffic uses.
+ */
+static void ifx_setup_ilq(void)
+{
+    uint64_t q[8] = { 0 };
+
+    memset(ifx_mem(ILQ_CQ_PA), 0, 32 * ILQ_NBUF * 4);
+    q[0] = ILQ_NBUF * 4;
+    q[1] = 0x1111;
+    q[4] = ILQ_CQ_PA;
+    q[5] = ILQ_CQ_SHADOW;
+    CHECK_EQ(ifx_cqp(0x03, q, 1), 0);
+    memset(ifx_mem(ILQ_CTX_PA), 0, 256);
+    memset(ifx_mem(ILQ_SQ_PA), 0, 32 * ILQ_NBUF);
+    ifx_set64(ILQ_CTX_PA + 8, ILQ_SQ_PA);
+    ifx_set64(ILQ_CTX_PA + 16, ILQ_RQ_PA);
+    ifx_set64(ILQ_CTX_PA + 24, 2ull << 8 | 2ull << 12);     /* 16 each */
+    ifx_set64(ILQ_CTX_PA + 48, (uint64_t)ILQ_BUF << 16);
+    ifx_set64(ILQ_CTX_PA + 136, 1 | 1ull << 32);
+    ifx_set64(ILQ_CTX_PA + 160, 1ull << 25);
+    ifx_set64(ILQ_CTX_PA + 168, 0xFFFF8880DEAD0001ull);
+    for (unsigned i = 0; i < ILQ_NBUF; i++) {
+        uint64_t w = ILQ_RQ_PA + 32ull * i;
+
+        ifx_set64(w, ILQ_BUFS + (uint64_t)ILQ_BUF * i);
+        ifx_set64(w + 8, (uint64_t)ILQ_BUF << 32 | 1ull << 63);
+        ifx_set64(w + 16, 0);
+        ifx_set64(w + 24, 1ull << 63);
+    }
+    memset(q, 0, sizeof(q));
+    q[2] = ILQ_CTX_PA;
+    CHECK_EQ(ifx_cqp(0x00, q, 1 | 2ull << 48 | 2ull << 60 | 1ull << 42), 0);
+    memset(q, 0, sizeof(q));
+    q[0] = ifx_mac_u64(our_mac);
+    q[1] = 1ull << 32 | ILQ_PORT;
+    q[6] = ifx_cur->ip;
+    CHECK_EQ(ifx_cqp(0x25, q, 2ull << 42 | 1ull << 60 | 1ull << 61), 0);
+    memset(q, 0, sizeof(q));
+    q[2] = ILQ_PORT;
+    CHECK_EQ(ifx_cqp(0x23, q, 1ull << 62), 0);
+}
+
 void ifx_setup(bool user)
 {
     uint64_t q[8] = { 0 };
@@ -249,6 +294,7 @@ void ifx_setup(bool user)
         CHECK_EQ(ifx_cqp(0x01, q, (3 + i) | 1ull << 48 | 1ull << 43 | 2ull << 60),
                  0);
     }
+    ifx_setup_ilq();
 }
 
 void ifx_teardown(void)

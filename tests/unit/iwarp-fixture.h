@@ -61,6 +61,16 @@ extern unsigned ifx_failures;     /* set-up steps that failed */
 #define CCQ_SIZE        64
 #define CQ3_SIZE        256
 #define AEQ_SIZE        64
+/* The ILQ (QP 1 on CQ 1) and its listener. */
+#define ILQ_CQ_PA       M(0xC000)
+#define ILQ_CQ_SHADOW   M(0xC800)
+#define ILQ_CTX_PA      M(0xC900)
+#define ILQ_SQ_PA       M(0xD000)
+#define ILQ_RQ_PA       M(0xD200)
+#define ILQ_BUFS        M(0x30000)
+#define ILQ_NBUF        16
+#define ILQ_BUF         1024
+#define ILQ_PORT        4420
 #define QSQ_QUANTA      64              /* enc 4 */
 #define QRQ_WQES        16              /* enc 2 */
 #define PD              1
