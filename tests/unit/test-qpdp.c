@@ -793,6 +793,31 @@ static void test_read_local_inv(void)
     CHECK_EQ(c.rdma.mr[FR_IDX(1)].key, key + 1);
     teardown();
 
+    /* Send with Invalidate naming a region without remote access: the
+     * receiver refuses (AE on QP 4), the region stays registered. */
+    setup(false);
+    map_pbles();
+    alloc_stag(FR_IDX(2));
+    idx = fast_reg_post(1, FR_IDX(2) << 8 | 0x44, 0x3000, 256, PG(1), 0, 0,
+                        0x03);
+    run();
+    expect_sq_cqe(1, idx, 0x09, 0);
+    rq_post(1, BUF_PA(1), 64);
+    q[0] = BUF_PA(0);
+    q[1] = 16ull << 32 | STAG(0);
+    q[2] = 0;
+    sq_post(0, q, 0x04ull << 32 | (FR_IDX(2) << 8 | 0x44), 1, NULL);
+    run();
+    seen = false;
+    while (aeqe_next(&ctx, &qp, &code)) {
+        if (qp == 4 && code == 0x0103) {
+            seen = true;
+        }
+    }
+    CHECK(seen);
+    CHECK(c.rdma.mr[FR_IDX(2)].registered);
+    teardown();
+
     /* A Read whose sink names the previous key is a local access error. */
     setup(false);
     pbl = map_pbles();
