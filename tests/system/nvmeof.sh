@@ -15,13 +15,13 @@
 # must finish without an error.  Afterwards `rdma res` is back to its
 # baseline on both sides and the kernel logs are clean: no WARN, no AE,
 # no timeouts, no error recovery before the port removal.
-# Environment: SEQ_MB (per job, default 32), RAND_MB (per job, default 8),
+# Environment: SEQ_MB (per job, default 16), RAND_MB (per job, default 4),
 # PORT_DOWN (seconds the port stays removed, default 4).
 set -u
 . "$(dirname "$0")/lib.sh"
 
-SEQ_MB=${SEQ_MB:-32}
-RAND_MB=${RAND_MB:-8}
+SEQ_MB=${SEQ_MB:-16}
+RAND_MB=${RAND_MB:-4}
 PORT_DOWN=${PORT_DOWN:-4}
 
 cat > "$OUT/job.sh" <<EOS
@@ -108,7 +108,7 @@ nvme_connect rdma \$PEER_IP --reconnect-delay=1 --ctrl-loss-tmo=120 && echo "rec
 	{ echo "reconnect failed"; rc=1; }
 fio_run seqread2 --rw=read \$SEQ
 mark "port flap"
-\$FIO --name=flap --filename=/dev/\$NVME_DEV --rw=read \$SEQ --time_based --runtime=$((PORT_DOWN + 14)) > /tmp/fio.flap 2>&1 &
+\$FIO --name=flap --filename=/dev/\$NVME_DEV --rw=read \$SEQ --time_based --runtime=$((PORT_DOWN + 10)) > /tmp/fio.flap 2>&1 &
 fpid=\$!
 sleep 1
 vm-barrier io-running
@@ -126,7 +126,8 @@ EOS
 
 vm_run --guests 2 --nic e810 --mem 1024 --smp 2 --env COLDPLUG=0 \
 	--file "$TOP/guest-driver/bringup" --file "$TOP/guest-driver/nvmeof" \
-	--trace 'e810_rdma_cqp_err' --trace 'e810_rdma_stag_err' --qemu-arg '-d guest_errors' \
+	--trace 'e810_rdma_cqp_err' --trace 'e810_rdma_stag_err' --trace 'e810_rdma_qhash' --trace 'e810_steer_quad' \
+	--qemu-arg '-d guest_errors' \
 	--script "$OUT/job.sh" --timeout 900
 
 H=$OUT/run/g1/output.log
@@ -167,6 +168,15 @@ for g in 0 1; do
 	[ "$errs" = 0 ] || fail "g$g: $errs refused RDMA ops: $(grep -m3 -E '^e810_rdma_(cqp|stag)_err' "$OUT/run/g$g/trace.log" | tr '\n' ';')"
 	gerr=$(grep -iE 'rdma|iwarp|qp' "$OUT/run/g$g/qemu.log" 2>/dev/null | head -3)
 	[ -z "$gerr" ] || fail "g$g: RDMA engine guest errors: $(echo "$gerr" | tr '\n' ';')"
+done
+for g in 0 1; do
+	# Every quad hash entry irdma added (connections, the listener) is again by the end.
+	# deleted again by the end, or replaced by its offloaded QP.
+	left=$(awk '/^e810_rdma_qhash/ { k = $5 " " $7 " " $9
+		if ($3 == 0) delete live[k]; else live[k] = 1 }
+		/^e810_steer_quad qhash-replaced/ { delete live["1 " $6 " " $9] }
+		END { for (k in live) print k }' "$OUT/run/g$g/trace.log" | head -3)
+	[ -z "$left" ] || fail "g$g: quad hash entries left (type lport rport): $(echo $left)"
 done
 grep -qE 'nvme nvme[0-9]+: Successfully reconnected' "$OUT/run/g1/dmesg.log" ||
 	fail "g1: no reconnect after the port came back"
