@@ -877,9 +877,22 @@ static void test_steering(void)
     e810_receive(&c, f, n);
     CHECK_EQ(c.puda.stats.rx_ilq, 3);
     CHECK_EQ(c.puda.stats.rx_iwarp, 1);
-    /* Destroy: unbound. */
+    /* The CM's ESTABLISHED quad hash entry was replaced by the QP (irdma
+     * forgets it at RTS and never deletes it): the table has no entry for
+     * the quad any more. */
+    {
+        unsigned live = 0;
+
+        for (int i = 0; i < E810_RDMA_MAX_QHASH; i++) {
+            live += c.rdma.qhash[i].valid && c.rdma.qhash[i].type == 1;
+        }
+        CHECK_EQ(live, 0);
+    }
+    /* Destroy: unbound; the quad is no longer steered to the ILQ. */
     CHECK_EQ(cqp(0x02, q, 5), 0);
     CHECK(!e810_bit(c.puda.bound, 5));
+    e810_receive(&c, f, n);
+    CHECK_EQ(c.puda.stats.rx_ilq, 3);
 
     /* RDMA steering is off without the VSI's PE filter. */
     teardown();

@@ -6,7 +6,9 @@
  * for MRs, CQs, the AEQ and the QPs (context as irdma_sc_qp_setctx()),
  * SQ WQEs as uk.c writes them and the WQEALLOC doorbell.  Checks Send,
  * inline Send, RDMA Write, RDMA Read, CQEs, remote access errors (AE),
- * graceful close (AEs) and user-QP flush.  Setup follows test-puda.c.
+ * graceful close (AEs), user-QP flush, fast registration (contiguous and
+ * level-1 page lists, key rotation), local invalidate, Read with Local
+ * Invalidate and Send with Invalidate.  Setup follows test-puda.c.
  */
 #include "check.h"
 
@@ -532,6 +534,293 @@ static void test_dma_error_counted_once(void)
     n = c.stats.dma_errors;
     CHECK(e810_dma_read(&c, 0x10, b, sizeof(b)) != 0);
     CHECK_EQ(c.stats.dma_errors, n + 1);
+
+/* ---- fast registration, invalidation ------------------------------------ */
+
+#define PBLE_SD_PA      M(0x400000)     /* direct SD backing the PBLEs */
+#define PG(i)           M(0x60000 + 0x3000 * (i))   /* scattered pages */
+#define FR_IDX(i)       (0x40u + (i))
+
+/* Map the PBLE object through a direct SD; returns the PBLEs' address. */
+static uint64_t map_pbles(void)
+{
+    uint64_t base = c.rdma.obj[E810_HMC_PBLE].base, q[8] = { 0 };
+    unsigned sd = (unsigned)(base >> 21);
+
+    q[0] = sd | 1u << 15 | 1u << 31;
+    q[1] = PBLE_SD_PA | 512 << 2 | 2 | 1;
+    CHECK_EQ(cqp(0x1f, q, 0), 0);
+    return PBLE_SD_PA + (base & ((2u << 20) - 1));
+}
+
+/* ALLOC_STAG (irdma_sc_alloc_stag): an STag with no mapping yet. */
+static void alloc_stag(uint32_t idx)
+{
+    uint64_t q[8] = { 0 };
+
+    q[1] = (uint64_t)PD << 46;
+    q[2] = (uint64_t)idx << 8;
+    CHECK_EQ(cqp(0x09, q, 1ull << 43 | 1ull << 44 | 1ull << 53), 0);
+}
+
+/* FAST_REGISTER WQE on QP 3 + @i as irdma_sc_mr_fast_register() writes it. */
+static unsigned fast_reg_post(unsigned i, uint32_t stag, uint64_t va,
+                              uint64_t len, uint64_t first_pa, unsigned lpbl,
+                              uint32_t pble, unsigned rights)
+{
+    uint64_t q[4];
+
+    q[0] = va;
+    q[1] = (first_pa & 0x000FFFFFFFFFFFFFull) | ((pble >> 16) & 0xFFF);
+    q[2] = len | (uint64_t)(pble & 0xFFFF) << 48;
+    return sq_post(i, q, (stag & 0xFF) | (uint64_t)(stag >> 8) << 8 |
+                   0x09ull << 32 | (uint64_t)lpbl << 44 |
+                   (uint64_t)rights << 48 | 1ull << 53 | 1ull << 61 |
+                   1ull << 62, 1, NULL);
+}
+
+/* The next CQE must be QP 3 + @i's SQ WQE @idx of opcode @op with
+ * status @status (0: success). */
+static void expect_sq_cqe(unsigned i, unsigned idx, unsigned op,
+                          unsigned status)
+{
+    uint64_t cqe[4];
+
+    CHECK(cqe_next(cqe));
+    CHECK(cqe[3] & (1ull << 62));
+    CHECK_EQ(cqe[1], COMPCTX(i));
+    CHECK_EQ((cqe[3] >> 32) & 0x7FFF, idx);
+    CHECK_EQ((cqe[3] >> 56) & 0x3F, op);
+    CHECK_EQ(!!(cqe[3] & (1ull << 55)), !!status);
+    if (status) {
+        CHECK_EQ(cqe[3] & 0xFFFF, status);
+    }
+}
+
+/* What nvme-rdma does on its host side: QP 4 fast-registers a region over
+ * three scattered pages (level-1 PBL, VA based, first byte offset), the
+ * peer writes and reads it, then invalidates it remotely with Send with
+ * Invalidate; a later Write to it is an access error: an AE on QP 4 and
+ * a TERMINATE on the wire (QP 3 gets TERMINATE_RCVD). */
+static void test_fast_reg_remote(void)
+{
+    const uint64_t va = 0x7F0000000123ull;
+    const uint32_t fr = FR_IDX(0) << 8 | 0x11;
+    uint64_t pbl, q[4], cqe[4], ctx;
+    unsigned idx, qp, code;
+    bool ae4 = false, term3 = false;
+
+    setup(false);
+    pbl = map_pbles();
+    set64(pbl + 8 * 100, PG(0));
+    set64(pbl + 8 * 101, PG(1));
+    set64(pbl + 8 * 102, PG(2));
+    memset(mem(PG(0)), 0, 0x1000);
+    memset(mem(PG(1)), 0, 0x1000);
+    memset(mem(PG(2)), 0, 0x1000);
+    alloc_stag(FR_IDX(0));
+    idx = fast_reg_post(1, fr, va, 3 * 4096 - 0x123, PG(0), 1, 100, 0x0F);
+    run();
+    expect_sq_cqe(1, idx, 0x09, 0);
+    CHECK(!cqe_next(cqe));
+
+    /* Write 5000 bytes at VA + 0x800: page 0 from 0x923, then page 1. */
+    fill(BUF_PA(0), 5000, 9);
+    q[0] = BUF_PA(0);
+    q[1] = 5000ull << 32 | STAG(0);
+    q[2] = va + 0x800;
+    sq_post(0, q, 0x00ull << 32 | fr, 1, NULL);
+    run();
+    CHECK(!memcmp(mem(PG(0) + 0x923), mem(BUF_PA(0)), 0x1000 - 0x923));
+    CHECK(!memcmp(mem(PG(1)), mem(BUF_PA(0)) + 0x1000 - 0x923,
+                  5000 - (0x1000 - 0x923)));
+    CHECK(!cqe_next(cqe));
+
+    /* Read 9000 bytes from VA + 0x10 (three pages) back. */
+    fill(PG(2), 0x1000, 5);
+    q[0] = BUF_PA(0) + 0x4000;
+    q[1] = 9000ull << 32 | STAG(0);
+    q[2] = va + 0x10;
+    idx = sq_post(0, q, 0x01ull << 32 | 1ull << 62 | fr, 1, NULL);
+    run();
+    expect_sq_cqe(0, idx, 0x01, 0);
+    CHECK(!memcmp(mem(BUF_PA(0) + 0x4000), mem(PG(0) + 0x133),
+                  0x1000 - 0x133));
+    CHECK(!memcmp(mem(BUF_PA(0) + 0x4000 + 0x1000 - 0x133), mem(PG(1)),
+                  0x1000));
+    CHECK(!memcmp(mem(BUF_PA(0) + 0x4000 + 0x2000 - 0x133), mem(PG(2)),
+                  9000 - (0x2000 - 0x133)));
+
+    /* Send with Invalidate: QP 4's receive completes with the STag. */
+    rq_post(1, BUF_PA(1), 64);
+    q[0] = BUF_PA(0);
+    q[1] = 16ull << 32 | STAG(0);
+    q[2] = 0;
+    sq_post(0, q, 0x04ull << 32 | fr, 1, NULL);
+    run();
+    CHECK(cqe_next(cqe));
+    CHECK(!(cqe[3] & (1ull << 62)));
+    CHECK(!(cqe[3] & (1ull << 55)));
+    CHECK(cqe[3] & (1ull << 53));               /* STag invalidated */
+    CHECK_EQ((uint32_t)cqe[2], fr);
+    CHECK_EQ(cqe[0], 16);
+    CHECK(!c.rdma.mr[FR_IDX(0)].registered);
+    CHECK(!aeqe_next(&ctx, &qp, &code));
+
+    /* The invalidated STag refuses the peer's Write: AE + TERMINATE. */
+    memset(mem(PG(0)), 0xEE, 0x1000);
+    q[0] = BUF_PA(0);
+    q[1] = 100ull << 32 | STAG(0);
+    q[2] = va;
+    sq_post(0, q, 0x00ull << 32 | fr, 1, NULL);
+    run();
+    while (aeqe_next(&ctx, &qp, &code)) {
+        if (qp == 4 && code == 0x0103) {
+            ae4 = true;
+        }
+    }
+    CHECK(ae4);
+    /* irdma_terminate_connection(): the TERMINATE header in Q2 (RDMAP,
+     * remote protection, invalid STag), MODIFY_QP to TERMINATE. */
+    {
+        uint64_t w[8] = { 0 };
+
+        memset(mem(Q2_PA(1)), 0, 64);
+        mem(Q2_PA(1))[0] = 0x01;
+        w[2] = QPCTX_PA(1);
+        CHECK_EQ(cqp(0x01, w, 4 | 1ull << 48 | 5ull << 60), 0);
+    }
+    run();
+    while (aeqe_next(&ctx, &qp, &code)) {
+        if (qp == 3 && code == 0x0509) {
+            term3 = true;
+        }
+    }
+    CHECK(term3);
+    CHECK_EQ(mem(PG(0))[0x123], 0xEE);          /* nothing placed */
+    teardown();
+}
+
+/* What rdma_rw (nvmet-rdma) does for iWARP Read sinks: fast-register a
+ * local MR with remote write, RDMA Read with Local Invalidate into it,
+ * rotate the key (ib_update_fast_reg_key) and register it again, at a
+ * high rate.  Then local invalidate, and the errors: a fast-register of
+ * a valid STag (AE FASTREG_VALID_STAG), reads with a stale key. */
+static void test_read_local_inv(void)
+{
+    uint64_t pbl, q[4], cqe[4], ctx;
+    unsigned idx, qp, code, k, key = 0x30;
+    bool seen = false;
+
+    setup(false);
+    pbl = map_pbles();
+    set64(pbl + 8 * 200, PG(0));
+    set64(pbl + 8 * 201, PG(1));
+    alloc_stag(FR_IDX(1));
+    for (k = 0; k < 40; k++) {
+        uint32_t s = FR_IDX(1) << 8 | (key + k);
+        uint64_t va = 0xFFFF888000000000ull + 0x1000 * k + 0x40 * (k % 7);
+        unsigned len = 1000 + 173 * k;
+
+        fill(BUF_PA(1) + 0x100, len, k);
+        memset(mem(PG(0)), 0, 0x1000);
+        memset(mem(PG(1)), 0, 0x1000);
+        /* Alternate contiguous (one page, LPBLSIZE 0) and level 1. */
+        if (len + (va & 0xFFF) <= 0x1000) {
+            idx = fast_reg_post(0, s, va, len, PG(0), 0, 0, 0x0A);
+        } else {
+            idx = fast_reg_post(0, s, va, len, PG(0), 1, 200, 0x0A);
+        }
+        q[0] = va;
+        q[1] = (uint64_t)len << 32 | s;
+        q[2] = BUF_PA(1) + 0x100;
+        sq_post(0, q, 0x0bull << 32 | 1ull << 62 | STAG(1), 1, NULL);
+        run();
+        expect_sq_cqe(0, idx, 0x09, 0);
+        CHECK(cqe_next(cqe));
+        CHECK_EQ((cqe[3] >> 56) & 0x3F, 0x0b);
+        CHECK(!(cqe[3] & (1ull << 55)));
+        CHECK(!c.rdma.mr[FR_IDX(1)].registered);
+        {
+            unsigned o = va & 0xFFF, n0 = len < 0x1000 - o ? len : 0x1000 - o;
+
+            CHECK(!memcmp(mem(PG(0) + o), mem(BUF_PA(1) + 0x100), n0));
+            CHECK(!memcmp(mem(PG(1)), mem(BUF_PA(1) + 0x100 + n0), len - n0));
+        }
+    }
+    CHECK(!aeqe_next(&ctx, &qp, &code));
+
+    /* Register, Local Invalidate, register again (all signaled). */
+    key = 0x90;
+    idx = fast_reg_post(0, FR_IDX(1) << 8 | key, 0x1000, 4096, PG(0), 0, 0,
+                        0x0A);
+    run();
+    expect_sq_cqe(0, idx, 0x09, 0);
+    q[0] = 0;
+    q[1] = FR_IDX(1) << 8 | key;
+    q[2] = 0;
+    idx = sq_post(0, q, 0x0aull << 32 | 1ull << 62, 1, NULL);
+    run();
+    expect_sq_cqe(0, idx, 0x0a, 0);
+    CHECK(!c.rdma.mr[FR_IDX(1)].registered);
+    idx = fast_reg_post(0, FR_IDX(1) << 8 | (key + 1), 0x1000, 4096, PG(0),
+                        0, 0, 0x0A);
+    run();
+    expect_sq_cqe(0, idx, 0x09, 0);
+    /* Fast-register of a valid STag: error CQE and AE, QP stops. */
+    idx = fast_reg_post(0, FR_IDX(1) << 8 | (key + 2), 0x1000, 4096, PG(0),
+                        0, 0, 0x0A);
+    run();
+    expect_sq_cqe(0, idx, 0x09, 0x010c);
+    while (aeqe_next(&ctx, &qp, &code)) {
+        if (qp == 3 && code == 0x010c) {
+            seen = true;
+        }
+    }
+    CHECK(seen);
+    CHECK_EQ(c.rdma.mr[FR_IDX(1)].key, key + 1);
+    teardown();
+
+    /* Send with Invalidate naming a region without remote access: the
+     * receiver refuses (AE on QP 4), the region stays registered. */
+    setup(false);
+    map_pbles();
+    alloc_stag(FR_IDX(2));
+    idx = fast_reg_post(1, FR_IDX(2) << 8 | 0x44, 0x3000, 256, PG(1), 0, 0,
+                        0x03);
+    run();
+    expect_sq_cqe(1, idx, 0x09, 0);
+    rq_post(1, BUF_PA(1), 64);
+    q[0] = BUF_PA(0);
+    q[1] = 16ull << 32 | STAG(0);
+    q[2] = 0;
+    sq_post(0, q, 0x04ull << 32 | (FR_IDX(2) << 8 | 0x44), 1, NULL);
+    run();
+    seen = false;
+    while (aeqe_next(&ctx, &qp, &code)) {
+        if (qp == 4 && code == 0x0103) {
+            seen = true;
+        }
+    }
+    CHECK(seen);
+    CHECK(c.rdma.mr[FR_IDX(2)].registered);
+    teardown();
+
+    /* A Read whose sink names the previous key is a local access error. */
+    setup(false);
+    pbl = map_pbles();
+    set64(pbl + 8 * 200, PG(0));
+    alloc_stag(FR_IDX(1));
+    idx = fast_reg_post(0, FR_IDX(1) << 8 | 0x21, 0x2000, 512, PG(0), 1, 200,
+                        0x0A);
+    q[0] = 0x2000;
+    q[1] = 512ull << 32 | (FR_IDX(1) << 8 | 0x20);
+    q[2] = BUF_PA(1);
+    k = sq_post(0, q, 0x0bull << 32 | 1ull << 62 | STAG(1), 1, NULL);
+    run();
+    expect_sq_cqe(0, idx, 0x09, 0);
+    expect_sq_cqe(0, k, 0x0b, 0x0103);
+    CHECK(c.rdma.mr[FR_IDX(1)].registered);     /* not invalidated */
     teardown();
 }
 
@@ -549,5 +838,7 @@ int main(void)
     RUN(test_qp_memory);
     RUN(test_guest_error_rate_limit);
     RUN(test_dma_error_counted_once);
+    RUN(test_fast_reg_remote);
+    RUN(test_read_local_inv);
     return CHECK_DONE();
 }

@@ -75,6 +75,8 @@ enum {
 #define AE_AMP_BOUNDS           0x0108
 #define AE_AMP_RIGHTS           0x0109
 #define AE_AMP_TO_WRAP          0x010a
+#define AE_AMP_FASTREG_VALID    0x010c
+#define AE_AMP_INV_NO_REMOTE    0x0112
 #define AE_STAG_ZERO_INVALID    0x0206
 #define AE_WQE_UNEXPECTED_OP    0x020a
 #define AE_WQE_INVALID_PARAM    0x020b
@@ -343,6 +345,7 @@ static unsigned term_ae(uint32_t term)
 {
     switch (term) {
     case IW_T_RDMAP_INV_STAG: case IW_T_DDP_T_INV_STAG:
+    case IW_T_RDMAP_CANT_INV:
         return AE_AMP_INVALID_STAG;
     case IW_T_RDMAP_UNASSOC_STAG: case IW_T_DDP_T_UNASSOC:
         return AE_AMP_BAD_PD;
@@ -388,16 +391,32 @@ static E810RdmaMr *mr_of(E810Core *c, uint32_t stag)
     return mr->valid && mr->stag_idx == stag >> 8 ? mr : NULL;
 }
 
-static bool stag_invalidate(QpdpQp *q, uint32_t stag)
+/* Invalidate @stag for QP @q: locally (Local Invalidate, Read with Local
+ * Invalidate) or on a peer's request (Send with Invalidate; the region must
+ * then be remotely accessible).  Returns 0 or the AE code of the failure. */
+static unsigned stag_invalidate(QpdpQp *q, uint32_t stag, bool remote)
 {
     E810RdmaMr *mr = mr_of(q->c, stag);
+    unsigned ae = 0;
 
-    if (!mr || mr->pd != q->pd || mr->key != (stag & 0xFF)) {
-        return false;
+    if (!mr || !mr->registered) {
+        ae = AE_AMP_INVALID_STAG;
+    } else if (mr->pd != q->pd) {
+        ae = AE_AMP_BAD_PD;
+    } else if (mr->key != (stag & 0xFF)) {
+        ae = AE_AMP_INVALID_STAG;
+    } else if (remote && !mr->remote) {
+        ae = AE_AMP_INV_NO_REMOTE;
+    }
+    if (ae) {
+        trace_e810_rdma_stag_err(remote ? "remote invalidate" : "invalidate",
+                                 q->id, stag, ae);
+        return ae;
     }
     mr->registered = false;
-    trace_e810_rdma_stag("invalidate", stag >> 8, mr->len, mr->rights);
-    return true;
+    trace_e810_rdma_stag(remote ? "remote invalidate" : "invalidate",
+                         stag >> 8, mr->len, mr->rights);
+    return 0;
 }
 
 static unsigned fast_reg(QpdpQp *q, const uint64_t *w)
@@ -405,13 +424,25 @@ static unsigned fast_reg(QpdpQp *q, const uint64_t *w)
     uint64_t h = w[3];
     uint32_t idx = (uint32_t)e810_fld(h, 31, 8);
     E810RdmaMr *mr = mr_of(q->c, idx << 8);
+    unsigned ae = 0;
 
     if (!q->priv) {
         return AE_WQE_UNEXPECTED_OP;
     }
-    if (!mr || mr->pd != q->pd || mr->registered ||
-        e810_fld(h, 45, 44) == 2 || e810_fld(h, 47, 46) > 2) {
-        return AE_AMP_INVALID_STAG;
+    if (!mr) {
+        ae = AE_AMP_INVALID_STAG;
+    } else if (mr->pd != q->pd) {
+        ae = AE_AMP_BAD_PD;
+    } else if (mr->registered) {
+        /* Fast registration needs an invalid (free) STag. */
+        ae = AE_AMP_FASTREG_VALID;
+    } else if (e810_fld(h, 45, 44) == 2 || e810_fld(h, 47, 46) > 2) {
+        ae = AE_WQE_INVALID_PARAM;
+    }
+    if (ae) {
+        trace_e810_rdma_stag_err("fast-register", q->id,
+                                 idx << 8 | (uint32_t)e810_fld(h, 7, 0), ae);
+        return ae;
     }
     /* Zero based: the first byte offset lies inside the first page. */
     if (!(h & (1ull << 53)) &&
@@ -662,9 +693,7 @@ static void sq_run(QpdpQp *q)
                 break;
             case SQOP_LOCAL_INV:
                 w->done = true;
-                if (!stag_invalidate(q, FRAG_STAG(qw[1]))) {
-                    w->status = AE_AMP_INVALID_STAG;
-                }
+                w->status = (int)stag_invalidate(q, FRAG_STAG(qw[1]), false);
                 break;
             case SQOP_FAST_REG:
                 w->done = true;
@@ -954,7 +983,7 @@ static int cb_recv(void *opaque, const IwRecvSeg *s)
     }
     q->rcv_active = false;
     if (s->op == IW_OP_SEND_INV || s->op == IW_OP_SEND_SE_INV) {
-        if (!stag_invalidate(q, s->inv_stag)) {
+        if (stag_invalidate(q, s->inv_stag, true)) {
             return IW_T_RDMAP_CANT_INV;
         }
         inv = true;
@@ -1005,6 +1034,12 @@ static void cb_done(void *opaque, uint64_t cookie, int status)
     if (status && !w->status) {
         w->status = status > 0 ? (int)term_ae((uint32_t)status)
                                : AE_WQE_INVALID_PARAM;
+    }
+    if (!w->status && w->op == SQOP_READ_LOC_INV) {
+        /* The sink STag (local SGE 0) is invalidated once the Read
+         * Response has been placed, before the completion. */
+        w->status = (int)stag_invalidate(q, w->nsge ? w->sge[0].stag : 0,
+                                         false);
     }
     if (!q->in_run) {
         sq_run(q);

@@ -330,6 +330,32 @@ bool e810_rdma_steer(E810Core *c, const uint8_t *frame, size_t len)
 
 /* ---- offloaded quads ---------------------------------------------------- */
 
+/* The offloaded QP takes over its quad: the ESTABLISHED quad hash entry
+ * the CM added for it (to see the MPA exchange on the ILQ) is replaced by
+ * the QP's own.  irdma forgets that entry at this point (qhash_set =
+ * false in irdma_accept() and irdma_cm_event_connected()) and never
+ * deletes it, so keeping it would fill the table one connection at a
+ * time. */
+static void qhash_replace(E810Core *c, uint32_t id, const E810Quad *q)
+{
+    for (int i = 0; i < E810_RDMA_MAX_QHASH; i++) {
+        E810RdmaQhash *e = &c->rdma.qhash[i];
+        E810Quad eq;
+
+        if (!e->valid || e->type != QHASH_ESTABLISHED || e->ipv4 != q->ipv4 ||
+            e->lport != q->lport || e->rport != q->rport) {
+            continue;
+        }
+        ip_from_words(eq.lip, e->ipv4, e->lip[1], e->lip[0]);
+        ip_from_words(eq.rip, e->ipv4, e->rip[1], e->rip[0]);
+        if (memcmp(eq.lip, q->lip, 16) || memcmp(eq.rip, q->rip, 16)) {
+            continue;
+        }
+        e->valid = false;
+        trace_e810_steer_quad("qhash-replaced", id, q->lport, q->rport);
+    }
+}
+
 void e810_steer_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
                          int event)
 {
@@ -369,6 +395,7 @@ void e810_steer_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
     ip_from_words(q->lip, q->ipv4, ld64(ctx + 192), ld64(ctx + 184));
     e810_bit_set(p->bound, id, true);
     trace_e810_steer_quad("bind", id, q->lport, q->rport);
+    qhash_replace(c, id, q);
 }
 
 /* ---- loopback ----------------------------------------------------------- */
