@@ -534,6 +534,8 @@ static void test_dma_error_counted_once(void)
     n = c.stats.dma_errors;
     CHECK(e810_dma_read(&c, 0x10, b, sizeof(b)) != 0);
     CHECK_EQ(c.stats.dma_errors, n + 1);
+    teardown();
+}
 
 /* ---- fast registration, invalidation ------------------------------------ */
 
