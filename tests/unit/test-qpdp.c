@@ -35,6 +35,7 @@ static const uint8_t our_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 #define QPCTX_PA(i)     (Q2_PA(i) + 0x100)
 #define QSQ_PA(i)       M(0xA000 + 0x1000 * (i))
 #define QRQ_PA(i)       (QSQ_PA(i) + 0x800)
+#define QSHADOW_PA(i)   M(0xF000 + 0x40 * (i))  /* SQ doorbell shadow area */
 #define BUF_PA(i)       M(0x10000 + 0x10000 * (i))
 #define CQP_SQ_SIZE     64
 #define CCQ_SIZE        64
@@ -246,8 +247,10 @@ static void setup(bool user)
         /* QP 3 + i */
         qp_ctx(i, user);
         memset(mem(QSQ_PA(i)), 0, 0x1000);
+        memset(mem(QSHADOW_PA(i)), 0, 0x40);
         memset(q, 0, sizeof(q));
         q[2] = QPCTX_PA(i);
+        q[5] = QSHADOW_PA(i);
         CHECK_EQ(cqp(0x00, q, (3 + i) | 1ull << 48 | 1ull << 60), 0);
         qsq_head[i] = 0;
         qsq_pol[i] = 1;
@@ -267,9 +270,10 @@ static void teardown(void)
     aq_test_cleanup(&t);
 }
 
-/* Write an SQ WQE (quantum 0 from @q, header @hdr) to QP 3 + @i. */
-static unsigned sq_post(unsigned i, const uint64_t q[4], uint64_t hdr,
-                        unsigned quanta, const uint8_t *extra)
+/* Write an SQ WQE (quantum 0 from @q, header @hdr) to QP 3 + @i, without
+ * the doorbell. */
+static unsigned sq_put(unsigned i, const uint64_t q[4], uint64_t hdr,
+                       unsigned quanta, const uint8_t *extra)
 {
     uint64_t pa = QSQ_PA(i) + 32ull * qsq_head[i];
     unsigned idx = qsq_head[i], k;
@@ -286,6 +290,14 @@ static unsigned sq_post(unsigned i, const uint64_t q[4], uint64_t hdr,
         qsq_head[i] -= QSQ_QUANTA;
         qsq_pol[i] ^= 1;
     }
+    return idx;
+}
+
+static unsigned sq_post(unsigned i, const uint64_t q[4], uint64_t hdr,
+                        unsigned quanta, const uint8_t *extra)
+{
+    unsigned idx = sq_put(i, q, hdr, quanta, extra);
+
     wr(PFPE_WQEALLOC, 3 + i);
     return idx;
 }
@@ -545,10 +557,52 @@ static void test_user_flush(void)
     teardown();
 }
 
+/* The 6.1/6.12 drivers (uk.c:irdma_uk_qp_post_wr) ring the SQ doorbell
+ * only if the engine's tail in the shadow area lies among the WQEs posted
+ * since their last doorbell decision. */
+static void test_sq_tail_shadow(void)
+{
+    uint64_t q[4], cqe[4];
+    unsigned initial = 0, rings = 0, n = 0, k;
+
+    setup(false);
+    for (k = 0; k < QSQ_QUANTA + 8; k++) {
+        uint32_t tail, head;
+
+        rq_post(1, BUF_PA(1) + 0x100 * (k % 16), 0x100);
+        fill(BUF_PA(0) + 0x100 * (k % 16), 0x100, k);
+        q[0] = BUF_PA(0) + 0x100 * (k % 16);
+        q[1] = 0x100ull << 32 | STAG(0);
+        q[2] = 0;
+        sq_put(0, q, 0x03ull << 32 | 1ull << 62, 1, NULL);
+        tail = mem64(QSHADOW_PA(0)) & 0x7FFF;
+        head = qsq_head[0];
+        if (head > initial ? tail >= initial && tail < head
+                           : tail >= initial || tail < head) {
+            wr(PFPE_WQEALLOC, 3);
+            rings++;
+        }
+        initial = head;
+        run();
+        CHECK(!memcmp(mem(BUF_PA(1) + 0x100 * (k % 16)),
+                      mem(BUF_PA(0) + 0x100 * (k % 16)), 0x100));
+        CHECK_EQ(mem64(QSHADOW_PA(0)), qsq_head[0]);
+        while (cqe_next(cqe)) {
+            CHECK(!(cqe[3] & (1ull << 55)));
+            n++;
+        }
+    }
+    CHECK_EQ(rings, QSQ_QUANTA + 8);
+    CHECK_EQ(n, 2 * (QSQ_QUANTA + 8));
+    CHECK_EQ(h.guest_errors, 0);
+    teardown();
+}
+
 int main(void)
 {
     RUN(test_send_write_read);
     RUN(test_remote_error);
     RUN(test_user_flush);
+    RUN(test_sq_tail_shadow);
     return CHECK_DONE();
 }
