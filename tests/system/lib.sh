@@ -6,7 +6,9 @@
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 VM=$TOP/scripts/vm
-TEST_NAME=${TEST_NAME:-$(basename "$0" .sh)}
+# A guest kernel chosen with E810_KERNEL (scripts/vm, images/build) shows in
+# the name (NAME@6.12) and keeps its results apart.
+TEST_NAME=${TEST_NAME:-$(basename "$0" .sh)${E810_KERNEL:+@$E810_KERNEL}}
 OUT=${OUT:-$TOP/build/tests/$TEST_NAME}
 T_START=$(date +%s%N)
 FAILS=()
