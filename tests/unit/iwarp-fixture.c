@@ -280,8 +280,10 @@ void ifx_setup(bool user)
         /* QP 3 + i */
         ifx_qp_ctx(i, user);
         memset(ifx_mem(QSQ_PA(i)), 0, 0x1000);
+        memset(ifx_mem(QSHADOW_PA(i)), 0, 0x40);
         memset(q, 0, sizeof(q));
         q[2] = QPCTX_PA(i);
+        q[5] = QSHADOW_PA(i);
         CHECK_EQ(ifx_cqp(0x00, q, (3 + i) | 1ull << 48 | 1ull << 60), 0);
         ifx_qsq_head[i] = 0;
         ifx_qsq_pol[i] = 1;
@@ -303,8 +305,8 @@ void ifx_teardown(void)
 }
 
 /* Write an SQ WQE (quantum 0 from @q, header @hdr) to QP 3 + @i. */
-unsigned ifx_sq_post(unsigned i, const uint64_t q[4], uint64_t hdr,
-                        unsigned quanta, const uint8_t *extra)
+unsigned ifx_sq_put(unsigned i, const uint64_t q[4], uint64_t hdr,
+                    unsigned quanta, const uint8_t *extra)
 {
     uint64_t pa = QSQ_PA(i) + 32ull * ifx_qsq_head[i];
     unsigned idx = ifx_qsq_head[i], k;
@@ -321,6 +323,14 @@ unsigned ifx_sq_post(unsigned i, const uint64_t q[4], uint64_t hdr,
         ifx_qsq_head[i] -= QSQ_QUANTA;
         ifx_qsq_pol[i] ^= 1;
     }
+    return idx;
+}
+
+unsigned ifx_sq_post(unsigned i, const uint64_t q[4], uint64_t hdr,
+                     unsigned quanta, const uint8_t *extra)
+{
+    unsigned idx = ifx_sq_put(i, q, hdr, quanta, extra);
+
     ifx_wr(PFPE_WQEALLOC, 3 + i);
     return idx;
 }

@@ -56,6 +56,7 @@ extern unsigned ifx_failures;     /* set-up steps that failed */
 #define QPCTX_PA(i)     (Q2_PA(i) + 0x100)
 #define QSQ_PA(i)       M(0xA000 + 0x1000 * (i))
 #define QRQ_PA(i)       (QSQ_PA(i) + 0x800)
+#define QSHADOW_PA(i)   M(0xF000 + 0x40 * (i))  /* SQ doorbell shadow area */
 #define BUF_PA(i)       M(0x10000 + 0x10000 * (i))
 #define CQP_SQ_SIZE     64
 #define CCQ_SIZE        64
@@ -89,7 +90,10 @@ void ifx_qp_ctx(unsigned i, bool user);
 /* The whole set-up; @user: QPs as user QPs (not privileged). */
 void ifx_setup(bool user);
 void ifx_teardown(void);
-/* SQ WQE (quantum 0 from @q, header @hdr, @quanta with @extra) + doorbell. */
+/* SQ WQE (quantum 0 from @q, header @hdr, @quanta with @extra), without
+ * and with the doorbell. */
+unsigned ifx_sq_put(unsigned i, const uint64_t q[4], uint64_t hdr,
+                    unsigned quanta, const uint8_t *extra);
 unsigned ifx_sq_post(unsigned i, const uint64_t q[4], uint64_t hdr,
                      unsigned quanta, const uint8_t *extra);
 void ifx_rq_post(unsigned i, uint64_t to, uint32_t len);

@@ -35,6 +35,7 @@ static const uint8_t peer_mac[6] = { 0x52, 0x54, 0x00, 0xab, 0xcd, 0xef };
 #define QPCTX_PA        M(0x9000)
 #define ILQ_SQ          M(0xA000)       /* 16 x 32 bytes */
 #define ILQ_RQ          M(0xA200)       /* 16 x 32 bytes */
+#define ILQ_SHADOW      M(0xA400)       /* SQ doorbell shadow area */
 #define QP5CTX_PA       M(0xB000)
 #define TXBUF_PA        M(0x10000)      /* 16 x 2 KiB */
 #define RXBUF_PA        M(0x20000)      /* 16 x 1 KiB */
@@ -358,7 +359,9 @@ static void setup_pe(bool pe)
     set64(QPCTX_PA + 168, ILQ_COMPCTX);
     ilq_post_rq();
     memset(q, 0, sizeof(q));
+    memset(mem(ILQ_SHADOW), 0, 64);
     q[2] = QPCTX_PA;
+    q[5] = ILQ_SHADOW;
     CHECK_EQ(cqp(0x00, q, 1 | 2ull << 48 | 2ull << 60 | 1ull << 42), 0);
     CHECK(c.puda.q[0].active);
     CHECK_EQ(c.puda.q[0].sq_size, PUDA_Q);
@@ -406,9 +409,10 @@ static bool cq1_next(uint64_t cqe[4])
     return true;
 }
 
-/* Write a TCP segment into Tx buffer @slot and post it as irdma_puda_send. */
-static unsigned ilq_send(unsigned slot, const uint8_t *seg, unsigned len,
-                         unsigned tcphlen, unsigned ah, unsigned op)
+/* Write a TCP segment into Tx buffer @slot and post it as irdma_puda_send,
+ * without the doorbell. */
+static unsigned ilq_put(unsigned slot, const uint8_t *seg, unsigned len,
+                        unsigned tcphlen, unsigned ah, unsigned op)
 {
     uint64_t buf = TXBUF_PA + 2048ull * slot;
     uint64_t w = ILQ_SQ + 32ull * ilq_sq_head;
@@ -424,8 +428,40 @@ static unsigned ilq_send(unsigned slot, const uint8_t *seg, unsigned len,
     set64(w + 24, (uint64_t)op << 32 | (uint64_t)(tcphlen / 4) << 42 | ah |
           1ull << 62 | (uint64_t)ilq_sq_pol << 63);
     ilq_sq_head = (ilq_sq_head + 1) % PUDA_Q;
+    return idx;
+}
+
+static unsigned ilq_send(unsigned slot, const uint8_t *seg, unsigned len,
+                         unsigned tcphlen, unsigned ah, unsigned op)
+{
+    unsigned idx = ilq_put(slot, seg, len, tcphlen, ah, op);
+
     wr(PFPE_WQEALLOC, 1);
     return idx;
+}
+
+/* The doorbell decision of the 6.1/6.12 drivers (uk.c:irdma_uk_qp_post_wr):
+ * ring only if the engine's SQ tail in the shadow area lies among the WQEs
+ * posted since the last call.  Returns whether it rang. */
+static unsigned ilq_initial;
+
+static bool post_wr_6x(void)
+{
+    uint32_t tail = mem64(ILQ_SHADOW) & 0x7FFF, head = ilq_sq_head;
+    bool ring = false;
+
+    if (head != ilq_initial && head != tail) {
+        if (head > ilq_initial) {
+            ring = tail >= ilq_initial && tail < head;
+        } else {
+            ring = tail >= ilq_initial || tail < head;
+        }
+    }
+    if (ring) {
+        wr(PFPE_WQEALLOC, 1);
+    }
+    ilq_initial = head;
+    return ring;
 }
 
 /* A TCP header (+ MSS option when SYN) and @plen payload bytes, checksum 0,
@@ -546,6 +582,36 @@ static void test_ilq_tx(void)
         CHECK(cq1_next(cqe));
         CHECK_EQ((cqe[3] >> 32) & 0x7FFF, i % PUDA_Q);
     }
+    CHECK_EQ(h.guest_errors, 0);
+    teardown();
+}
+
+/* 6.x drivers ring the SQ doorbell only when the shadow area says the
+ * engine has run dry: the tail must follow every pass, wrap included. */
+static void test_ilq_sq_tail_shadow(void)
+{
+    uint8_t seg[64];
+    unsigned len, rings = 0, i;
+
+    setup();
+    ilq_initial = 0;
+    CHECK_EQ(mem64(ILQ_SHADOW), 0);
+    len = mk_seg(seg, 40000, 5000, 0x10, 8);
+    for (i = 0; i < 2 * PUDA_Q + 5; i++) {
+        ilq_put(i % 8, seg, len, 20, 0, 0x03);
+        rings += post_wr_6x();
+        CHECK_EQ(h.nframes, i + 1);
+        CHECK_EQ(mem64(ILQ_SHADOW), ilq_sq_head);
+    }
+    CHECK_EQ(rings, 2 * PUDA_Q + 5);
+    /* Two WQEs before one post: one doorbell sends both. */
+    ilq_put(0, seg, len, 20, 0, 0x03);
+    ilq_put(1, seg, len, 20, 0, 0x03);
+    CHECK(post_wr_6x());
+    CHECK_EQ(h.nframes, 2 * PUDA_Q + 7);
+    CHECK_EQ(mem64(ILQ_SHADOW), ilq_sq_head);
+    /* Nothing new: no doorbell, the tail stays. */
+    CHECK(!post_wr_6x());
     CHECK_EQ(h.guest_errors, 0);
     teardown();
 }
@@ -975,6 +1041,7 @@ static void test_rx_malformed(void)
 int main(void)
 {
     RUN(test_ilq_tx);
+    RUN(test_ilq_sq_tail_shadow);
     RUN(test_ilq_tx_ipv6_vlan);
     RUN(test_ilq_tx_bad);
     RUN(test_ilq_rx_and_loopback);

@@ -31,6 +31,7 @@
 } while (0)
 #define teardown ifx_teardown
 #define sq_post ifx_sq_post
+#define sq_put ifx_sq_put
 #define rq_post ifx_rq_post
 #define run ifx_run
 #define cqe_next ifx_cqe_next
@@ -826,6 +827,47 @@ static void test_read_local_inv(void)
     teardown();
 }
 
+/* The 6.1/6.12 drivers (uk.c:irdma_uk_qp_post_wr) ring the SQ doorbell
+ * only if the engine's tail in the shadow area lies among the WQEs posted
+ * since their last doorbell decision. */
+static void test_sq_tail_shadow(void)
+{
+    uint64_t q[4], cqe[4];
+    unsigned initial = 0, rings = 0, n = 0, k;
+
+    setup(false);
+    for (k = 0; k < QSQ_QUANTA + 8; k++) {
+        uint32_t tail, head;
+
+        rq_post(1, BUF_PA(1) + 0x100 * (k % 16), 0x100);
+        fill(BUF_PA(0) + 0x100 * (k % 16), 0x100, k);
+        q[0] = BUF_PA(0) + 0x100 * (k % 16);
+        q[1] = 0x100ull << 32 | STAG(0);
+        q[2] = 0;
+        sq_put(0, q, 0x03ull << 32 | 1ull << 62, 1, NULL);
+        tail = mem64(QSHADOW_PA(0)) & 0x7FFF;
+        head = qsq_head[0];
+        if (head > initial ? tail >= initial && tail < head
+                           : tail >= initial || tail < head) {
+            wr(PFPE_WQEALLOC, 3);
+            rings++;
+        }
+        initial = head;
+        run();
+        CHECK(!memcmp(mem(BUF_PA(1) + 0x100 * (k % 16)),
+                      mem(BUF_PA(0) + 0x100 * (k % 16)), 0x100));
+        CHECK_EQ(mem64(QSHADOW_PA(0)), qsq_head[0]);
+        while (cqe_next(cqe)) {
+            CHECK(!(cqe[3] & (1ull << 55)));
+            n++;
+        }
+    }
+    CHECK_EQ(rings, QSQ_QUANTA + 8);
+    CHECK_EQ(n, 2 * (QSQ_QUANTA + 8));
+    CHECK_EQ(h.guest_errors, 0);
+    teardown();
+}
+
 int main(void)
 {
     RUN(test_send_write_read);
@@ -842,5 +884,6 @@ int main(void)
     RUN(test_dma_error_counted_once);
     RUN(test_fast_reg_remote);
     RUN(test_read_local_inv);
+    RUN(test_sq_tail_shadow);
     return CHECK_DONE();
 }

@@ -303,6 +303,10 @@ bool e810_puda_doorbell(E810Core *c, uint32_t id)
             w[i] = ld64(raw + 8 * i);
         }
         if (WQE_VALID(w[3]) != q->sq_pol) {
+            /* Run dry: show the tail, then look once more. */
+            if (e810_rdma_qp_show_sq_tail(c, id, q->sq_tail)) {
+                continue;
+            }
             break;
         }
         ok = puda_tx_one(c, id, idx, w);
@@ -326,6 +330,7 @@ bool e810_puda_doorbell(E810Core *c, uint32_t id)
                              q->cq);
         }
     }
+    e810_rdma_qp_show_sq_tail(c, id, q->sq_tail);
     return true;
 }
 

@@ -236,6 +236,45 @@ void e810_rdma_wqe_alloc(E810Core *c, uint32_t val)
     e810_qpdp_doorbell(c, id);          /* iWARP data path (qpdp.c) */
 }
 
+/*
+ * The SQ doorbell shadow area (its address in the QP create WQE @40): the
+ * engine keeps the SQ quantum it will fetch next in qword 0 bits 14:0
+ * (IRDMA_QP_DBSA_HW_SQ_TAIL).  The 6.1 and 6.12 drivers read it after
+ * writing a WQE (uk.c:irdma_uk_qp_post_wr()) and ring PFPE_WQEALLOC only
+ * if that tail lies among the WQEs posted since their last doorbell, i.e.
+ * when the engine has run dry; otherwise they expect it to go on by the
+ * valid bits.  7.x rings unconditionally and ignores the area.
+ *
+ * Returns true when a new value was written: the caller must then look
+ * at the WQE under the tail again, since a driver that read the old value
+ * before this write has not rung for it.
+ */
+bool e810_rdma_qp_show_sq_tail(E810Core *c, uint32_t qp_id, uint32_t tail)
+{
+    E810RdmaQp *qp = qp_lookup(c, qp_id);
+    uint8_t b[8];
+
+    if (!qp || !qp->valid || !qp->shadow_pa) {
+        return false;
+    }
+    tail &= 0x7FFF;
+    if (qp->sq_tail_shown && qp->sq_tail_pub == tail) {
+        return false;
+    }
+    st64(b, tail);
+    if (c->host.ops->dma_write(c->host.opaque, qp->shadow_pa, b, sizeof(b))) {
+        c->stats.dma_errors++;
+        e810_guest_error(c, "rdma: QP %u doorbell shadow area 0x%" PRIx64
+                         " unwritable", qp_id, qp->shadow_pa);
+        qp->shadow_pa = 0;      /* once, not on every SQ pass */
+        return false;
+    }
+    qp->sq_tail_shown = true;
+    qp->sq_tail_pub = tail;
+    trace_e810_rdma_sq_tail(qp_id, tail);
+    return true;
+}
+
 /* ---- STags -------------------------------------------------------------- */
 
 void e810_rdma_stag(E810Core *c, unsigned op, const uint64_t *wqe,

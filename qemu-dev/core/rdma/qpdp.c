@@ -669,6 +669,10 @@ static void sq_run(QpdpQp *q)
             break;
         }
         if (!sq_fetch(q, w, &h, qw)) {
+            /* Run dry: show the tail (6.x rings only then), look again. */
+            if (e810_rdma_qp_show_sq_tail(q->c, q->id, q->sq_idx)) {
+                continue;
+            }
             break;
         }
         if ((h & SQ_LOCALFENCE) && q->wq_cnt) {
@@ -770,6 +774,9 @@ static void sq_run(QpdpQp *q)
         }
         q->next_seq++;
         sq_advance(q, w->quanta);
+    }
+    if (q->up && !q->halted) {
+        e810_rdma_qp_show_sq_tail(q->c, q->id, q->sq_idx);
     }
     wq_retire(q);
     q->in_run = false;

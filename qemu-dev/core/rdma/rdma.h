@@ -154,6 +154,8 @@ typedef struct E810RdmaQp {
     uint64_t ctx_pa;
     uint64_t shadow_pa;
     uint64_t comp_ctx;      /* QP ctx qword 21, echoed in CQEs/AEQEs */
+    bool sq_tail_shown;     /* sq_tail_pub is in the shadow area */
+    uint32_t sq_tail_pub;   /* last SQ tail written there */
 } E810RdmaQp;
 
 typedef struct E810RdmaMr {
@@ -320,6 +322,7 @@ void e810_rdma_ws_node(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 void e810_rdma_stats(E810Core *c, unsigned op, const uint64_t *wqe,
                      E810CqpResult *r);
 void e810_rdma_wqe_alloc(E810Core *c, uint32_t qp_id);
+bool e810_rdma_qp_show_sq_tail(E810Core *c, uint32_t qp_id, uint32_t tail);
 /* xlate.c: STag translation.  Access rights as in the STag WQEs. */
 #define E810_ACC_LOCAL_READ     0x01
 #define E810_ACC_LOCAL_WRITE    0x02
