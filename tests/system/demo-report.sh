@@ -52,8 +52,8 @@ done
 grep -qE '>(TCP FIN|TCP FIN, ACK|TCP RST|TCP RST, ACK)<' "$R" || fail "no FIN/RST arrow"
 grep -qE 'RTR: .*<|zero-length' "$R" || fail "RTR not shown as a zero-length operation"
 # Driver functions from both sides, both clocks aligned.
-grep -q '>irdma_send_mpa_request<' "$R" || fail "active side's irdma_send_mpa_request not on the diagram"
-grep -qE '>(irdma_accept|irdma_handle_rcv_mpa|iw_cm event CONNECT_REQUEST)<' "$R" ||
+grep -qE '>irdma_send_mpa_request\*?<' "$R" || fail "active side's irdma_send_mpa_request not on the diagram"
+grep -qE '>(irdma_accept|irdma_handle_rcv_mpa|iw_cm: CONNECT_REQUEST)<' "$R" ||
 	fail "no passive-side driver entry on the diagram"
 n=$(grep -c 'guest clock + .* = capture clock' "$R")
 [ "$n" = 2 ] || fail "$n of 2 guest clocks aligned"
