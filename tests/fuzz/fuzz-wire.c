@@ -17,25 +17,6 @@
 
 static uint32_t peer_seq, peer_ack;
 
-static uint16_t csum_fold(uint32_t sum)
-{
-    while (sum >> 16) {
-        sum = (sum & 0xFFFF) + (sum >> 16);
-    }
-    return (uint16_t)~sum;
-}
-
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i + 1 < n; i += 2) {
-        sum += (uint32_t)p[i] << 8 | p[i + 1];
-    }
-    if (n & 1) {
-        sum += (uint32_t)p[n - 1] << 8;
-    }
-    return sum;
-}
-
 static void put16(uint8_t *p, uint16_t v)
 {
     p[0] = v >> 8;
@@ -75,7 +56,7 @@ static void send_segment(FuzzIn *in, const uint8_t *payload, size_t n,
     ip[9] = 6;
     put32(ip + 12, OUR_IP);
     put32(ip + 16, OUR_IP);
-    put16(ip + 10, csum_fold(csum_add(0, ip, 20)));
+    put16(ip + 10, (uint16_t)~e810_csum_fold(e810_csum_add(0, ip, 20)));
     put16(th, seg_sport);
     put16(th + 2, seg_dport);
     put32(th + 4, seq);
@@ -88,9 +69,9 @@ static void send_segment(FuzzIn *in, const uint8_t *payload, size_t n,
     if (n) {
         memcpy(th + 20, payload, n);
     }
-    sum = csum_add(0, ip + 12, 8) + 6 + (uint32_t)(20 + n);
-    sum = csum_add(sum, th, 20 + n);
-    put16(th + 16, csum_fold(sum) ^ ((mode & 1) ? 0x5555 : 0));
+    sum = e810_csum_add(0, ip + 12, 8) + 6 + (uint32_t)(20 + n);
+    sum = e810_csum_add(sum, th, 20 + n);
+    put16(th + 16, (uint16_t)~e810_csum_fold(sum) ^ ((mode & 1) ? 0x5555 : 0));
     e810_receive(&ifx.c, f, 14 + 40 + n);
     if (!(mode & 3)) {
         peer_seq += (uint32_t)n + ((flags & 0x01) ? 1 : 0);

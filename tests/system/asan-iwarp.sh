@@ -23,19 +23,12 @@ up() {
 	sh /job/files/bringup > /tmp/bringup.log 2>&1 || { cat /tmp/bringup.log; exit 1; }
 	IBDEV=$(sed -n 's/^bringup: iWARP device //p' /tmp/bringup.log)
 }
-listening() {
-	i=0
-	until rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
-		i=$((i + 1)); [ $i -lt 300 ] || return 1
-		sleep 0.1
-	done
-}
 # pair TAG SERVER-CMD CLIENT-CMD: guest 0 serves, guest 1 connects.
 pair() {
 	if [ "$GUEST_ID" = 0 ]; then
 		timeout 300 $2 > /tmp/$1.log 2>&1 &
 		pid=$!
-		listening || echo "$1: server not listening"
+		rdma-listen-wait || echo "$1: server not listening"
 		vm-barrier "listen-$1"
 		r=0; wait $pid || r=$?
 	else
