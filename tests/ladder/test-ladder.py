@@ -184,6 +184,14 @@ def test_pcap():
         check('excerpt: first connection whole, others to the reply',
               [round(x['t'], 3) for x in xp] == [10.0, 10.001, 10.002, 10.003, 10.004, 12.0, 12.1, 12.2],
               [x['t'] for x in xp])
+    conn = {'initiator': a, 'responder': b, 'pkts': [
+        {'t': 0.0, 'src': a, 'len': 100, 'seq': 0xffffff9c}, {'t': 0.5, 'src': a, 'len': 100, 'seq': 0},
+        {'t': 0.6, 'src': a, 'len': 100, 'seq': 0xffffff9c},           # retransmitted across the wrap
+        {'t': 0.7, 'src': b, 'len': 0, 'seq': 5}, {'t': 1.0, 'src': a, 'len': 50, 'seq': 100}]}
+    _, bw, ser = L.throughput(conn, nbins=2)
+    got = {k: [round(x * bw * 1e6) for x in v] for k, v in ser.items()}
+    check('throughput: new data and retransmissions per direction',
+          got == {'LR': [100, 150], 'LR-re': [0, 100], 'RL': [0, 0], 'RL-re': [0, 0]}, got)
     check('nice ticks', L.nice_ticks(9.9) == [0, 2, 4, 6, 8, 10] and L.nice_ticks(3957, 8)[-1] == 4000,
           (L.nice_ticks(9.9), L.nice_ticks(3957, 8)))
 

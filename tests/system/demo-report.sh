@@ -28,7 +28,8 @@ R=$D/report.html
 # The text diagram: from its title to the "Report:" line.
 sed -n '/^The first iWARP connection:/,/^Report: /p' "$OUT/demo.log" > "$OUT/ladder.txt"
 [ -s "$OUT/ladder.txt" ] || fail "no ladder diagram in the demo's output"
-wide=$(awk '{ if (length($0) > 100) n++ } END { print n + 0 }' "$OUT/ladder.txt")
+wide=$(python3 -c 'import sys; print(sum(len(l.rstrip("\n")) > 100 for l in open(sys.argv[1], encoding="utf-8")))' \
+	"$OUT/ladder.txt")
 [ "$wide" = 0 ] || fail "$wide diagram lines wider than 100 columns"
 ! grep -q $'\033' "$OUT/demo.log" || fail "colour codes in the demo's output (not a terminal)"
 for s in 'TCP SYN' 'MPA Request' 'MPA Reply' 'RTR' 'SEND' 'RDMA WRITE' 'RDMA READ Request' \
@@ -45,7 +46,7 @@ for step in syn syn-ack mpa-request mpa-reply rtr send write read-request read-r
 	grep -q "data-step=\"$step\"" "$R" || fail "ladder lacks step '$step'"
 done
 # The MPA frames' fields, as the diagram prints them (on the request and the reply).
-for field in 'rev 2' 'CRC on' 'markers off' 'peer-to-peer (P2P) yes' 'IRD [0-9]+ ORD [0-9]+' 'RTR type [A-Z]'; do
+for field in 'rev 2' 'CRC on' 'markers off' 'peer-to-peer \(P2P\) yes' 'IRD [0-9]+ ORD [0-9]+' 'RTR type [A-Z]'; do
 	n=$(grep -cE -- "$field" "$R")
 	[ "$n" -ge 2 ] || fail "MPA field '$field' on $n lines of the report, expected >= 2"
 done
@@ -55,11 +56,11 @@ grep -qE 'RTR: .*<|zero-length' "$R" || fail "RTR not shown as a zero-length ope
 grep -qE '>irdma_send_mpa_request\*?<' "$R" || fail "active side's irdma_send_mpa_request not on the diagram"
 grep -qE '>(irdma_accept|irdma_handle_rcv_mpa|iw_cm: CONNECT_REQUEST)<' "$R" ||
 	fail "no passive-side driver entry on the diagram"
-n=$(grep -c 'guest clock + .* = capture clock' "$R")
+n=$(grep -o 'guest clock + [0-9.]* s = capture clock' "$R" | wc -l)
 [ "$n" = 2 ] || fail "$n of 2 guest clocks aligned"
 for v in 'QEMU' 'guest kernel' 'rdma-core' 'DDP package'; do
 	grep -q "<th>$v</th>" "$R" || fail "report lacks the $v version"
 done
 echo "demo-report: $(grep -c 'class="step"' "$R") steps, $(grep -c 'class="func"' "$R") driver entries;" \
-	"$(grep -o 'guest clock + [^=]*= capture clock[^,]*' "$R" | sed 's/ = capture clock//' | tr '\n' ';')"
+	"$(grep -o 'guest clock + [^=]*= capture clock[^,]*' "$R" | sed 's/ = capture clock//' | paste -sd ';' | sed 's/;/; /g')"
 pass_fail
