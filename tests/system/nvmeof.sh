@@ -170,11 +170,11 @@ for g in 0 1; do
 	[ -z "$gerr" ] || fail "g$g: RDMA engine guest errors: $(echo "$gerr" | tr '\n' ';')"
 done
 for g in 0 1; do
-	# Every quad hash entry irdma added (connections, the listener) is again by the end.
+	# Every quad hash entry irdma added (connections, the listener) is
 	# deleted again by the end, or replaced by its offloaded QP.
 	left=$(awk '/^e810_rdma_qhash/ { k = $5 " " $7 " " $9
 		if ($3 == 0) delete live[k]; else live[k] = 1 }
-		/^e810_steer_quad qhash-replaced/ { delete live["1 " $6 " " $9] }
+		/^e810_steer_quad qhash-replaced/ { delete live["1 " $7 " " $10] }
 		END { for (k in live) print k }' "$OUT/run/g$g/trace.log" | head -3)
 	[ -z "$left" ] || fail "g$g: quad hash entries left (type lport rport): $(echo $left)"
 done
