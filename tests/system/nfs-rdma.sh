@@ -101,7 +101,7 @@ baseline
 exit \$rc
 EOS
 
-vm_run --guests 2 --nic e810 --mem 1024 --smp 2 --env COLDPLUG=0 --env PREFIX=10.0.0.0 \
+vm_run --guests 2 --nic e810 --mem 1024 --smp 2 --extras --env COLDPLUG=0 --env PREFIX=10.0.0.0 \
 	--file "$TOP/guest-driver/bringup" \
 	--trace 'e810_rdma_cqp_err' --trace 'e810_rdma_stag_err' --qemu-arg '-d guest_errors' \
 	--script "$OUT/job.sh" --timeout 600
