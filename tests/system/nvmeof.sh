@@ -124,7 +124,7 @@ baseline
 exit \$rc
 EOS
 
-vm_run --guests 2 --nic e810 --mem 1024 --smp 2 --env COLDPLUG=0 \
+vm_run --guests 2 --nic e810 --mem 1024 --smp 2 --extras --env COLDPLUG=0 \
 	--file "$TOP/guest-driver/bringup" --file "$TOP/guest-driver/nvmeof" \
 	--trace 'e810_rdma_cqp_err' --trace 'e810_rdma_stag_err' --trace 'e810_rdma_qhash' --trace 'e810_steer_quad' \
 	--qemu-arg '-d guest_errors' \
@@ -149,7 +149,14 @@ assert_output 1 '^reconnected$'
 assert_output 1 '^namespace nvme[0-9]+n1: 256 MiB'
 assert_output 0 '^== port back'
 for g in 0 1; do
-	d=$OUT/run/g$g/dmesg.log
+	# A keep-alive in flight when the host itself removes the controller
+	# (nvme disconnect) is cancelled by that teardown (host-aborted:
+	# BLK_STS_TRANSPORT, and nvme_keep_alive_end_io then prints a bogus
+	# RTT): that pair right after "Removing ctrl" is not an error.
+	awk '/Removing ctrl/ { rm = NR }
+		/long keepalive RTT|failed nvme_keep_alive_end_io error=4/ && rm && NR - rm <= 3 { next }
+		{ print }' "$OUT/run/g$g/dmesg.log" > "$OUT/run/g$g/dmesg.checked"
+	d=$OUT/run/g$g/dmesg.checked
 	# Before the port removal nothing may go wrong; after it, the host's
 	# error recovery and reconnect are expected, timeouts and AEs are not.
 	pre=$(sed -n '/nvmeof-test: port/q;p' "$d")
@@ -170,11 +177,11 @@ for g in 0 1; do
 	[ -z "$gerr" ] || fail "g$g: RDMA engine guest errors: $(echo "$gerr" | tr '\n' ';')"
 done
 for g in 0 1; do
-	# Every quad hash entry irdma added (connections, the listener) is again by the end.
+	# Every quad hash entry irdma added (connections, the listener) is
 	# deleted again by the end, or replaced by its offloaded QP.
 	left=$(awk '/^e810_rdma_qhash/ { k = $5 " " $7 " " $9
 		if ($3 == 0) delete live[k]; else live[k] = 1 }
-		/^e810_steer_quad qhash-replaced/ { delete live["1 " $6 " " $9] }
+		/^e810_steer_quad qhash-replaced/ { delete live["1 " $7 " " $10] }
 		END { for (k in live) print k }' "$OUT/run/g$g/trace.log" | head -3)
 	[ -z "$left" ] || fail "g$g: quad hash entries left (type lport rport): $(echo $left)"
 done

@@ -781,6 +781,7 @@ static void test_read_local_inv(void)
         }
     }
     CHECK(seen);
+    CHECK_EQ(c.rdma.stats.stag_errors, 1);
     CHECK_EQ(c.rdma.mr[FR_IDX(1)].key, key + 1);
     teardown();
 

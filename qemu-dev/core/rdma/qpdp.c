@@ -409,6 +409,7 @@ static unsigned stag_invalidate(QpdpQp *q, uint32_t stag, bool remote)
         ae = AE_AMP_INV_NO_REMOTE;
     }
     if (ae) {
+        q->c->rdma.stats.stag_errors++;
         trace_e810_rdma_stag_err(remote ? "remote invalidate" : "invalidate",
                                  q->id, stag, ae);
         return ae;
@@ -440,6 +441,7 @@ static unsigned fast_reg(QpdpQp *q, const uint64_t *w)
         ae = AE_WQE_INVALID_PARAM;
     }
     if (ae) {
+        q->c->rdma.stats.stag_errors++;
         trace_e810_rdma_stag_err("fast-register", q->id,
                                  idx << 8 | (uint32_t)e810_fld(h, 7, 0), ae);
         return ae;

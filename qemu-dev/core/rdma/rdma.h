@@ -195,6 +195,7 @@ typedef struct E810RdmaCounters {
     uint64_t aeqes;
     uint64_t aeq_overflows;
     uint64_t doorbells;
+    uint64_t stag_errors;       /* refused fast-register / invalidate */
 } E810RdmaCounters;
 
 typedef struct E810Rdma {
