@@ -610,9 +610,15 @@ static void loop_mw(struct ibv_context *ctx)
 
         mw[i] = ibv_alloc_mw(pd, t);
         if (!mw[i] && (errno == EOPNOTSUPP || errno == ENOSYS)) {
-            /* gen2 irdma reports max_mw 0: no windows from user space. */
-            CHECK(base.max_mw == 0, "alloc_mw type %d: %s with max_mw %d", t,
-                  strerror(errno), base.max_mw);
+            /* gen2 irdma 7.x reports max_mw 0: no windows from user space.
+             * 6.x reports max_mw = max_mr but no type 2A/2B capability:
+             * type 1 windows only. */
+            CHECK(base.max_mw == 0 ||
+                  (t == IBV_MW_TYPE_2 &&
+                   !(base.device_cap_flags & (IBV_DEVICE_MEM_WINDOW_TYPE_2A |
+                                              IBV_DEVICE_MEM_WINDOW_TYPE_2B))),
+                  "alloc_mw type %d: %s with max_mw %d cap_flags 0x%x", t,
+                  strerror(errno), base.max_mw, base.device_cap_flags);
             if (!said[t]) {
                 printf("alloc_mw type %d: not supported (max_mw %d)\n", t,
                        base.max_mw);
@@ -663,7 +669,12 @@ static void check_qp_state(struct ibv_qp *qp, enum ibv_qp_state want,
     CHECK(qp->state == want, "%s: qp->state %s", what, qps_str(qp->state));
     if (access >= 0) {
         /* iWARP QPs keep two switches: write/read-response (LOCAL_WRITE
-         * or REMOTE_WRITE) and read (REMOTE_READ); reported as flags. */
+         * or REMOTE_WRITE) and read (REMOTE_READ); reported as flags.
+         * 6.x irdma also reports MW_BIND: it sets bind_en on every iWARP
+         * QP (verbs.c:irdma_iw_fill_and_set_qpctx_info) and its query
+         * turns that into the flag; 7.x no longer does and has no windows
+         * (max_mw 0), so the flag is accepted only with windows. */
+        int extra = base.max_mw ? IBV_ACCESS_MW_BIND : 0;
         int need = (access & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE) ?
                     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE : 0) |
                    (access & IBV_ACCESS_REMOTE_READ);
@@ -671,7 +682,7 @@ static void check_qp_state(struct ibv_qp *qp, enum ibv_qp_state want,
         CHECK(((int)a.qp_access_flags & need) == need &&
               !(a.qp_access_flags & ~(IBV_ACCESS_LOCAL_WRITE |
                                       IBV_ACCESS_REMOTE_WRITE |
-                                      IBV_ACCESS_REMOTE_READ)),
+                                      IBV_ACCESS_REMOTE_READ | extra)),
               "%s: access 0x%x, expected 0x%x", what, a.qp_access_flags,
               need);
     }

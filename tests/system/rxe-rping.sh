@@ -37,7 +37,12 @@ cat > "$OUT/g1.sh" <<EOS
 set -e
 dev=\$(net-up)
 rdma link add rxe0 type rxe netdev \$dev
-ping -c 1 -W 5 \$PEER_IP
+# The peer may configure its address a few seconds later (the guests boot
+# in parallel): ask again rather than let one lost ARP end the test.
+i=0
+until ping -c 1 -W 2 \$PEER_IP; do
+	i=\$((i + 1)); [ \$i -lt 15 ] || exit 1
+done
 vm-barrier listening
 rping -c -a \$PEER_IP -C $COUNT -v -V -S $SIZE
 echo "rping client exit \$?"
