@@ -99,34 +99,12 @@ static inline void put_bits(uint8_t *b, unsigned lsb, unsigned width,
 
 static inline void lan_setup(void)
 {
-    static AqMsg m;
     E810TxQueueCtx *q = &ifx.c.fw.sched.txq[LAN_TXQ];
     uint8_t b[32] = { 0 };
     uint16_t vsi;
 
-    aq_msg_init(&m, 0x0210, 128, true);         /* Add VSI, LAN, queue 4 */
-    st16(m.desc + 22, 2);
-    st16(m.buf, (1 << 0) | (1 << 1) | (1 << 2) | (1 << 6) | (1 << 7));
-    m.buf[4] = 1 << 4;
-    m.buf[12] = 3 | (3 << 3);
-    st16(m.buf + 30, LAN_RXQ);
-    st16(m.buf + 32, 1);
-    st16(m.buf + 62, 2 << 11);
-    m.buf[78] = 2;
-    if (aq_send(&ifx, &m)) {
-        ifx_failures++;
-    }
-    vsi = ld16(m.desc + 16) & 0x3FF;
-    aq_msg_init(&m, 0x02A0, 32, true);          /* MAC rule */
-    st16(m.desc + 16, 1);
-    st16(m.buf, 1);
-    st16(m.buf + 4, 1);
-    st16(m.buf + 6, vsi);
-    st32(m.buf + 8, (uint32_t)vsi << 4 | 1u << 17 | 1u << 2 | 1u << 3);
-    st16(m.buf + 14, 16);
-    memcpy(m.buf + 16, ifx_mac, 6);
-    m.buf[16 + 12] = 0x81;
-    if (aq_send(&ifx, &m)) {
+    if (aq_add_pf_vsi(&ifx, LAN_RXQ, 1, false, &vsi) ||
+        aq_add_mac_rule(&ifx, vsi, ifx_mac)) {
         ifx_failures++;
     }
     /* Rx queue context as ice_setup_rx_ctx writes it. */

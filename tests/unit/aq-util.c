@@ -110,3 +110,41 @@ bool aq_event(AqTest *t, AqMsg *m)
     t->arq_ntc = (i + 1) % AQ_LEN;
     return true;
 }
+
+int aq_add_pf_vsi(AqTest *t, uint16_t first, uint16_t nq, bool pe,
+                  uint16_t *num)
+{
+    static AqMsg m;
+    int rc;
+
+    aq_msg_init(&m, 0x0210, 128, true);
+    st16(m.desc + 22, 2);                   /* PF VSI */
+    st16(m.buf, (1 << 0) | (1 << 1) | (1 << 2) | (1 << 6) | (1 << 7));
+    m.buf[4] = 1 << 4;                      /* LAN enable */
+    m.buf[12] = 3 | (3 << 3);               /* Tx all, leave tags in packet */
+    st16(m.buf + 30, first);
+    st16(m.buf + 32, nq);
+    st16(m.buf + 62, 2 << 11);
+    m.buf[78] = 2;                          /* PF LUT */
+    m.buf[80] = pe ? 1 : 0;                 /* PE filter enable */
+    rc = aq_send(t, &m);
+    *num = ld16(m.desc + 16) & 0x3FF;
+    return rc;
+}
+
+int aq_add_mac_rule(AqTest *t, uint16_t vsi, const uint8_t *da)
+{
+    static AqMsg m;
+    uint8_t *r = m.buf;
+
+    aq_msg_init(&m, 0x02A0, 32, true);
+    st16(m.desc + 16, 1);
+    st16(r, 1);                             /* lookup Tx (MAC filters) */
+    st16(r + 4, 1);                         /* MAC recipe */
+    st16(r + 6, vsi);
+    st32(r + 8, (uint32_t)vsi << 4 | 1u << 17 | 1u << 2 | 1u << 3);
+    st16(r + 14, 16);
+    memcpy(r + 16, da, 6);
+    r[16 + 12] = 0x81;
+    return aq_send(t, &m);
+}

@@ -36,6 +36,13 @@ void aq_msg_init(AqMsg *m, uint16_t opcode, uint16_t buf_len, bool rd);
 int aq_send(AqTest *t, AqMsg *m);
 uint16_t aq_datalen(const AqMsg *m);
 uint16_t aq_flags(const AqMsg *m);
+/* Add VSI (0x0210) for the PF as ice_vsi_init does: LAN, queues
+ * [first, first + nq), PF RSS LUT, and the PE (RDMA) filter if @pe; the
+ * VSI number in *num.  Returns the descriptor's retval. */
+int aq_add_pf_vsi(AqTest *t, uint16_t first, uint16_t nq, bool pe,
+                  uint16_t *num);
+/* Add Switch Rules (0x02A0): one MAC (destination @da) rule to @vsi. */
+int aq_add_mac_rule(AqTest *t, uint16_t vsi, const uint8_t *da);
 /* Take the next event from the ARQ; false if none.  Re-posts the slot. */
 bool aq_event(AqTest *t, AqMsg *m);
 

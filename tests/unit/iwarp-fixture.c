@@ -22,7 +22,6 @@ unsigned ifx_failures;
     } \
 } while (0)
 
-static AqMsg m;
 #define t ifx
 #define h (t.h)
 #define c (t.c)
@@ -99,40 +98,7 @@ static uint64_t ifx_mac_u64(const uint8_t *a)
     return v;
 }
 
-static int ifx_aq_vsi_add_pe(uint16_t *num)
-{
-    int rc;
 
-    aq_msg_init(&m, 0x0210, 128, true);
-    st16(m.desc + 22, 2);
-    st16(m.buf, (1 << 0) | (1 << 1) | (1 << 2) | (1 << 6) | (1 << 7));
-    m.buf[4] = 1 << 4;
-    m.buf[12] = 3 | (3 << 3);
-    st16(m.buf + 30, 0);
-    st16(m.buf + 32, 1);
-    st16(m.buf + 62, 2 << 11);
-    m.buf[78] = 2;
-    m.buf[80] = 1;                          /* PE filter enable */
-    rc = aq_send(&t, &m);
-    *num = ld16(m.desc + 16) & 0x3FF;
-    return rc;
-}
-
-static int ifx_aq_mac_rule(uint16_t vsi, const uint8_t *da)
-{
-    uint8_t *r = m.buf;
-
-    aq_msg_init(&m, 0x02A0, 32, true);
-    st16(m.desc + 16, 1);
-    st16(r, 1);
-    st16(r + 4, 1);
-    st16(r + 6, vsi);
-    st32(r + 8, (uint32_t)vsi << 4 | 1u << 17 | 1u << 2 | 1u << 3);
-    st16(r + 14, 16);
-    memcpy(r + 16, da, 6);
-    r[16 + 12] = 0x81;
-    return aq_send(&t, &m);
-}
 
 /* QP context for QP 3 + @i, connected to the other one. */
 void ifx_qp_ctx(unsigned i, bool user)
@@ -217,8 +183,8 @@ void ifx_setup(bool user)
 
     aq_test_init(&t);
     memcpy(c.mac, ifx_cur->mac, 6);     /* the port MAC of this device */
-    CHECK_EQ(ifx_aq_vsi_add_pe(&vsi), 0);
-    CHECK_EQ(ifx_aq_mac_rule(vsi, our_mac), 0);
+    CHECK_EQ(aq_add_pf_vsi(&t, 0, 1, true, &vsi), 0);
+    CHECK_EQ(aq_add_mac_rule(&t, vsi, our_mac), 0);
     ifx_sq_head = 0;
     ifx_sq_pol = 0;
     ifx_ccq_head = 0;

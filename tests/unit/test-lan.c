@@ -662,39 +662,7 @@ static void test_tx_requeue_and_irq_routing(void)
 
 /* ---- Rx helpers ------------------------------------------------------- */
 
-static int aq_vsi_add(uint16_t first, uint16_t nq, uint16_t *num)
-{
-    int rc;
 
-    aq_msg_init(&m, 0x0210, 128, true);
-    st16(m.desc + 22, 2);                   /* PF VSI */
-    st16(m.buf, (1 << 0) | (1 << 1) | (1 << 2) | (1 << 6) | (1 << 7));
-    m.buf[4] = 1 << 4;                      /* LAN enable */
-    m.buf[12] = 3 | (3 << 3);               /* Tx all, leave tags in packet */
-    st16(m.buf + 30, first);
-    st16(m.buf + 32, nq);
-    st16(m.buf + 62, 2 << 11);
-    m.buf[78] = 2;                          /* PF LUT */
-    rc = aq_send(&t, &m);
-    *num = ld16(m.desc + 16) & 0x3FF;
-    return rc;
-}
-
-static int aq_mac_rule(uint16_t vsi, const uint8_t *da)
-{
-    uint8_t *r = m.buf;
-
-    aq_msg_init(&m, 0x02A0, 32, true);
-    st16(m.desc + 16, 1);
-    st16(r, 1);                             /* lookup Tx (MAC filters) */
-    st16(r + 4, 1);                         /* MAC recipe */
-    st16(r + 6, vsi);
-    st32(r + 8, (uint32_t)vsi << 4 | 1u << 17 | 1u << 2 | 1u << 3);
-    st16(r + 14, 16);
-    memcpy(r + 16, da, 6);
-    r[16 + 12] = 0x81;
-    return aq_send(&t, &m);
-}
 
 static int aq_rss_key(uint16_t vsi)
 {
@@ -763,9 +731,9 @@ static void rx_setup_q(unsigned q, unsigned rxmax, bool crcstrip)
 static void rx_setup(void)
 {
     aq_test_init(&t);
-    CHECK_EQ(aq_vsi_add(RXQ_FIRST, 1, &vsi_num), 0);
-    CHECK_EQ(aq_mac_rule(vsi_num, our_mac), 0);
-    CHECK_EQ(aq_mac_rule(vsi_num, bcast), 0);
+    CHECK_EQ(aq_add_pf_vsi(&t, RXQ_FIRST, 1, false, &vsi_num), 0);
+    CHECK_EQ(aq_add_mac_rule(&t, vsi_num, our_mac), 0);
+    CHECK_EQ(aq_add_mac_rule(&t, vsi_num, bcast), 0);
     CHECK_EQ(aq_rss_key(vsi_num), 0);
     rx_setup_q(RXQ_FIRST, 5 * RX_BUF, true);
 }

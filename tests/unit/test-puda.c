@@ -12,7 +12,6 @@
 #include "check.h"
 
 static AqTest t;
-static AqMsg m;
 #define h (t.h)
 #define c (t.c)
 
@@ -178,40 +177,7 @@ static unsigned cqp(unsigned op, const uint64_t q[8], uint64_t hdr_extra)
     return err;
 }
 
-static int aq_vsi_add_pe(bool pe, uint16_t *num)
-{
-    int rc;
 
-    aq_msg_init(&m, 0x0210, 128, true);
-    st16(m.desc + 22, 2);                   /* PF VSI */
-    st16(m.buf, (1 << 0) | (1 << 1) | (1 << 2) | (1 << 6) | (1 << 7));
-    m.buf[4] = 1 << 4;
-    m.buf[12] = 3 | (3 << 3);
-    st16(m.buf + 30, 0);
-    st16(m.buf + 32, 1);
-    st16(m.buf + 62, 2 << 11);
-    m.buf[78] = 2;
-    m.buf[80] = pe ? 1 : 0;                 /* PE filter enable */
-    rc = aq_send(&t, &m);
-    *num = ld16(m.desc + 16) & 0x3FF;
-    return rc;
-}
-
-static int aq_mac_rule(uint16_t vsi, const uint8_t *da)
-{
-    uint8_t *r = m.buf;
-
-    aq_msg_init(&m, 0x02A0, 32, true);
-    st16(m.desc + 16, 1);
-    st16(r, 1);
-    st16(r + 4, 1);
-    st16(r + 6, vsi);
-    st32(r + 8, (uint32_t)vsi << 4 | 1u << 17 | 1u << 2 | 1u << 3);
-    st16(r + 14, 16);
-    memcpy(r + 16, da, 6);
-    r[16 + 12] = 0x81;
-    return aq_send(&t, &m);
-}
 
 static uint64_t mac_u64(const uint8_t *a)
 {
@@ -292,8 +258,8 @@ static void setup_pe(bool pe)
     uint64_t q[8] = { 0 };
 
     aq_test_init(&t);
-    CHECK_EQ(aq_vsi_add_pe(pe, &vsi_num), 0);
-    CHECK_EQ(aq_mac_rule(vsi_num, our_mac), 0);
+    CHECK_EQ(aq_add_pf_vsi(&t, 0, 1, pe, &vsi_num), 0);
+    CHECK_EQ(aq_add_mac_rule(&t, vsi_num, our_mac), 0);
     sq_head = 0;
     sq_pol = 0;
     ccq_head = 0;
