@@ -6,7 +6,7 @@
 # guests through the link emulator (scripts/link-relay) dropping 1% of the
 # frames and reordering, duplicating and corrupting some; every byte is
 # verified on both sides, and the relay must have done each impairment.
-export TEST_NAME=iwarp-lossy
+export TEST_NAME=${TEST_NAME:-iwarp-lossy}
 export TOTAL=${TOTAL:-16M}
 export LINK=${LINK:-loss=1%,reorder=1%,dup=0.5%,corrupt=0.1%,seed=7}
 exec bash "$(dirname "$0")/iwarp-mover.sh"
