@@ -10,24 +10,15 @@
  * input byte selects kernel or user QPs and re-entrancy mode.
  */
 #include "fuzz-common.h"
-#include "iwarp/crc32c.h"
+#include "iwarp/iw-int.h"
 
 #define PEER_PORT       40000   /* QP 3's end (we impersonate it) */
 #define QP4_PORT        5000
 
 static uint32_t peer_seq, peer_ack;
 
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = v >> 8;
-    p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    put16(p, v >> 16);
-    put16(p + 2, (uint16_t)v);
-}
+#define put16 iw_put16
+#define put32 iw_put32
 
 static uint16_t seg_sport = PEER_PORT, seg_dport = QP4_PORT;
 
@@ -82,28 +73,18 @@ static void send_segment(FuzzIn *in, const uint8_t *payload, size_t n,
  * CRC (good unless @bad). */
 static size_t build_fpdu(FuzzIn *in, uint8_t *out, bool bad)
 {
-    size_t ulen = in16(in) % 2048, pad, n;
-    uint32_t crc;
+    size_t ulen = in16(in) % 2048, n;
 
     if (ulen < 14) {
         ulen = 14 + ulen % 40;
     }
-    put16(out, (uint16_t)ulen);
-    inbuf(in, out + 2, ulen);
-    n = 2 + ulen;
-    pad = (4 - n % 4) % 4;
-    memset(out + n, 0, pad);
-    n += pad;
-    crc = iw_crc32c(out, n);
+    inbuf(in, out + IW_MPA_HDR, ulen);
+    /* Framed as the engine frames its own (length, pad, CRC). */
+    n = iw_mpa_seal(out, ulen);
     if (bad) {
-        crc ^= 1;
+        out[n - IW_MPA_CRC] ^= 1;
     }
-    /* Least significant byte first, as the engine sends it. */
-    out[n] = (uint8_t)crc;
-    out[n + 1] = crc >> 8;
-    out[n + 2] = crc >> 16;
-    out[n + 3] = crc >> 24;
-    return n + 4;
+    return n;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
