@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * iWARP engine internals shared by tcp.c, ddp.c and rdmap.c.
+ * iWARP engine internals shared by tcp.c, rx.c (receive) and tx.c (send).
  */
 #ifndef IW_INT_H
 #define IW_INT_H
@@ -72,12 +72,12 @@ void iw_leave(IwConn *c);
 /* tcp.c */
 void iw_tcp_output(IwConn *c);
 
-/* ddp.c: in-order TCP payload from @frame */
+/* rx.c: in-order TCP payload from @frame */
 void iw_ddp_input(IwConn *c, const uint8_t *data, size_t len,
                   const uint8_t *frame, size_t flen);
 void iw_rx_error(IwConn *c, uint32_t term, const uint8_t *ulpdu, size_t len);
 
-/* rdmap.c */
+/* tx.c */
 size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room);
 bool iw_rdmap_pending(const IwConn *c);
 void iw_rdmap_acked(IwConn *c);

@@ -6,13 +6,13 @@
 #ifndef E810_FW_H
 #define E810_FW_H
 
-#include "types.h"
-#include "fw_core.h"
-#include "fw_nvm.h"
-#include "fw_ddp.h"
-#include "fw_switch.h"
-#include "fw_sched.h"
-#include "fw_phy.h"
+#include "../types.h"
+#include "core.h"
+#include "nvm.h"
+#include "ddp.h"
+#include "switch.h"
+#include "sched.h"
+#include "phy.h"
 
 typedef struct E810Fw {
     E810FwCore core;

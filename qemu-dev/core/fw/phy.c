@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * E810 firmware model: PHY, MAC and link commands and the Link Status Event.
- * The port model is described in fw_phy.h.
+ * The port model is described in phy.h.
  */
-#include "e810.h"
-#include "bytes.h"
-#include "../trace.h"
+#include "../e810.h"
+#include "../bytes.h"
+#include "../../trace.h"
 
 /* PHY types the SFP28 SR module supports (TOPO_CAP_MEDIA). */
 #define PHY_MEDIA_TYPES         E810_PHY_25GBASE_SR

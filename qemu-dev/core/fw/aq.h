@@ -7,7 +7,7 @@
 #ifndef E810_AQ_H
 #define E810_AQ_H
 
-#include "types.h"
+#include "../types.h"
 
 /* Registers */
 #define PF_FW_ATQBAL                0x00080000

@@ -6,10 +6,10 @@
  * interrupt.  Frames that cannot be placed are dropped and counted; nothing
  * is queued inside the device.
  */
-#include "e810.h"
+#include "../e810.h"
 #include "lan.h"
-#include "bytes.h"
-#include "../trace.h"
+#include "../bytes.h"
+#include "../../trace.h"
 
 /* A frame as the parser sees it. */
 typedef struct RxInfo {

@@ -7,9 +7,9 @@
  * root (layer 0) -> TC (1) -> entry point and generic nodes (2..7, VSI at
  * 5, queue groups at 7) -> leaves (8: LAN Tx queues, RDMA qsets).
  */
-#include "e810.h"
-#include "bytes.h"
-#include "../trace.h"
+#include "../e810.h"
+#include "../bytes.h"
+#include "../../trace.h"
 
 /* Descriptor parameters of the element commands (struct ice_aqc_sched_elem_cmd) */
 #define SCHED_P_NUM_REQ     16

@@ -11,9 +11,9 @@
  * The device's own packet handling is fixed-function, so buffer contents are
  * only scanned for the package identity (metadata section).
  */
-#include "e810.h"
-#include "bytes.h"
-#include "../trace.h"
+#include "../e810.h"
+#include "../bytes.h"
+#include "../../trace.h"
 
 #define P_DL_FLAGS                  16
 #define   DL_LAST_BUF               0x01

@@ -6,11 +6,11 @@
  * reads that must fail with EINVAL past the end), the active banks, the NVM,
  * Option ROM and netlist versions, and later the PFA.  The image is built
  * once per power-on from constants, so every boot sees the same bytes.
- * Layout: fw_nvm.h.
+ * Layout: nvm.h.
  */
-#include "e810.h"
-#include "bytes.h"
-#include "../trace.h"
+#include "../e810.h"
+#include "../bytes.h"
+#include "../../trace.h"
 
 /* NVM Read / Checksum descriptor parameters. */
 #define P_NVM_OFFSET_LOW            16

@@ -5,9 +5,9 @@
  * Layouts follow the ice driver's ice_adminq_cmd.h; the behaviour the
  * driver relies on is described in ice_switch.c and ice_lib.c.
  */
-#include "e810.h"
-#include "bytes.h"
-#include "../trace.h"
+#include "../e810.h"
+#include "../bytes.h"
+#include "../../trace.h"
 
 /* Get Switch Config element (struct ice_aqc_get_sw_cfg_resp_elem) */
 #define SW_CFG_ELEM_SIZE        6

@@ -5,9 +5,9 @@
  * timeout), so finishing inside the register write is both simplest and
  * fastest.  Events go to the ARQ slot at ARQH and raise the AdminQ cause.
  */
-#include "e810.h"
-#include "bytes.h"
-#include "../trace.h"
+#include "../e810.h"
+#include "../bytes.h"
+#include "../../trace.h"
 
 static const E810AqOp *const e810_aq_tables[] = {
     e810_fw_core_ops,

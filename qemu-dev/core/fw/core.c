@@ -6,9 +6,9 @@
  * resource commands bracket every NVM read and the DDP download, so they must
  * grant at once (the driver otherwise polls for seconds).
  */
-#include "e810.h"
-#include "bytes.h"
-#include "../trace.h"
+#include "../e810.h"
+#include "../bytes.h"
+#include "../../trace.h"
 
 /* Descriptor parameter offsets (the 16 param bytes start at 16). */
 #define P_GETVER_ROM_VER            16

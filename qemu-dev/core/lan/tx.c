@@ -9,10 +9,10 @@
  * tail) waits for the next doorbell.  Malformed packets are dropped, but
  * their descriptors are still completed so the driver never waits forever.
  */
-#include "e810.h"
+#include "../e810.h"
 #include "lan.h"
-#include "bytes.h"
-#include "../trace.h"
+#include "../bytes.h"
+#include "../../trace.h"
 
 /* What the descriptors of one packet ask for. */
 typedef struct TxPkt {
