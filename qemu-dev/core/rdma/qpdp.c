@@ -17,6 +17,7 @@
 #include "../../trace.h"
 #include "rdma.h"
 #include "qpdp.h"
+#include "wqe.h"
 #include "iwarp-hooks.h"
 #include "../iwarp/iwarp.h"
 
@@ -112,11 +113,7 @@ enum {
 /* Host memory of one connection: the engine state and its buffers. */
 #define QPDP_CONN_BYTES         (sizeof(IwConn) + IW_SBUF + IW_RBUF)
 
-typedef struct QpdpSge {
-    uint32_t stag;
-    uint64_t to;
-    uint32_t len;
-} QpdpSge;
+typedef E810Sge QpdpSge;
 
 typedef struct QpdpWqe {
     uint64_t seq;               /* cookie for the engine */
@@ -227,101 +224,26 @@ static void sq_cqe(QpdpQp *q, const QpdpWqe *w)
 
 /* ---- guest memory through STags ----------------------------------------- */
 
-typedef struct XCopy {
-    E810Core *c;
-    uint8_t *buf;
-    const uint8_t *src;
-    bool write;
-    bool dry;
-} XCopy;
-
-static bool xcopy_fn(void *opaque, uint64_t pa, uint64_t len)
-{
-    XCopy *x = opaque;
-    int r;
-
-    if (x->dry) {
-        return true;
-    }
-    if (x->write) {
-        r = e810_dma_write(x->c, pa, x->src, len);
-        x->src += len;
-    } else {
-        r = e810_dma_read(x->c, pa, x->buf, len);
-        x->buf += len;
-    }
-    return r == 0;
-}
-
-/* Copy @len bytes at offset @off of an SGE list to/from @buf. */
+/* The shared SGE code (wqe.c) with this QP as the owner. */
 static int sge_copy(QpdpQp *q, const QpdpSge *sge, unsigned n, uint64_t off,
                     uint8_t *buf, const uint8_t *src, size_t len,
                     unsigned access)
 {
-    unsigned i;
+    E810MemOwner o = { q->c, q->id, q->pd, q->priv };
 
-    for (i = 0; i < n && len; i++) {
-        uint64_t l = sge[i].len, chunk;
-        XCopy x = { q->c, buf, src, src != NULL, false };
-        int r;
-
-        if (off >= l) {
-            off -= l;
-            continue;
-        }
-        chunk = l - off < len ? l - off : len;
-        r = e810_rdma_xlate(q->c, sge[i].stag, sge[i].to + off, chunk, access,
-                            q->pd, q->priv, xcopy_fn, &x);
-        if (r) {
-            return r;
-        }
-        if (buf) {
-            buf += chunk;
-        }
-        if (src) {
-            src += chunk;
-        }
-        len -= chunk;
-        off = 0;
-    }
-    return len ? E810_XLATE_BOUNDS : 0;
+    return e810_sge_copy(&o, sge, n, off, buf, src, len, access);
 }
 
 static int sge_check(QpdpQp *q, const QpdpSge *sge, unsigned n,
                      unsigned access)
 {
-    unsigned i;
+    E810MemOwner o = { q->c, q->id, q->pd, q->priv };
 
-    for (i = 0; i < n; i++) {
-        XCopy x = { q->c, NULL, NULL, false, true };
-        int r = e810_rdma_xlate(q->c, sge[i].stag, sge[i].to, sge[i].len,
-                                access, q->pd, q->priv, xcopy_fn, &x);
-        if (r) {
-            return r;
-        }
-    }
-    return 0;
+    return e810_sge_check(&o, sge, n, access);
 }
 
-static unsigned xlate_ae(int r)
-{
-    switch (r) {
-    case E810_XLATE_PD:
-        return AE_AMP_BAD_PD;
-    case E810_XLATE_RIGHTS:
-        return AE_AMP_RIGHTS;
-    case E810_XLATE_BOUNDS:
-        return AE_AMP_BOUNDS;
-    case E810_XLATE_STAG_ZERO:
-        return AE_STAG_ZERO_INVALID;
-    case E810_XLATE_DMA:
-        return AE_LCE_QP_CATASTROPHIC;     /* guest memory unreadable */
-    default:
-        return AE_AMP_INVALID_STAG;
-    }
-}
+#define xlate_ae e810_xlate_ae
 
-/* xlate result -> Terminate code for a tagged (DDP) or RDMAP access. */
 static int xlate_term(int r, bool tagged)
 {
     switch (r) {
@@ -380,93 +302,18 @@ static unsigned term_ae(uint32_t term)
 
 /* ---- STag invalidation and fast registration (privileged) ------------- */
 
-static E810RdmaMr *mr_of(E810Core *c, uint32_t stag)
-{
-    E810RdmaMr *mr;
-
-    if (!c->rdma.mr) {
-        return NULL;
-    }
-    mr = &c->rdma.mr[(stag >> 8) % E810_RDMA_MAX_MRS];
-    return mr->valid && mr->stag_idx == stag >> 8 ? mr : NULL;
-}
-
-/* Invalidate @stag for QP @q: locally (Local Invalidate, Read with Local
- * Invalidate) or on a peer's request (Send with Invalidate; the region must
- * then be remotely accessible).  Returns 0 or the AE code of the failure. */
 static unsigned stag_invalidate(QpdpQp *q, uint32_t stag, bool remote)
 {
-    E810RdmaMr *mr = mr_of(q->c, stag);
-    unsigned ae = 0;
+    E810MemOwner o = { q->c, q->id, q->pd, q->priv };
 
-    if (!mr || !mr->registered) {
-        ae = AE_AMP_INVALID_STAG;
-    } else if (mr->pd != q->pd) {
-        ae = AE_AMP_BAD_PD;
-    } else if (mr->key != (stag & 0xFF)) {
-        ae = AE_AMP_INVALID_STAG;
-    } else if (remote && !mr->remote) {
-        ae = AE_AMP_INV_NO_REMOTE;
-    }
-    if (ae) {
-        q->c->rdma.stats.stag_errors++;
-        trace_e810_rdma_stag_err(remote ? "remote invalidate" : "invalidate",
-                                 q->id, stag, ae);
-        return ae;
-    }
-    mr->registered = false;
-    trace_e810_rdma_stag(remote ? "remote invalidate" : "invalidate",
-                         stag >> 8, mr->len, mr->rights);
-    return 0;
+    return e810_stag_invalidate(&o, stag, remote);
 }
 
 static unsigned fast_reg(QpdpQp *q, const uint64_t *w)
 {
-    uint64_t h = w[3];
-    uint32_t idx = (uint32_t)e810_fld(h, 31, 8);
-    E810RdmaMr *mr = mr_of(q->c, idx << 8);
-    unsigned ae = 0;
+    E810MemOwner o = { q->c, q->id, q->pd, q->priv };
 
-    if (!q->priv) {
-        return AE_WQE_UNEXPECTED_OP;
-    }
-    if (!mr) {
-        ae = AE_AMP_INVALID_STAG;
-    } else if (mr->pd != q->pd) {
-        ae = AE_AMP_BAD_PD;
-    } else if (mr->registered) {
-        /* Fast registration needs an invalid (free) STag. */
-        ae = AE_AMP_FASTREG_VALID;
-    } else if (e810_fld(h, 45, 44) == 2 || e810_fld(h, 47, 46) > 2) {
-        ae = AE_WQE_INVALID_PARAM;
-    }
-    if (ae) {
-        q->c->rdma.stats.stag_errors++;
-        trace_e810_rdma_stag_err("fast-register", q->id,
-                                 idx << 8 | (uint32_t)e810_fld(h, 7, 0), ae);
-        return ae;
-    }
-    /* Zero based: the first byte offset lies inside the first page. */
-    if (!(h & (1ull << 53)) &&
-        w[0] >= e810_rdma_page_size((unsigned)e810_fld(h, 47, 46))) {
-        e810_guest_error(q->c, "rdma: QP %u fast-register of STag 0x%x with "
-                         "first byte offset 0x%" PRIx64, q->id, idx, w[0]);
-        return AE_WQE_INVALID_PARAM;
-    }
-    mr->key = (uint8_t)e810_fld(h, 7, 0);
-    mr->lpbl = (uint8_t)e810_fld(h, 45, 44);
-    mr->page_size = (uint8_t)e810_fld(h, 47, 46);
-    mr->rights = (uint8_t)e810_fld(h, 52, 48);
-    mr->remote = mr->rights & (E810_ACC_REMOTE_READ | E810_ACC_REMOTE_WRITE);
-    mr->va_based = h & (1ull << 53);
-    mr->va = w[0];
-    mr->len = e810_fld(w[2], 40, 0);
-    mr->pa = mr->lpbl ? 0 : (w[1] & 0x000FFFFFFFFFF000ull);
-    mr->pble_idx = mr->lpbl ? (uint32_t)(e810_fld(w[1], 11, 0) << 16 |
-                                         e810_fld(w[2], 63, 48)) : 0;
-    mr->registered = true;
-    trace_e810_rdma_stag("fast-register", idx, mr->len, mr->rights);
-    return 0;
+    return e810_fast_reg(&o, w);
 }
 
 /* ---- SQ ----------------------------------------------------------------- */
@@ -474,13 +321,7 @@ static unsigned fast_reg(QpdpQp *q, const uint64_t *w)
 static bool ring_read(QpdpQp *q, const E810RdmaRing *ring, uint64_t off,
                       uint8_t *buf, size_t len)
 {
-    uint64_t pa;
-
-    if (!e810_rdma_ring_addr(q->c, ring, off, &pa) ||
-        e810_dma_read(q->c, pa, buf, len)) {
-        return false;
-    }
-    return true;
+    return e810_ring_read(q->c, ring, off, buf, len);
 }
 
 static unsigned inline_quanta(unsigned len)
@@ -889,7 +730,7 @@ static int cb_place(void *opaque, uint32_t stag, uint64_t to,
                     uint64_t cookie, uint64_t sink_to)
 {
     QpdpQp *q = opaque;
-    XCopy x = { q->c, NULL, data, true, false };
+    E810XCopy x = { q->c, NULL, data, true, false };
     int r;
 
     if (read_resp) {
@@ -904,7 +745,7 @@ static int cb_place(void *opaque, uint32_t stag, uint64_t to,
         return xlate_term(r, true);
     }
     r = e810_rdma_xlate(q->c, stag, to, len, E810_ACC_REMOTE_WRITE, q->pd,
-                        false, xcopy_fn, &x);
+                        false, e810_xcopy_fn, &x);
     return xlate_term(r, true);
 }
 
@@ -1013,22 +854,22 @@ static int cb_read_check(void *opaque, uint32_t stag, uint64_t to,
                          uint32_t len)
 {
     QpdpQp *q = opaque;
-    XCopy x = { q->c, NULL, NULL, false, true };
+    E810XCopy x = { q->c, NULL, NULL, false, true };
 
     return xlate_term(e810_rdma_xlate(q->c, stag, to, len,
                                       E810_ACC_REMOTE_READ, q->pd, false,
-                                      xcopy_fn, &x), false);
+                                      e810_xcopy_fn, &x), false);
 }
 
 static int cb_read_fetch(void *opaque, uint32_t stag, uint64_t to,
                          uint8_t *buf, size_t len)
 {
     QpdpQp *q = opaque;
-    XCopy x = { q->c, buf, NULL, false, false };
+    E810XCopy x = { q->c, buf, NULL, false, false };
 
     return xlate_term(e810_rdma_xlate(q->c, stag, to, len,
                                       E810_ACC_REMOTE_READ, q->pd, false,
-                                      xcopy_fn, &x), false);
+                                      e810_xcopy_fn, &x), false);
 }
 
 static void cb_done(void *opaque, uint64_t cookie, int status)
