@@ -130,6 +130,37 @@ void ifx_qp_ctx(unsigned i, bool user)
     ifx_set64(x + 184, ifx_cur->ip);
 }
 
+/* RoCE QP context (ctrl.c:irdma_sc_qp_setctx_roce_gen_2) for QP 3 + @i,
+ * talking to QP 3 + (1 - i) of the peer with the defaults irdma writes. */
+void ifx_qp_ctx_roce(unsigned i, bool user)
+{
+    uint64_t x = QPCTX_PA(i);
+    uint32_t psn = ifx_cur->psn[i], epsn = ifx_cur->psn[1 - i];
+
+    memset(ifx_mem(Q2_PA(i)), 0, 0x200);
+    ifx_set64(x + 0, 1ull << 3);
+    ifx_set64(x + 8, QSQ_PA(i));
+    ifx_set64(x + 16, QRQ_PA(i));
+    ifx_set64(x + 24, 64 | 2ull << 8 | 4ull << 12 |
+              (uint64_t)(0xC000 + i) << 32 | 4791ull << 48);
+    ifx_set64(x + 32, ifx_cur->peer_ip);
+    ifx_set64(x + 48, (uint64_t)(ifx_cur->mss ? ifx_cur->mss : 1024) << 16 |
+              1ull << 48);
+    ifx_set64(x + 56, 0x1Eull << 20 | 0xFFFFull << 32 | (uint64_t)PD << 48);
+    ifx_set64(x + 64, (3 + (1 - i)) | 0ull << 32);
+    ifx_set64(x + 80, psn | 0xFFFFull << 32);
+    ifx_set64(x + 88, epsn);
+    ifx_set64(x + 96, psn | (uint64_t)psn << 32);
+    ifx_set64(x + 112, 0x400ull << 32);
+    ifx_set64(x + 128, 7ull << 48 | 7ull << 54 | 5ull << 57);
+    ifx_set64(x + 136, 3 | 3ull << 32);
+    ifx_set64(x + 152, ifx_mac_u64(our_mac) << 16);
+    ifx_set64(x + 160, 16 | 1ull << 16 | 1ull << 20 | 1ull << 21 |
+              (user ? 0 : 1ull << 24 | 1ull << 25));
+    ifx_set64(x + 168, COMPCTX(i));
+    ifx_set64(x + 184, ifx_cur->ip);
+}
+
 /*
  * The ILQ as irdma creates it (irdma_puda_create_rsrc): CQ 1, QP 1 (UDA)
  * with ILQ_NBUF receive buffers of ILQ_BUF bytes, and a SYN listener (quad
@@ -194,7 +225,8 @@ void ifx_setup(bool user)
     ifx_aeq_head = 0;
     ifx_aeq_pol = 1;
     memset(ifx_mem(CTX_PA), 0, 64);
-    ifx_set64(CTX_PA + 0, 5ull << 8 | 1 << 3);          /* 64 WQEs, iWARP */
+    /* 64 WQEs, iWARP (1) or RoCEv2 (2) */
+    ifx_set64(CTX_PA + 0, 5ull << 8 | (ifx_cur->roce ? 2u : 1u) << 3);
     ifx_set64(CTX_PA + 8, SQ_PA);
     ifx_set64(CTX_PA + 32, 1u << 16);
     ifx_wr(PFPE_CCQPHIGH, (uint32_t)(CTX_PA >> 32));
@@ -207,6 +239,9 @@ void ifx_setup(bool user)
     ifx_set64(COMMIT_PA + 32, 16);
     ifx_set64(COMMIT_PA + 48, 256);
     ifx_set64(COMMIT_PA + 112, 4096);
+    if (ifx_cur->roce) {
+        ifx_set64(COMMIT_PA + 8 * E810_HMC_FSIAV, 64);  /* address handles */
+    }
     q[4] = COMMIT_PA;
     ifx_post(q, 0x21ull << 32 | 208);
     memset(q, 0, sizeof(q));
@@ -244,17 +279,34 @@ void ifx_setup(bool user)
         q[4] = BUF_PA(i);
         CHECK_EQ(ifx_cqp(0x0a, q, 0xFull << 48 | 1ull << 53 | 1ull << 59), 0);
         /* QP 3 + i */
-        ifx_qp_ctx(i, user);
+        if (ifx_cur->roce) {
+            ifx_qp_ctx_roce(i, user);
+        } else {
+            ifx_qp_ctx(i, user);
+        }
         memset(ifx_mem(QSQ_PA(i)), 0, 0x1000);
         memset(ifx_mem(QSHADOW_PA(i)), 0, 0x40);
         memset(q, 0, sizeof(q));
         q[2] = QPCTX_PA(i);
         q[5] = QSHADOW_PA(i);
-        CHECK_EQ(ifx_cqp(0x00, q, (3 + i) | 1ull << 48 | 1ull << 60), 0);
+        CHECK_EQ(ifx_cqp(0x00, q, (3 + i) |
+                         (ifx_cur->roce ? 3ull : 1ull) << 48 | 1ull << 60), 0);
         ifx_qsq_head[i] = 0;
         ifx_qsq_pol[i] = 1;
         ifx_qrq_head[i] = 0;
         ifx_qrq_pol[i] = 1;
+    }
+    if (ifx_cur->roce) {
+        /* INIT -> RTR (with the ARP index) -> RTS, as
+         * verbs.c:irdma_modify_qp_roce() does. */
+        for (i = 0; i < 2; i++) {
+            memset(q, 0, sizeof(q));
+            q[2] = QPCTX_PA(i);
+            CHECK_EQ(ifx_cqp(0x01, q, (3 + i) | 3ull << 48 | 1ull << 59 |
+                             4ull << 60), 0);
+            CHECK_EQ(ifx_cqp(0x01, q, (3 + i) | 3ull << 48 | 2ull << 60), 0);
+        }
+        return;
     }
     for (i = 0; i < 2; i++) {
         memset(q, 0, sizeof(q));

@@ -18,6 +18,11 @@ typedef struct IfxState {
     uint8_t mac[6], peer_mac[6];
     uint32_t ip, peer_ip;
     uint16_t mss;               /* of the QPs' connections (0: 1460) */
+    /* RoCEv2 mode: QPs 3 and 4 are RC QPs (QP 3 + i to QP 3 + (1 - i) of
+     * the peer), moved INIT -> RTR -> RTS; no ILQ.  mss is the path MTU
+     * (0: 1024), psn[i] the first PSN QP 3 + i sends. */
+    bool roce;
+    uint32_t psn[2];
     unsigned sq_head, sq_pol, ccq_head, ccq_pol;
     unsigned cq3_head, cq3_pol, aeq_head, aeq_pol;
     unsigned qsq_head[2], qsq_pol[2], qrq_head[2], qrq_pol[2];
@@ -87,6 +92,8 @@ void ifx_set64(uint64_t pa, uint64_t v);
 unsigned ifx_cqp(unsigned op, const uint64_t q[8], uint64_t hdr_extra);
 /* QP context for QP 3 + @i at QPCTX_PA(@i). */
 void ifx_qp_ctx(unsigned i, bool user);
+/* RoCE QP context for QP 3 + @i (ifx_cur->roce). */
+void ifx_qp_ctx_roce(unsigned i, bool user);
 /* The whole set-up; @user: QPs as user QPs (not privileged). */
 void ifx_setup(bool user);
 void ifx_teardown(void);

@@ -75,6 +75,11 @@ uint32_t e810_crc32c(const uint8_t *p, size_t len)
     return ~e810_crc32c_update(0xFFFFFFFFu, p, len);
 }
 
+uint32_t e810_crc32_eth_update(uint32_t state, const uint8_t *p, size_t len)
+{
+    return crc32_update(0xEDB88320u, state, p, len);
+}
+
 uint32_t e810_crc32_eth(const uint8_t *p, size_t len)
 {
     return ~crc32_update(0xEDB88320u, 0xFFFFFFFFu, p, len);

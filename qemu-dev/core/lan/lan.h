@@ -187,6 +187,8 @@ uint32_t e810_crc32c(const uint8_t *p, size_t len);
 uint32_t e810_crc32c_update(uint32_t state, const uint8_t *p, size_t len);
 /* Ethernet FCS value (reflected CRC-32), stored little-endian on the wire. */
 uint32_t e810_crc32_eth(const uint8_t *p, size_t len);
+/* Raw register update of the same CRC (RoCEv2 ICRC), for pieces. */
+uint32_t e810_crc32_eth_update(uint32_t state, const uint8_t *p, size_t len);
 /* Toeplitz hash of @len bytes of @in with @key (at least len + 4 bytes). */
 uint32_t e810_toeplitz(const uint8_t *key, const uint8_t *in, size_t len);
 

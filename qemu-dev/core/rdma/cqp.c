@@ -11,6 +11,7 @@
 #include "../../trace.h"
 #include "rdma.h"
 #include "qpdp.h"
+#include "../roce/roce.h"
 
 #ifndef E810_IN_QEMU
 #include <stdarg.h>
@@ -217,6 +218,7 @@ static void cqp_execute(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     }
     if (!r->maj) {
         e810_qpdp_cqp(c, op, wqe, r);   /* QP ops: the iWARP data path */
+        e810_roce_cqp(c, op, wqe, r);   /* and the RoCEv2 one */
     }
 }
 
@@ -316,13 +318,16 @@ static void cqp_state_clear(E810Core *c)
     E810RdmaMr *mr = rd->mr;
     void *ah = rd->ah;
     struct E810Qpdp *qpdp = rd->qpdp;
+    struct E810Roce *roce = rd->roce;
 
     e810_qpdp_reset(c);
+    e810_roce_reset(c);
     /* Everything the engine knows goes with the CQP; tables stay allocated. */
     memset(rd, 0, sizeof(*rd));
     rd->mr = mr;
     rd->ah = ah;
     rd->qpdp = qpdp;
+    rd->roce = roce;
     if (mr) {
         memset(mr, 0, sizeof(*mr) * E810_RDMA_MAX_MRS);
     }
@@ -507,6 +512,7 @@ void e810_rdma_init(E810Core *c)
 void e810_rdma_cleanup(E810Core *c)
 {
     e810_qpdp_cleanup(c);
+    e810_roce_cleanup(c);
     free(c->rdma.mr);
     free(c->rdma.ah);
     c->rdma.mr = NULL;

@@ -321,10 +321,28 @@ void e810_rdma_cq_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     trace_e810_rdma_cq("destroy", id, 0, 0, 0);
 }
 
+static void cq_event(E810Core *c, E810RdmaCq *cq, uint64_t qw3)
+{
+    bool event;
+
+    /* Only an armed CQ raises an event, once; SE-only arms need SE or an
+     * error.  This holds for the CCQ too (ENCEQEMASK clear): irdma creates
+     * CEQ 0 through the CCQ before its completion workqueue exists and
+     * arms the CCQ only afterwards (hw.c:irdma_ctrl_init_hw()). */
+    if (cq->armed) {
+        event = true;
+    } else {
+        event = cq->armed_se && (qw3 & (CQE_SOEVENT | CQE_ERROR));
+    }
+    if (event && cq->ceq_valid) {
+        cq->armed = cq->armed_se = false;
+        ceq_post(c, cq->ceq, cq->ctx);
+    }
+}
+
 bool e810_rdma_cq_post(E810Core *c, unsigned cq_id, const uint64_t cqe[4])
 {
     E810RdmaCq *cq = cq_id < E810_RDMA_MAX_CQS ? &c->rdma.cq[cq_id] : NULL;
-    bool event;
 
     if (!cq || !cq->valid) {
         return false;
@@ -333,21 +351,52 @@ bool e810_rdma_cq_post(E810Core *c, unsigned cq_id, const uint64_t cqe[4])
         e810_guest_error(c, "rdma: CQ %u entry not writable", cq_id);
         return false;
     }
-    /* Only an armed CQ raises an event, once; SE-only arms need SE or an
-     * error.  This holds for the CCQ too (ENCEQEMASK clear): irdma creates
-     * CEQ 0 through the CCQ before its completion workqueue exists and
-     * arms the CCQ only afterwards (hw.c:irdma_ctrl_init_hw()). */
-    if (cq->armed) {
-        event = true;
-    } else {
-        event = cq->armed_se && (cqe[3] & (CQE_SOEVENT | CQE_ERROR));
-    }
-    if (event && cq->ceq_valid) {
-        cq->armed = cq->armed_se = false;
-        ceq_post(c, cq->ceq, cq->ctx);
-    }
+    cq_event(c, cq, cqe[3]);
     return true;
 }
+
+/*
+ * A CQE with its extension in the next 32-byte slot (uk.c reads it there
+ * when IRDMA_CQ_EXTCQE is set and the CQ has no 64-byte entries).  The
+ * extension goes first, so a consumer that sees the base entry valid
+ * finds the extension valid too.
+ */
+bool e810_rdma_cq_post_ext(E810Core *c, unsigned cq_id, const uint64_t cqe[4],
+                           const uint64_t ext[4])
+{
+    E810RdmaCq *cq = cq_id < E810_RDMA_MAX_CQS ? &c->rdma.cq[cq_id] : NULL;
+    E810RdmaRing base, after;
+
+    if (!cq || !cq->valid) {
+        return false;
+    }
+    if (cq->ring.size < 2) {
+        e810_guest_error(c, "rdma: CQ %u too small for an extended CQE",
+                         cq_id);
+        return false;
+    }
+    base = cq->ring;
+    if (++cq->ring.head == cq->ring.size) {
+        cq->ring.head = 0;
+        cq->ring.polarity ^= 1;
+    }
+    if (!ring_put(c, &cq->ring, E810_RDMA_CCQE_SIZE, ext, 3)) {
+        cq->ring = base;
+        e810_guest_error(c, "rdma: CQ %u entry not writable", cq_id);
+        return false;
+    }
+    after = cq->ring;
+    cq->ring = base;
+    if (!ring_put(c, &cq->ring, E810_RDMA_CCQE_SIZE, cqe, 3)) {
+        cq->ring = base;
+        e810_guest_error(c, "rdma: CQ %u entry not writable", cq_id);
+        return false;
+    }
+    cq->ring = after;
+    cq_event(c, cq, cqe[3]);
+    return true;
+}
+
 
 void e810_rdma_cq_arm(E810Core *c, uint32_t cq_id)
 {

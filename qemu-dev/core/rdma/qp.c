@@ -12,6 +12,7 @@
 #include "rdma.h"
 #include "puda.h"
 #include "qpdp.h"
+#include "../roce/roce.h"
 
 /* QP WQE header */
 #define QP_HDR_ID(h)            ((uint32_t)e810_fld(h, 23, 0))
@@ -234,6 +235,7 @@ void e810_rdma_wqe_alloc(E810Core *c, uint32_t val)
     }
     trace_e810_rdma_sq_doorbell(id, qp->state);
     e810_qpdp_doorbell(c, id);          /* iWARP data path (qpdp.c) */
+    e810_roce_doorbell(c, id);          /* RoCEv2 data path (core/roce/) */
 }
 
 /*

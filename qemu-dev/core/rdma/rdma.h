@@ -236,6 +236,7 @@ typedef struct E810Rdma {
 
     E810RdmaCounters stats;
     struct E810Qpdp *qpdp;      /* iWARP data path (qpdp.c), lazily */
+    struct E810Roce *roce;      /* RoCEv2 data path (core/roce/), lazily */
 } E810Rdma;
 
 /* ---- entry points for e810.c -------------------------------------------- */
@@ -299,6 +300,10 @@ void e810_rdma_aeq_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 /* Write a 32-byte CQE (qword 3 valid bit supplied by the ring) to @cq_id;
  * raises the CEQE/interrupt per the arm state.  False if it was lost. */
 bool e810_rdma_cq_post(E810Core *c, unsigned cq_id, const uint64_t cqe[4]);
+/* The same with a 32-byte extension (EXTCQE set in @cqe[3] by the caller):
+ * immediate data, UD source MAC/VLAN. */
+bool e810_rdma_cq_post_ext(E810Core *c, unsigned cq_id, const uint64_t cqe[4],
+                           const uint64_t ext[4]);
 void e810_rdma_cq_arm(E810Core *c, uint32_t cq_id);
 /* Post an AEQE: @qw0 completion context, @qw1 fields without VALID. */
 bool e810_rdma_aeq_post(E810Core *c, uint64_t qw0, uint64_t qw1);

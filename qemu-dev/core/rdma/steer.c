@@ -18,6 +18,10 @@
  *      not answer segments of RDMA connections with a RST);
  *   5. otherwise -> LAN.
  *
+ * In RoCEv2 mode the rule is simpler: UDP to port 4791 for the port MAC
+ * (PE filter on) goes to the RoCE engine (core/roce/), everything else to
+ * the LAN.
+ *
  * All four tuple elements are compared because a loopback connection uses
  * one IP address for both ends.  A segment that matched 1-4 but has
  * malformed headers (truncated, IPv4 options, lengths beyond the frame,
@@ -30,6 +34,7 @@
 #include "rdma.h"
 #include "puda.h"
 #include "iwarp-hooks.h"
+#include "../roce/roce.h"
 
 #ifndef E810_IN_QEMU
 #include <stdlib.h>
@@ -43,6 +48,7 @@
 #define QHASH_ESTABLISHED       1
 #define QHASH_SYN               2
 #define PROTOCOL_IWARP          1
+#define PROTOCOL_ROCE           2
 #define TCP_SYN                 0x02
 #define TCP_ACK                 0x10
 
@@ -270,8 +276,15 @@ bool e810_rdma_steer(E810Core *c, const uint8_t *frame, size_t len)
     RxSeg s;
     int v;
 
-    if (!c->rdma.cqp_active || c->rdma.protocol != PROTOCOL_IWARP ||
-        len < 14 || memcmp(frame, c->mac, 6)) {
+    if (!c->rdma.cqp_active || len < 14 || memcmp(frame, c->mac, 6)) {
+        return false;
+    }
+    if (c->rdma.protocol == PROTOCOL_ROCE) {
+        /* RoCEv2: UDP to port 4791 belongs to the engine; the rest is the
+         * LAN's (ARP, IP, the guest's own traffic). */
+        return rx_pe_enabled(c, frame) && e810_roce_rx(c, frame, len);
+    }
+    if (c->rdma.protocol != PROTOCOL_IWARP) {
         return false;
     }
     if (!rx_parse(frame, len, &s) || !rx_pe_enabled(c, frame)) {

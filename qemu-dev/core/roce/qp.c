@@ -1,0 +1,1955 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 RoCEv2 engine: RC and UD queue pairs.
+ *
+ * The control path (rdma/qp.c) keeps the QP table; this file follows its
+ * CREATE/MODIFY/DESTROY_QP and FLUSH_WQES ops in RoCE mode, reads the
+ * RoCE QP host context (ctrl.c:irdma_sc_qp_setctx_roce_gen_2, see
+ * docs/roce.md), and moves data:
+ *
+ *  - UD (QP 1, the GSI QP rdma_cm's connection manager talks through, and
+ *    any IB_QPT_UD QP): each SQ WQE is one datagram to the address handle
+ *    it names; a received datagram fills one RQ WQE behind a 40-byte GRH
+ *    slot with the IP header.
+ *  - RC requester: messages cut into path-MTU packets with consecutive
+ *    PSNs, at most ROCE_WINDOW packets unacknowledged; coalesced ACKs and
+ *    READ responses retire WQEs in order; a NAK (PSN sequence error) or
+ *    the retransmission timer goes back to the oldest unacknowledged PSN
+ *    (go-back-N), REXMIT_THRESH times, then the QP fails with
+ *    LLP_TOO_MANY_RETRIES; RNR NAKs wait the peer's timer, RNRNAK_THRESH
+ *    times (7: forever).
+ *  - RC responder: the expected PSN (ePSN) and MSN; a duplicate is
+ *    re-acknowledged (a READ re-executed from its RETH), a PSN ahead gets
+ *    one NAK; SEND into RQ WQEs, WRITE and READ through the STag
+ *    translation with the QP's PD and the region's remote rights.
+ *
+ * Data buffers are guest memory read or written when a packet is built or
+ * placed, never copied into the engine: a retransmission reads the WQE's
+ * buffers again, as the hardware does.
+ */
+#include "../e810.h"
+#include "../bytes.h"
+#include "../../trace.h"
+#include "../rdma/rdma.h"
+#include "../rdma/wqe.h"
+#include "../rdma/iwarp-hooks.h"
+#include "roce.h"
+#include "roce-int.h"
+
+#ifndef E810_IN_QEMU
+#include <stdlib.h>
+#endif
+
+/* CQP */
+enum { OP_CREATE_QP = 0, OP_MODIFY_QP = 1, OP_DESTROY_QP = 2,
+       OP_FLUSH_WQES = 0x22 };
+#define QPW_ID(h)               ((uint32_t)e810_fld(h, 23, 0))
+#define QPW_VQ                  (1ull << 45)
+#define QPW_TYPE(h)             ((unsigned)e810_fld(h, 50, 48))
+#define QPW_NEXT(h)             ((unsigned)e810_fld(h, 62, 60))
+#define FWQE_USERFLCODE         (1ull << 60)
+#define FWQE_FLUSHSQ            (1ull << 61)
+#define FWQE_FLUSHRQ            (1ull << 62)
+#define QP_TYPE_ROCE_RC         3
+#define QP_TYPE_ROCE_UD         4
+enum { ST_IDLE = 1, ST_RTS = 2, ST_SQD = 3, ST_RTR = 4, ST_ERROR = 6 };
+#define PROTOCOL_ROCE           2
+
+/* SQ WQE (uk.c) */
+#define SQ_OPCODE(h)            ((unsigned)e810_fld(h, 37, 32))
+#define SQ_ADDFRAGCNT(h)        ((unsigned)e810_fld(h, 41, 38))
+#define SQ_IMMDATAFLAG          (1ull << 47)
+#define SQ_INLINELEN(h)         ((unsigned)e810_fld(h, 55, 48))
+#define SQ_INLINEFLAG           (1ull << 57)
+#define SQ_READFENCE            (1ull << 60)
+#define SQ_LOCALFENCE           (1ull << 61)
+#define SQ_SIGCOMPL             (1ull << 62)
+#define SQ_VALID                (1ull << 63)
+#define SQ_AHID(h)              ((uint32_t)e810_fld(h, 24, 0))
+enum {
+    SQOP_RDMA_WRITE = 0x00, SQOP_RDMA_READ = 0x01, SQOP_SEND = 0x03,
+    SQOP_SEND_INV = 0x04, SQOP_SEND_SOL = 0x05, SQOP_SEND_SOL_INV = 0x06,
+    SQOP_FAST_REG = 0x09, SQOP_LOCAL_INV = 0x0a, SQOP_READ_LOC_INV = 0x0b,
+    SQOP_NOP = 0x0c, SQOP_RDMA_WRITE_SOL = 0x0d,
+};
+
+/* CQE */
+#define CQE_EXT                 (1ull << 50)
+#define CQE_IPV4                (1ull << 53)
+#define CQE_STAG                (1ull << 53)
+#define CQE_SOEVENT             (1ull << 54)
+#define CQE_ERROR               (1ull << 55)
+#define CQE_SQ                  (1ull << 62)
+#define CQE_EXT_IMMVALID        (1ull << 62)
+#define FLUSH_MAJOR             1
+/* Receive CQE op of a UD datagram (the BTH opcode does not fit 6 bits;
+ * the driver only looks for the WRITE-with-immediate ones). */
+#define OP_TYPE_REC             0x3e
+
+/* AEs (irdma user.h) */
+#define AE_QP_SUSPEND_COMPLETE  0x0900
+#define AE_IB_INVALID_REQUEST   0x0208
+#define AE_IB_REMOTE_ACCESS     0x020d
+#define AE_IB_REMOTE_OP         0x020e
+#define AE_ROCE_RSP_LENGTH      0x0316
+#define AE_LLP_TOO_MANY_RETRIES 0x050a
+#define AE_LLP_TOO_MANY_RNRS    0x050f
+#define AESRC_RQ                1
+#define AESRC_SQ                5
+
+#define ROCE_MAX_SGE            16
+#define ROCE_MAX_INLINE         256
+#define ROCE_WQ_MAX             256     /* WQEs the requester tracks */
+#define ROCE_WINDOW             64      /* unacknowledged packets */
+#define ROCE_ACKREQ_EVERY       16      /* ask for an ACK within a message */
+#define ROCE_RTO_NS             (50 * 1000 * 1000LL)
+#define ROCE_RTO_MAX_NS         (2000 * 1000 * 1000LL)
+#define ROCE_RNR_INFINITE       7
+/* RNR NAK timer code the responder sends (5.12 ms): gen2's context has
+ * no minimum RNR timer (min_rnr_timer is gen3 only). */
+#define ROCE_RNR_CODE           18
+
+typedef struct RoceWqe {
+    uint32_t idx;               /* first quantum */
+    uint8_t quanta;
+    uint8_t op;
+    bool signaled;
+    bool done;
+    bool imm;
+    bool inl;
+    bool psn_valid;             /* a transport op with PSNs assigned */
+    int status;                 /* 0 or an AE code */
+    unsigned nsge;
+    E810Sge sge[ROCE_MAX_SGE];
+    uint32_t len;
+    uint32_t imm_data;
+    uint32_t rkey;              /* WRITE/READ R_Key, SEND_INV STag */
+    uint64_t raddr;
+    uint32_t ah;                /* UD */
+    uint32_t qkey, dqpn;        /* UD */
+    uint32_t first_psn, npkts;
+    uint32_t got;               /* READ: response packets placed */
+    uint8_t inl_data[ROCE_MAX_INLINE];
+} RoceWqe;
+
+typedef struct RoceQp {
+    E810Core *c;
+    uint32_t id;
+    uint8_t type;
+    uint8_t state;              /* as last seen from the control path */
+    bool vq;
+    bool halted;                /* ERROR: no more work, no more CQEs */
+    bool in_run;
+    E810RdmaRing sq, rq;
+    unsigned rq_shift;
+    uint32_t sq_idx, rq_idx;
+    uint8_t sq_pol, rq_pol;
+    uint32_t txcq, rxcq, pd;
+    bool priv, rd_ok, wr_ok;
+    RocePath path;
+    unsigned arp;
+    unsigned mtu;
+    uint16_t pkey;
+    uint32_t qkey, dqpn;
+    unsigned rexmit_thresh, rnr_thresh, ord;
+    /* requester */
+    RoceWqe *wq;
+    unsigned wq_size, wq_head, wq_cnt;
+    unsigned snd;               /* offset from wq_head of the WQE to send */
+    uint32_t snd_pkt;           /* its next packet */
+    uint32_t psn_next;          /* first PSN not yet assigned */
+    uint32_t psn_una;           /* oldest unacknowledged PSN */
+    unsigned retries, rnr_retries;
+    bool rnr_wait;
+    int64_t deadline;
+    /* responder */
+    uint32_t epsn, msn;
+    bool nak_sent;
+    bool rcv_active;
+    uint32_t rcv_idx;
+    unsigned rcv_nsge;
+    E810Sge rcv_sge[ROCE_MAX_SGE];
+    uint64_t rcv_cap, rcv_off;
+    bool wr_active;
+    uint32_t wr_rkey, wr_len, wr_off;
+    uint64_t wr_va;
+} RoceQp;
+
+struct E810Roce {
+    RoceQp *qp[E810_RDMA_MAX_QPS];
+    E810CoreTimer *timer;
+    int64_t armed;
+    E810RoceCounters stats;
+    uint8_t tx[ROCE_FRAME_MAX];
+};
+
+static E810Roce *roce_get(E810Core *c)
+{
+    if (!c->rdma.roce) {
+        c->rdma.roce = calloc(1, sizeof(E810Roce));
+        if (c->rdma.roce) {
+            c->rdma.roce->armed = -1;
+        }
+    }
+    return c->rdma.roce;
+}
+
+static RoceQp *qp_find(E810Core *c, uint32_t id)
+{
+    E810Roce *e = c->rdma.roce;
+
+    return e && id < E810_RDMA_MAX_QPS ? e->qp[id] : NULL;
+}
+
+static E810MemOwner owner(RoceQp *q)
+{
+    E810MemOwner o = { q->c, q->id, q->pd, q->priv };
+
+    return o;
+}
+
+/* ---- AEs and CQEs ------------------------------------------------------- */
+
+static void post_ae(RoceQp *q, unsigned code, unsigned src)
+{
+    uint64_t qw1;
+
+    qw1 = ((uint64_t)q->id & 0x3FFFF) | (uint64_t)((q->id >> 18) & 1) << 46 |
+          (uint64_t)(code & 0xFFF) << 34 | (uint64_t)(src & 0xF) << 50 |
+          (uint64_t)(q->state & 7) << 54;
+    trace_e810_roce_ae(q->id, code, src, q->state);
+    e810_rdma_aeq_post(q->c, q->c->rdma.qp[q->id].comp_ctx, qw1);
+}
+
+static void qp_fatal(RoceQp *q, unsigned ae, unsigned src)
+{
+    if (q->halted) {
+        return;
+    }
+    q->halted = true;
+    q->deadline = -1;
+    post_ae(q, ae, src);
+}
+
+static void sq_cqe(RoceQp *q, const RoceWqe *w)
+{
+    uint64_t cqe[4];
+
+    cqe[0] = w->len;
+    cqe[1] = q->c->rdma.qp[q->id].comp_ctx;
+    cqe[2] = (uint64_t)(q->id & 0xFFFFFF) << 32;
+    cqe[3] = (uint64_t)(w->idx & 0x7FFF) << 32 |
+             (uint64_t)(w->op & 0x3F) << 56 | CQE_SQ;
+    if (w->status) {
+        cqe[3] |= CQE_ERROR | (uint64_t)(w->status & 0xFFFF) |
+                  (uint64_t)0xFFFF << 16;
+    }
+    trace_e810_roce_cqe(q->id, q->txcq, true, w->idx, w->op, w->status);
+    e810_rdma_cq_post(q->c, q->txcq, cqe);
+}
+
+/* Receive completion: @op is the BTH opcode of the last packet (what
+ * verbs.h:set_ib_wc_op_rq() looks at), @qw2lo the UD source QP or the
+ * invalidated STag. */
+static void rq_cqe(RoceQp *q, uint64_t len, unsigned op, uint64_t qw2lo,
+                   uint64_t flags, bool imm, uint32_t imm_data)
+{
+    uint64_t cqe[4], ext[4] = { 0 };
+
+    cqe[0] = len;
+    cqe[1] = q->c->rdma.qp[q->id].comp_ctx;
+    cqe[2] = qw2lo | (uint64_t)(q->id & 0xFFFFFF) << 32;
+    cqe[3] = (uint64_t)((q->rcv_idx << q->rq_shift) & 0x7FFF) << 32 |
+             (uint64_t)(op & 0x3F) << 56 | flags;
+    trace_e810_roce_cqe(q->id, q->rxcq, false, q->rcv_idx, op, 0);
+    if (imm) {
+        cqe[3] |= CQE_EXT;
+        ext[0] = imm_data;
+        ext[3] = CQE_EXT_IMMVALID;
+        e810_rdma_cq_post_ext(q->c, q->rxcq, cqe, ext);
+        return;
+    }
+    e810_rdma_cq_post(q->c, q->rxcq, cqe);
+}
+
+/* ---- frames ------------------------------------------------------------- */
+
+static void xmit(RoceQp *q, size_t len, unsigned opcode, uint32_t psn,
+                 unsigned payload)
+{
+    E810Roce *e = q->c->rdma.roce;
+
+    trace_e810_roce_tx(q->id, opcode, psn, payload);
+    e->stats.tx_pkts++;
+    if (!e810_rdma_xmit(q->c, e->tx, len, false)) {
+        e->stats.tx_dropped++;
+    }
+}
+
+/* ACK or NAK with @syndrome for @psn to the connected peer. */
+static void send_ack(RoceQp *q, uint8_t syndrome, uint32_t psn)
+{
+    E810Roce *e = q->c->rdma.roce;
+    size_t off = roce_frame_start(e->tx, &q->path);
+    uint8_t *p = e->tx + off;
+
+    roce_bth_put(p, ROCE_ACK, false, 0, q->pkey, q->dqpn, false, psn);
+    p[ROCE_BTH_LEN] = syndrome;
+    roce_put24(p + ROCE_BTH_LEN + 1, q->msn & 0xFFFFFF);
+    if (syndrome != (ROCE_AETH_ACK | ROCE_AETH_CREDITS_NONE)) {
+        trace_e810_roce_nak(q->id, syndrome, psn);
+    }
+    xmit(q, roce_frame_seal(e->tx, &q->path, off,
+                            off + ROCE_BTH_LEN + ROCE_AETH_LEN),
+         ROCE_ACK, psn, 0);
+}
+
+static void send_nak(RoceQp *q, unsigned code, uint32_t psn)
+{
+    q->c->rdma.roce->stats.naks_sent++;
+    send_ack(q, ROCE_AETH_NAK | code, psn);
+}
+
+/* ---- queues ------------------------------------------------------------- */
+
+static unsigned inline_quanta(unsigned len)
+{
+    return len <= 8 ? 1 : 1 + (len - 8 + 30) / 31;
+}
+
+static bool op_is_local(unsigned op)
+{
+    return op == SQOP_FAST_REG || op == SQOP_LOCAL_INV || op == SQOP_NOP;
+}
+
+static bool op_is_read(unsigned op)
+{
+    return op == SQOP_RDMA_READ || op == SQOP_READ_LOC_INV;
+}
+
+/* Parse the WQE at the SQ consumer index (uk.c irdma_uk_send/rdma_write/
+ * rdma_read/inline_*).  False if none is there. */
+static bool sq_fetch(RoceQp *q, RoceWqe *w, uint64_t *hdr)
+{
+    uint8_t raw[32];
+    uint64_t h, qw[4];
+    unsigned i, k, nfrag;
+    uint64_t sum = 0;
+
+    if (!e810_ring_read(q->c, &q->sq, (uint64_t)q->sq_idx * 32, raw, 32)) {
+        return false;
+    }
+    for (i = 0; i < 4; i++) {
+        qw[i] = ld64(raw + 8 * i);
+    }
+    h = qw[3];
+    if (!!(h & SQ_VALID) != q->sq_pol) {
+        return false;
+    }
+    memset(w, 0, offsetof(RoceWqe, inl_data));
+    *hdr = h;
+    w->idx = q->sq_idx;
+    w->op = (uint8_t)SQ_OPCODE(h);
+    w->signaled = h & SQ_SIGCOMPL;
+    w->quanta = 1;
+    w->imm = h & SQ_IMMDATAFLAG;
+    w->imm_data = (uint32_t)qw[0];
+    w->raddr = qw[2];
+    w->rkey = (uint32_t)h;
+    w->ah = SQ_AHID(h);
+    w->qkey = (uint32_t)qw[2];
+    w->dqpn = (uint32_t)e810_fld(qw[2], 55, 32);
+    if (op_is_local(w->op)) {
+        if (w->op == SQOP_FAST_REG) {
+            E810MemOwner o = owner(q);
+
+            w->status = (int)e810_fast_reg(&o, qw);
+        } else if (w->op == SQOP_LOCAL_INV) {
+            E810MemOwner o = owner(q);
+
+            w->status = (int)e810_stag_invalidate(&o, E810_FRAG_STAG(qw[1]),
+                                                  false);
+        }
+        w->done = true;
+        return true;
+    }
+    if (h & SQ_INLINEFLAG) {
+        unsigned len = SQ_INLINELEN(h), got;
+
+        if (len > ROCE_MAX_INLINE || inline_quanta(len) > 8 || w->imm) {
+            w->status = E810_AE_WQE_INVALID_PARAM;
+            return true;
+        }
+        w->inl = true;
+        w->len = len;
+        w->quanta = (uint8_t)inline_quanta(len);
+        got = len < 8 ? len : 8;
+        memcpy(w->inl_data, raw, got);
+        for (k = 1; got < len; k++) {
+            unsigned n = len - got < 31 ? len - got : 31;
+
+            if (!e810_ring_read(q->c, &q->sq,
+                                ((uint64_t)q->sq_idx + k) * 32, raw, 32)) {
+                w->status = E810_AE_WQE_INVALID_PARAM;
+                return true;
+            }
+            memcpy(w->inl_data + got, raw, n);
+            got += n;
+        }
+        return true;
+    }
+    /* Fragment 0 in quantum 0 unless it holds immediate data; ADDFRAGCNT
+     * more at byte 32 + 16 k (uk.c; with immediate data the first SGE is
+     * at byte 32). */
+    nfrag = SQ_ADDFRAGCNT(h);
+    w->quanta = (uint8_t)(1 + (nfrag + 1) / 2);
+    if (w->quanta > 8) {
+        w->status = E810_AE_WQE_INVALID_PARAM;
+        w->quanta = 1;
+        return true;
+    }
+    if (!w->imm && E810_FRAG_LEN(qw[1])) {
+        w->sge[0].to = qw[0];
+        w->sge[0].stag = E810_FRAG_STAG(qw[1]);
+        w->sge[0].len = E810_FRAG_LEN(qw[1]);
+        w->nsge = 1;
+    }
+    for (k = 0; k < nfrag && w->nsge < ROCE_MAX_SGE; k++) {
+        uint8_t f[16];
+
+        if (!e810_ring_read(q->c, &q->sq,
+                            (uint64_t)q->sq_idx * 32 + 32 + 16 * k, f, 16)) {
+            w->status = E810_AE_WQE_INVALID_PARAM;
+            return true;
+        }
+        if (!E810_FRAG_LEN(ld64(f + 8))) {
+            continue;           /* null pad fragment */
+        }
+        w->sge[w->nsge].to = ld64(f);
+        w->sge[w->nsge].stag = E810_FRAG_STAG(ld64(f + 8));
+        w->sge[w->nsge].len = E810_FRAG_LEN(ld64(f + 8));
+        w->nsge++;
+    }
+    for (k = 0; k < w->nsge; k++) {
+        sum += w->sge[k].len;
+    }
+    if (sum > 0x7FFFFFFFu) {    /* max_msg_sz */
+        w->status = E810_AE_WQE_INVALID_PARAM;
+        return true;
+    }
+    w->len = (uint32_t)sum;
+    return true;
+}
+
+static void sq_advance(RoceQp *q, unsigned quanta)
+{
+    q->sq_idx += quanta;
+    if (q->sq_idx >= q->sq.size) {
+        q->sq_idx -= q->sq.size;
+        q->sq_pol ^= 1;
+    }
+}
+
+/* Take the RQ WQE at the consumer index; false if none is posted. */
+static bool rq_take(RoceQp *q)
+{
+    unsigned wqe_size = 32u << q->rq_shift, nfrag, k;
+    uint32_t nwqe = q->rq.size >> q->rq_shift;
+    uint8_t raw[32];
+    uint64_t qw1, qw3;
+
+    if (!nwqe || !e810_ring_read(q->c, &q->rq,
+                                 (uint64_t)q->rq_idx * wqe_size, raw, 32)) {
+        return false;
+    }
+    qw3 = ld64(raw + 24);
+    if (!!(qw3 & SQ_VALID) != q->rq_pol) {
+        return false;
+    }
+    q->rcv_nsge = 0;
+    q->rcv_cap = 0;
+    q->rcv_off = 0;
+    qw1 = ld64(raw + 8);
+    if (E810_FRAG_LEN(qw1)) {
+        q->rcv_sge[0].to = ld64(raw);
+        q->rcv_sge[0].stag = E810_FRAG_STAG(qw1);
+        q->rcv_sge[0].len = E810_FRAG_LEN(qw1);
+        q->rcv_nsge = 1;
+    }
+    nfrag = SQ_ADDFRAGCNT(qw3);
+    for (k = 0; k < nfrag && q->rcv_nsge < ROCE_MAX_SGE; k++) {
+        uint8_t f[16];
+
+        if (32 + 16 * k + 16 > wqe_size ||
+            !e810_ring_read(q->c, &q->rq,
+                            (uint64_t)q->rq_idx * wqe_size + 32 + 16 * k,
+                            f, 16)) {
+            break;
+        }
+        if (!E810_FRAG_LEN(ld64(f + 8))) {
+            continue;
+        }
+        q->rcv_sge[q->rcv_nsge].to = ld64(f);
+        q->rcv_sge[q->rcv_nsge].stag = E810_FRAG_STAG(ld64(f + 8));
+        q->rcv_sge[q->rcv_nsge].len = E810_FRAG_LEN(ld64(f + 8));
+        q->rcv_nsge++;
+    }
+    for (k = 0; k < q->rcv_nsge; k++) {
+        q->rcv_cap += q->rcv_sge[k].len;
+    }
+    q->rcv_idx = q->rq_idx;
+    if (++q->rq_idx >= nwqe) {
+        q->rq_idx = 0;
+        q->rq_pol ^= 1;
+    }
+    return true;
+}
+
+/* ---- timer -------------------------------------------------------------- */
+
+static void timer_cb(void *opaque);
+
+static void timer_rearm(E810Core *c)
+{
+    E810Roce *e = c->rdma.roce;
+    int64_t min = -1;
+    unsigned i;
+
+    for (i = 0; i < E810_RDMA_MAX_QPS; i++) {
+        RoceQp *q = e->qp[i];
+
+        if (q && q->deadline >= 0 && (min < 0 || q->deadline < min)) {
+            min = q->deadline;
+        }
+    }
+    if (min == e->armed) {
+        return;
+    }
+    if (!e->timer) {
+        e->timer = e810_timer_new(c, timer_cb, c);
+        if (!e->timer) {
+            return;
+        }
+    }
+    e->armed = min;
+    if (min < 0) {
+        e810_timer_del(e->timer);
+    } else {
+        e810_timer_mod(e->timer, min);
+    }
+}
+
+static int64_t rto(RoceQp *q)
+{
+    int64_t t = ROCE_RTO_NS << (q->retries < 6 ? q->retries : 6);
+
+    return t < ROCE_RTO_MAX_NS ? t : ROCE_RTO_MAX_NS;
+}
+
+/* The requester has packets out: (re)start the retransmission timer. */
+static void timer_restart(RoceQp *q)
+{
+    bool busy = roce_psn_diff(q->psn_next, q->psn_una) > 0;
+
+    q->deadline = busy ? e810_now(q->c) + rto(q) : -1;
+    timer_rearm(q->c);
+}
+
+/* RNR NAK timer codes (IBA table 45), in microseconds. */
+static int64_t rnr_us(unsigned code)
+{
+    static const uint32_t us[32] = {
+        655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+        1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+        40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+    };
+
+    return us[code & 31];
+}
+
+/* ---- RC requester ------------------------------------------------------- */
+
+static RoceWqe *wq_at(RoceQp *q, unsigned i)
+{
+    return &q->wq[(q->wq_head + i) % q->wq_size];
+}
+
+static unsigned npkts_of(RoceQp *q, uint32_t len)
+{
+    return len ? (unsigned)((len + (uint64_t)q->mtu - 1) / q->mtu) : 1;
+}
+
+/* Send from PSN @psn again: the WQE holding it and its packet. */
+static void rewind_to(RoceQp *q, uint32_t psn)
+{
+    unsigned i;
+
+    for (i = 0; i < q->wq_cnt; i++) {
+        RoceWqe *w = wq_at(q, i);
+        int32_t d;
+
+        if (!w->psn_valid) {
+            continue;
+        }
+        d = roce_psn_diff(psn, w->first_psn);
+        if (d >= 0 && (uint32_t)d < w->npkts) {
+            q->snd = i;
+            /* A READ is asked for again from its first missing
+             * response. */
+            q->snd_pkt = op_is_read(w->op) ? w->got : (uint32_t)d;
+            return;
+        }
+        if (d < 0) {
+            break;
+        }
+    }
+    /* Nothing of it was sent: from the first WQE after the sent ones. */
+    for (i = 0; i < q->wq_cnt; i++) {
+        RoceWqe *w = wq_at(q, i);
+
+        if (w->psn_valid && roce_psn_diff(w->first_psn, psn) >= 0) {
+            break;
+        }
+    }
+    q->snd = i;
+    q->snd_pkt = 0;
+}
+
+static void wq_retire(RoceQp *q)
+{
+    while (q->wq_cnt) {
+        RoceWqe *w = wq_at(q, 0);
+
+        if (!w->done) {
+            break;
+        }
+        if ((w->signaled || w->status) && !q->halted) {
+            sq_cqe(q, w);
+        }
+        if (w->status) {
+            qp_fatal(q, (unsigned)w->status, AESRC_SQ);
+        }
+        q->wq_head = (q->wq_head + 1) % q->wq_size;
+        q->wq_cnt--;
+        if (q->snd) {
+            q->snd--;
+        } else {
+            q->snd_pkt = 0;
+        }
+    }
+}
+
+/* Everything up to and including @psn is acknowledged. */
+static void ack_upto(RoceQp *q, uint32_t psn)
+{
+    unsigned i;
+
+    if (roce_psn_diff(psn, q->psn_una) < 0 ||
+        roce_psn_diff(psn, q->psn_next) >= 0) {
+        return;                 /* old, or for nothing we sent */
+    }
+    for (i = 0; i < q->wq_cnt; i++) {
+        RoceWqe *w = wq_at(q, i);
+
+        if (!w->psn_valid) {
+            if (w->done) {
+                continue;       /* a local op between transport ops */
+            }
+            break;
+        }
+        if (roce_psn_diff(psn, w->first_psn + w->npkts - 1) < 0) {
+            break;
+        }
+        if (op_is_read(w->op)) {
+            if (!w->done) {
+                /* The responder is past a READ whose responses did not
+                 * all arrive: ask for the rest. */
+                q->psn_una = w->first_psn + w->got;
+                rewind_to(q, q->psn_una);
+                return;
+            }
+            continue;
+        }
+        w->done = true;
+    }
+    q->psn_una = (psn + 1) & ROCE_PSN_MASK;
+    q->retries = 0;
+}
+
+/* Packet @k of WQE @w. */
+static void send_pkt(RoceQp *q, RoceWqe *w, uint32_t k)
+{
+    E810Roce *e = q->c->rdma.roce;
+    size_t off = roce_frame_start(e->tx, &q->path), p;
+    uint8_t *b = e->tx;
+    bool first = k == 0, last = k + 1 >= w->npkts, se = false;
+    uint32_t psn = (w->first_psn + k) & ROCE_PSN_MASK;
+    uint32_t poff = k * q->mtu, plen = 0;
+    unsigned opcode;
+    bool ackreq;
+
+    p = off + ROCE_BTH_LEN;
+    if (op_is_read(w->op)) {
+        uint32_t done = w->got * q->mtu;
+
+        opcode = ROCE_READ_REQ;
+        roce_put64(b + p, w->raddr + done);
+        roce_put32(b + p + 8, w->rkey);
+        roce_put32(b + p + 12, w->len - done);
+        p += ROCE_RETH_LEN;
+        last = true;
+    } else {
+        bool wr = w->op == SQOP_RDMA_WRITE || w->op == SQOP_RDMA_WRITE_SOL;
+        bool inv = w->op == SQOP_SEND_INV || w->op == SQOP_SEND_SOL_INV;
+
+        plen = w->len - poff < q->mtu ? w->len - poff : q->mtu;
+        if (wr) {
+            opcode = first && last ? (w->imm ? ROCE_WRITE_ONLY_IMM
+                                             : ROCE_WRITE_ONLY) :
+                     first ? ROCE_WRITE_FIRST :
+                     last ? (w->imm ? ROCE_WRITE_LAST_IMM : ROCE_WRITE_LAST) :
+                     ROCE_WRITE_MIDDLE;
+            if (first) {
+                roce_put64(b + p, w->raddr);
+                roce_put32(b + p + 8, w->rkey);
+                roce_put32(b + p + 12, w->len);
+                p += ROCE_RETH_LEN;
+            }
+            se = last && w->imm && w->op == SQOP_RDMA_WRITE_SOL;
+        } else {
+            opcode = first && last ? (inv ? ROCE_SEND_ONLY_INV :
+                                      w->imm ? ROCE_SEND_ONLY_IMM :
+                                      ROCE_SEND_ONLY) :
+                     first ? ROCE_SEND_FIRST :
+                     last ? (inv ? ROCE_SEND_LAST_INV :
+                             w->imm ? ROCE_SEND_LAST_IMM : ROCE_SEND_LAST) :
+                     ROCE_SEND_MIDDLE;
+            se = last && (w->op == SQOP_SEND_SOL ||
+                          w->op == SQOP_SEND_SOL_INV);
+            if (last && inv) {
+                roce_put32(b + p, w->rkey);
+                p += ROCE_IETH_LEN;
+            }
+        }
+        if (last && w->imm) {
+            roce_put32(b + p, w->imm_data);
+            p += ROCE_IMM_LEN;
+        }
+        if (plen) {
+            if (w->inl) {
+                memcpy(b + p, w->inl_data + poff, plen);
+            } else {
+                E810MemOwner o = owner(q);
+                int r = e810_sge_copy(&o, w->sge, w->nsge, poff, b + p, NULL,
+                                      plen, E810_ACC_LOCAL_READ);
+
+                if (r) {
+                    w->status = (int)e810_xlate_ae(r);
+                    w->done = true;
+                    return;
+                }
+            }
+            p += plen;
+        }
+        while ((p - off) & 3) {
+            b[p++] = 0;
+        }
+    }
+    ackreq = last || ((psn % ROCE_ACKREQ_EVERY) == ROCE_ACKREQ_EVERY - 1);
+    roce_bth_put(b + off, (uint8_t)opcode, se, (4 - (plen & 3)) & 3, q->pkey,
+                 q->dqpn, ackreq, psn);
+    xmit(q, roce_frame_seal(b, &q->path, off, p), opcode, psn, plen);
+}
+
+static unsigned reads_outstanding(RoceQp *q)
+{
+    unsigned i, n = 0;
+
+    for (i = 0; i < q->snd && i < q->wq_cnt; i++) {
+        RoceWqe *w = wq_at(q, i);
+
+        n += op_is_read(w->op) && !w->done;
+    }
+    return n;
+}
+
+static void rc_run(RoceQp *q)
+{
+    uint64_t h;
+
+    while (!q->halted && q->state == ST_RTS && !q->rnr_wait) {
+        RoceWqe *w;
+
+        if (q->snd >= q->wq_cnt) {
+            if (q->wq_cnt == q->wq_size) {
+                break;
+            }
+            w = wq_at(q, q->wq_cnt);
+            if (!sq_fetch(q, w, &h)) {
+                if (e810_rdma_qp_show_sq_tail(q->c, q->id, q->sq_idx)) {
+                    continue;
+                }
+                break;
+            }
+            if ((h & SQ_LOCALFENCE) && q->wq_cnt) {
+                break;
+            }
+            if ((h & SQ_READFENCE) && reads_outstanding(q)) {
+                break;
+            }
+            trace_e810_roce_wqe(q->id, w->idx, w->op, w->len, h);
+            q->wq_cnt++;
+            sq_advance(q, w->quanta);
+            if (!w->status && !op_is_local(w->op)) {
+                switch (w->op) {
+                case SQOP_SEND: case SQOP_SEND_INV: case SQOP_SEND_SOL:
+                case SQOP_SEND_SOL_INV: case SQOP_RDMA_WRITE:
+                case SQOP_RDMA_WRITE_SOL: case SQOP_RDMA_READ:
+                case SQOP_READ_LOC_INV:
+                    break;
+                default:
+                    w->status = E810_AE_WQE_UNEXPECTED_OP;
+                    break;
+                }
+            }
+            if (!w->status && op_is_read(w->op) && w->len) {
+                E810MemOwner o = owner(q);
+                int r = e810_sge_check(&o, w->sge, w->nsge,
+                                       E810_ACC_LOCAL_WRITE);
+
+                if (r) {
+                    w->status = (int)e810_xlate_ae(r);
+                }
+            }
+            if (w->status || op_is_local(w->op)) {
+                w->done = true;
+                q->snd++;
+                continue;
+            }
+            w->first_psn = q->psn_next;
+            w->npkts = npkts_of(q, w->len);
+            w->psn_valid = true;
+            q->psn_next = (q->psn_next + w->npkts) & ROCE_PSN_MASK;
+            q->snd_pkt = 0;
+        }
+        w = wq_at(q, q->snd);
+        if (!w->psn_valid) {
+            q->snd++;           /* local op, already done */
+            q->snd_pkt = 0;
+            continue;
+        }
+        if (roce_psn_diff(w->first_psn + q->snd_pkt, q->psn_una) >=
+            ROCE_WINDOW) {
+            break;
+        }
+        if (op_is_read(w->op) && q->snd_pkt == w->got &&
+            reads_outstanding(q) >= (q->ord ? q->ord : 1)) {
+            break;
+        }
+        if (q->deadline < 0) {
+            q->deadline = e810_now(q->c) + rto(q);
+            timer_rearm(q->c);
+        }
+        send_pkt(q, w, q->snd_pkt);
+        if (w->done) {          /* its buffers could not be read */
+            q->snd++;
+            q->snd_pkt = 0;
+            continue;
+        }
+        q->snd_pkt = op_is_read(w->op) ? w->npkts : q->snd_pkt + 1;
+        if (q->snd_pkt >= w->npkts) {
+            q->snd++;
+            q->snd_pkt = 0;
+        }
+    }
+    wq_retire(q);
+}
+
+static void rx_ack(RoceQp *q, const RocePkt *k)
+{
+    uint8_t syn;
+
+    if (k->ext_len < ROCE_AETH_LEN) {
+        q->c->rdma.roce->stats.rx_bad++;
+        trace_e810_roce_drop(q->id, k->opcode, k->psn, "short AETH");
+        return;
+    }
+    syn = k->ext[0];
+    switch (syn & 0x60) {
+    case ROCE_AETH_ACK:
+        ack_upto(q, k->psn);
+        q->rnr_retries = 0;
+        break;
+    case ROCE_AETH_RNR:
+        ack_upto(q, (k->psn - 1) & ROCE_PSN_MASK);
+        if (q->rnr_thresh != ROCE_RNR_INFINITE &&
+            ++q->rnr_retries > q->rnr_thresh) {
+            qp_fatal(q, AE_LLP_TOO_MANY_RNRS, AESRC_SQ);
+            return;
+        }
+        rewind_to(q, k->psn);
+        q->rnr_wait = true;
+        q->deadline = e810_now(q->c) + rnr_us(syn & 0x1F) * 1000;
+        timer_rearm(q->c);
+        trace_e810_roce_retry(q->id, "RNR NAK", k->psn, q->rnr_thresh);
+        return;
+    case ROCE_AETH_NAK:
+        ack_upto(q, (k->psn - 1) & ROCE_PSN_MASK);
+        if ((syn & 0x1F) == ROCE_NAK_PSN_SEQ) {
+            q->c->rdma.roce->stats.retransmits++;
+            trace_e810_roce_retry(q->id, "NAK sequence error", k->psn,
+                                  q->rexmit_thresh - q->retries);
+            rewind_to(q, k->psn);
+            break;
+        }
+        /* A class B/C error: the WQE at that PSN fails, the QP with it. */
+        {
+            unsigned i;
+            unsigned ae = (syn & 0x1F) == ROCE_NAK_REMOTE_ACCESS ?
+                          AE_IB_REMOTE_ACCESS :
+                          (syn & 0x1F) == ROCE_NAK_REMOTE_OP ?
+                          AE_IB_REMOTE_OP : AE_IB_INVALID_REQUEST;
+
+            for (i = 0; i < q->wq_cnt; i++) {
+                RoceWqe *w = wq_at(q, i);
+
+                if (!w->done) {
+                    w->done = true;
+                    w->status = (int)ae;
+                    break;
+                }
+            }
+            wq_retire(q);
+            qp_fatal(q, ae, AESRC_SQ);
+        }
+        return;
+    default:
+        q->c->rdma.roce->stats.rx_bad++;
+        trace_e810_roce_drop(q->id, k->opcode, k->psn, "AETH syndrome");
+        return;
+    }
+    timer_restart(q);
+    rc_run(q);
+}
+
+static void rx_read_resp(RoceQp *q, const RocePkt *k)
+{
+    E810Roce *e = q->c->rdma.roce;
+    bool first = k->opcode == ROCE_READ_RESP_FIRST;
+    bool last = k->opcode == ROCE_READ_RESP_LAST ||
+                k->opcode == ROCE_READ_RESP_ONLY;
+    size_t hl = (k->opcode == ROCE_READ_RESP_MIDDLE) ? 0 : ROCE_AETH_LEN;
+    const uint8_t *data = k->ext + hl;
+    size_t len;
+    RoceWqe *w = NULL;
+    unsigned i;
+    int r;
+
+    (void)first;
+    if (k->ext_len < hl + k->padcnt) {
+        e->stats.rx_bad++;
+        trace_e810_roce_drop(q->id, k->opcode, k->psn, "short response");
+        return;
+    }
+    len = k->ext_len - hl - k->padcnt;
+    for (i = 0; i < q->wq_cnt && i < q->snd + 1; i++) {
+        RoceWqe *x = wq_at(q, i);
+
+        if (x->psn_valid && op_is_read(x->op) && !x->done &&
+            k->psn == ((x->first_psn + x->got) & ROCE_PSN_MASK)) {
+            w = x;
+            break;
+        }
+    }
+    if (!w) {
+        /* A response we do not wait for (a duplicate, or ahead of a
+         * lost one: the timer asks again). */
+        e->stats.rx_unexpected++;
+        trace_e810_roce_drop(q->id, k->opcode, k->psn, "unexpected response");
+        return;
+    }
+    /* Everything before the READ is acknowledged by its response. */
+    ack_upto(q, (w->first_psn - 1) & ROCE_PSN_MASK);
+    if (last != (w->got + 1 == w->npkts) ||
+        (!last && len != q->mtu) ||
+        (last && len != w->len - (uint64_t)w->got * q->mtu)) {
+        w->done = true;
+        w->status = AE_ROCE_RSP_LENGTH;
+        wq_retire(q);
+        return;
+    }
+    if (len) {
+        E810MemOwner o = owner(q);
+
+        r = e810_sge_copy(&o, w->sge, w->nsge, (uint64_t)w->got * q->mtu,
+                          NULL, data, len, E810_ACC_LOCAL_WRITE);
+        if (r) {
+            w->done = true;
+            w->status = (int)e810_xlate_ae(r);
+            wq_retire(q);
+            return;
+        }
+    }
+    e->stats.rx_pkts++;
+    w->got++;
+    q->psn_una = (k->psn + 1) & ROCE_PSN_MASK;
+    q->retries = 0;
+    if (last) {
+        w->done = true;
+        if (w->op == SQOP_READ_LOC_INV) {
+            E810MemOwner o = owner(q);
+
+            w->status = (int)e810_stag_invalidate(&o, w->nsge ?
+                                                  w->sge[0].stag : 0, false);
+        }
+    }
+    timer_restart(q);
+    rc_run(q);
+}
+
+/* ---- RC responder ------------------------------------------------------- */
+
+/* Where a remote access failed: the NAK and the AE on this QP. */
+static void resp_error(RoceQp *q, const RocePkt *k, unsigned nak,
+                       unsigned ae)
+{
+    send_nak(q, nak, k->psn);
+    trace_e810_roce_drop(q->id, k->opcode, k->psn, "responder error");
+    q->rcv_active = false;
+    q->wr_active = false;
+    qp_fatal(q, ae, AESRC_RQ);
+}
+
+static unsigned xlate_nak(int r)
+{
+    return r == E810_XLATE_DMA || r == E810_XLATE_PBL ?
+           ROCE_NAK_REMOTE_OP : ROCE_NAK_REMOTE_ACCESS;
+}
+
+/* A READ request at PSN @k->psn: the responses, from its RETH. */
+static void resp_read(RoceQp *q, const RocePkt *k, bool dup)
+{
+    E810Roce *e = q->c->rdma.roce;
+    uint64_t va;
+    uint32_t rkey, len, n, i;
+    int r;
+
+    if (k->ext_len < ROCE_RETH_LEN) {
+        resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
+        return;
+    }
+    va = roce_be64(k->ext);
+    rkey = roce_be32(k->ext + 8);
+    len = roce_be32(k->ext + 12);
+    if (!q->rd_ok || len > 0x7FFFFFFFu) {
+        resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
+        return;
+    }
+    if (len) {
+        E810XCopy x = { q->c, NULL, NULL, false, true };
+
+        r = e810_rdma_xlate(q->c, rkey, va, len, E810_ACC_REMOTE_READ, q->pd,
+                            false, e810_xcopy_fn, &x);
+        if (r) {
+            resp_error(q, k, xlate_nak(r), e810_xlate_ae(r));
+            return;
+        }
+    }
+    n = npkts_of(q, len);
+    if (!dup) {
+        q->epsn = (k->psn + n) & ROCE_PSN_MASK;
+        q->msn = (q->msn + 1) & 0xFFFFFF;
+    }
+    for (i = 0; i < n; i++) {
+        size_t off = roce_frame_start(e->tx, &q->path), p;
+        uint32_t plen = len - i * q->mtu < q->mtu ? len - i * q->mtu : q->mtu;
+        uint32_t psn = (k->psn + i) & ROCE_PSN_MASK;
+        unsigned opcode = n == 1 ? ROCE_READ_RESP_ONLY :
+                          i == 0 ? ROCE_READ_RESP_FIRST :
+                          i + 1 == n ? ROCE_READ_RESP_LAST :
+                          ROCE_READ_RESP_MIDDLE;
+        uint8_t *b = e->tx;
+
+        p = off + ROCE_BTH_LEN;
+        if (opcode != ROCE_READ_RESP_MIDDLE) {
+            b[p] = ROCE_AETH_ACK | ROCE_AETH_CREDITS_NONE;
+            roce_put24(b + p + 1, q->msn);
+            p += ROCE_AETH_LEN;
+        }
+        if (plen) {
+            E810XCopy x = { q->c, b + p, NULL, false, false };
+
+            r = e810_rdma_xlate(q->c, rkey, va + (uint64_t)i * q->mtu, plen,
+                                E810_ACC_REMOTE_READ, q->pd, false,
+                                e810_xcopy_fn, &x);
+            if (r) {
+                resp_error(q, k, ROCE_NAK_REMOTE_OP, e810_xlate_ae(r));
+                return;
+            }
+            p += plen;
+        }
+        while ((p - off) & 3) {
+            b[p++] = 0;
+        }
+        roce_bth_put(b + off, (uint8_t)opcode, false, (4 - (plen & 3)) & 3,
+                     q->pkey, q->dqpn, false, psn);
+        xmit(q, roce_frame_seal(b, &q->path, off, p), opcode, psn, plen);
+    }
+}
+
+static bool is_send(unsigned op)
+{
+    return op <= ROCE_SEND_ONLY_IMM || op == ROCE_SEND_LAST_INV ||
+           op == ROCE_SEND_ONLY_INV;
+}
+
+static bool is_write(unsigned op)
+{
+    return op >= ROCE_WRITE_FIRST && op <= ROCE_WRITE_ONLY_IMM;
+}
+
+static void resp_request(RoceQp *q, const RocePkt *k)
+{
+    E810Roce *e = q->c->rdma.roce;
+    unsigned op = k->opcode;
+    bool first, last, imm, inv;
+    const uint8_t *p = k->ext;
+    size_t left = k->ext_len, plen;
+    uint32_t imm_data = 0, inv_stag = 0;
+    int32_t d = roce_psn_diff(k->psn, q->epsn);
+    E810MemOwner o = owner(q);
+    int r;
+
+    if (d > 0) {
+        /* Ahead: a packet was lost.  One NAK until the gap closes. */
+        e->stats.rx_out_of_seq++;
+        trace_e810_roce_drop(q->id, op, k->psn, "ahead of ePSN");
+        if (!q->nak_sent) {
+            q->nak_sent = true;
+            send_nak(q, ROCE_NAK_PSN_SEQ, q->epsn);
+        }
+        return;
+    }
+    if (d < 0) {
+        /* A duplicate: executed before, only acknowledged again. */
+        e->stats.rx_dup++;
+        if (op == ROCE_READ_REQ) {
+            resp_read(q, k, true);
+        } else if (k->ackreq) {
+            send_ack(q, ROCE_AETH_ACK | ROCE_AETH_CREDITS_NONE,
+                     (q->epsn - 1) & ROCE_PSN_MASK);
+        }
+        return;
+    }
+    q->nak_sent = false;
+    if (op == ROCE_READ_REQ) {
+        e->stats.rx_pkts++;
+        resp_read(q, k, false);
+        return;
+    }
+    if (!is_send(op) && !is_write(op)) {
+        /* Atomics are not offered (no ATOMICS_ALLOWED feature). */
+        resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
+        return;
+    }
+    first = op == ROCE_SEND_FIRST || op == ROCE_SEND_ONLY ||
+            op == ROCE_SEND_ONLY_IMM || op == ROCE_SEND_ONLY_INV ||
+            op == ROCE_WRITE_FIRST || op == ROCE_WRITE_ONLY ||
+            op == ROCE_WRITE_ONLY_IMM;
+    last = op == ROCE_SEND_LAST || op == ROCE_SEND_LAST_IMM ||
+           op == ROCE_SEND_ONLY || op == ROCE_SEND_ONLY_IMM ||
+           op == ROCE_SEND_LAST_INV || op == ROCE_SEND_ONLY_INV ||
+           op == ROCE_WRITE_LAST || op == ROCE_WRITE_LAST_IMM ||
+           op == ROCE_WRITE_ONLY || op == ROCE_WRITE_ONLY_IMM;
+    imm = op == ROCE_SEND_LAST_IMM || op == ROCE_SEND_ONLY_IMM ||
+          op == ROCE_WRITE_LAST_IMM || op == ROCE_WRITE_ONLY_IMM;
+    inv = op == ROCE_SEND_LAST_INV || op == ROCE_SEND_ONLY_INV;
+    /* A message continues only what was started, and starts only when
+     * nothing is open. */
+    if ((is_send(op) && (first == q->rcv_active || q->wr_active)) ||
+        (is_write(op) && (first == q->wr_active || q->rcv_active))) {
+        resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
+        return;
+    }
+    if (is_write(op) && first) {
+        if (left < ROCE_RETH_LEN) {
+            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
+            return;
+        }
+        q->wr_va = roce_be64(p);
+        q->wr_rkey = roce_be32(p + 8);
+        q->wr_len = roce_be32(p + 12);
+        q->wr_off = 0;
+        p += ROCE_RETH_LEN;
+        left -= ROCE_RETH_LEN;
+        if (!q->wr_ok || q->wr_len > 0x7FFFFFFFu) {
+            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
+            return;
+        }
+        if (q->wr_len) {
+            E810XCopy x = { q->c, NULL, NULL, false, true };
+
+            r = e810_rdma_xlate(q->c, q->wr_rkey, q->wr_va, q->wr_len,
+                                E810_ACC_REMOTE_WRITE, q->pd, false,
+                                e810_xcopy_fn, &x);
+            if (r) {
+                resp_error(q, k, xlate_nak(r), e810_xlate_ae(r));
+                return;
+            }
+        }
+    }
+    if (inv) {
+        if (left < ROCE_IETH_LEN) {
+            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
+            return;
+        }
+        inv_stag = roce_be32(p);
+        p += ROCE_IETH_LEN;
+        left -= ROCE_IETH_LEN;
+    }
+    if (imm) {
+        if (left < ROCE_IMM_LEN) {
+            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
+            return;
+        }
+        imm_data = roce_be32(p);
+        p += ROCE_IMM_LEN;
+        left -= ROCE_IMM_LEN;
+    }
+    if (left < k->padcnt) {
+        resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
+        return;
+    }
+    plen = left - k->padcnt;
+    if (plen > q->mtu || (!last && plen != q->mtu)) {
+        resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
+        return;
+    }
+    /* A receive WQE for a SEND, or a WRITE with immediate data. */
+    if ((is_send(op) && first) || (is_write(op) && imm)) {
+        if (!rq_take(q)) {
+            e->stats.rnr_naks_sent++;
+            send_ack(q, ROCE_AETH_RNR | ROCE_RNR_CODE, k->psn);
+            trace_e810_roce_drop(q->id, op, k->psn, "no receive WQE (RNR)");
+            if (is_write(op) && first) {
+                q->wr_active = false;
+            }
+            return;
+        }
+        q->rcv_active = is_send(op);
+    }
+    if (is_send(op)) {
+        if (plen > q->rcv_cap - q->rcv_off) {
+            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
+            return;
+        }
+        if (plen) {
+            r = e810_sge_copy(&o, q->rcv_sge, q->rcv_nsge, q->rcv_off, NULL,
+                              p, plen, E810_ACC_LOCAL_WRITE);
+            if (r) {
+                resp_error(q, k, ROCE_NAK_REMOTE_OP, e810_xlate_ae(r));
+                return;
+            }
+        }
+        q->rcv_off += plen;
+    } else {
+        E810XCopy x = { q->c, NULL, p, true, false };
+
+        if (plen > q->wr_len - q->wr_off ||
+            (last && plen != q->wr_len - q->wr_off)) {
+            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
+            return;
+        }
+        if (plen) {
+            r = e810_rdma_xlate(q->c, q->wr_rkey, q->wr_va + q->wr_off, plen,
+                                E810_ACC_REMOTE_WRITE, q->pd, false,
+                                e810_xcopy_fn, &x);
+            if (r) {
+                resp_error(q, k, xlate_nak(r), e810_xlate_ae(r));
+                return;
+            }
+        }
+        q->wr_off += plen;
+        q->wr_active = !last;
+    }
+    e->stats.rx_pkts++;
+    q->epsn = (q->epsn + 1) & ROCE_PSN_MASK;
+    if (last) {
+        uint64_t flags = k->se ? CQE_SOEVENT : 0, lo = 0;
+
+        q->msn = (q->msn + 1) & 0xFFFFFF;
+        if (inv) {
+            if (e810_stag_invalidate(&o, inv_stag, true)) {
+                resp_error(q, k, ROCE_NAK_INVALID_REQ,
+                           E810_AE_AMP_INVALID_STAG);
+                return;
+            }
+            flags |= CQE_STAG;
+            lo = inv_stag;
+        }
+        if (is_send(op) || imm) {
+            q->rcv_active = false;
+            rq_cqe(q, is_send(op) ? q->rcv_off : q->wr_len, op, lo, flags,
+                   imm, imm_data);
+        }
+    }
+    if (k->ackreq) {
+        send_ack(q, ROCE_AETH_ACK | ROCE_AETH_CREDITS_NONE, k->psn);
+    }
+}
+
+/* ---- UD ----------------------------------------------------------------- */
+
+/* The path of address handle @idx (uda.c:irdma_sc_access_ah). */
+static bool ah_path(RoceQp *q, uint32_t idx, RocePath *p)
+{
+    E810Core *c = q->c;
+    const uint64_t *a;
+    unsigned arp, i;
+
+    if (!c->rdma.ah ||
+        idx >= e810_rdma_obj_limit(c, E810_HMC_FSIAV, E810_RDMA_MAX_AH) ||
+        !c->rdma.ah[idx].valid) {
+        return false;
+    }
+    a = c->rdma.ah[idx].wqe;
+    memset(p, 0, sizeof(*p));
+    p->ipv4 = a[3] & (1ull << 59);
+    p->vlan = a[3] & (1ull << 60);
+    p->vlan_tci = (uint16_t)a[1];
+    p->tos = (uint8_t)e810_fld(a[1], 39, 32);
+    p->ttl = (uint8_t)e810_fld(a[2], 39, 32);
+    p->flow_label = (uint32_t)e810_fld(a[2], 19, 0);
+    p->sport = q->path.sport;
+    arp = (unsigned)e810_fld(a[2], 63, 48);
+    if (arp >= E810_RDMA_MAX_ARP || !c->rdma.arp[arp].valid) {
+        return false;
+    }
+    memcpy(p->dmac, c->rdma.arp[arp].mac, 6);
+    for (i = 0; i < 6; i++) {
+        p->smac[i] = (uint8_t)(a[0] >> (56 - 8 * i));
+    }
+    if (p->ipv4) {
+        roce_put32(p->dip, (uint32_t)a[4]);
+        roce_put32(p->sip, (uint32_t)a[6]);
+    } else {
+        roce_put64(p->dip, a[5]);
+        roce_put64(p->dip + 8, a[4]);
+        roce_put64(p->sip, a[7]);
+        roce_put64(p->sip + 8, a[6]);
+    }
+    if (!p->ttl) {
+        p->ttl = 64;
+    }
+    return true;
+}
+
+static void ud_send(RoceQp *q, RoceWqe *w)
+{
+    E810Roce *e = q->c->rdma.roce;
+    RocePath path;
+    size_t off, p;
+    uint8_t *b = e->tx;
+    unsigned opcode = w->imm ? ROCE_UD_SEND_ONLY_IMM : ROCE_UD_SEND_ONLY;
+    uint32_t psn = q->psn_next;
+
+    if (w->op != SQOP_SEND && w->op != SQOP_SEND_SOL) {
+        w->status = E810_AE_WQE_UNEXPECTED_OP;
+        return;
+    }
+    if (!ah_path(q, w->ah, &path)) {
+        w->status = E810_AE_WQE_INVALID_PARAM;
+        e810_guest_error(q->c, "rdma: UD QP %u WQE %u: address handle %u "
+                         "not valid", q->id, w->idx, w->ah);
+        return;
+    }
+    if (w->len > q->mtu) {
+        w->status = E810_AE_WQE_INVALID_PARAM;   /* DGRAM too long */
+        return;
+    }
+    off = roce_frame_start(b, &path);
+    p = off + ROCE_BTH_LEN;
+    /* A Q_Key with the high bit set means the QP's own (IBA 10.2.5). */
+    roce_put32(b + p, (w->qkey & 0x80000000u) ? q->qkey : w->qkey);
+    b[p + 4] = 0;
+    roce_put24(b + p + 5, q->id);
+    p += ROCE_DETH_LEN;
+    if (w->imm) {
+        roce_put32(b + p, w->imm_data);
+        p += ROCE_IMM_LEN;
+    }
+    if (w->len) {
+        if (w->inl) {
+            memcpy(b + p, w->inl_data, w->len);
+        } else {
+            E810MemOwner o = owner(q);
+            int r = e810_sge_copy(&o, w->sge, w->nsge, 0, b + p, NULL,
+                                  w->len, E810_ACC_LOCAL_READ);
+
+            if (r) {
+                w->status = (int)e810_xlate_ae(r);
+                return;
+            }
+        }
+        p += w->len;
+    }
+    while ((p - off) & 3) {
+        b[p++] = 0;
+    }
+    roce_bth_put(b + off, (uint8_t)opcode, w->op == SQOP_SEND_SOL,
+                 (4 - (w->len & 3)) & 3, ROCE_DEFAULT_PKEY, w->dqpn, false,
+                 psn);
+    q->psn_next = (q->psn_next + 1) & ROCE_PSN_MASK;
+    trace_e810_roce_tx(q->id, opcode, psn, w->len);
+    e->stats.tx_pkts++;
+    if (!e810_rdma_xmit(q->c, b, roce_frame_seal(b, &path, off, p), false)) {
+        e->stats.tx_dropped++;
+    }
+}
+
+static void ud_run(RoceQp *q)
+{
+    RoceWqe w;
+    uint64_t h;
+
+    while (!q->halted && q->state == ST_RTS) {
+        if (!sq_fetch(q, &w, &h)) {
+            if (e810_rdma_qp_show_sq_tail(q->c, q->id, q->sq_idx)) {
+                continue;
+            }
+            break;
+        }
+        trace_e810_roce_wqe(q->id, w.idx, w.op, w.len, h);
+        sq_advance(q, w.quanta);
+        if (!w.status && !op_is_local(w.op)) {
+            ud_send(q, &w);
+        }
+        if (w.signaled || w.status) {
+            sq_cqe(q, &w);
+        }
+        if (w.status) {
+            qp_fatal(q, (unsigned)w.status, AESRC_SQ);
+        }
+    }
+}
+
+static void ud_rx(RoceQp *q, const RocePkt *k)
+{
+    E810Roce *e = q->c->rdma.roce;
+    bool imm = k->opcode == ROCE_UD_SEND_ONLY_IMM;
+    size_t hl = ROCE_DETH_LEN + (imm ? ROCE_IMM_LEN : 0), plen;
+    uint8_t grh[ROCE_GRH_LEN];
+    E810MemOwner o = owner(q);
+    uint32_t qkey, src_qp;
+
+    if (k->ext_len < hl + k->padcnt) {
+        e->stats.rx_bad++;
+        trace_e810_roce_drop(q->id, k->opcode, k->psn, "short UD header");
+        return;
+    }
+    qkey = roce_be32(k->ext);
+    src_qp = roce_be24(k->ext + 5);
+    if (qkey != q->qkey) {
+        e->stats.rx_key++;
+        trace_e810_roce_drop(q->id, k->opcode, k->psn, "Q_Key");
+        return;
+    }
+    plen = k->ext_len - hl - k->padcnt;
+    if (!rq_take(q)) {
+        e->stats.ud_dropped++;
+        trace_e810_roce_drop(q->id, k->opcode, k->psn, "no receive WQE");
+        return;
+    }
+    if (q->rcv_cap < ROCE_GRH_LEN || plen > q->rcv_cap - ROCE_GRH_LEN) {
+        /* The WQE is used up by the datagram it could not hold. */
+        e->stats.ud_dropped++;
+        trace_e810_roce_drop(q->id, k->opcode, k->psn, "receive WQE short");
+        rq_cqe(q, 0, OP_TYPE_REC, src_qp,
+               CQE_ERROR | (uint64_t)0xFFFF << 16 | E810_AE_WQE_INVALID_PARAM,
+               false, 0);
+        return;
+    }
+    /* The GRH slot: the IPv6 header, or the IPv4 header in its last 20
+     * bytes (union rdma_network_hdr). */
+    memset(grh, 0, sizeof(grh));
+    memcpy(grh + (k->ipv4 ? 20 : 0), k->l3, k->l3_len);
+    if (e810_sge_copy(&o, q->rcv_sge, q->rcv_nsge, 0, NULL, grh,
+                      ROCE_GRH_LEN, E810_ACC_LOCAL_WRITE) ||
+        (plen && e810_sge_copy(&o, q->rcv_sge, q->rcv_nsge, ROCE_GRH_LEN,
+                               NULL, k->ext + hl, plen,
+                               E810_ACC_LOCAL_WRITE))) {
+        e->stats.ud_dropped++;
+        trace_e810_roce_drop(q->id, k->opcode, k->psn, "receive buffer");
+        rq_cqe(q, 0, OP_TYPE_REC, src_qp,
+               CQE_ERROR | (uint64_t)0xFFFF << 16 | E810_AE_AMP_INVALID_STAG,
+               false, 0);
+        return;
+    }
+    e->stats.rx_pkts++;
+    rq_cqe(q, ROCE_GRH_LEN + plen, OP_TYPE_REC, src_qp,
+           (k->ipv4 ? CQE_IPV4 : 0) | (k->se ? CQE_SOEVENT : 0), imm,
+           roce_be32(k->ext + ROCE_DETH_LEN));
+}
+
+/* ---- receive ------------------------------------------------------------ */
+
+bool e810_roce_rx(E810Core *c, const uint8_t *frame, size_t len)
+{
+    E810Roce *e = c->rdma.roce;
+    const char *bad;
+    RocePkt k;
+    RoceQp *q;
+
+    if (!roce_parse(frame, len, &k, &bad)) {
+        return false;
+    }
+    if (!e) {
+        e = roce_get(c);
+        if (!e) {
+            c->stats.rx_dropped++;
+            return true;
+        }
+    }
+    if (bad) {
+        e->stats.rx_bad++;
+        trace_e810_roce_drop(k.dqpn, k.opcode, k.psn, bad);
+        return true;
+    }
+    trace_e810_roce_rx(k.dqpn, k.opcode, k.psn, (unsigned)k.ext_len);
+    q = qp_find(c, k.dqpn);
+    if (!q || q->halted ||
+        (q->state != ST_RTR && q->state != ST_RTS && q->state != ST_SQD)) {
+        e->stats.rx_no_qp++;
+        trace_e810_roce_drop(k.dqpn, k.opcode, k.psn, "no QP ready for it");
+        return true;
+    }
+    if ((k.pkey & 0x7FFF) != (q->pkey & 0x7FFF)) {
+        e->stats.rx_key++;
+        trace_e810_roce_drop(q->id, k.opcode, k.psn, "P_Key");
+        return true;
+    }
+    if (q->type == QP_TYPE_ROCE_UD) {
+        if (k.opcode == ROCE_UD_SEND_ONLY ||
+            k.opcode == ROCE_UD_SEND_ONLY_IMM) {
+            ud_rx(q, &k);
+        } else {
+            e->stats.rx_no_qp++;
+            trace_e810_roce_drop(q->id, k.opcode, k.psn, "not UD");
+        }
+        return true;
+    }
+    if (k.opcode >= 0x20) {
+        e->stats.rx_no_qp++;
+        trace_e810_roce_drop(q->id, k.opcode, k.psn, "not RC");
+        return true;
+    }
+    switch (k.opcode) {
+    case ROCE_ACK:
+        if (q->state == ST_RTS || q->state == ST_SQD) {
+            rx_ack(q, &k);
+        }
+        break;
+    case ROCE_READ_RESP_FIRST:
+    case ROCE_READ_RESP_MIDDLE:
+    case ROCE_READ_RESP_LAST:
+    case ROCE_READ_RESP_ONLY:
+        if (q->state == ST_RTS || q->state == ST_SQD) {
+            rx_read_resp(q, &k);
+        }
+        break;
+    case ROCE_ATOMIC_ACK:
+        e->stats.rx_unexpected++;
+        trace_e810_roce_drop(q->id, k.opcode, k.psn, "atomic ACK");
+        break;
+    default:
+        resp_request(q, &k);
+        break;
+    }
+    return true;
+}
+
+/* ---- timer -------------------------------------------------------------- */
+
+static void qp_timeout(RoceQp *q)
+{
+    E810Roce *e = q->c->rdma.roce;
+
+    q->deadline = -1;
+    if (q->halted) {
+        return;
+    }
+    if (q->rnr_wait) {
+        q->rnr_wait = false;
+        q->deadline = e810_now(q->c) + rto(q);
+        rc_run(q);
+        return;
+    }
+    if (roce_psn_diff(q->psn_next, q->psn_una) <= 0) {
+        return;
+    }
+    e->stats.timeouts++;
+    if (q->retries >= q->rexmit_thresh) {
+        qp_fatal(q, AE_LLP_TOO_MANY_RETRIES, AESRC_SQ);
+        return;
+    }
+    q->retries++;
+    e->stats.retransmits++;
+    trace_e810_roce_retry(q->id, "timeout", q->psn_una,
+                          q->rexmit_thresh - q->retries);
+    rewind_to(q, q->psn_una);
+    q->deadline = e810_now(q->c) + rto(q);
+    rc_run(q);
+}
+
+static void timer_cb(void *opaque)
+{
+    E810Core *c = opaque;
+    E810Roce *e = c->rdma.roce;
+    int64_t now = e810_now(c);
+    unsigned i;
+
+    if (!e) {
+        return;
+    }
+    e->armed = -1;
+    for (i = 0; i < E810_RDMA_MAX_QPS; i++) {
+        RoceQp *q = e->qp[i];
+
+        if (q && q->deadline >= 0 && q->deadline <= now) {
+            qp_timeout(q);
+        }
+    }
+    timer_rearm(c);
+}
+
+/* ---- control path ------------------------------------------------------- */
+
+static void ip_from_ctx(uint8_t *ip, bool v4, uint64_t hi_pair,
+                        uint64_t lo_pair)
+{
+    memset(ip, 0, 16);
+    if (v4) {
+        roce_put32(ip, (uint32_t)lo_pair);
+        return;
+    }
+    roce_put64(ip, hi_pair);
+    roce_put64(ip + 8, lo_pair);
+}
+
+/* The RoCE QP host context (docs/roce.md section 3). */
+static void qp_load(RoceQp *q, const uint64_t *x)
+{
+    E810Core *c = q->c;
+    unsigned i;
+
+    q->rq_shift = (unsigned)e810_fld(x[0], 9, 8);
+    memset(&q->sq, 0, sizeof(q->sq));
+    memset(&q->rq, 0, sizeof(q->rq));
+    q->sq.size = 4u << e810_fld(x[3], 15, 12);
+    q->rq.size = 4u << e810_fld(x[3], 11, 8);
+    q->sq.virt = q->rq.virt = q->vq;
+    if (q->vq) {
+        q->sq.pble_idx = (uint32_t)x[1];
+        q->rq.pble_idx = (uint32_t)x[2];
+    } else {
+        q->sq.pa = x[1];
+        q->rq.pa = x[2];
+    }
+    q->pd = (uint32_t)(e810_fld(x[7], 63, 48) | e810_fld(x[0], 21, 20) << 16);
+    q->txcq = (uint32_t)e810_fld(x[17], 24, 0);
+    q->rxcq = (uint32_t)e810_fld(x[17], 56, 32);
+    q->priv = x[20] & (1ull << 25);
+    q->wr_ok = x[20] & (1ull << 20);
+    q->rd_ok = x[20] & (1ull << 21);
+    q->ord = (unsigned)e810_fld(x[20], 7, 0);
+    q->rexmit_thresh = (unsigned)e810_fld(x[16], 53, 48);
+    q->rnr_thresh = (unsigned)e810_fld(x[16], 56, 54);
+    q->pkey = (uint16_t)e810_fld(x[7], 47, 32);
+    q->qkey = (uint32_t)(x[8] >> 32);
+    q->dqpn = (uint32_t)e810_fld(x[8], 23, 0);
+    q->mtu = (unsigned)e810_fld(x[6], 29, 16);
+    if (q->mtu < 256 || q->mtu > 4096) {
+        q->mtu = q->mtu > 4096 ? 4096 : 1024;
+    }
+    q->arp = (unsigned)e810_fld(x[6], 63, 48);
+    memset(&q->path, 0, sizeof(q->path));
+    q->path.ipv4 = x[0] & (1ull << 3);
+    q->path.vlan = x[0] & (1ull << 5);
+    q->path.vlan_tci = (uint16_t)e810_fld(x[6], 47, 32);
+    q->path.ttl = (uint8_t)e810_fld(x[3], 7, 0);
+    q->path.tos = (uint8_t)e810_fld(x[3], 31, 24);
+    q->path.sport = (uint16_t)e810_fld(x[3], 47, 32);
+    q->path.flow_label = (uint32_t)e810_fld(x[7], 19, 0);
+    for (i = 0; i < 6; i++) {
+        q->path.smac[i] = (uint8_t)(x[19] >> (56 - 8 * i));
+    }
+    if (q->arp < E810_RDMA_MAX_ARP && c->rdma.arp[q->arp].valid) {
+        memcpy(q->path.dmac, c->rdma.arp[q->arp].mac, 6);
+    }
+    ip_from_ctx(q->path.dip, q->path.ipv4, x[5], x[4]);
+    ip_from_ctx(q->path.sip, q->path.ipv4, x[24], x[23]);
+    if (!q->path.ttl) {
+        q->path.ttl = 64;
+    }
+}
+
+static void qp_drop(E810Core *c, uint32_t id)
+{
+    E810Roce *e = c->rdma.roce;
+    RoceQp *q = qp_find(c, id);
+
+    if (!q) {
+        return;
+    }
+    if (q->wq) {
+        free(q->wq);
+        e810_mem_release(c, (size_t)q->wq_size * sizeof(RoceWqe));
+    }
+    free(q);
+    e810_mem_release(c, sizeof(RoceQp));
+    e->qp[id] = NULL;
+    timer_rearm(c);
+}
+
+/* FLUSH_WQES of a user QP: one flush CQE for the oldest outstanding WQE
+ * of each queue asked for (libirdma reports the rest from it, as for
+ * iWARP, see rdma/qpdp.c). */
+static void qp_flush(RoceQp *q, const uint64_t *wqe)
+{
+    uint64_t h = wqe[3], cqe[4];
+    bool user = h & FWQE_USERFLCODE;
+    unsigned sq_min = user ? (unsigned)e810_fld(wqe[2], 47, 32) : 0;
+    unsigned rq_min = user ? (unsigned)e810_fld(wqe[2], 15, 0) : 0;
+    uint8_t raw[32];
+
+    q->halted = true;
+    q->deadline = -1;
+    cqe[1] = q->c->rdma.qp[q->id].comp_ctx;
+    cqe[2] = (uint64_t)(q->id & 0xFFFFFF) << 32;
+    if ((h & FWQE_FLUSHSQ) && !q->priv) {
+        uint32_t idx = q->sq_idx;
+        unsigned op = 0;
+        bool any = false;
+
+        if (q->wq_cnt) {
+            idx = wq_at(q, 0)->idx;
+            op = wq_at(q, 0)->op;
+            any = true;
+        } else if (e810_ring_read(q->c, &q->sq, (uint64_t)idx * 32, raw, 32) &&
+                   !!(ld64(raw + 24) & SQ_VALID) == q->sq_pol) {
+            op = SQ_OPCODE(ld64(raw + 24));
+            any = true;
+        }
+        if (any) {
+            cqe[0] = 0;
+            cqe[3] = (uint64_t)(idx & 0x7FFF) << 32 |
+                     (uint64_t)(op & 0x3F) << 56 | CQE_SQ | CQE_ERROR |
+                     (uint64_t)FLUSH_MAJOR << 16 | sq_min;
+            trace_e810_roce_cqe(q->id, q->txcq, true, idx, op,
+                                0x10000 | sq_min);
+            e810_rdma_cq_post(q->c, q->txcq, cqe);
+        }
+        q->wq_cnt = 0;
+        q->snd = q->snd_pkt = 0;
+    }
+    if ((h & FWQE_FLUSHRQ) && !q->priv && q->rq.size) {
+        unsigned wqe_size = 32u << q->rq_shift;
+
+        if (e810_ring_read(q->c, &q->rq, (uint64_t)q->rq_idx * wqe_size, raw,
+                           32) &&
+            !!(ld64(raw + 24) & SQ_VALID) == q->rq_pol) {
+            cqe[0] = 0;
+            cqe[3] = (uint64_t)((q->rq_idx << q->rq_shift) & 0x7FFF) << 32 |
+                     (uint64_t)OP_TYPE_REC << 56 | CQE_ERROR |
+                     (uint64_t)FLUSH_MAJOR << 16 | rq_min;
+            trace_e810_roce_cqe(q->id, q->rxcq, false, q->rq_idx, OP_TYPE_REC,
+                                0x10000 | rq_min);
+            e810_rdma_cq_post(q->c, q->rxcq, cqe);
+        }
+    }
+}
+
+static void refuse(E810Core *c, E810CqpResult *r, uint32_t id)
+{
+    c->rdma.qp[id].state = ST_ERROR;
+    e810_cqp_fail(c, r, E810_CQP_MIN_NO_MEMORY,
+                  "rdma: QP %u: no device memory for its data path", id);
+}
+
+static RoceQp *qp_new(E810Core *c, uint32_t id, unsigned type, bool vq,
+                      const uint64_t *x)
+{
+    E810Roce *e = roce_get(c);
+    RoceQp *q;
+    unsigned n;
+
+    if (!e || !e810_mem_charge(c, sizeof(*q))) {
+        return NULL;
+    }
+    q = calloc(1, sizeof(*q));
+    if (!q) {
+        e810_mem_release(c, sizeof(*q));
+        return NULL;
+    }
+    q->c = c;
+    q->id = id;
+    q->type = (uint8_t)type;
+    q->vq = vq;
+    q->sq_pol = q->rq_pol = 1;
+    q->deadline = -1;
+    qp_load(q, x);
+    if (type == QP_TYPE_ROCE_RC) {
+        n = q->sq.size < ROCE_WQ_MAX ? q->sq.size : ROCE_WQ_MAX;
+        if (!e810_mem_charge(c, (size_t)n * sizeof(RoceWqe))) {
+            free(q);
+            e810_mem_release(c, sizeof(*q));
+            return NULL;
+        }
+        q->wq = calloc(n, sizeof(RoceWqe));
+        if (!q->wq) {
+            e810_mem_release(c, (size_t)n * sizeof(RoceWqe) + sizeof(*q));
+            free(q);
+            return NULL;
+        }
+        q->wq_size = n;
+    }
+    e->qp[id] = q;
+    return q;
+}
+
+void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
+                   E810CqpResult *r)
+{
+    uint64_t h = wqe[3];
+    uint32_t id = QPW_ID(h);
+    uint8_t raw[E810_RDMA_QP_CTX_SIZE];
+    uint64_t x[E810_RDMA_QP_CTX_SIZE / 8];
+    unsigned next, prev, i;
+    RoceQp *q;
+
+    if (c->rdma.protocol != PROTOCOL_ROCE || id >= E810_RDMA_MAX_QPS) {
+        return;
+    }
+    switch (op) {
+    case OP_DESTROY_QP:
+        qp_drop(c, id);
+        return;
+    case OP_FLUSH_WQES:
+        q = qp_find(c, id);
+        if (q) {
+            qp_flush(q, wqe);
+        }
+        return;
+    case OP_CREATE_QP:
+    case OP_MODIFY_QP:
+        break;
+    default:
+        return;
+    }
+    if (QPW_TYPE(h) != QP_TYPE_ROCE_RC && QPW_TYPE(h) != QP_TYPE_ROCE_UD) {
+        return;
+    }
+    if (e810_dma_read(c, wqe[2], raw, sizeof(raw))) {
+        return;                 /* the control path has failed the op */
+    }
+    for (i = 0; i < E810_RDMA_QP_CTX_SIZE / 8; i++) {
+        x[i] = ld64(raw + 8 * i);
+    }
+    if (op == OP_CREATE_QP) {
+        qp_drop(c, id);
+        q = qp_new(c, id, QPW_TYPE(h), h & QPW_VQ, x);
+        if (!q) {
+            refuse(c, r, id);
+            return;
+        }
+        q->state = c->rdma.qp[id].state;
+        return;
+    }
+    q = qp_find(c, id);
+    if (!q) {
+        return;
+    }
+    prev = q->state;
+    next = QPW_NEXT(h);
+    qp_load(q, x);
+    q->state = (uint8_t)next;
+    if (next == ST_RTR && prev != ST_RTR && prev != ST_RTS) {
+        q->epsn = (uint32_t)e810_fld(x[11], 23, 0);
+        q->msn = 0;
+        q->nak_sent = q->rcv_active = q->wr_active = false;
+    }
+    if (next == ST_RTS && prev != ST_RTS && prev != ST_SQD) {
+        q->psn_next = q->psn_una = (uint32_t)e810_fld(x[10], 23, 0);
+        q->retries = q->rnr_retries = 0;
+        q->snd = q->snd_pkt = 0;
+    }
+    trace_e810_roce_qp(id, q->type, next, q->psn_next, q->epsn, q->dqpn,
+                       q->mtu, q->arp);
+    switch (next) {
+    case ST_RTS:
+        e810_roce_doorbell(c, id);
+        break;
+    case ST_SQD:
+        /* Nothing is held inside the engine between packets: the SQ is
+         * drained as soon as the outstanding packets are acknowledged;
+         * irdma waits for this AE (verbs.c:irdma_wait_for_suspend). */
+        post_ae(q, AE_QP_SUSPEND_COMPLETE, 0);
+        break;
+    case ST_ERROR:
+        q->halted = true;
+        q->deadline = -1;
+        timer_rearm(c);
+        break;
+    default:
+        break;
+    }
+}
+
+void e810_roce_doorbell(E810Core *c, uint32_t qp_id)
+{
+    RoceQp *q = qp_find(c, qp_id);
+
+    if (!q || q->in_run) {
+        return;
+    }
+    q->in_run = true;
+    if (q->type == QP_TYPE_ROCE_UD) {
+        ud_run(q);
+    } else {
+        rc_run(q);
+    }
+    q->in_run = false;
+}
+
+void e810_roce_reset(E810Core *c)
+{
+    E810Roce *e = c->rdma.roce;
+    unsigned i;
+
+    if (!e) {
+        return;
+    }
+    for (i = 0; i < E810_RDMA_MAX_QPS; i++) {
+        qp_drop(c, i);
+    }
+    e810_timer_del(e->timer);
+    e->armed = -1;
+}
+
+void e810_roce_cleanup(E810Core *c)
+{
+    E810Roce *e = c->rdma.roce;
+
+    if (!e) {
+        return;
+    }
+    e810_roce_reset(c);
+    e810_timer_free(e->timer);
+    free(e);
+    c->rdma.roce = NULL;
+}
+
+const E810RoceCounters *e810_roce_stats(E810Core *c)
+{
+    return c->rdma.roce ? &c->rdma.roce->stats : NULL;
+}

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 RoCEv2 engine, internal: the wire (IBA vol. 1 ch. 9 and annex
+ * A17) and the frame builder/parser in wire.c.
+ */
+#ifndef E810_ROCE_INT_H
+#define E810_ROCE_INT_H
+
+#include "../types.h"
+
+#define ROCE_UDP_PORT           4791
+#define ROCE_BTH_LEN            12
+#define ROCE_RETH_LEN           16
+#define ROCE_AETH_LEN           4
+#define ROCE_DETH_LEN           8
+#define ROCE_IMM_LEN            4
+#define ROCE_IETH_LEN           4
+#define ROCE_ICRC_LEN           4
+#define ROCE_GRH_LEN            40      /* receive buffer slot of a UD QP */
+#define ROCE_PSN_MASK           0xFFFFFFu
+#define ROCE_QPN_MASK           0xFFFFFFu
+#define ROCE_GSI_QKEY           0x80010000u
+#define ROCE_DEFAULT_PKEY       0xFFFFu
+/* Ethernet + VLAN + IPv6 + UDP + BTH + the longest extension (RETH +
+ * ImmDt, or DETH + ImmDt) + ICRC around a payload of at most 4096. */
+#define ROCE_HDR_MAX            (18 + 40 + 8 + ROCE_BTH_LEN + 20)
+#define ROCE_FRAME_MAX          (ROCE_HDR_MAX + 4096 + 3 + ROCE_ICRC_LEN)
+
+/* BTH opcodes: RC (0x00-0x17) and UD (0x64/0x65). */
+enum {
+    ROCE_SEND_FIRST = 0x00, ROCE_SEND_MIDDLE = 0x01, ROCE_SEND_LAST = 0x02,
+    ROCE_SEND_LAST_IMM = 0x03, ROCE_SEND_ONLY = 0x04,
+    ROCE_SEND_ONLY_IMM = 0x05, ROCE_WRITE_FIRST = 0x06,
+    ROCE_WRITE_MIDDLE = 0x07, ROCE_WRITE_LAST = 0x08,
+    ROCE_WRITE_LAST_IMM = 0x09, ROCE_WRITE_ONLY = 0x0a,
+    ROCE_WRITE_ONLY_IMM = 0x0b, ROCE_READ_REQ = 0x0c,
+    ROCE_READ_RESP_FIRST = 0x0d, ROCE_READ_RESP_MIDDLE = 0x0e,
+    ROCE_READ_RESP_LAST = 0x0f, ROCE_READ_RESP_ONLY = 0x10,
+    ROCE_ACK = 0x11, ROCE_ATOMIC_ACK = 0x12, ROCE_CMP_SWAP = 0x13,
+    ROCE_FETCH_ADD = 0x14, ROCE_SEND_LAST_INV = 0x16,
+    ROCE_SEND_ONLY_INV = 0x17,
+    ROCE_UD_SEND_ONLY = 0x64, ROCE_UD_SEND_ONLY_IMM = 0x65,
+};
+
+/* AETH syndrome: bits 6:5 kind, 4:0 credits / timer / NAK code. */
+#define ROCE_AETH_ACK           0x00
+#define ROCE_AETH_RNR           0x20
+#define ROCE_AETH_NAK           0x60
+#define ROCE_AETH_CREDITS_NONE  0x1F
+enum {
+    ROCE_NAK_PSN_SEQ = 0, ROCE_NAK_INVALID_REQ = 1,
+    ROCE_NAK_REMOTE_ACCESS = 2, ROCE_NAK_REMOTE_OP = 3,
+};
+
+static inline uint16_t roce_be16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t roce_be24(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+
+static inline uint32_t roce_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+           (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t roce_be64(const uint8_t *p)
+{
+    return (uint64_t)roce_be32(p) << 32 | roce_be32(p + 4);
+}
+
+static inline void roce_put16(uint8_t *p, uint16_t v)
+{
+    p[0] = v >> 8;
+    p[1] = (uint8_t)v;
+}
+
+static inline void roce_put24(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 16);
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)v;
+}
+
+static inline void roce_put32(uint8_t *p, uint32_t v)
+{
+    p[0] = v >> 24;
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static inline void roce_put64(uint8_t *p, uint64_t v)
+{
+    roce_put32(p, (uint32_t)(v >> 32));
+    roce_put32(p + 4, (uint32_t)v);
+}
+
+/* PSN @a minus PSN @b as a signed distance in the 24-bit space. */
+static inline int32_t roce_psn_diff(uint32_t a, uint32_t b)
+{
+    return (int32_t)((a - b) << 8) >> 8;
+}
+
+/* Where a frame goes: from the QP context or an address handle. */
+typedef struct RocePath {
+    bool ipv4;
+    uint8_t smac[6], dmac[6];
+    bool vlan;
+    uint16_t vlan_tci;
+    uint8_t sip[16], dip[16];   /* IPv4 in the first 4 bytes */
+    uint8_t tos;                /* DSCP << 2 | ECN */
+    uint8_t ttl;
+    uint32_t flow_label;
+    uint16_t sport;
+} RocePath;
+
+/* A received frame, headers validated (wire.c). */
+typedef struct RocePkt {
+    bool ipv4;
+    const uint8_t *l3;          /* IP header */
+    size_t l3_len;              /* 20 or 40 */
+    uint8_t smac[6];
+    bool vlan;
+    uint16_t vlan_tci;
+    uint8_t sip[16], dip[16];
+    uint16_t sport;
+    /* BTH */
+    uint8_t opcode;
+    bool se, mig, ackreq;
+    uint8_t padcnt;
+    uint16_t pkey;
+    uint32_t dqpn, psn;
+    /* What follows the BTH up to the pad and ICRC. */
+    const uint8_t *ext;
+    size_t ext_len;             /* BTH extensions + payload + pad */
+} RocePkt;
+
+/*
+ * Build Ethernet/[VLAN]/IP/UDP in front of a BTH.  Returns the BTH offset
+ * in @buf (at least ROCE_FRAME_MAX bytes); the caller writes the BTH,
+ * extensions and payload from there and calls roce_frame_seal.
+ */
+size_t roce_frame_start(uint8_t *buf, const RocePath *p);
+/* Write the BTH at @bth. */
+void roce_bth_put(uint8_t *bth, uint8_t opcode, bool se, unsigned padcnt,
+                  uint16_t pkey, uint32_t dqpn, bool ackreq, uint32_t psn);
+/* Lengths, IPv4 header checksum, UDP checksum (IPv6), ICRC for a frame
+ * whose BTH starts at @bth_off and whose transport part (BTH, extensions,
+ * payload, pad) ends at @end.  Returns the frame length. */
+size_t roce_frame_seal(uint8_t *buf, const RocePath *p, size_t bth_off,
+                       size_t end);
+/* The ICRC over IP header @l3 (@l3_len bytes) to the end of the transport
+ * part at @l3 + @len (the ICRC itself not included). */
+uint32_t roce_icrc(const uint8_t *l3, size_t l3_len, size_t len);
+/* Parse a frame to the port: false if it is not RoCEv2 (not UDP to port
+ * 4791, not IP); *bad says why a RoCEv2 frame is unusable (malformed,
+ * bad checksum or ICRC) or is NULL. */
+bool roce_parse(const uint8_t *f, size_t len, RocePkt *pkt,
+                const char **bad);
+
+#endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 RoCEv2 engine: the RC and UD QP data path of the RDMA engine in
+ * RoCEv2 mode (CQP protocol 2), next to the iWARP one (rdma/qpdp.c).
+ * docs/roce.md is the contract with irdma it implements.
+ */
+#ifndef E810_ROCE_H
+#define E810_ROCE_H
+
+#include "../types.h"
+#include "../rdma/rdma.h"
+
+typedef struct E810RoceCounters {
+    uint64_t tx_pkts;
+    uint64_t rx_pkts;           /* accepted by a QP */
+    uint64_t rx_bad;            /* malformed, bad checksum or ICRC */
+    uint64_t rx_no_qp;          /* no RoCE QP of that number, or wrong state */
+    uint64_t rx_key;            /* P_Key / Q_Key mismatch */
+    uint64_t rx_dup;            /* duplicate requests (re-acknowledged) */
+    uint64_t rx_out_of_seq;     /* ahead of the expected PSN */
+    uint64_t rx_unexpected;     /* responses nothing waits for */
+    uint64_t ud_dropped;        /* UD: no receive WQE or it is too short */
+    uint64_t naks_sent;
+    uint64_t rnr_naks_sent;
+    uint64_t retransmits;       /* go-back-N restarts (timeout or NAK) */
+    uint64_t timeouts;
+    uint64_t tx_dropped;        /* frames e810_rdma_xmit refused */
+} E810RoceCounters;
+
+typedef struct E810Roce E810Roce;
+
+/* After a CQP op on a QP completed without error (RoCE mode only). */
+void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
+                   E810CqpResult *r);
+/* SQ doorbell of QP @qp_id. */
+void e810_roce_doorbell(E810Core *c, uint32_t qp_id);
+/* A frame for the port MAC with the PE filter on: true if it was RoCEv2
+ * (UDP port 4791) and is consumed (placed or dropped and counted). */
+bool e810_roce_rx(E810Core *c, const uint8_t *frame, size_t len);
+void e810_roce_reset(E810Core *c);
+void e810_roce_cleanup(E810Core *c);
+/* Counters, for tests and statistics (NULL before the first RoCE QP). */
+const E810RoceCounters *e810_roce_stats(E810Core *c);
+
+#endif

@@ -1,0 +1,627 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * RoCEv2 engine (core/roce/) unit tests: the wire format against a frame
+ * built independently (Python's zlib CRC-32 for the ICRC), then RC QPs 3
+ * and 4 driven as irdma drives them in RoCE mode (iwarp-fixture.c with
+ * roce set) -- on one device through the engine's loopback, and on two
+ * devices back to back with frames lost on the link -- and the GSI QP 1
+ * as a UD QP with an address handle.
+ */
+#include "check.h"
+
+#include "iwarp-fixture.h"
+#include "roce/roce.h"
+#include "roce/roce-int.h"
+
+#define H (ifx.h)
+#define C (ifx.c)
+#define mem ifx_mem
+#define mem64 ifx_mem64
+#define set64 ifx_set64
+#define cqp ifx_cqp
+#define sq_post ifx_sq_post
+#define rq_post ifx_rq_post
+#define cqe_next ifx_cqe_next
+#define aeqe_next ifx_aeqe_next
+#define fill ifx_fill
+
+#define CQE_SQ          (1ull << 62)
+#define CQE_ERROR       (1ull << 55)
+#define CQE_EXT         (1ull << 50)
+#define SIG             (1ull << 62)
+#define IMM             (1ull << 47)
+
+/* SEND_ONLY "hello" to QP 0x11, PSN 0x123456, ack requested, TOS 0x02,
+ * IPv4 10.0.0.1 -> 10.0.0.2 (the ICRC from zlib.crc32 over 8 x 0xFF and
+ * the masked headers, see docs/roce.md). */
+static const uint8_t ref_frame[66] = {
+    0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01,
+    0x08, 0x00, 0x45, 0x02, 0x00, 0x34, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
+    0x26, 0xb5, 0x0a, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x00, 0x02, 0xc0, 0x00,
+    0x12, 0xb7, 0x00, 0x20, 0x00, 0x00, 0x04, 0x30, 0xff, 0xff, 0x00, 0x00,
+    0x00, 0x11, 0x80, 0x12, 0x34, 0x56, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x00,
+    0x00, 0x00, 0xb2, 0x22, 0xdc, 0xe0,
+};
+
+static void test_wire_format(void)
+{
+    RocePath p = {
+        .ipv4 = true, .tos = 0x02, .ttl = 64, .sport = 0xC000,
+        .smac = { 2, 0, 0, 0, 0, 1 }, .dmac = { 2, 0, 0, 0, 0, 2 },
+        .sip = { 10, 0, 0, 1 }, .dip = { 10, 0, 0, 2 },
+    };
+    static uint8_t f[ROCE_FRAME_MAX];
+    uint8_t g[sizeof(ref_frame)];
+    size_t off, len;
+    const char *bad;
+    RocePkt k;
+
+    off = roce_frame_start(f, &p);
+    CHECK_EQ(off, 14 + 20 + 8);
+    roce_bth_put(f + off, ROCE_SEND_ONLY, false, 3, 0xFFFF, 0x11, true,
+                 0x123456);
+    memcpy(f + off + ROCE_BTH_LEN, "hello\0\0\0", 8);
+    len = roce_frame_seal(f, &p, off, off + ROCE_BTH_LEN + 8);
+    CHECK_EQ(len, sizeof(ref_frame));
+    CHECK(!memcmp(f, ref_frame, sizeof(ref_frame)));
+
+    CHECK(roce_parse(ref_frame, sizeof(ref_frame), &k, &bad));
+    CHECK(bad == NULL);
+    CHECK_EQ(k.opcode, ROCE_SEND_ONLY);
+    CHECK_EQ(k.dqpn, 0x11);
+    CHECK_EQ(k.psn, 0x123456);
+    CHECK(k.ackreq);
+    CHECK_EQ(k.padcnt, 3);
+    CHECK_EQ(k.ext_len, 8);
+    CHECK(!memcmp(k.ext, "hello", 5));
+
+    /* A changed payload byte: the ICRC catches it. */
+    memcpy(g, ref_frame, sizeof(g));
+    g[56] ^= 1;
+    CHECK(roce_parse(g, sizeof(g), &k, &bad));
+    CHECK(bad && !strcmp(bad, "ICRC"));
+    /* A router's TTL and ECN change (masked fields) with a new IPv4
+     * checksum: still good. */
+    memcpy(g, ref_frame, sizeof(g));
+    g[22] = 63;
+    g[15] = 0x03;
+    g[24] = g[25] = 0;
+    {
+        uint16_t ck = (uint16_t)~e810_csum_fold(e810_csum_add(0, g + 14, 20));
+
+        g[24] = ck >> 8;
+        g[25] = (uint8_t)ck;
+    }
+    CHECK(roce_parse(g, sizeof(g), &k, &bad));
+    CHECK(bad == NULL);
+    /* Not for port 4791: not RoCE at all (the LAN's). */
+    memcpy(g, ref_frame, sizeof(g));
+    g[37] = 0xb8;
+    CHECK(!roce_parse(g, sizeof(g), &k, &bad));
+    /* Truncated: the IP length runs past the frame. */
+    CHECK(roce_parse(ref_frame, sizeof(ref_frame) - 2, &k, &bad));
+    CHECK(bad != NULL);
+
+    /* IPv6 with a VLAN tag: the builder's own frame parses with a good
+     * ICRC and UDP checksum. */
+    memset(&p, 0, sizeof(p));
+    p.vlan = true;
+    p.vlan_tci = 0x2005;
+    p.ttl = 5;
+    p.tos = 0x68;
+    p.flow_label = 0xABCDE;
+    p.sport = 0xD123;
+    memset(p.sip, 0xFE, 16);
+    memset(p.dip, 0x20, 16);
+    off = roce_frame_start(f, &p);
+    CHECK_EQ(off, 18 + 40 + 8);
+    roce_bth_put(f + off, ROCE_READ_REQ, false, 0, 0xFFFF, 7, true, 1);
+    memset(f + off + ROCE_BTH_LEN, 0x5A, ROCE_RETH_LEN);
+    len = roce_frame_seal(f, &p, off, off + ROCE_BTH_LEN + ROCE_RETH_LEN);
+    CHECK(roce_parse(f, len, &k, &bad));
+    CHECK(bad == NULL);
+    CHECK(k.vlan && k.vlan_tci == 0x2005 && !k.ipv4);
+    CHECK_EQ(k.opcode, ROCE_READ_REQ);
+    f[off + 2] ^= 0x80;         /* P_Key: covered */
+    CHECK(roce_parse(f, len, &k, &bad));
+    CHECK(bad != NULL);
+}
+
+static void setup_roce(void)
+{
+    ifx_failures = 0;
+    ifx_cur->roce = true;
+    ifx_cur->psn[0] = 0xFFFFF0;     /* wraps within the first messages */
+    ifx_cur->psn[1] = 0x000100;
+    ifx_setup(false);
+    CHECK_EQ(ifx_failures, 0);
+}
+
+static void teardown_roce(void)
+{
+    ifx_teardown();
+    ifx_cur->roce = false;
+}
+
+static void run(void)
+{
+    ifx_run();
+}
+
+/* SEND (5 packets at MTU 1024, with immediate data), WRITE, WRITE with
+ * immediate data and READ between QP 3 and QP 4 of one device. */
+static void test_rc_loopback(void)
+{
+    uint64_t q[4], cqe[4], ctx;
+    unsigned idx, n, qp, code;
+    uint8_t frag[32] = { 0 };
+
+    setup_roce();
+    fill(BUF_PA(0), 0x8000, 1);
+    rq_post(1, BUF_PA(1), 8192);
+    /* SEND with immediate: imm in qword 0, SGE at byte 32 plus a null
+     * fragment (ADDFRAGCNT 2, two quanta). */
+    st64(frag, BUF_PA(0));
+    st64(frag + 8, 5000ull << 32 | STAG(0));
+    q[0] = 0x11223344;
+    q[1] = 0;
+    q[2] = 0;
+    idx = sq_post(0, q, 0x03ull << 32 | SIG | IMM | 2ull << 38, 2, frag);
+    run();
+    CHECK(!memcmp(mem(BUF_PA(1)), mem(BUF_PA(0)), 5000));
+    n = 0;
+    while (cqe_next(cqe)) {
+        CHECK(!(cqe[3] & CQE_ERROR));
+        if (cqe[3] & CQE_SQ) {
+            CHECK_EQ((cqe[3] >> 32) & 0x7FFF, idx);
+            CHECK_EQ((cqe[3] >> 56) & 0x3F, 0x03);
+            CHECK_EQ(cqe[1], COMPCTX(0));
+        } else {
+            uint64_t ext[4];
+
+            CHECK_EQ(cqe[0], 5000);
+            CHECK_EQ(cqe[1], COMPCTX(1));
+            CHECK_EQ((cqe[2] >> 32) & 0xFFFFFF, 4);
+            CHECK_EQ((cqe[3] >> 56) & 0x3F, ROCE_SEND_LAST_IMM);
+            CHECK(cqe[3] & CQE_EXT);
+            /* The extension is the next slot: immediate data, IMMVALID. */
+            CHECK(cqe_next(ext));
+            CHECK_EQ(ext[0] & 0xFFFFFFFF, 0x11223344);
+            CHECK(ext[3] & (1ull << 62));
+        }
+        n++;
+    }
+    CHECK_EQ(n, 2);
+
+    /* WRITE 20000 bytes (20 packets), unsignaled, then WRITE with
+     * immediate 10 bytes, which takes a receive WQE. */
+    fill(BUF_PA(0) + 0x1000, 20000, 7);
+    q[0] = BUF_PA(0) + 0x1000;
+    q[1] = 20000ull << 32 | STAG(0);
+    q[2] = BUF_PA(1) + 0x2000;
+    sq_post(0, q, 0x00ull << 32 | STAG(1), 1, NULL);
+    rq_post(1, BUF_PA(1) + 0x9000, 64);
+    st64(frag, BUF_PA(0) + 0x100);
+    st64(frag + 8, 10ull << 32 | STAG(0));
+    q[0] = 0xCAFEF00D;
+    q[1] = 0;
+    q[2] = BUF_PA(1) + 0xF000;
+    idx = sq_post(0, q, 0x00ull << 32 | STAG(1) | SIG | IMM | 2ull << 38, 2,
+                  frag);
+    run();
+    CHECK(!memcmp(mem(BUF_PA(1) + 0x2000), mem(BUF_PA(0) + 0x1000), 20000));
+    CHECK(!memcmp(mem(BUF_PA(1) + 0xF000), mem(BUF_PA(0) + 0x100), 10));
+    n = 0;
+    while (cqe_next(cqe)) {
+        CHECK(!(cqe[3] & CQE_ERROR));
+        if (cqe[3] & CQE_SQ) {
+            CHECK_EQ((cqe[3] >> 32) & 0x7FFF, idx);
+        } else {
+            uint64_t ext[4];
+
+            CHECK_EQ(cqe[0], 10);
+            CHECK_EQ((cqe[3] >> 56) & 0x3F, ROCE_WRITE_ONLY_IMM);
+            CHECK(cqe_next(ext));
+            CHECK_EQ(ext[0] & 0xFFFFFFFF, 0xCAFEF00D);
+        }
+        n++;
+    }
+    CHECK_EQ(n, 2);
+
+    /* READ 10000 bytes into two SGEs. */
+    fill(BUF_PA(1) + 0x6000, 10000, 3);
+    memset(frag, 0, sizeof(frag));
+    st64(frag, BUF_PA(0) + 0xA000);
+    st64(frag + 8, 6000ull << 32 | STAG(0));
+    q[0] = BUF_PA(0) + 0x8000;
+    q[1] = 4000ull << 32 | STAG(0);
+    q[2] = BUF_PA(1) + 0x6000;
+    idx = sq_post(0, q, 0x01ull << 32 | SIG | 1ull << 38 | STAG(1), 2, frag);
+    run();
+    CHECK(!memcmp(mem(BUF_PA(0) + 0x8000), mem(BUF_PA(1) + 0x6000), 4000));
+    CHECK(!memcmp(mem(BUF_PA(0) + 0xA000), mem(BUF_PA(1) + 0x6000 + 4000),
+                  6000));
+    CHECK(cqe_next(cqe));
+    CHECK_EQ((cqe[3] >> 56) & 0x3F, 0x01);
+    CHECK_EQ((cqe[3] >> 32) & 0x7FFF, idx);
+    CHECK(!(cqe[3] & CQE_ERROR));
+    CHECK(!cqe_next(cqe));
+    CHECK(!aeqe_next(&ctx, &qp, &code));
+    CHECK_EQ(e810_roce_stats(&C)->retransmits, 0);
+    CHECK_EQ(e810_roce_stats(&C)->rx_bad, 0);
+    CHECK_EQ(H.guest_errors, 0);
+    teardown_roce();
+}
+
+/* A SEND before the receiver posted a buffer: RNR NAK, then delivered
+ * once the WQE is there; a WRITE with a wrong R_Key: NAK remote access
+ * error, an error CQE and AE on the requester, an AE on the responder. */
+static void test_rc_rnr_and_access_error(void)
+{
+    uint64_t q[4], cqe[4], ctx;
+    unsigned qp, code, n, ae_req = 0, ae_resp = 0;
+
+    setup_roce();
+    fill(BUF_PA(0), 3000, 9);
+    q[0] = BUF_PA(0);
+    q[1] = 3000ull << 32 | STAG(0);
+    q[2] = 0;
+    sq_post(0, q, 0x03ull << 32 | SIG, 1, NULL);
+    for (int k = 0; k < 2; k++) {
+        fake_host_advance(&H, 1000000);
+    }
+    CHECK(e810_roce_stats(&C)->rnr_naks_sent > 0);
+    CHECK(!cqe_next(cqe));
+    rq_post(1, BUF_PA(1), 4096);
+    run();
+    CHECK(!memcmp(mem(BUF_PA(1)), mem(BUF_PA(0)), 3000));
+    n = 0;
+    while (cqe_next(cqe)) {
+        CHECK(!(cqe[3] & CQE_ERROR));
+        n++;
+    }
+    CHECK_EQ(n, 2);
+
+    q[0] = BUF_PA(0);
+    q[1] = 100ull << 32 | STAG(0);
+    q[2] = BUF_PA(1);
+    sq_post(0, q, 0x00ull << 32 | SIG | (STAG(1) ^ 0x01), 1, NULL);
+    run();
+    CHECK(cqe_next(cqe));
+    CHECK(cqe[3] & CQE_SQ);
+    CHECK(cqe[3] & CQE_ERROR);
+    CHECK_EQ(cqe[3] & 0xFFFF, 0x020d);
+    while (aeqe_next(&ctx, &qp, &code)) {
+        if (qp == 3) {
+            CHECK_EQ(code, 0x020d);     /* IB remote access error */
+            ae_req++;
+        } else {
+            CHECK_EQ(qp, 4);
+            CHECK_EQ(code, 0x0103);     /* AMP invalid STag */
+            ae_resp++;
+        }
+    }
+    CHECK_EQ(ae_req, 1);
+    CHECK_EQ(ae_resp, 1);
+    CHECK(e810_roce_stats(&C)->naks_sent > 0);
+    teardown_roce();
+}
+
+/* ---- two devices on a lossy link ---------------------------------------- */
+
+#define LINK_QMAX 512
+static struct {
+    E810Core *dst;
+    size_t len;
+    uint8_t f[ROCE_FRAME_MAX];
+} link_q[LINK_QMAX];
+static unsigned link_n, link_sent, link_lost, link_drop_every;
+static IfxState *one_device;    /* the fixture's default device */
+static bool link_cut;
+
+static IfxState dev_a = {
+    .mac = { 0x52, 0x54, 0x00, 0xAA, 0x00, 0x01 },
+    .peer_mac = { 0x52, 0x54, 0x00, 0xBB, 0x00, 0x02 },
+    .ip = 0x0A000001u, .peer_ip = 0x0A000002u,
+};
+static IfxState dev_b = {
+    .mac = { 0x52, 0x54, 0x00, 0xBB, 0x00, 0x02 },
+    .peer_mac = { 0x52, 0x54, 0x00, 0xAA, 0x00, 0x01 },
+    .ip = 0x0A000002u, .peer_ip = 0x0A000001u,
+};
+
+static void link_frame(void *opaque, const void *frame, size_t len)
+{
+    IfxState *to = opaque;
+
+    link_sent++;
+    if (link_cut || (link_drop_every && link_sent % link_drop_every == 0)) {
+        link_lost++;
+        return;
+    }
+    if (link_n < LINK_QMAX && len <= ROCE_FRAME_MAX) {
+        link_q[link_n].dst = &to->dev.c;
+        link_q[link_n].len = len;
+        memcpy(link_q[link_n].f, frame, len);
+        link_n++;
+    } else {
+        link_lost++;
+    }
+}
+
+/* Deliver what is on the link and let 1 ms pass on both devices. */
+static void link_step(void)
+{
+    static uint8_t f[ROCE_FRAME_MAX];
+    unsigned i, n = link_n;
+
+    for (i = 0; i < n; i++) {
+        size_t len = link_q[0].len;
+        E810Core *dst = link_q[0].dst;
+
+        memcpy(f, link_q[0].f, len);
+        memmove(link_q, link_q + 1, (link_n - 1) * sizeof(link_q[0]));
+        link_n--;
+        e810_receive(dst, f, len);
+    }
+    fake_host_advance(&dev_a.dev.h, 1000000);
+    fake_host_advance(&dev_b.dev.h, 1000000);
+}
+
+static void two_devices(void)
+{
+    link_n = link_sent = link_lost = 0;
+    link_cut = false;
+    dev_a.roce = dev_b.roce = true;
+    dev_a.psn[0] = 0x10;
+    dev_a.psn[1] = 0xFFFFFA;
+    /* A's QP 3 + i talks to B's QP 4 - i: B's QPs expect what A's send. */
+    dev_b.psn[0] = dev_a.psn[0];
+    dev_b.psn[1] = dev_a.psn[1];
+    ifx_failures = 0;
+    ifx_cur = &dev_a;
+    ifx_setup(false);
+    ifx_cur = &dev_b;
+    ifx_setup(false);
+    CHECK_EQ(ifx_failures, 0);
+    dev_a.dev.h.frame_cb = link_frame;
+    dev_a.dev.h.frame_opaque = &dev_b;
+    dev_b.dev.h.frame_cb = link_frame;
+    dev_b.dev.h.frame_opaque = &dev_a;
+}
+
+/* A's QP 3 moves 40 messages (SEND, WRITE, READ in turn, up to 9000
+ * bytes) to B's QP 4 while every 7th frame is lost both ways: every byte
+ * arrives, every WQE completes once, in order. */
+static void test_rc_lossy(void)
+{
+    unsigned i, sq_cqes = 0, rq_cqes = 0, errors = 0, k;
+    uint64_t q[4], cqe[4];
+
+    two_devices();
+    link_drop_every = 7;
+    for (i = 0; i < 40; i++) {
+        unsigned len = 1000 + (i * 797) % 8000, kind = i % 3;
+        uint64_t src = BUF_PA(0) + 0x4000 * (i % 3);
+
+        ifx_cur = &dev_a;
+        fill(src, len, i);
+        if (kind == 0) {
+            ifx_cur = &dev_b;
+            rq_post(1, BUF_PA(1) + 0x8000, 0x4000);
+            ifx_cur = &dev_a;
+            q[0] = src;
+            q[1] = (uint64_t)len << 32 | STAG(0);
+            q[2] = 0;
+            sq_post(0, q, 0x03ull << 32 | SIG, 1, NULL);
+        } else if (kind == 1) {
+            q[0] = src;
+            q[1] = (uint64_t)len << 32 | STAG(0);
+            q[2] = BUF_PA(1) + 0x100;
+            sq_post(0, q, 0x00ull << 32 | SIG | STAG(1), 1, NULL);
+        } else {
+            ifx_cur = &dev_b;
+            fill(BUF_PA(1) + 0xC000, len, i + 100);
+            ifx_cur = &dev_a;
+            q[0] = BUF_PA(0) + 0xC000;
+            q[1] = (uint64_t)len << 32 | STAG(0);
+            q[2] = BUF_PA(1) + 0xC000;
+            sq_post(0, q, 0x01ull << 32 | SIG | STAG(1), 1, NULL);
+        }
+        for (k = 0; k < 3000; k++) {
+            bool got = false;
+
+            link_step();
+            ifx_cur = &dev_a;
+            while (cqe_next(cqe)) {
+                sq_cqes++;
+                errors += !!(cqe[3] & CQE_ERROR);
+                CHECK_EQ((cqe[3] >> 56) & 0x3F, kind == 0 ? 3u : kind - 1);
+                got = true;
+            }
+            if (got) {
+                break;
+            }
+        }
+        if (kind == 0) {
+            ifx_cur = &dev_b;
+            CHECK(cqe_next(cqe));
+            rq_cqes++;
+            CHECK_EQ(cqe[0], len);
+            CHECK(!memcmp(fake_mem(&dev_b.dev.h, BUF_PA(1) + 0x8000),
+                          fake_mem(&dev_a.dev.h, src), len));
+        } else if (kind == 1) {
+            CHECK(!memcmp(fake_mem(&dev_b.dev.h, BUF_PA(1) + 0x100),
+                          fake_mem(&dev_a.dev.h, src), len));
+        } else {
+            CHECK(!memcmp(fake_mem(&dev_a.dev.h, BUF_PA(0) + 0xC000),
+                          fake_mem(&dev_b.dev.h, BUF_PA(1) + 0xC000), len));
+        }
+    }
+    CHECK_EQ(sq_cqes, 40);
+    CHECK_EQ(rq_cqes, 14);
+    CHECK_EQ(errors, 0);
+    CHECK(link_lost > 0);
+    CHECK(e810_roce_stats(&dev_a.dev.c)->retransmits > 0);
+    ifx_cur = &dev_b;
+    CHECK(!cqe_next(cqe));
+    link_drop_every = 0;
+    ifx_cur = &dev_a;
+    ifx_teardown();
+    ifx_cur = &dev_b;
+    ifx_teardown();
+    ifx_cur = one_device;
+}
+
+/* The peer is gone: REXMIT_THRESH (7) retransmissions, then the QP
+ * reports LLP_TOO_MANY_RETRIES. */
+static void test_rc_retry_exceeded(void)
+{
+    uint64_t q[4], ctx;
+    unsigned k, qp, code, found = 0;
+
+    two_devices();
+    link_cut = true;
+    ifx_cur = &dev_a;
+    q[0] = BUF_PA(0);
+    q[1] = 100ull << 32 | STAG(0);
+    q[2] = BUF_PA(1);
+    sq_post(0, q, 0x00ull << 32 | SIG | STAG(1), 1, NULL);
+    for (k = 0; k < 20000 && !found; k++) {
+        link_step();
+        while (aeqe_next(&ctx, &qp, &code)) {
+            CHECK_EQ(qp, 3);
+            CHECK_EQ(code, 0x050a);
+            found++;
+        }
+    }
+    CHECK_EQ(found, 1);
+    CHECK_EQ(e810_roce_stats(&dev_a.dev.c)->retransmits, 7);
+    CHECK_EQ(link_sent, 8);
+    link_cut = false;
+    ifx_teardown();
+    ifx_cur = &dev_b;
+    ifx_teardown();
+    ifx_cur = one_device;
+}
+
+/* ---- QP 1 (GSI) as a UD QP ---------------------------------------------- */
+
+#define GSI_CQ          1
+#define GSI_CQ_PA       M(0xC000)
+#define GSI_CTX_PA      M(0xC900)
+#define GSI_SQ_PA       M(0xD000)
+#define GSI_RQ_PA       M(0xD400)
+#define GSI_BUF(i)      (BUF_PA(1) + 0x200 * (i))
+#define AH_IDX          5
+
+static void test_ud_gsi(void)
+{
+    uint64_t q[8] = { 0 }, cqe[4];
+    unsigned i;
+    uint8_t *grh;
+
+    setup_roce();
+    /* CQ 1, QP 1 (type 4, RoCE UD) with Q_Key 0x80010000. */
+    memset(mem(GSI_CQ_PA), 0, 32 * 64);
+    q[0] = 64;
+    q[1] = 0x1111;
+    q[4] = GSI_CQ_PA;
+    q[5] = GSI_CQ_PA + 0x800;
+    CHECK_EQ(cqp(0x03, q, GSI_CQ), 0);
+    memset(mem(GSI_CTX_PA), 0, 256);
+    memset(mem(GSI_SQ_PA), 0, 0x400);
+    memset(mem(GSI_RQ_PA), 0, 0x400);
+    set64(GSI_CTX_PA + 0, 1ull << 3);
+    set64(GSI_CTX_PA + 8, GSI_SQ_PA);
+    set64(GSI_CTX_PA + 16, GSI_RQ_PA);
+    set64(GSI_CTX_PA + 24, 64 | 2ull << 8 | 2ull << 12 | 0xC000ull << 32 |
+          4791ull << 48);
+    set64(GSI_CTX_PA + 48, 1024ull << 16);
+    set64(GSI_CTX_PA + 56, 0xFFFFull << 32 | (uint64_t)PD << 48);
+    set64(GSI_CTX_PA + 64, (uint64_t)ROCE_GSI_QKEY << 32);
+    set64(GSI_CTX_PA + 136, GSI_CQ | (uint64_t)GSI_CQ << 32);
+    set64(GSI_CTX_PA + 160, 1ull << 25);
+    set64(GSI_CTX_PA + 168, 0xFFFF8880AAAA0001ull);
+    memset(q, 0, sizeof(q));
+    q[2] = GSI_CTX_PA;
+    CHECK_EQ(cqp(0x00, q, 1 | 4ull << 48), 0);
+    CHECK_EQ(cqp(0x01, q, 1 | 4ull << 48 | 4ull << 60), 0);
+    CHECK_EQ(cqp(0x01, q, 1 | 4ull << 48 | 2ull << 60), 0);
+    /* Four receive buffers (GRH + MAD) on its RQ. */
+    for (i = 0; i < 4; i++) {
+        uint64_t w = GSI_RQ_PA + 32ull * i;
+
+        set64(w, GSI_BUF(i));
+        set64(w + 8, 296ull << 32 | STAG(1));
+        set64(w + 24, 1ull << 63);
+    }
+    /* AH 5: to ourselves (ARP 1), IPv4 10.0.0.1 -> 10.0.0.1. */
+    memset(q, 0, sizeof(q));
+    q[0] = 0;
+    for (i = 0; i < 6; i++) {
+        q[0] = q[0] << 8 | ifx_mac[i];
+    }
+    q[0] <<= 16;
+    q[1] = (uint64_t)PD << 48;
+    q[2] = 1ull << 48 | 64ull << 32;
+    q[4] = OUR_IP;
+    q[6] = OUR_IP;
+    CHECK_EQ(cqp(0x1c, q, AH_IDX | 1ull << 59), 0);
+    /* A 256-byte MAD from QP 1 to QP 1 (Q_Key with the high bit: the
+     * QP's own). */
+    fill(BUF_PA(0), 256, 0x42);
+    set64(GSI_SQ_PA + 0, BUF_PA(0));
+    set64(GSI_SQ_PA + 8, 256ull << 32 | STAG(0));
+    set64(GSI_SQ_PA + 16, 0x80000000ull | 1ull << 32);
+    set64(GSI_SQ_PA + 24, AH_IDX | 0x03ull << 32 | SIG | 1ull << 63);
+    ifx_wr(PFPE_WQEALLOC, 1);
+    run();
+    /* CQ 1: the send, then the receive with the GRH slot. */
+    for (i = 0; i < 2; i++) {
+        for (int k = 0; k < 4; k++) {
+            cqe[k] = mem64(GSI_CQ_PA + 32 * i + 8 * k);
+        }
+        CHECK(cqe[3] >> 63);
+        CHECK(!(cqe[3] & CQE_ERROR));
+        if (cqe[3] & CQE_SQ) {
+            CHECK_EQ((cqe[3] >> 56) & 0x3F, 0x03);
+        } else {
+            CHECK_EQ(cqe[0], 40 + 256);
+            CHECK_EQ(cqe[2] & 0xFFFFFFFF, 1);               /* source QP */
+            CHECK_EQ((cqe[2] >> 32) & 0xFFFFFF, 1);
+            CHECK(cqe[3] & (1ull << 53));                   /* IPv4 */
+            CHECK_EQ((cqe[3] >> 56) & 0x3F, 0x3e);
+        }
+    }
+    grh = mem(GSI_BUF(0));
+    for (i = 0; i < 20; i++) {
+        CHECK_EQ(grh[i], 0);
+    }
+    CHECK_EQ(grh[20], 0x45);                                /* IPv4 header */
+    CHECK_EQ(grh[29], 17);
+    CHECK(!memcmp(grh + 40, mem(BUF_PA(0)), 256));
+    /* A datagram with another Q_Key is dropped and counted. */
+    set64(GSI_SQ_PA + 32, BUF_PA(0));
+    set64(GSI_SQ_PA + 40, 16ull << 32 | STAG(0));
+    set64(GSI_SQ_PA + 48, 0x1234ull | 1ull << 32);
+    set64(GSI_SQ_PA + 56, AH_IDX | 0x03ull << 32 | 1ull << 63);
+    ifx_wr(PFPE_WQEALLOC, 1);
+    run();
+    CHECK_EQ(e810_roce_stats(&C)->rx_key, 1);
+    CHECK(!(mem64(GSI_CQ_PA + 64 + 24) >> 63));
+    CHECK_EQ(H.guest_errors, 0);
+    teardown_roce();
+}
+
+int main(void)
+{
+    one_device = ifx_cur;
+    RUN(test_wire_format);
+    RUN(test_rc_loopback);
+    RUN(test_rc_rnr_and_access_error);
+    RUN(test_rc_lossy);
+    RUN(test_rc_retry_exceeded);
+    RUN(test_ud_gsi);
+    return CHECK_DONE();
+}
