@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# System test: RoCEv2 between two guests on the emulated E810, the mode
+# irdma binds in at boot (no devlink switch).  rdma_cm's connection manager
+# talks through the GSI QP 1 (a UD QP of the device), then rping moves
+# verified data with SEND, RDMA READ and RDMA WRITE over RC QPs.  Two
+# rounds, one per direction, COUNT iterations at every size in SIZES.  The
+# link is captured: every RoCEv2 frame on it must carry a good ICRC and
+# IPv4 checksum (tests/wire/roce-check.py recomputes them with zlib), the
+# UD (CM MADs) and RC opcodes must all be there, and the kernel logs must
+# stay clean.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+COUNT=${COUNT:-50}
+SIZES=${SIZES:-64 4096 65535}   # rping takes at most 64 KiB - 1
+
+cat > "$OUT/job.sh" <<EOS
+#!/bin/sh
+MODE=roce sh /job/files/bringup || exit 1
+IBDEV=\$(ls /sys/class/infiniband | head -1)
+echo "transport: \$(ibv_devinfo -d \$IBDEV | sed -n 's/.*transport:[[:space:]]*//p')"
+rc=0
+for round in 0 1; do
+	for size in $SIZES; do
+		tag="round \$round size \$size"
+		if [ \$GUEST_ID = \$round ]; then
+			timeout 300 rping -s -a \$GUEST_IP -C $COUNT -v -V -S \$size > /tmp/rping.log 2>&1 &
+			pid=\$!
+			i=0
+			until rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
+				i=\$((i + 1)); [ \$i -lt 200 ] || { echo "\$tag: server not listening"; cat /tmp/rping.log; exit 1; }
+				sleep 0.1
+			done
+			vm-barrier "listen-\$round-\$size"
+			r=0; wait \$pid || r=\$?
+			echo "\$tag: server data lines \$(grep -c 'server ping data: rdma-ping-' /tmp/rping.log) exit \$r"
+		else
+			vm-barrier "listen-\$round-\$size" || exit 1
+			timeout 300 rping -c -a \$PEER_IP -C $COUNT -v -V -S \$size > /tmp/rping.log 2>&1
+			r=\$?
+			echo "\$tag: client data lines \$(grep -c '^ping data: rdma-ping-' /tmp/rping.log) exit \$r"
+		fi
+		[ \$r = 0 ] || { tail -5 /tmp/rping.log; rc=1; }
+		vm-barrier "done-\$round-\$size"
+	done
+done
+sleep 1
+echo "--- rdma res after"
+rdma resource show
+echo "qps after: \$(rdma resource show qp | grep -vc 'type GSI')"
+exit \$rc
+EOS
+
+vm_run --guests 2 --nic e810 --env COLDPLUG=0 --file "$TOP/guest-driver/bringup" \
+	--script "$OUT/job.sh" --pcap "$OUT/link.pcap" --timeout 900
+for g in 0 1; do
+	assert_status $g 0
+	assert_clean_dmesg $g
+	bad=$(grep -iE 'irdma.*(fail|error|timeout|timed out|abnormal)' "$OUT/run/g$g/dmesg.log" | head -3)
+	[ -z "$bad" ] || fail "g$g irdma says: $bad"
+	assert_output $g '^bringup: RoCEv2 device irdma'
+	assert_output $g '^bringup: GID of .*RoCE v2'
+	assert_output $g '^transport: InfiniBand'
+	assert_output $g '^qps after: 0$'
+	for size in $SIZES; do
+		assert_output $g "^round [01] size $size: (server|client) data lines $COUNT exit 0\$" 2
+	done
+done
+
+# The wire: every RoCEv2 frame with a good ICRC; CM MADs on UD (0x64),
+# and SEND_ONLY, RDMA WRITE, READ request/response and ACKs on RC.
+wire=$(/usr/bin/python3 "$TOP/tests/wire/roce-check.py" "$OUT/link.pcap")
+wrc=$?
+echo "wire: $wire"
+[ $wrc = 0 ] || fail "RoCEv2 frames on the wire: $wire"
+for op in 0x64 0x04 0x0a 0x0c 0x10 0x11; do
+	grep -q "op$op=" <<< "$wire" || fail "no BTH opcode $op on the wire"
+done
+pass_fail
