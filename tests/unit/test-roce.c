@@ -246,6 +246,44 @@ static void test_rc_loopback(void)
     CHECK_EQ((cqe[3] >> 32) & 0x7FFF, idx);
     CHECK(!(cqe[3] & CQE_ERROR));
     CHECK(!cqe_next(cqe));
+
+    /* Inline SEND with SE and immediate data: 50 bytes, 8 in qword 1,
+     * then 31 per quantum (uk.c irdma_copy_inline_data). */
+    rq_post(1, BUF_PA(1) + 0x8000, 100);
+    {
+        uint8_t inl[64] = { 0 };
+
+        for (unsigned k = 0; k < 42; k++) {
+            inl[k + (k / 31)] = (uint8_t)(0xA0 + k);
+        }
+        inl[31] = 0x80;
+        inl[63] = 0x80;
+        q[0] = 0x5EED;
+        q[1] = 0x0706050403020100ull;
+        q[2] = 0;
+        sq_post(0, q, 0x05ull << 32 | SIG | IMM | 1ull << 57 | 50ull << 48, 3,
+                inl);
+    }
+    run();
+    for (unsigned k = 0; k < 8; k++) {
+        CHECK_EQ(mem(BUF_PA(1) + 0x8000)[k], k);
+    }
+    for (unsigned k = 0; k < 42; k++) {
+        CHECK_EQ(mem(BUF_PA(1) + 0x8000)[8 + k], 0xA0 + k);
+    }
+    n = 0;
+    while (cqe_next(cqe)) {
+        if (!(cqe[3] & CQE_SQ)) {
+            uint64_t ext[4];
+
+            CHECK_EQ(cqe[0], 50);
+            CHECK(cqe[3] & (1ull << 54));               /* solicited */
+            CHECK(cqe_next(ext));
+            CHECK_EQ(ext[0] & 0xFFFFFFFF, 0x5EED);
+        }
+        n++;
+    }
+    CHECK_EQ(n, 2);
     CHECK(!aeqe_next(&ctx, &qp, &code));
     CHECK_EQ(e810_roce_stats(&C)->retransmits, 0);
     CHECK_EQ(e810_roce_stats(&C)->rx_bad, 0);

@@ -376,15 +376,17 @@ static bool sq_fetch(RoceQp *q, RoceWqe *w, uint64_t *hdr)
     if (h & SQ_INLINEFLAG) {
         unsigned len = SQ_INLINELEN(h), got;
 
-        if (len > ROCE_MAX_INLINE || inline_quanta(len) > 8 || w->imm) {
+        if (len > ROCE_MAX_INLINE || inline_quanta(len) > 8) {
             w->status = E810_AE_WQE_INVALID_PARAM;
             return true;
         }
         w->inl = true;
         w->len = len;
         w->quanta = (uint8_t)inline_quanta(len);
+        /* uk.c irdma_copy_inline_data: 8 bytes in qword 1 (qword 0 may
+         * hold immediate data), then 31 per quantum. */
         got = len < 8 ? len : 8;
-        memcpy(w->inl_data, raw, got);
+        memcpy(w->inl_data, raw + 8, got);
         for (k = 1; got < len; k++) {
             unsigned n = len - got < 31 ? len - got : 31;
 

@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# System test: perftest over RoCEv2 between two guests on the emulated
+# E810 in RoCEv2 mode (irdma's default).  Connections through rdma_cm (-R:
+# CM MADs on the device's GSI QP) for ib_send_bw, ib_write_bw, ib_read_bw
+# (64 KiB, ITERS iterations, and with QPS queue pairs), ib_write_lat and
+# ib_read_lat (64 B), and ib_write_bw once without rdma_cm (perftest's own
+# TCP exchange of QPN, PSN and GID; -x picks the RoCEv2 GID of the
+# address).  Each run must exit 0 on both sides and the client print its
+# table (echoed as "table: ..."); resources return to the GSI QP only, the
+# kernel logs stay clean.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+ITERS=${ITERS:-200}
+QPS=${QPS:-4}
+
+RUNS="send_bw|ib_send_bw -R -s 65536 -n $ITERS
+write_bw|ib_write_bw -R -s 65536 -n $ITERS
+read_bw|ib_read_bw -R -s 65536 -n $ITERS
+write_bw_q$QPS|ib_write_bw -R -q $QPS -s 65536 -n $ITERS
+send_bw_q$QPS|ib_send_bw -R -q $QPS -s 65536 -n $ITERS
+write_lat|ib_write_lat -R -s 64 -n $ITERS
+read_lat|ib_read_lat -R -s 64 -n $ITERS
+write_bw_gid|ib_write_bw -x GIDX -s 65536 -n $ITERS"
+printf '%s\n' "$RUNS" > "$OUT/runs.txt"
+
+cat > "$OUT/job.sh" <<'EOS'
+#!/bin/sh
+MODE=roce sh /job/files/bringup > /tmp/bringup.log 2>&1 || { cat /tmp/bringup.log; exit 1; }
+IBDEV=$(sed -n 's/^bringup: RoCEv2 device //p' /tmp/bringup.log)
+GIDX=$(sed -n 's/^bringup: GID of .*: index \([0-9]*\) .*/\1/p' /tmp/bringup.log)
+echo "device $IBDEV gid index $GIDX"
+listening() {
+	i=0
+	until rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
+		i=$((i + 1)); [ $i -lt 300 ] || return 1
+		sleep 0.1
+	done
+}
+rc=0
+while IFS='|' read -r name cmd; do
+	[ -n "$name" ] || continue
+	cmd=$(echo "$cmd" | sed "s/GIDX/$GIDX/")
+	t0=$(date +%s)
+	if [ $GUEST_ID = 0 ]; then
+		timeout 240 $cmd -d $IBDEV > /tmp/$name.log 2>&1 &
+		pid=$!
+		case $cmd in
+		*-R*) listening || echo "$name: server not listening" ;;
+		*) sleep 2 ;;
+		esac
+		vm-barrier "listen-$name"
+		r=0; wait $pid || r=$?
+	else
+		vm-barrier "listen-$name"
+		case $cmd in *-R*) ;; *) sleep 2 ;; esac
+		r=0; timeout 240 $cmd -d $IBDEV $PEER_IP > /tmp/$name.log 2>&1 || r=$?
+	fi
+	rows=$(awk '/^ #bytes/ { t = 1; next } t && /^-+$/ { t = 0 } t && /^ *[0-9]/' /tmp/$name.log | wc -l)
+	echo "run $name: exit $r rows $rows ($(( $(date +%s) - t0 )) s)"
+	sed -n '/^ #bytes/,/^-*$/p' /tmp/$name.log | sed "s/^/table $name: /"
+	[ $r = 0 ] && [ $rows -gt 0 ] || { tail -15 /tmp/$name.log; rc=1; }
+	vm-barrier "done-$name"
+done < /job/files/runs.txt
+sleep 1
+echo "--- rdma res after"
+rdma resource show
+echo "qps after: $(rdma resource show qp | grep -vc 'type GSI')"
+exit $rc
+EOS
+
+run_and_check() {
+	FAILS=()
+	vm_run --guests 2 --nic e810 --env COLDPLUG=0 --file "$TOP/guest-driver/bringup" \
+		--file "$OUT/runs.txt" --script "$OUT/job.sh" --timeout ${TIMEOUT:-900}
+	while IFS='|' read -r name cmd; do
+		assert_output 1 "^run $name: exit 0 rows 1 "
+		case $name in
+		write_bw*|read_bw*) assert_output 0 "^run $name: exit 0 rows " ;;
+		*) assert_output 0 "^run $name: exit 0 rows 1 " ;;
+		esac
+	done < "$OUT/runs.txt"
+	for g in 0 1; do
+		assert_status $g 0
+		assert_clean_dmesg $g
+		assert_output $g '^qps after: 0$'
+		bad=$(grep -iE 'irdma.*(fail|error|timeout|timed out|abnormal)' "$OUT/run/g$g/dmesg.log" | head -3)
+		[ -z "$bad" ] || fail "g$g irdma says: $bad"
+	done
+	grep -hE '^(run|table) ' "$OUT/run/g1/output.log"
+}
+
+run_and_check
+# perftest measures the CPU clock against gettimeofday before it reports
+# and gives up ("Correlation coefficient r^2 ... < 0.9", "Can't produce a
+# report", exit 1) when the guest's vCPU threads are descheduled by host
+# load: a property of the tool under TCG on a busy host, not of the data
+# path.  Only then, the whole test runs once more (the first run is kept in
+# run-1/); any other failure stands.
+# Every failed check must be about a run whose client gave up that way.
+calib_only() {
+	local calib f n ok=0
+	calib=$(sed -n "s/^table \([a-z_0-9-]*\): Can't produce a report.*/\1/p" \
+		"$OUT/run/g1/output.log" 2>/dev/null | sort -u)
+	[ -n "$calib" ] || return 1
+	for f in "${FAILS[@]}"; do
+		case $f in
+		*"status '1', expected '0'"*) continue ;;
+		esac
+		ok=1
+		for n in $calib; do
+			case $f in *"^run $n: "*) ok=0 ;; esac
+		done
+		[ $ok = 0 ] || return 1
+	done
+}
+if [ ${#FAILS[@]} -gt 0 ] && calib_only; then
+	echo "perftest could not calibrate its clock (host load): running the test once more"
+	rm -rf "$OUT/run-1"
+	mv "$OUT/run" "$OUT/run-1"
+	run_and_check
+fi
+pass_fail
