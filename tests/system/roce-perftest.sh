@@ -29,7 +29,7 @@ printf '%s\n' "$RUNS" > "$OUT/runs.txt"
 cat > "$OUT/job.sh" <<'EOS'
 #!/bin/sh
 MODE=roce sh /job/files/bringup > /tmp/bringup.log 2>&1 || { cat /tmp/bringup.log; exit 1; }
-IBDEV=$(sed -n 's/^bringup: RoCEv2 device //p' /tmp/bringup.log)
+IBDEV=$(sed -n 's/^bringup: RoCEv2 device \(irdma[0-9]*\)$/\1/p' /tmp/bringup.log)
 GIDX=$(sed -n 's/^bringup: GID of .*: index \([0-9]*\) .*/\1/p' /tmp/bringup.log)
 echo "device $IBDEV gid index $GIDX"
 listening() {
