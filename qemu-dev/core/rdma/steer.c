@@ -35,14 +35,6 @@
 #include <stdlib.h>
 #endif
 
-#define QP_TYPE_IWARP           1
-#define QP_STATE_RTS            2
-#define QP_STATE_CLOSING        3
-#define QP_STATE_TERMINATE      5
-#define CQPQP_TOECTXVALID       (1ull << 43)
-#define QHASH_ESTABLISHED       1
-#define QHASH_SYN               2
-#define PROTOCOL_IWARP          1
 #define TCP_SYN                 0x02
 #define TCP_ACK                 0x10
 
@@ -225,7 +217,7 @@ static const E810RdmaQhash *rx_find_qhash(E810Core *c, const RxSeg *s,
 
         if (!e->valid || e->ipv4 != s->ipv4 || e->vlan != E810_VLAN_NONE ||
             e->lport != s->quad.lport ||
-            e->type != (syn ? QHASH_SYN : QHASH_ESTABLISHED)) {
+            e->type != (syn ? QHASH_TYPE_SYN : QHASH_TYPE_ESTABLISHED)) {
             continue;
         }
         ip_from_words(q.lip, e->ipv4, e->lip[1], e->lip[0]);
@@ -342,7 +334,7 @@ static void qhash_replace(E810Core *c, uint32_t id, const E810Quad *q)
         E810RdmaQhash *e = &c->rdma.qhash[i];
         E810Quad eq;
 
-        if (!e->valid || e->type != QHASH_ESTABLISHED || e->ipv4 != q->ipv4 ||
+        if (!e->valid || e->type != QHASH_TYPE_ESTABLISHED || e->ipv4 != q->ipv4 ||
             e->lport != q->lport || e->rport != q->rport) {
             continue;
         }
@@ -377,7 +369,7 @@ void e810_steer_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
         return;
     }
     qp = &c->rdma.qp[id];
-    if (!wqe || !(wqe[3] & CQPQP_TOECTXVALID) || !qp->valid ||
+    if (!wqe || !(wqe[3] & CQPSQ_QP_TOECTXVALID) || !qp->valid ||
         qp->type != QP_TYPE_IWARP) {
         return;
     }
