@@ -102,52 +102,52 @@ static void emit(IwConn *c, uint32_t seq, uint8_t flags, const uint8_t *payload,
     memcpy(f + 6, c->p.lmac, 6);
     off = 12;
     if (c->p.vlan) {
-        iw_put16(f + off, ETH_P_VLAN);
-        iw_put16(f + off + 2, c->p.vlan_tci);
+        stbe16(f + off, ETH_P_VLAN);
+        stbe16(f + off + 2, c->p.vlan_tci);
         off += 4;
     }
-    iw_put16(f + off, c->p.ipv4 ? ETH_P_IP : ETH_P_IPV6);
+    stbe16(f + off, c->p.ipv4 ? ETH_P_IP : ETH_P_IPV6);
     off += 2;
     ip = f + off;
     if (c->p.ipv4) {
         l3 = 20;
         ip[0] = 0x45;
         ip[1] = c->p.tos;
-        iw_put16(ip + 2, (uint16_t)(20 + 20 + plen));
-        iw_put16(ip + 4, c->ip_id++);
-        iw_put16(ip + 6, 0x4000);           /* DF */
+        stbe16(ip + 2, (uint16_t)(20 + 20 + plen));
+        stbe16(ip + 4, c->ip_id++);
+        stbe16(ip + 6, 0x4000);           /* DF */
         ip[8] = c->p.ttl ? c->p.ttl : 64;
         ip[9] = 6;
-        iw_put16(ip + 10, 0);
+        stbe16(ip + 10, 0);
         memcpy(ip + 12, c->p.lip, 4);
         memcpy(ip + 16, c->p.rip, 4);
-        iw_put16(ip + 10, csum_fold(csum_add(0, ip, 20)));
+        stbe16(ip + 10, csum_fold(csum_add(0, ip, 20)));
     } else {
         l3 = 40;
-        iw_put32(ip, 6u << 28 | (uint32_t)c->p.tos << 20);
-        iw_put16(ip + 4, (uint16_t)(20 + plen));
+        stbe32(ip, 6u << 28 | (uint32_t)c->p.tos << 20);
+        stbe16(ip + 4, (uint16_t)(20 + plen));
         ip[6] = 6;
         ip[7] = c->p.ttl ? c->p.ttl : 64;
         memcpy(ip + 8, c->p.lip, 16);
         memcpy(ip + 24, c->p.rip, 16);
     }
     th = ip + l3;
-    iw_put16(th, c->p.lport);
-    iw_put16(th + 2, c->p.rport);
-    iw_put32(th + 4, seq);
-    iw_put32(th + 8, (flags & TH_ACK) ? c->rcv_nxt : 0);
+    stbe16(th, c->p.lport);
+    stbe16(th + 2, c->p.rport);
+    stbe32(th + 4, seq);
+    stbe32(th + 8, (flags & TH_ACK) ? c->rcv_nxt : 0);
     th[12] = 5 << 4;
     th[13] = flags;
     win = c->p.rcv_wnd >> c->p.rcv_scale;
-    iw_put16(th + 14, (uint16_t)(win > 0xFFFF ? 0xFFFF : win));
-    iw_put16(th + 16, 0);
-    iw_put16(th + 18, 0);
+    stbe16(th + 14, (uint16_t)(win > 0xFFFF ? 0xFFFF : win));
+    stbe16(th + 16, 0);
+    stbe16(th + 18, 0);
     if (plen) {
         memcpy(th + 20, payload, plen);
     }
     sum = pseudo_sum(c->p.ipv4, c->p.lip, c->p.rip, 20 + plen);
     cs = csum_fold(csum_add(sum, th, 20 + plen));
-    iw_put16(th + 16, cs);
+    stbe16(th + 16, cs);
     c->stats.tx_segs++;
     c->stats.tx_bytes += plen;
     c->ops->frame_out(c->opaque, f, (size_t)(th - f) + 20 + plen);
@@ -367,8 +367,8 @@ static void tcp_segment(IwConn *c, const uint8_t *th, size_t tlen,
 {
     size_t doff = (size_t)(th[12] >> 4) * 4;
     uint8_t flags = th[13];
-    uint32_t seq = iw_be32(th + 4), ack = iw_be32(th + 8);
-    uint32_t win = iw_be16(th + 14);
+    uint32_t seq = ldbe32(th + 4), ack = ldbe32(th + 8);
+    uint32_t win = ldbe16(th + 14);
     const uint8_t *data = th + doff;
     size_t plen = tlen - doff;
     bool fin = flags & TH_FIN;
@@ -466,13 +466,13 @@ void iw_input(IwConn *c, const uint8_t *frame, size_t len)
     if (c->dead || c->state == IW_TCP_CLOSED || len < ETH_HLEN) {
         return;
     }
-    type = iw_be16(frame + off);
+    type = ldbe16(frame + off);
     off += 2;
     if (type == ETH_P_VLAN) {
         if (len < off + 4) {
             goto bad;
         }
-        type = iw_be16(frame + off + 2);
+        type = ldbe16(frame + off + 2);
         off += 4;
     }
     ip = frame + off;
@@ -483,9 +483,9 @@ void iw_input(IwConn *c, const uint8_t *frame, size_t len)
             goto bad;
         }
         ihl = (size_t)(ip[0] & 0xF) * 4;
-        l3len = iw_be16(ip + 2);
+        l3len = ldbe16(ip + 2);
         if (ihl < 20 || l3len < ihl + 20 || l3len > len - off || ip[9] != 6 ||
-            (iw_be16(ip + 6) & 0x3FFF) ||          /* fragments */
+            (ldbe16(ip + 6) & 0x3FFF) ||          /* fragments */
             csum_fold(csum_add(0, ip, ihl)) != 0 ||
             memcmp(ip + 12, c->p.rip, 4) || memcmp(ip + 16, c->p.lip, 4)) {
             goto bad;
@@ -498,7 +498,7 @@ void iw_input(IwConn *c, const uint8_t *frame, size_t len)
             ip[6] != 6) {
             goto bad;
         }
-        tlen = iw_be16(ip + 4);
+        tlen = ldbe16(ip + 4);
         if (tlen < 20 || tlen > len - off - 40 ||
             memcmp(ip + 8, c->p.rip, 16) || memcmp(ip + 24, c->p.lip, 16)) {
             goto bad;
@@ -507,7 +507,7 @@ void iw_input(IwConn *c, const uint8_t *frame, size_t len)
         sum = pseudo_sum(false, ip + 8, ip + 24, tlen);
     }
     if ((size_t)(th[12] >> 4) * 4 < 20 || (size_t)(th[12] >> 4) * 4 > tlen ||
-        iw_be16(th) != c->p.rport || iw_be16(th + 2) != c->p.lport) {
+        ldbe16(th) != c->p.rport || ldbe16(th + 2) != c->p.lport) {
         goto bad;
     }
     if (csum_fold(csum_add(sum, th, tlen)) != 0) {

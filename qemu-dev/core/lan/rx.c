@@ -25,11 +25,6 @@ typedef struct RxInfo {
 /* Buffers of one frame at most: rxmax (14 bits) over the smallest dbuf. */
 #define RX_MAX_BUFS                 128
 
-static inline uint16_t be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
 static void rx_drop(E810Core *c, uint64_t *counter, size_t len,
                     const char *why)
 {
@@ -154,7 +149,7 @@ static bool l4_csum_ok(const uint8_t *ip, bool v6, uint8_t proto,
         if (len < 8) {
             return false;
         }
-        if (!v6 && be16(l4 + 6) == 0) {
+        if (!v6 && ldbe16(l4 + 6) == 0) {
             return true;
         }
         break;
@@ -219,14 +214,14 @@ static void rx_parse_ip(RxInfo *in, const uint8_t *ip, size_t avail, bool v6)
             return;
         }
         hlen = (ip[0] & 0xF) * 4;
-        end = be16(ip + 2);
+        end = ldbe16(ip + 2);
         in->ptype = E810_PTYPE_IPV4;
         if (hlen < 20 || end < hlen || end > avail) {
             return;                         /* malformed: no claims */
         }
         ip_ok = e810_csum_fold(e810_csum_add(0, ip, hlen)) == 0xFFFF;
         proto = ip[9];
-        frag = be16(ip + 6) & 0x3FFF;
+        frag = ldbe16(ip + 6) & 0x3FFF;
         memcpy(in->tuple, ip + 12, 8);
         in->tuple_len = 8;
     } else {
@@ -236,7 +231,7 @@ static void rx_parse_ip(RxInfo *in, const uint8_t *ip, size_t avail, bool v6)
             return;
         }
         in->ptype = E810_PTYPE_IPV6;
-        end = 40 + (size_t)be16(ip + 4);
+        end = 40 + (size_t)ldbe16(ip + 4);
         if (end > avail) {
             return;
         }
@@ -283,7 +278,7 @@ static void rx_parse_ip(RxInfo *in, const uint8_t *ip, size_t avail, bool v6)
 static void rx_parse(RxInfo *in, const uint8_t *f, size_t len)
 {
     size_t off = 12;
-    uint16_t et = be16(f + 12);
+    uint16_t et = ldbe16(f + 12);
 
     memset(in, 0, sizeof(*in));
     in->ptype = E810_PTYPE_L2;
@@ -294,11 +289,11 @@ static void rx_parse(RxInfo *in, const uint8_t *f, size_t len)
          off + 8 <= len; tags++) {
         if (tags == 0) {
             in->tpid = et;
-            in->tci = be16(f + off + 2);
+            in->tci = ldbe16(f + off + 2);
             in->vlan = in->tci & 0xFFF;
         }
         off += 4;
-        et = be16(f + off);
+        et = ldbe16(f + off);
     }
     off += 2;
     if (et == 0x0800) {

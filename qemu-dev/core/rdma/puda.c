@@ -100,30 +100,18 @@ static void puda_created(E810Core *c, uint32_t id)
 
 /* ---- transmit ----------------------------------------------------------- */
 
-static void put_be16(uint8_t *p, uint16_t v)
-{
-    p[0] = v >> 8;
-    p[1] = (uint8_t)v;
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-    put_be16(p, v >> 16);
-    put_be16(p + 2, (uint16_t)v);
-}
-
 /* Address words as the driver stores them (host-order u32s, word 0 most
  * significant: qword @hi = w0:w1, @lo = w2:w3) to network order. */
 static void ip_from_words(uint8_t *out, bool v4, uint64_t hi, uint64_t lo)
 {
     if (v4) {
-        put_be32(out, (uint32_t)lo);
+        stbe32(out, (uint32_t)lo);
         return;
     }
-    put_be32(out, (uint32_t)(hi >> 32));
-    put_be32(out + 4, (uint32_t)hi);
-    put_be32(out + 8, (uint32_t)(lo >> 32));
-    put_be32(out + 12, (uint32_t)lo);
+    stbe32(out, (uint32_t)(hi >> 32));
+    stbe32(out + 4, (uint32_t)hi);
+    stbe32(out + 8, (uint32_t)(lo >> 32));
+    stbe32(out + 12, (uint32_t)lo);
 }
 
 static void puda_tx_drop(E810Core *c, uint32_t id, unsigned idx,
@@ -199,11 +187,11 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
         f[6 + i] = (uint8_t)(ah[0] >> (56 - 8 * i));
     }
     if (ah[3] & CQPSQ_AH_INSERTVLANTAG) {
-        put_be16(f + 12, 0x8100);
-        put_be16(f + 14, (uint16_t)e810_fld(ah[1], 15, 0));
+        stbe16(f + 12, 0x8100);
+        stbe16(f + 14, (uint16_t)e810_fld(ah[1], 15, 0));
         l2 = 18;
     }
-    put_be16(f + l2 - 2, v4 ? 0x0800 : 0x86DD);
+    stbe16(f + l2 - 2, v4 ? 0x0800 : 0x86DD);
     ip = f + l2;
     l3 = v4 ? 20 : 40;
     tcp = ip + l3;
@@ -219,30 +207,30 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
 
         ip[0] = 0x45;
         ip[1] = (uint8_t)e810_fld(ah[1], 39, 32);
-        put_be16(ip + 2, (uint16_t)(20 + seg_len));
-        put_be16(ip + 4, c->puda.ip_id++);
-        put_be16(ip + 6, 0x4000);           /* DF */
+        stbe16(ip + 2, (uint16_t)(20 + seg_len));
+        stbe16(ip + 4, c->puda.ip_id++);
+        stbe16(ip + 6, 0x4000);           /* DF */
         ip[8] = ttl ? ttl : 64;
         ip[9] = 6;
         ip_from_words(ip + 16, true, 0, ah[4]);
         ip_from_words(ip + 12, true, 0, ah[6]);
-        put_be16(ip + 10, ~e810_csum_fold(e810_csum_add(0, ip, 20)));
+        stbe16(ip + 10, ~e810_csum_fold(e810_csum_add(0, ip, 20)));
     } else {
         uint32_t tc = (uint32_t)e810_fld(ah[1], 39, 32);
         unsigned hop = (unsigned)e810_fld(ah[2], 39, 32);
 
-        put_be32(ip, 6u << 28 | tc << 20 | (uint32_t)e810_fld(ah[2], 19, 0));
-        put_be16(ip + 4, (uint16_t)seg_len);
+        stbe32(ip, 6u << 28 | tc << 20 | (uint32_t)e810_fld(ah[2], 19, 0));
+        stbe16(ip + 4, (uint16_t)seg_len);
         ip[6] = 6;
         ip[7] = hop ? hop : 64;
         ip_from_words(ip + 8, false, ah[7], ah[6]);
         ip_from_words(ip + 24, false, ah[5], ah[4]);
     }
     /* TCP checksum over the pseudo header and the whole segment. */
-    put_be16(tcp + 16, 0);
+    stbe16(tcp + 16, 0);
     sum = e810_csum_pseudo(ip, !v4, 6, seg_len);
     sum = e810_csum_add(sum, tcp, seg_len);
-    put_be16(tcp + 16, ~e810_csum_fold(sum));
+    stbe16(tcp + 16, ~e810_csum_fold(sum));
 
     lpb = ah[3] & CQPSQ_AH_DOLOOPBACKCHECK;
     trace_e810_puda_tx(id, idx, seg_len, ahid, tcp[13], lpb);

@@ -51,32 +51,19 @@ typedef struct RxSeg {
     E810Quad quad;              /* local = destination of the frame */
 } RxSeg;
 
-static uint16_t be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = v >> 24;
-    p[1] = v >> 16;
-    p[2] = v >> 8;
-    p[3] = (uint8_t)v;
-}
-
 /* Address words as the driver writes them (host-order u32s, word 0 most
  * significant; qword @hi = w0:w1, @lo = w2:w3; IPv4 in @lo 31:0). */
 static void ip_from_words(uint8_t *out, bool v4, uint64_t hi, uint64_t lo)
 {
     memset(out, 0, 16);
     if (v4) {
-        put_be32(out, (uint32_t)lo);
+        stbe32(out, (uint32_t)lo);
         return;
     }
-    put_be32(out, (uint32_t)(hi >> 32));
-    put_be32(out + 4, (uint32_t)hi);
-    put_be32(out + 8, (uint32_t)(lo >> 32));
-    put_be32(out + 12, (uint32_t)lo);
+    stbe32(out, (uint32_t)(hi >> 32));
+    stbe32(out + 4, (uint32_t)hi);
+    stbe32(out + 8, (uint32_t)(lo >> 32));
+    stbe32(out + 12, (uint32_t)lo);
 }
 
 /*
@@ -94,7 +81,7 @@ static bool rx_parse(const uint8_t *f, size_t len, RxSeg *s)
     if (len < 14) {
         return false;
     }
-    switch (be16(f + 12)) {
+    switch (ldbe16(f + 12)) {
     case 0x0800: {
         unsigned ihl;
 
@@ -102,7 +89,7 @@ static bool rx_parse(const uint8_t *f, size_t len, RxSeg *s)
             return false;
         }
         /* Fragments are the LAN's business. */
-        if (be16(ip + 6) & 0x3FFF) {
+        if (ldbe16(ip + 6) & 0x3FFF) {
             return false;
         }
         ihl = (ip[0] & 0xF) * 4;
@@ -114,7 +101,7 @@ static bool rx_parse(const uint8_t *f, size_t len, RxSeg *s)
         s->l3_len = ihl;
         memcpy(s->quad.rip, ip + 12, 4);
         memcpy(s->quad.lip, ip + 16, 4);
-        ip_total = be16(ip + 2);
+        ip_total = ldbe16(ip + 2);
         if (ihl != 20) {
             s->bad = "IPv4 options";
         } else if (ip_total < ihl || ip_total > avail) {
@@ -131,7 +118,7 @@ static bool rx_parse(const uint8_t *f, size_t len, RxSeg *s)
         s->l3_len = 40;
         memcpy(s->quad.rip, ip + 8, 16);
         memcpy(s->quad.lip, ip + 24, 16);
-        ip_total = 40 + (size_t)be16(ip + 4);
+        ip_total = 40 + (size_t)ldbe16(ip + 4);
         if (ip_total > avail) {
             s->bad = "IPv6 payload length beyond the frame";
         }
@@ -141,8 +128,8 @@ static bool rx_parse(const uint8_t *f, size_t len, RxSeg *s)
     }
     s->quad.ipv4 = s->ipv4;
     s->tcp = ip + s->l3_len;
-    s->quad.rport = be16(s->tcp);
-    s->quad.lport = be16(s->tcp + 2);
+    s->quad.rport = ldbe16(s->tcp);
+    s->quad.lport = ldbe16(s->tcp + 2);
     if (s->bad) {
         return true;
     }
