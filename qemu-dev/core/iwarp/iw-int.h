@@ -7,6 +7,7 @@
 
 #include "mpa.h"
 #include "../bytes.h"
+#include "../net/net.h"
 #include "iwarp.h"
 
 #define IW_MAX_MSS          9100

@@ -3,7 +3,7 @@
  * MPA framing and connection setup frames.
  */
 #include "mpa.h"
-#include "crc32c.h"
+#include "../net/net.h"
 #include "../bytes.h"
 
 static const char key_req[IW_MPA_KEY_LEN + 1] = "MPA ID Req Frame";
@@ -16,7 +16,7 @@ size_t iw_mpa_seal(uint8_t *fpdu, size_t ulpdu_len)
 
     stbe16(fpdu, (uint16_t)ulpdu_len);
     memset(fpdu + IW_MPA_HDR + ulpdu_len, 0, body - IW_MPA_HDR - ulpdu_len);
-    crc = iw_crc32c(fpdu, body);
+    crc = e810_crc32c(fpdu, body);
     /* The CRC register goes out least significant byte first, which is
      * RFC 3385's bit order (siw_crc_final(), irdma_ieq_check_mpacrc()). */
     fpdu[body] = (uint8_t)crc;
@@ -44,7 +44,7 @@ int iw_mpa_check(const uint8_t *buf, size_t avail, size_t min_ulpdu,
         return IW_MPA_MORE;
     }
     body = flen - IW_MPA_CRC;
-    crc = iw_crc32c(buf, body);
+    crc = e810_crc32c(buf, body);
     got = buf[body] | (uint32_t)buf[body + 1] << 8 |
           (uint32_t)buf[body + 2] << 16 | (uint32_t)buf[body + 3] << 24;
     *fpdu_len = flen;

@@ -92,8 +92,11 @@ static void tx_emit(E810Core *c, const TxPkt *p, uint8_t *f, size_t len)
     c->stats.tx_frames++;
     c->stats.tx_bytes += len;
     if (loop) {
+        E810Frame fr;
+
         trace_e810_tx_frame_out(p->q, len, true);
-        e810_lan_receive(c, f, len);
+        e810_frame_parse(&fr, f, len);
+        e810_lan_receive(c, &fr);
         return;
     }
     if (!c->fw.phy.up) {
