@@ -89,4 +89,20 @@ static inline void stbe64(void *p, uint64_t v)
     stbe32((uint8_t *)p + 4, (uint32_t)v);
 }
 
+/*
+ * Bits [@lsb, @lsb + @width) of a little-endian bit-packed context (ice's
+ * ice_ctx_ele tables: queue contexts), @width <= 64.
+ */
+static inline uint64_t ld_bits(const uint8_t *b, unsigned lsb, unsigned width)
+{
+    uint64_t v = 0;
+
+    for (unsigned i = 0; i < width; i++) {
+        unsigned bit = lsb + i;
+
+        v |= (uint64_t)((b[bit / 8] >> (bit % 8)) & 1) << i;
+    }
+    return v;
+}
+
 #endif

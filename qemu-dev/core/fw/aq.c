@@ -53,11 +53,12 @@ static uint64_t e810_aq_base(E810Core *c, uint32_t bal, uint32_t bah)
 static int e810_aq_exec(E810Core *c, E810AqCmd *cmd)
 {
     const E810AqOp *op;
-    uint16_t datalen = ld16(cmd->desc + 4);
-    uint64_t buf_addr = (uint64_t)ld32(cmd->desc + 24) << 32 | ld32(cmd->desc + 28);
+    uint16_t datalen = ld16(cmd->desc + AQ_DESC_DATALEN);
+    uint64_t buf_addr = (uint64_t)ld32(cmd->desc + AQ_DESC_ADDR_H) << 32 |
+                        ld32(cmd->desc + AQ_DESC_ADDR_L);
 
-    cmd->flags = ld16(cmd->desc + 0);
-    cmd->opcode = ld16(cmd->desc + 2);
+    cmd->flags = ld16(cmd->desc + AQ_DESC_FLAGS);
+    cmd->opcode = ld16(cmd->desc + AQ_DESC_OPCODE);
     cmd->has_buf = cmd->flags & E810_AQ_FLAG_BUF;
     cmd->buf_len = 0;
     cmd->resp_len = -1;
@@ -134,8 +135,9 @@ static void e810_aq_process_atq(E810Core *c)
          * how much it would need (ENOMEM convention).
          */
         if (cmd->resp_len >= 0 && cmd->resp_len <= cmd->buf_len) {
-            uint64_t buf_addr = (uint64_t)ld32(cmd->desc + 24) << 32 |
-                                ld32(cmd->desc + 28);
+            uint64_t buf_addr =
+                (uint64_t)ld32(cmd->desc + AQ_DESC_ADDR_H) << 32 |
+                ld32(cmd->desc + AQ_DESC_ADDR_L);
             uint16_t n = cmd->resp_len;
 
             if (n && e810_dma_write(c, buf_addr, cmd->buf, n)) {
@@ -221,11 +223,12 @@ bool e810_aq_post_event(E810Core *c, uint16_t opcode, const uint8_t params[16],
         e810_guest_error(c, "ARQ descriptor at 0x%" PRIx64 " unreadable", slot);
         return false;
     }
-    buf_addr = (uint64_t)ld32(desc + 24) << 32 | ld32(desc + 28);
-    if (len > ld16(desc + 4)) {
+    buf_addr = (uint64_t)ld32(desc + AQ_DESC_ADDR_H) << 32 |
+               ld32(desc + AQ_DESC_ADDR_L);
+    if (len > ld16(desc + AQ_DESC_DATALEN)) {
         c->aq.events_lost++;
         e810_guest_error(c, "ARQ buffer of %u bytes too small for event 0x%04x",
-                         ld16(desc + 4), opcode);
+                         ld16(desc + AQ_DESC_DATALEN), opcode);
         return false;
     }
     if (len && e810_dma_write(c, buf_addr, payload, len)) {
@@ -239,7 +242,8 @@ bool e810_aq_post_event(E810Core *c, uint16_t opcode, const uint8_t params[16],
     st16(desc + 2, opcode);
     st16(desc + 4, len);
     if (params) {
-        memcpy(desc + 16, params, 8);   /* 24..31 keep the buffer address */
+        /* 24..31 keep the buffer address */
+        memcpy(desc + AQ_DESC_PARAMS, params, 8);
     }
     if (e810_dma_write(c, slot, desc, sizeof(desc))) {
         c->aq.events_lost++;

@@ -43,41 +43,29 @@ static void rxq_drop(E810Core *c, unsigned q, uint64_t *counter, size_t len,
 
 /* ---- queue context ------------------------------------------------------ */
 
-static uint64_t ctx_bits(const uint32_t *w, unsigned lsb, unsigned width)
-{
-    uint64_t v = 0;
-
-    for (unsigned i = 0; i < width; i++) {
-        unsigned bit = lsb + i;
-
-        v |= (uint64_t)((w[bit / 32] >> (bit % 32)) & 1) << i;
-    }
-    return v;
-}
-
 /* Take over the context of queue @q (ice_rlan_ctx_fields layout). */
 static void rxq_load(E810Core *c, unsigned q)
 {
     E810RxRing *r = &c->lan.rxq[q];
-    uint32_t w[QRX_CONTEXT_DWORDS];
+    uint8_t w[QRX_CONTEXT_DWORDS * 4];
     const char *bad = NULL;
     const char *idle = NULL;
 
     for (unsigned i = 0; i < QRX_CONTEXT_DWORDS; i++) {
-        w[i] = e810_reg(c, QRX_CONTEXT(i, q));
+        st32(w + 4 * i, e810_reg(c, QRX_CONTEXT(i, q)));
     }
     memset(r, 0, sizeof(*r));
-    r->head = ctx_bits(w, 0, 13);
-    r->base = ctx_bits(w, 32, 57) << 7;
-    r->qlen = ctx_bits(w, 89, 13);
-    r->dbuf = ctx_bits(w, 102, 7) << 7;
-    r->hbuf = ctx_bits(w, 109, 5) << 6;
-    r->dtype = ctx_bits(w, 114, 2);
-    r->dsize32 = ctx_bits(w, 116, 1);
-    r->crcstrip = ctx_bits(w, 117, 1);
-    r->l2tsel = ctx_bits(w, 119, 1);
-    r->showiv = ctx_bits(w, 127, 1);
-    r->rxmax = ctx_bits(w, 174, 14);
+    r->head = ld_bits(w, 0, 13);
+    r->base = ld_bits(w, 32, 57) << 7;
+    r->qlen = ld_bits(w, 89, 13);
+    r->dbuf = ld_bits(w, 102, 7) << 7;
+    r->hbuf = ld_bits(w, 109, 5) << 6;
+    r->dtype = ld_bits(w, 114, 2);
+    r->dsize32 = ld_bits(w, 116, 1);
+    r->crcstrip = ld_bits(w, 117, 1);
+    r->l2tsel = ld_bits(w, 119, 1);
+    r->showiv = ld_bits(w, 127, 1);
+    r->rxmax = ld_bits(w, 174, 14);
     r->enabled = true;
 
     if (r->qlen < 8) {
