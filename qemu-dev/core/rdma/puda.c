@@ -100,20 +100,6 @@ static void puda_created(E810Core *c, uint32_t id)
 
 /* ---- transmit ----------------------------------------------------------- */
 
-/* Address words as the driver stores them (host-order u32s, word 0 most
- * significant: qword @hi = w0:w1, @lo = w2:w3) to network order. */
-static void ip_from_words(uint8_t *out, bool v4, uint64_t hi, uint64_t lo)
-{
-    if (v4) {
-        stbe32(out, (uint32_t)lo);
-        return;
-    }
-    stbe32(out, (uint32_t)(hi >> 32));
-    stbe32(out + 4, (uint32_t)hi);
-    stbe32(out + 8, (uint32_t)(lo >> 32));
-    stbe32(out + 12, (uint32_t)lo);
-}
-
 static void puda_tx_drop(E810Core *c, uint32_t id, unsigned idx,
                          const char *why)
 {
@@ -212,8 +198,8 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
         stbe16(ip + 6, 0x4000);           /* DF */
         ip[8] = ttl ? ttl : 64;
         ip[9] = 6;
-        ip_from_words(ip + 16, true, 0, ah[4]);
-        ip_from_words(ip + 12, true, 0, ah[6]);
+        e810_rdma_ip_from_words(ip + 16, true, 0, ah[4]);
+        e810_rdma_ip_from_words(ip + 12, true, 0, ah[6]);
         stbe16(ip + 10, ~e810_csum_fold(e810_csum_add(0, ip, 20)));
     } else {
         uint32_t tc = (uint32_t)e810_fld(ah[1], 39, 32);
@@ -223,8 +209,8 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
         stbe16(ip + 4, (uint16_t)seg_len);
         ip[6] = 6;
         ip[7] = hop ? hop : 64;
-        ip_from_words(ip + 8, false, ah[7], ah[6]);
-        ip_from_words(ip + 24, false, ah[5], ah[4]);
+        e810_rdma_ip_from_words(ip + 8, false, ah[7], ah[6]);
+        e810_rdma_ip_from_words(ip + 24, false, ah[5], ah[4]);
     }
     /* TCP checksum over the pseudo header and the whole segment. */
     stbe16(tcp + 16, 0);

@@ -14,6 +14,7 @@
 
 #include "../types.h"
 #include "defs.h"
+#include "../bytes.h"
 
 /* ---- device limits (what QUERY_FPM_VAL reports; also table caps) -------- */
 
@@ -213,6 +214,24 @@ static inline void e810_bit_set(uint8_t *map, unsigned i, bool on)
     } else {
         map[i / 8] &= ~(1u << (i % 8));
     }
+}
+
+/*
+ * IP address words as the driver stores them in contexts and WQEs
+ * (host-order u32s, word 0 most significant: qword @hi = w0:w1, @lo =
+ * w2:w3; IPv4 in @lo 31:0) to network order at @out (4 or 16 bytes).
+ */
+static inline void e810_rdma_ip_from_words(uint8_t *out, bool v4, uint64_t hi,
+                                           uint64_t lo)
+{
+    if (v4) {
+        stbe32(out, (uint32_t)lo);
+        return;
+    }
+    stbe32(out, (uint32_t)(hi >> 32));
+    stbe32(out + 4, (uint32_t)hi);
+    stbe32(out + 8, (uint32_t)(lo >> 32));
+    stbe32(out + 12, (uint32_t)lo);
 }
 
 /* "CREATE_QP", ... for traces and logs; "?" for an opcode the engine lacks. */

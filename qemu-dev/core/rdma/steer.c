@@ -49,19 +49,11 @@ typedef struct RxSeg {
     E810Quad quad;              /* local = destination of the frame */
 } RxSeg;
 
-/* Address words as the driver writes them (host-order u32s, word 0 most
- * significant; qword @hi = w0:w1, @lo = w2:w3; IPv4 in @lo 31:0). */
-static void ip_from_words(uint8_t *out, bool v4, uint64_t hi, uint64_t lo)
+/* A quad address from the driver's address words, zero-padded to 16. */
+static void quad_ip(uint8_t *out, bool v4, uint64_t hi, uint64_t lo)
 {
     memset(out, 0, 16);
-    if (v4) {
-        stbe32(out, (uint32_t)lo);
-        return;
-    }
-    stbe32(out, (uint32_t)(hi >> 32));
-    stbe32(out + 4, (uint32_t)hi);
-    stbe32(out + 8, (uint32_t)(lo >> 32));
-    stbe32(out + 12, (uint32_t)lo);
+    e810_rdma_ip_from_words(out, v4, hi, lo);
 }
 
 /*
@@ -165,14 +157,14 @@ static const E810RdmaQhash *rx_find_qhash(E810Core *c, const RxSeg *s,
             e->type != (syn ? QHASH_TYPE_SYN : QHASH_TYPE_ESTABLISHED)) {
             continue;
         }
-        ip_from_words(q.lip, e->ipv4, e->lip[1], e->lip[0]);
+        quad_ip(q.lip, e->ipv4, e->lip[1], e->lip[0]);
         if (memcmp(q.lip, s->quad.lip, 16)) {
             continue;
         }
         if (syn) {
             return e;
         }
-        ip_from_words(q.rip, e->ipv4, e->rip[1], e->rip[0]);
+        quad_ip(q.rip, e->ipv4, e->rip[1], e->rip[0]);
         if (e->rport == s->quad.rport && !memcmp(q.rip, s->quad.rip, 16)) {
             return e;
         }
@@ -285,8 +277,8 @@ static void qhash_replace(E810Core *c, uint32_t id, const E810Quad *q)
             e->lport != q->lport || e->rport != q->rport) {
             continue;
         }
-        ip_from_words(eq.lip, e->ipv4, e->lip[1], e->lip[0]);
-        ip_from_words(eq.rip, e->ipv4, e->rip[1], e->rip[0]);
+        quad_ip(eq.lip, e->ipv4, e->lip[1], e->lip[0]);
+        quad_ip(eq.rip, e->ipv4, e->rip[1], e->rip[0]);
         if (memcmp(eq.lip, q->lip, 16) || memcmp(eq.rip, q->rip, 16)) {
             continue;
         }
@@ -330,8 +322,8 @@ void e810_steer_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
     w = ld64(ctx + 24);
     q->lport = (uint16_t)e810_fld(w, 47, 32);
     q->rport = (uint16_t)e810_fld(w, 63, 48);
-    ip_from_words(q->rip, q->ipv4, ld64(ctx + 40), ld64(ctx + 32));
-    ip_from_words(q->lip, q->ipv4, ld64(ctx + 192), ld64(ctx + 184));
+    quad_ip(q->rip, q->ipv4, ld64(ctx + 40), ld64(ctx + 32));
+    quad_ip(q->lip, q->ipv4, ld64(ctx + 192), ld64(ctx + 184));
     e810_bit_set(p->bound, id, true);
     trace_e810_steer_quad("bind", id, q->lport, q->rport);
     qhash_replace(c, id, q);
