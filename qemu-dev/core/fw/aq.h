@@ -114,15 +114,5 @@ bool e810_aq_post_event(E810Core *c, uint16_t opcode, const uint8_t params[16],
                         const void *payload, uint16_t len);
 const char *e810_aq_opcode_name(uint16_t opcode);
 
-/*
- * Opcode tables of the firmware command families (fw_*.c).  Each ends with
- * an entry whose @fn is NULL.
- */
-extern const E810AqOp e810_fw_core_ops[];
-extern const E810AqOp e810_fw_nvm_ops[];
-extern const E810AqOp e810_fw_ddp_ops[];
-extern const E810AqOp e810_fw_switch_ops[];
-extern const E810AqOp e810_fw_sched_ops[];
-extern const E810AqOp e810_fw_phy_ops[];
 
 #endif

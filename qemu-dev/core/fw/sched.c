@@ -269,7 +269,7 @@ static void sched_put_elem(E810FwSched *s, uint8_t *e, uint32_t teid)
 }
 
 /* 0x0400 Get Default Topology */
-static int sched_get_dflt_topo(E810Core *c, E810AqCmd *cmd)
+int e810_sched_get_dflt_topo(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
     uint32_t chain[3];
@@ -360,7 +360,7 @@ static bool sched_group(const E810AqCmd *cmd, size_t off, size_t hdr,
 }
 
 /* 0x0401 Add Scheduler Elements */
-static int sched_add_elems(E810Core *c, E810AqCmd *cmd)
+int e810_sched_add_elems(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
     uint16_t groups = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
@@ -442,7 +442,7 @@ static int sched_check_elems(E810Core *c, E810AqCmd *cmd, uint16_t n,
 }
 
 /* 0x0403 Configure Scheduler Elements: new bandwidth data, same place. */
-static int sched_cfg_elems(E810Core *c, E810AqCmd *cmd)
+int e810_sched_cfg_elems(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
     uint16_t n = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
@@ -464,7 +464,7 @@ static int sched_cfg_elems(E810Core *c, E810AqCmd *cmd)
 }
 
 /* 0x0404 Query Scheduler Elements */
-static int sched_query_elems(E810Core *c, E810AqCmd *cmd)
+int e810_sched_query_elems(E810Core *c, E810AqCmd *cmd)
 {
     uint16_t n = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
     int rc = sched_check_elems(c, cmd, n, "query sched elems");
@@ -483,7 +483,7 @@ static int sched_query_elems(E810Core *c, E810AqCmd *cmd)
 }
 
 /* 0x0408 Move Scheduler Elements: re-parent within the same layer. */
-static int sched_move_elems(E810Core *c, E810AqCmd *cmd)
+int e810_sched_move_elems(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
     uint16_t groups = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
@@ -592,18 +592,18 @@ static int sched_suspend_resume(E810Core *c, E810AqCmd *cmd, bool suspend)
     return E810_AQ_RC_OK;
 }
 
-static int sched_suspend(E810Core *c, E810AqCmd *cmd)
+int e810_sched_suspend(E810Core *c, E810AqCmd *cmd)
 {
     return sched_suspend_resume(c, cmd, true);
 }
 
-static int sched_resume(E810Core *c, E810AqCmd *cmd)
+int e810_sched_resume(E810Core *c, E810AqCmd *cmd)
 {
     return sched_suspend_resume(c, cmd, false);
 }
 
 /* 0x040F Delete Scheduler Elements (with whatever hangs below them) */
-static int sched_delete_elems(E810Core *c, E810AqCmd *cmd)
+int e810_sched_delete_elems(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
     uint16_t groups = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
@@ -661,7 +661,7 @@ bad_len:
 }
 
 /* 0x0410 Add RL Profiles: store them, hand out profile IDs from 1. */
-static int sched_add_rl(E810Core *c, E810AqCmd *cmd)
+int e810_sched_add_rl(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
     uint16_t n = ld16(aq_param(cmd, 16));
@@ -709,7 +709,7 @@ static int sched_add_rl(E810Core *c, E810AqCmd *cmd)
 }
 
 /* 0x0415 Remove RL Profiles */
-static int sched_remove_rl(E810Core *c, E810AqCmd *cmd)
+int e810_sched_remove_rl(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
     uint16_t n = ld16(aq_param(cmd, 16));
@@ -739,7 +739,7 @@ static int sched_remove_rl(E810Core *c, E810AqCmd *cmd)
 }
 
 /* 0x0412 Query Scheduler Resource Allocation */
-static int sched_query_res(E810Core *c, E810AqCmd *cmd)
+int e810_sched_query_res(E810Core *c, E810AqCmd *cmd)
 {
     uint8_t *b = cmd->buf;
 
@@ -781,14 +781,14 @@ static int sched_query_res(E810Core *c, E810AqCmd *cmd)
  */
 #define P_TX_TOPO_FLAGS     16
 
-static int sched_get_tx_topo(E810Core *c, E810AqCmd *cmd)
+int e810_sched_get_tx_topo(E810Core *c, E810AqCmd *cmd)
 {
     *aq_param(cmd, P_TX_TOPO_FLAGS) = 0;
     return E810_AQ_RC_OK;
 }
 
 /* 0x0417 Set Tx Topology: the 5-layer tree is not modelled. */
-static int sched_set_tx_topo(E810Core *c, E810AqCmd *cmd)
+int e810_sched_set_tx_topo(E810Core *c, E810AqCmd *cmd)
 {
     e810_unimp(c, "Set Tx Topology (5-layer scheduler)");
     return E810_AQ_RC_ESRCH;
@@ -974,13 +974,13 @@ static const SchedAddKind add_qsets = {
 };
 
 /* 0x0C30 Add Tx LAN Queues */
-static int sched_add_txqs(E810Core *c, E810AqCmd *cmd)
+int e810_sched_add_txqs(E810Core *c, E810AqCmd *cmd)
 {
     return sched_add_leaves(c, cmd, &add_txqs);
 }
 
 /* 0x0C33 Add RDMA Qsets */
-static int sched_add_qsets(E810Core *c, E810AqCmd *cmd)
+int e810_sched_add_qsets(E810Core *c, E810AqCmd *cmd)
 {
     return sched_add_leaves(c, cmd, &add_qsets);
 }
@@ -1009,7 +1009,7 @@ static uint32_t qset_find(E810FwSched *s, uint16_t handle, uint32_t parent)
 }
 
 /* 0x0C31 Disable Tx Queues: LAN queues and (bit 15) RDMA qsets. */
-static int sched_dis_txqs(E810Core *c, E810AqCmd *cmd)
+int e810_sched_dis_txqs(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
     uint8_t entries = cmd->desc[17];
@@ -1065,28 +1065,7 @@ static int sched_dis_txqs(E810Core *c, E810AqCmd *cmd)
 }
 
 /* 0x0C32 Move / Reconfigure Tx Queues (DCB, LAG): nothing to model. */
-static int sched_cfg_txqs(E810Core *c, E810AqCmd *cmd)
+int e810_sched_cfg_txqs(E810Core *c, E810AqCmd *cmd)
 {
     return E810_AQ_RC_OK;
 }
-
-const E810AqOp e810_fw_sched_ops[] = {
-    { 0x0400, "get_dflt_topo", sched_get_dflt_topo },
-    { 0x0401, "add_sched_elems", sched_add_elems },
-    { 0x0403, "cfg_sched_elems", sched_cfg_elems },
-    { 0x0404, "query_sched_elems", sched_query_elems },
-    { 0x0408, "move_sched_elems", sched_move_elems },
-    { 0x0409, "suspend_sched_elems", sched_suspend },
-    { 0x040A, "resume_sched_elems", sched_resume },
-    { 0x040F, "delete_sched_elems", sched_delete_elems },
-    { 0x0410, "add_rl_profiles", sched_add_rl },
-    { 0x0412, "query_sched_res", sched_query_res },
-    { 0x0415, "remove_rl_profiles", sched_remove_rl },
-    { 0x0417, "set_tx_topo", sched_set_tx_topo },
-    { 0x0418, "get_tx_topo", sched_get_tx_topo },
-    { 0x0C30, "add_txqs", sched_add_txqs },
-    { 0x0C31, "dis_txqs", sched_dis_txqs },
-    { 0x0C32, "cfg_txqs", sched_cfg_txqs },
-    { 0x0C33, "add_rdma_qsets", sched_add_qsets },
-    { 0, NULL, NULL }
-};
