@@ -81,17 +81,17 @@ unsigned e810_xlate_ae(int r)
 {
     switch (r) {
     case E810_XLATE_PD:
-        return E810_AE_AMP_BAD_PD;
+        return AE_AMP_BAD_PD;
     case E810_XLATE_RIGHTS:
-        return E810_AE_AMP_RIGHTS;
+        return AE_AMP_RIGHTS_VIOLATION;
     case E810_XLATE_BOUNDS:
-        return E810_AE_AMP_BOUNDS;
+        return AE_AMP_BOUNDS_VIOLATION;
     case E810_XLATE_STAG_ZERO:
-        return E810_AE_STAG_ZERO_INVALID;
+        return AE_STAG_ZERO_INVALID;
     case E810_XLATE_DMA:
-        return E810_AE_LCE_QP_CATASTROPHIC;     /* guest memory unreadable */
+        return AE_LCE_QP_CATASTROPHIC;     /* guest memory unreadable */
     default:
-        return E810_AE_AMP_INVALID_STAG;
+        return AE_AMP_INVALID_STAG;
     }
 }
 
@@ -118,13 +118,13 @@ unsigned e810_stag_invalidate(const E810MemOwner *q, uint32_t stag,
     unsigned ae = 0;
 
     if (!mr || !mr->registered) {
-        ae = E810_AE_AMP_INVALID_STAG;
+        ae = AE_AMP_INVALID_STAG;
     } else if (mr->pd != q->pd) {
-        ae = E810_AE_AMP_BAD_PD;
+        ae = AE_AMP_BAD_PD;
     } else if (mr->key != (stag & 0xFF)) {
-        ae = E810_AE_AMP_INVALID_STAG;
+        ae = AE_AMP_INVALID_STAG;
     } else if (remote && !mr->remote) {
-        ae = E810_AE_AMP_INV_NO_REMOTE;
+        ae = AE_AMP_INV_NO_REMOTE;
     }
     if (ae) {
         q->c->rdma.stats.stag_errors++;
@@ -146,17 +146,17 @@ unsigned e810_fast_reg(const E810MemOwner *q, const uint64_t *w)
     unsigned ae = 0;
 
     if (!q->priv) {
-        return E810_AE_WQE_UNEXPECTED_OP;
+        return AE_WQE_UNEXPECTED_OPCODE;
     }
     if (!mr) {
-        ae = E810_AE_AMP_INVALID_STAG;
+        ae = AE_AMP_INVALID_STAG;
     } else if (mr->pd != q->pd) {
-        ae = E810_AE_AMP_BAD_PD;
+        ae = AE_AMP_BAD_PD;
     } else if (mr->registered) {
         /* Fast registration needs an invalid (free) STag. */
-        ae = E810_AE_AMP_FASTREG_VALID;
+        ae = AE_AMP_FASTREG_VALID_STAG;
     } else if (e810_fld(h, 45, 44) == 2 || e810_fld(h, 47, 46) > 2) {
-        ae = E810_AE_WQE_INVALID_PARAM;
+        ae = AE_WQE_INVALID_PARAMETER;
     }
     if (ae) {
         q->c->rdma.stats.stag_errors++;
@@ -169,7 +169,7 @@ unsigned e810_fast_reg(const E810MemOwner *q, const uint64_t *w)
         w[0] >= e810_rdma_page_size((unsigned)e810_fld(h, 47, 46))) {
         e810_guest_error(q->c, "rdma: QP %u fast-register of STag 0x%x with "
                          "first byte offset 0x%" PRIx64, q->qp_id, idx, w[0]);
-        return E810_AE_WQE_INVALID_PARAM;
+        return AE_WQE_INVALID_PARAMETER;
     }
     mr->key = (uint8_t)e810_fld(h, 7, 0);
     mr->lpbl = (uint8_t)e810_fld(h, 45, 44);

@@ -11,22 +11,6 @@
 #include "../types.h"
 #include "rdma.h"
 
-/* AE codes (irdma user.h) the shared code returns. */
-#define E810_AE_AMP_INVALID_STAG        0x0103
-#define E810_AE_AMP_BAD_PD              0x0105
-#define E810_AE_AMP_BOUNDS              0x0108
-#define E810_AE_AMP_RIGHTS              0x0109
-#define E810_AE_AMP_FASTREG_VALID       0x010c
-#define E810_AE_AMP_INV_NO_REMOTE       0x0112
-#define E810_AE_STAG_ZERO_INVALID       0x0206
-#define E810_AE_WQE_UNEXPECTED_OP       0x020a
-#define E810_AE_WQE_INVALID_PARAM       0x020b
-#define E810_AE_LCE_QP_CATASTROPHIC     0x0700
-
-/* Fragment words of SQ/RQ WQEs (uk.c irdma_set_fragment). */
-#define E810_FRAG_LEN(q)        ((uint32_t)e810_fld(q, 62, 32))
-#define E810_FRAG_STAG(q)       ((uint32_t)e810_fld(q, 31, 0))
-
 typedef struct E810Sge {
     uint32_t stag;
     uint64_t to;

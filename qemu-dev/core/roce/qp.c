@@ -40,62 +40,8 @@
 #include <stdlib.h>
 #endif
 
-/* CQP */
-enum { OP_CREATE_QP = 0, OP_MODIFY_QP = 1, OP_DESTROY_QP = 2,
-       OP_FLUSH_WQES = 0x22 };
-#define QPW_ID(h)               ((uint32_t)e810_fld(h, 23, 0))
-#define QPW_VQ                  (1ull << 45)
-#define QPW_TYPE(h)             ((unsigned)e810_fld(h, 50, 48))
-#define QPW_NEXT(h)             ((unsigned)e810_fld(h, 62, 60))
-#define FWQE_USERFLCODE         (1ull << 60)
-#define FWQE_FLUSHSQ            (1ull << 61)
-#define FWQE_FLUSHRQ            (1ull << 62)
-#define QP_TYPE_ROCE_RC         3
-#define QP_TYPE_ROCE_UD         4
-enum { ST_IDLE = 1, ST_RTS = 2, ST_SQD = 3, ST_RTR = 4, ST_ERROR = 6 };
-#define PROTOCOL_ROCE           2
-
-/* SQ WQE (uk.c) */
-#define SQ_OPCODE(h)            ((unsigned)e810_fld(h, 37, 32))
-#define SQ_ADDFRAGCNT(h)        ((unsigned)e810_fld(h, 41, 38))
-#define SQ_IMMDATAFLAG          (1ull << 47)
-#define SQ_INLINELEN(h)         ((unsigned)e810_fld(h, 55, 48))
-#define SQ_INLINEFLAG           (1ull << 57)
-#define SQ_READFENCE            (1ull << 60)
-#define SQ_LOCALFENCE           (1ull << 61)
-#define SQ_SIGCOMPL             (1ull << 62)
-#define SQ_VALID                (1ull << 63)
-#define SQ_AHID(h)              ((uint32_t)e810_fld(h, 24, 0))
-enum {
-    SQOP_RDMA_WRITE = 0x00, SQOP_RDMA_READ = 0x01, SQOP_SEND = 0x03,
-    SQOP_SEND_INV = 0x04, SQOP_SEND_SOL = 0x05, SQOP_SEND_SOL_INV = 0x06,
-    SQOP_FAST_REG = 0x09, SQOP_LOCAL_INV = 0x0a, SQOP_READ_LOC_INV = 0x0b,
-    SQOP_NOP = 0x0c, SQOP_RDMA_WRITE_SOL = 0x0d,
-};
-
-/* CQE */
-#define CQE_EXT                 (1ull << 50)
-#define CQE_IPV4                (1ull << 53)
-#define CQE_STAG                (1ull << 53)
-#define CQE_SOEVENT             (1ull << 54)
-#define CQE_ERROR               (1ull << 55)
-#define CQE_SQ                  (1ull << 62)
-#define CQE_EXT_IMMVALID        (1ull << 62)
-#define FLUSH_MAJOR             1
-/* Receive CQE op of a UD datagram (the BTH opcode does not fit 6 bits;
- * the driver only looks for the WRITE-with-immediate ones). */
-#define OP_TYPE_REC             0x3e
-
-/* AEs (irdma user.h) */
-#define AE_QP_SUSPEND_COMPLETE  0x0900
-#define AE_IB_INVALID_REQUEST   0x0208
-#define AE_IB_REMOTE_ACCESS     0x020d
-#define AE_IB_REMOTE_OP         0x020e
-#define AE_ROCE_RSP_LENGTH      0x0316
-#define AE_LLP_TOO_MANY_RETRIES 0x050a
-#define AE_LLP_TOO_MANY_RNRS    0x050f
-#define AESRC_RQ                1
-#define AESRC_SQ                5
+/* UD receive completions carry OP_TYPE_REC: the BTH opcode does not fit
+ * the 6-bit field and the driver only looks for WRITE with immediate. */
 
 #define ROCE_MAX_SGE            16
 #define ROCE_MAX_INLINE         256
@@ -239,9 +185,9 @@ static void sq_cqe(RoceQp *q, const RoceWqe *w)
     cqe[1] = q->c->rdma.qp[q->id].comp_ctx;
     cqe[2] = (uint64_t)(q->id & 0xFFFFFF) << 32;
     cqe[3] = (uint64_t)(w->idx & 0x7FFF) << 32 |
-             (uint64_t)(w->op & 0x3F) << 56 | CQE_SQ;
+             (uint64_t)(w->op & 0x3F) << 56 | CQ_SQ;
     if (w->status) {
-        cqe[3] |= CQE_ERROR | (uint64_t)(w->status & 0xFFFF) |
+        cqe[3] |= CQ_ERROR | (uint64_t)(w->status & 0xFFFF) |
                   (uint64_t)0xFFFF << 16;
     }
     trace_e810_roce_cqe(q->id, q->txcq, true, w->idx, w->op, w->status);
@@ -263,9 +209,9 @@ static void rq_cqe(RoceQp *q, uint64_t len, unsigned op, uint64_t qw2lo,
              (uint64_t)(op & 0x3F) << 56 | flags;
     trace_e810_roce_cqe(q->id, q->rxcq, false, q->rcv_idx, op, 0);
     if (imm) {
-        cqe[3] |= CQE_EXT;
+        cqe[3] |= CQ_EXTCQE;
         ext[0] = imm_data;
-        ext[3] = CQE_EXT_IMMVALID;
+        ext[3] = CQ_EXT_IMMVALID;
         e810_rdma_cq_post_ext(q->c, q->rxcq, cqe, ext);
         return;
     }
@@ -319,12 +265,12 @@ static unsigned inline_quanta(unsigned len)
 
 static bool op_is_local(unsigned op)
 {
-    return op == SQOP_FAST_REG || op == SQOP_LOCAL_INV || op == SQOP_NOP;
+    return op == OP_FAST_REGISTER || op == OP_LOCAL_INVALIDATE || op == OP_NOP;
 }
 
 static bool op_is_read(unsigned op)
 {
-    return op == SQOP_RDMA_READ || op == SQOP_READ_LOC_INV;
+    return op == OP_RDMA_READ || op == OP_RDMA_READ_LOC_INV;
 }
 
 /* Parse the WQE at the SQ consumer index (uk.c irdma_uk_send/rdma_write/
@@ -343,41 +289,41 @@ static bool sq_fetch(RoceQp *q, RoceWqe *w, uint64_t *hdr)
         qw[i] = ld64(raw + 8 * i);
     }
     h = qw[3];
-    if (!!(h & SQ_VALID) != q->sq_pol) {
+    if (!!(h & QPSQ_VALID) != q->sq_pol) {
         return false;
     }
     memset(w, 0, offsetof(RoceWqe, inl_data));
     *hdr = h;
     w->idx = q->sq_idx;
-    w->op = (uint8_t)SQ_OPCODE(h);
-    w->signaled = h & SQ_SIGCOMPL;
+    w->op = (uint8_t)QPSQ_OPCODE(h);
+    w->signaled = h & QPSQ_SIGCOMPL;
     w->quanta = 1;
-    w->imm = h & SQ_IMMDATAFLAG;
+    w->imm = h & QPSQ_IMMDATAFLAG;
     w->imm_data = (uint32_t)qw[0];
     w->raddr = qw[2];
     w->rkey = (uint32_t)h;
-    w->ah = SQ_AHID(h);
+    w->ah = QPSQ_AHID(h);
     w->qkey = (uint32_t)qw[2];
     w->dqpn = (uint32_t)e810_fld(qw[2], 55, 32);
     if (op_is_local(w->op)) {
-        if (w->op == SQOP_FAST_REG) {
+        if (w->op == OP_FAST_REGISTER) {
             E810MemOwner o = owner(q);
 
             w->status = (int)e810_fast_reg(&o, qw);
-        } else if (w->op == SQOP_LOCAL_INV) {
+        } else if (w->op == OP_LOCAL_INVALIDATE) {
             E810MemOwner o = owner(q);
 
-            w->status = (int)e810_stag_invalidate(&o, E810_FRAG_STAG(qw[1]),
+            w->status = (int)e810_stag_invalidate(&o, QPSQ_FRAG_STAG(qw[1]),
                                                   false);
         }
         w->done = true;
         return true;
     }
-    if (h & SQ_INLINEFLAG) {
-        unsigned len = SQ_INLINELEN(h), got;
+    if (h & QPSQ_INLINEDATAFLAG) {
+        unsigned len = QPSQ_INLINEDATALEN(h), got;
 
         if (len > ROCE_MAX_INLINE || inline_quanta(len) > 8) {
-            w->status = E810_AE_WQE_INVALID_PARAM;
+            w->status = AE_WQE_INVALID_PARAMETER;
             return true;
         }
         w->inl = true;
@@ -392,7 +338,7 @@ static bool sq_fetch(RoceQp *q, RoceWqe *w, uint64_t *hdr)
 
             if (!e810_ring_read(q->c, &q->sq,
                                 ((uint64_t)q->sq_idx + k) * 32, raw, 32)) {
-                w->status = E810_AE_WQE_INVALID_PARAM;
+                w->status = AE_WQE_INVALID_PARAMETER;
                 return true;
             }
             memcpy(w->inl_data + got, raw, n);
@@ -403,17 +349,17 @@ static bool sq_fetch(RoceQp *q, RoceWqe *w, uint64_t *hdr)
     /* Fragment 0 in quantum 0 unless it holds immediate data; ADDFRAGCNT
      * more at byte 32 + 16 k (uk.c; with immediate data the first SGE is
      * at byte 32). */
-    nfrag = SQ_ADDFRAGCNT(h);
+    nfrag = QPSQ_ADDFRAGCNT(h);
     w->quanta = (uint8_t)(1 + (nfrag + 1) / 2);
     if (w->quanta > 8) {
-        w->status = E810_AE_WQE_INVALID_PARAM;
+        w->status = AE_WQE_INVALID_PARAMETER;
         w->quanta = 1;
         return true;
     }
-    if (!w->imm && E810_FRAG_LEN(qw[1])) {
+    if (!w->imm && QPSQ_FRAG_LEN(qw[1])) {
         w->sge[0].to = qw[0];
-        w->sge[0].stag = E810_FRAG_STAG(qw[1]);
-        w->sge[0].len = E810_FRAG_LEN(qw[1]);
+        w->sge[0].stag = QPSQ_FRAG_STAG(qw[1]);
+        w->sge[0].len = QPSQ_FRAG_LEN(qw[1]);
         w->nsge = 1;
     }
     for (k = 0; k < nfrag && w->nsge < ROCE_MAX_SGE; k++) {
@@ -421,22 +367,22 @@ static bool sq_fetch(RoceQp *q, RoceWqe *w, uint64_t *hdr)
 
         if (!e810_ring_read(q->c, &q->sq,
                             (uint64_t)q->sq_idx * 32 + 32 + 16 * k, f, 16)) {
-            w->status = E810_AE_WQE_INVALID_PARAM;
+            w->status = AE_WQE_INVALID_PARAMETER;
             return true;
         }
-        if (!E810_FRAG_LEN(ld64(f + 8))) {
+        if (!QPSQ_FRAG_LEN(ld64(f + 8))) {
             continue;           /* null pad fragment */
         }
         w->sge[w->nsge].to = ld64(f);
-        w->sge[w->nsge].stag = E810_FRAG_STAG(ld64(f + 8));
-        w->sge[w->nsge].len = E810_FRAG_LEN(ld64(f + 8));
+        w->sge[w->nsge].stag = QPSQ_FRAG_STAG(ld64(f + 8));
+        w->sge[w->nsge].len = QPSQ_FRAG_LEN(ld64(f + 8));
         w->nsge++;
     }
     for (k = 0; k < w->nsge; k++) {
         sum += w->sge[k].len;
     }
     if (sum > 0x7FFFFFFFu) {    /* max_msg_sz */
-        w->status = E810_AE_WQE_INVALID_PARAM;
+        w->status = AE_WQE_INVALID_PARAMETER;
         return true;
     }
     w->len = (uint32_t)sum;
@@ -465,20 +411,20 @@ static bool rq_take(RoceQp *q)
         return false;
     }
     qw3 = ld64(raw + 24);
-    if (!!(qw3 & SQ_VALID) != q->rq_pol) {
+    if (!!(qw3 & QPSQ_VALID) != q->rq_pol) {
         return false;
     }
     q->rcv_nsge = 0;
     q->rcv_cap = 0;
     q->rcv_off = 0;
     qw1 = ld64(raw + 8);
-    if (E810_FRAG_LEN(qw1)) {
+    if (QPSQ_FRAG_LEN(qw1)) {
         q->rcv_sge[0].to = ld64(raw);
-        q->rcv_sge[0].stag = E810_FRAG_STAG(qw1);
-        q->rcv_sge[0].len = E810_FRAG_LEN(qw1);
+        q->rcv_sge[0].stag = QPSQ_FRAG_STAG(qw1);
+        q->rcv_sge[0].len = QPSQ_FRAG_LEN(qw1);
         q->rcv_nsge = 1;
     }
-    nfrag = SQ_ADDFRAGCNT(qw3);
+    nfrag = QPSQ_ADDFRAGCNT(qw3);
     for (k = 0; k < nfrag && q->rcv_nsge < ROCE_MAX_SGE; k++) {
         uint8_t f[16];
 
@@ -488,12 +434,12 @@ static bool rq_take(RoceQp *q)
                             f, 16)) {
             break;
         }
-        if (!E810_FRAG_LEN(ld64(f + 8))) {
+        if (!QPSQ_FRAG_LEN(ld64(f + 8))) {
             continue;
         }
         q->rcv_sge[q->rcv_nsge].to = ld64(f);
-        q->rcv_sge[q->rcv_nsge].stag = E810_FRAG_STAG(ld64(f + 8));
-        q->rcv_sge[q->rcv_nsge].len = E810_FRAG_LEN(ld64(f + 8));
+        q->rcv_sge[q->rcv_nsge].stag = QPSQ_FRAG_STAG(ld64(f + 8));
+        q->rcv_sge[q->rcv_nsge].len = QPSQ_FRAG_LEN(ld64(f + 8));
         q->rcv_nsge++;
     }
     for (k = 0; k < q->rcv_nsge; k++) {
@@ -629,7 +575,7 @@ static void wq_retire(RoceQp *q)
             sq_cqe(q, w);
         }
         if (w->status) {
-            qp_fatal(q, (unsigned)w->status, AESRC_SQ);
+            qp_fatal(q, (unsigned)w->status, AE_SOURCE_SQ);
         }
         q->wq_head = (q->wq_head + 1) % q->wq_size;
         q->wq_cnt--;
@@ -695,14 +641,14 @@ static void send_pkt(RoceQp *q, RoceWqe *w, uint32_t k)
         uint32_t done = w->got * q->mtu;
 
         opcode = ROCE_READ_REQ;
-        roce_put64(b + p, w->raddr + done);
-        roce_put32(b + p + 8, w->rkey);
-        roce_put32(b + p + 12, w->len - done);
+        stbe64(b + p, w->raddr + done);
+        stbe32(b + p + 8, w->rkey);
+        stbe32(b + p + 12, w->len - done);
         p += ROCE_RETH_LEN;
         last = true;
     } else {
-        bool wr = w->op == SQOP_RDMA_WRITE || w->op == SQOP_RDMA_WRITE_SOL;
-        bool inv = w->op == SQOP_SEND_INV || w->op == SQOP_SEND_SOL_INV;
+        bool wr = w->op == OP_RDMA_WRITE || w->op == OP_RDMA_WRITE_SOL;
+        bool inv = w->op == OP_RDMA_SEND_INV || w->op == OP_RDMA_SEND_SOL_EVENT_INV;
 
         plen = w->len - poff < q->mtu ? w->len - poff : q->mtu;
         if (wr) {
@@ -712,12 +658,12 @@ static void send_pkt(RoceQp *q, RoceWqe *w, uint32_t k)
                      last ? (w->imm ? ROCE_WRITE_LAST_IMM : ROCE_WRITE_LAST) :
                      ROCE_WRITE_MIDDLE;
             if (first) {
-                roce_put64(b + p, w->raddr);
-                roce_put32(b + p + 8, w->rkey);
-                roce_put32(b + p + 12, w->len);
+                stbe64(b + p, w->raddr);
+                stbe32(b + p + 8, w->rkey);
+                stbe32(b + p + 12, w->len);
                 p += ROCE_RETH_LEN;
             }
-            se = last && w->imm && w->op == SQOP_RDMA_WRITE_SOL;
+            se = last && w->imm && w->op == OP_RDMA_WRITE_SOL;
         } else {
             opcode = first && last ? (inv ? ROCE_SEND_ONLY_INV :
                                       w->imm ? ROCE_SEND_ONLY_IMM :
@@ -726,15 +672,15 @@ static void send_pkt(RoceQp *q, RoceWqe *w, uint32_t k)
                      last ? (inv ? ROCE_SEND_LAST_INV :
                              w->imm ? ROCE_SEND_LAST_IMM : ROCE_SEND_LAST) :
                      ROCE_SEND_MIDDLE;
-            se = last && (w->op == SQOP_SEND_SOL ||
-                          w->op == SQOP_SEND_SOL_INV);
+            se = last && (w->op == OP_RDMA_SEND_SOL_EVENT ||
+                          w->op == OP_RDMA_SEND_SOL_EVENT_INV);
             if (last && inv) {
-                roce_put32(b + p, w->rkey);
+                stbe32(b + p, w->rkey);
                 p += ROCE_IETH_LEN;
             }
         }
         if (last && w->imm) {
-            roce_put32(b + p, w->imm_data);
+            stbe32(b + p, w->imm_data);
             p += ROCE_IMM_LEN;
         }
         if (plen) {
@@ -779,7 +725,7 @@ static void rc_run(RoceQp *q)
 {
     uint64_t h;
 
-    while (!q->halted && q->state == ST_RTS && !q->rnr_wait) {
+    while (!q->halted && q->state == QP_STATE_RTS && !q->rnr_wait) {
         RoceWqe *w;
 
         if (q->snd >= q->wq_cnt) {
@@ -793,10 +739,10 @@ static void rc_run(RoceQp *q)
                 }
                 break;
             }
-            if ((h & SQ_LOCALFENCE) && q->wq_cnt) {
+            if ((h & QPSQ_LOCALFENCE) && q->wq_cnt) {
                 break;
             }
-            if ((h & SQ_READFENCE) && reads_outstanding(q)) {
+            if ((h & QPSQ_READFENCE) && reads_outstanding(q)) {
                 break;
             }
             trace_e810_roce_wqe(q->id, w->idx, w->op, w->len, h);
@@ -804,13 +750,13 @@ static void rc_run(RoceQp *q)
             sq_advance(q, w->quanta);
             if (!w->status && !op_is_local(w->op)) {
                 switch (w->op) {
-                case SQOP_SEND: case SQOP_SEND_INV: case SQOP_SEND_SOL:
-                case SQOP_SEND_SOL_INV: case SQOP_RDMA_WRITE:
-                case SQOP_RDMA_WRITE_SOL: case SQOP_RDMA_READ:
-                case SQOP_READ_LOC_INV:
+                case OP_RDMA_SEND: case OP_RDMA_SEND_INV: case OP_RDMA_SEND_SOL_EVENT:
+                case OP_RDMA_SEND_SOL_EVENT_INV: case OP_RDMA_WRITE:
+                case OP_RDMA_WRITE_SOL: case OP_RDMA_READ:
+                case OP_RDMA_READ_LOC_INV:
                     break;
                 default:
-                    w->status = E810_AE_WQE_UNEXPECTED_OP;
+                    w->status = AE_WQE_UNEXPECTED_OPCODE;
                     break;
                 }
             }
@@ -886,7 +832,7 @@ static void rx_ack(RoceQp *q, const RocePkt *k)
         ack_upto(q, (k->psn - 1) & ROCE_PSN_MASK);
         if (q->rnr_thresh != ROCE_RNR_INFINITE &&
             ++q->rnr_retries > q->rnr_thresh) {
-            qp_fatal(q, AE_LLP_TOO_MANY_RNRS, AESRC_SQ);
+            qp_fatal(q, AE_LLP_TOO_MANY_RNRS, AE_SOURCE_SQ);
             return;
         }
         rewind_to(q, k->psn);
@@ -908,9 +854,9 @@ static void rx_ack(RoceQp *q, const RocePkt *k)
         {
             unsigned i;
             unsigned ae = (syn & 0x1F) == ROCE_NAK_REMOTE_ACCESS ?
-                          AE_IB_REMOTE_ACCESS :
+                          AE_IB_REMOTE_ACCESS_ERROR :
                           (syn & 0x1F) == ROCE_NAK_REMOTE_OP ?
-                          AE_IB_REMOTE_OP : AE_IB_INVALID_REQUEST;
+                          AE_IB_REMOTE_OP_ERROR : AE_IB_INVALID_REQUEST;
 
             for (i = 0; i < q->wq_cnt; i++) {
                 RoceWqe *w = wq_at(q, i);
@@ -922,7 +868,7 @@ static void rx_ack(RoceQp *q, const RocePkt *k)
                 }
             }
             wq_retire(q);
-            qp_fatal(q, ae, AESRC_SQ);
+            qp_fatal(q, ae, AE_SOURCE_SQ);
         }
         return;
     default:
@@ -976,7 +922,7 @@ static void rx_read_resp(RoceQp *q, const RocePkt *k)
         (!last && len != q->mtu) ||
         (last && len != w->len - (uint64_t)w->got * q->mtu)) {
         w->done = true;
-        w->status = AE_ROCE_RSP_LENGTH;
+        w->status = AE_ROCE_RSP_LENGTH_ERROR;
         wq_retire(q);
         return;
     }
@@ -998,7 +944,7 @@ static void rx_read_resp(RoceQp *q, const RocePkt *k)
     q->retries = 0;
     if (last) {
         w->done = true;
-        if (w->op == SQOP_READ_LOC_INV) {
+        if (w->op == OP_RDMA_READ_LOC_INV) {
             E810MemOwner o = owner(q);
 
             w->status = (int)e810_stag_invalidate(&o, w->nsge ?
@@ -1019,7 +965,7 @@ static void resp_error(RoceQp *q, const RocePkt *k, unsigned nak,
     trace_e810_roce_drop(q->id, k->opcode, k->psn, "responder error");
     q->rcv_active = false;
     q->wr_active = false;
-    qp_fatal(q, ae, AESRC_RQ);
+    qp_fatal(q, ae, AE_SOURCE_RQ);
 }
 
 static unsigned xlate_nak(int r)
@@ -1040,9 +986,9 @@ static void resp_read(RoceQp *q, const RocePkt *k, bool dup)
         resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
         return;
     }
-    va = roce_be64(k->ext);
-    rkey = roce_be32(k->ext + 8);
-    len = roce_be32(k->ext + 12);
+    va = ldbe64(k->ext);
+    rkey = ldbe32(k->ext + 8);
+    len = ldbe32(k->ext + 12);
     if (!q->rd_ok || len > 0x7FFFFFFFu) {
         resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
         return;
@@ -1178,9 +1124,9 @@ static void resp_request(RoceQp *q, const RocePkt *k)
             resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
             return;
         }
-        q->wr_va = roce_be64(p);
-        q->wr_rkey = roce_be32(p + 8);
-        q->wr_len = roce_be32(p + 12);
+        q->wr_va = ldbe64(p);
+        q->wr_rkey = ldbe32(p + 8);
+        q->wr_len = ldbe32(p + 12);
         q->wr_off = 0;
         p += ROCE_RETH_LEN;
         left -= ROCE_RETH_LEN;
@@ -1205,7 +1151,7 @@ static void resp_request(RoceQp *q, const RocePkt *k)
             resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
             return;
         }
-        inv_stag = roce_be32(p);
+        inv_stag = ldbe32(p);
         p += ROCE_IETH_LEN;
         left -= ROCE_IETH_LEN;
     }
@@ -1214,7 +1160,7 @@ static void resp_request(RoceQp *q, const RocePkt *k)
             resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
             return;
         }
-        imm_data = roce_be32(p);
+        imm_data = ldbe32(p);
         p += ROCE_IMM_LEN;
         left -= ROCE_IMM_LEN;
     }
@@ -1277,16 +1223,16 @@ static void resp_request(RoceQp *q, const RocePkt *k)
     e->stats.rx_pkts++;
     q->epsn = (q->epsn + 1) & ROCE_PSN_MASK;
     if (last) {
-        uint64_t flags = k->se ? CQE_SOEVENT : 0, lo = 0;
+        uint64_t flags = k->se ? CQ_SOEVENT : 0, lo = 0;
 
         q->msn = (q->msn + 1) & 0xFFFFFF;
         if (inv) {
             if (e810_stag_invalidate(&o, inv_stag, true)) {
                 resp_error(q, k, ROCE_NAK_INVALID_REQ,
-                           E810_AE_AMP_INVALID_STAG);
+                           AE_AMP_INVALID_STAG);
                 return;
             }
-            flags |= CQE_STAG;
+            flags |= CQ_STAG;
             lo = inv_stag;
         }
         if (is_send(op) || imm) {
@@ -1332,13 +1278,13 @@ static bool ah_path(RoceQp *q, uint32_t idx, RocePath *p)
         p->smac[i] = (uint8_t)(a[0] >> (56 - 8 * i));
     }
     if (p->ipv4) {
-        roce_put32(p->dip, (uint32_t)a[4]);
-        roce_put32(p->sip, (uint32_t)a[6]);
+        stbe32(p->dip, (uint32_t)a[4]);
+        stbe32(p->sip, (uint32_t)a[6]);
     } else {
-        roce_put64(p->dip, a[5]);
-        roce_put64(p->dip + 8, a[4]);
-        roce_put64(p->sip, a[7]);
-        roce_put64(p->sip + 8, a[6]);
+        stbe64(p->dip, a[5]);
+        stbe64(p->dip + 8, a[4]);
+        stbe64(p->sip, a[7]);
+        stbe64(p->sip + 8, a[6]);
     }
     if (!p->ttl) {
         p->ttl = 64;
@@ -1355,29 +1301,29 @@ static void ud_send(RoceQp *q, RoceWqe *w)
     unsigned opcode = w->imm ? ROCE_UD_SEND_ONLY_IMM : ROCE_UD_SEND_ONLY;
     uint32_t psn = q->psn_next;
 
-    if (w->op != SQOP_SEND && w->op != SQOP_SEND_SOL) {
-        w->status = E810_AE_WQE_UNEXPECTED_OP;
+    if (w->op != OP_RDMA_SEND && w->op != OP_RDMA_SEND_SOL_EVENT) {
+        w->status = AE_WQE_UNEXPECTED_OPCODE;
         return;
     }
     if (!ah_path(q, w->ah, &path)) {
-        w->status = E810_AE_WQE_INVALID_PARAM;
+        w->status = AE_WQE_INVALID_PARAMETER;
         e810_guest_error(q->c, "rdma: UD QP %u WQE %u: address handle %u "
                          "not valid", q->id, w->idx, w->ah);
         return;
     }
     if (w->len > q->mtu) {
-        w->status = E810_AE_WQE_INVALID_PARAM;   /* DGRAM too long */
+        w->status = AE_WQE_INVALID_PARAMETER;   /* DGRAM too long */
         return;
     }
     off = roce_frame_start(b, &path);
     p = off + ROCE_BTH_LEN;
     /* A Q_Key with the high bit set means the QP's own (IBA 10.2.5). */
-    roce_put32(b + p, (w->qkey & 0x80000000u) ? q->qkey : w->qkey);
+    stbe32(b + p, (w->qkey & 0x80000000u) ? q->qkey : w->qkey);
     b[p + 4] = 0;
     roce_put24(b + p + 5, q->id);
     p += ROCE_DETH_LEN;
     if (w->imm) {
-        roce_put32(b + p, w->imm_data);
+        stbe32(b + p, w->imm_data);
         p += ROCE_IMM_LEN;
     }
     if (w->len) {
@@ -1398,7 +1344,7 @@ static void ud_send(RoceQp *q, RoceWqe *w)
     while ((p - off) & 3) {
         b[p++] = 0;
     }
-    roce_bth_put(b + off, (uint8_t)opcode, w->op == SQOP_SEND_SOL,
+    roce_bth_put(b + off, (uint8_t)opcode, w->op == OP_RDMA_SEND_SOL_EVENT,
                  (4 - (w->len & 3)) & 3, ROCE_DEFAULT_PKEY, w->dqpn, false,
                  psn);
     q->psn_next = (q->psn_next + 1) & ROCE_PSN_MASK;
@@ -1414,7 +1360,7 @@ static void ud_run(RoceQp *q)
     RoceWqe w;
     uint64_t h;
 
-    while (!q->halted && q->state == ST_RTS) {
+    while (!q->halted && q->state == QP_STATE_RTS) {
         if (!sq_fetch(q, &w, &h)) {
             if (e810_rdma_qp_show_sq_tail(q->c, q->id, q->sq_idx)) {
                 continue;
@@ -1430,7 +1376,7 @@ static void ud_run(RoceQp *q)
             sq_cqe(q, &w);
         }
         if (w.status) {
-            qp_fatal(q, (unsigned)w.status, AESRC_SQ);
+            qp_fatal(q, (unsigned)w.status, AE_SOURCE_SQ);
         }
     }
 }
@@ -1449,7 +1395,7 @@ static void ud_rx(RoceQp *q, const RocePkt *k)
         trace_e810_roce_drop(q->id, k->opcode, k->psn, "short UD header");
         return;
     }
-    qkey = roce_be32(k->ext);
+    qkey = ldbe32(k->ext);
     src_qp = roce_be24(k->ext + 5);
     if (qkey != q->qkey) {
         e->stats.rx_key++;
@@ -1467,7 +1413,7 @@ static void ud_rx(RoceQp *q, const RocePkt *k)
         e->stats.ud_dropped++;
         trace_e810_roce_drop(q->id, k->opcode, k->psn, "receive WQE short");
         rq_cqe(q, 0, OP_TYPE_REC, src_qp,
-               CQE_ERROR | (uint64_t)0xFFFF << 16 | E810_AE_WQE_INVALID_PARAM,
+               CQ_ERROR | (uint64_t)0xFFFF << 16 | AE_WQE_INVALID_PARAMETER,
                false, 0);
         return;
     }
@@ -1483,26 +1429,26 @@ static void ud_rx(RoceQp *q, const RocePkt *k)
         e->stats.ud_dropped++;
         trace_e810_roce_drop(q->id, k->opcode, k->psn, "receive buffer");
         rq_cqe(q, 0, OP_TYPE_REC, src_qp,
-               CQE_ERROR | (uint64_t)0xFFFF << 16 | E810_AE_AMP_INVALID_STAG,
+               CQ_ERROR | (uint64_t)0xFFFF << 16 | AE_AMP_INVALID_STAG,
                false, 0);
         return;
     }
     e->stats.rx_pkts++;
     rq_cqe(q, ROCE_GRH_LEN + plen, OP_TYPE_REC, src_qp,
-           (k->ipv4 ? CQE_IPV4 : 0) | (k->se ? CQE_SOEVENT : 0), imm,
-           roce_be32(k->ext + ROCE_DETH_LEN));
+           (k->ipv4 ? CQ_IPV4 : 0) | (k->se ? CQ_SOEVENT : 0), imm,
+           ldbe32(k->ext + ROCE_DETH_LEN));
 }
 
 /* ---- receive ------------------------------------------------------------ */
 
-bool e810_roce_rx(E810Core *c, const uint8_t *frame, size_t len)
+bool e810_roce_rx(E810Core *c, const E810Frame *fr)
 {
     E810Roce *e = c->rdma.roce;
     const char *bad;
     RocePkt k;
     RoceQp *q;
 
-    if (!roce_parse(frame, len, &k, &bad)) {
+    if (!roce_parse_frame(fr, &k, &bad)) {
         return false;
     }
     if (!e) {
@@ -1520,7 +1466,7 @@ bool e810_roce_rx(E810Core *c, const uint8_t *frame, size_t len)
     trace_e810_roce_rx(k.dqpn, k.opcode, k.psn, (unsigned)k.ext_len);
     q = qp_find(c, k.dqpn);
     if (!q || q->halted ||
-        (q->state != ST_RTR && q->state != ST_RTS && q->state != ST_SQD)) {
+        (q->state != QP_STATE_RTR && q->state != QP_STATE_RTS && q->state != QP_STATE_SQD)) {
         e->stats.rx_no_qp++;
         trace_e810_roce_drop(k.dqpn, k.opcode, k.psn, "no QP ready for it");
         return true;
@@ -1547,7 +1493,7 @@ bool e810_roce_rx(E810Core *c, const uint8_t *frame, size_t len)
     }
     switch (k.opcode) {
     case ROCE_ACK:
-        if (q->state == ST_RTS || q->state == ST_SQD) {
+        if (q->state == QP_STATE_RTS || q->state == QP_STATE_SQD) {
             rx_ack(q, &k);
         }
         break;
@@ -1555,7 +1501,7 @@ bool e810_roce_rx(E810Core *c, const uint8_t *frame, size_t len)
     case ROCE_READ_RESP_MIDDLE:
     case ROCE_READ_RESP_LAST:
     case ROCE_READ_RESP_ONLY:
-        if (q->state == ST_RTS || q->state == ST_SQD) {
+        if (q->state == QP_STATE_RTS || q->state == QP_STATE_SQD) {
             rx_read_resp(q, &k);
         }
         break;
@@ -1591,7 +1537,7 @@ static void qp_timeout(RoceQp *q)
     }
     e->stats.timeouts++;
     if (q->retries >= q->rexmit_thresh) {
-        qp_fatal(q, AE_LLP_TOO_MANY_RETRIES, AESRC_SQ);
+        qp_fatal(q, AE_LLP_TOO_MANY_RETRIES, AE_SOURCE_SQ);
         return;
     }
     q->retries++;
@@ -1631,11 +1577,11 @@ static void ip_from_ctx(uint8_t *ip, bool v4, uint64_t hi_pair,
 {
     memset(ip, 0, 16);
     if (v4) {
-        roce_put32(ip, (uint32_t)lo_pair);
+        stbe32(ip, (uint32_t)lo_pair);
         return;
     }
-    roce_put64(ip, hi_pair);
-    roce_put64(ip + 8, lo_pair);
+    stbe64(ip, hi_pair);
+    stbe64(ip + 8, lo_pair);
 }
 
 /* The RoCE QP host context (docs/roce.md section 3). */
@@ -1719,7 +1665,7 @@ static void qp_drop(E810Core *c, uint32_t id)
 static void qp_flush(RoceQp *q, const uint64_t *wqe)
 {
     uint64_t h = wqe[3], cqe[4];
-    bool user = h & FWQE_USERFLCODE;
+    bool user = h & CQPSQ_FWQE_USERFLCODE;
     unsigned sq_min = user ? (unsigned)e810_fld(wqe[2], 47, 32) : 0;
     unsigned rq_min = user ? (unsigned)e810_fld(wqe[2], 15, 0) : 0;
     uint8_t raw[32];
@@ -1728,7 +1674,7 @@ static void qp_flush(RoceQp *q, const uint64_t *wqe)
     q->deadline = -1;
     cqe[1] = q->c->rdma.qp[q->id].comp_ctx;
     cqe[2] = (uint64_t)(q->id & 0xFFFFFF) << 32;
-    if ((h & FWQE_FLUSHSQ) && !q->priv) {
+    if ((h & CQPSQ_FWQE_FLUSHSQ) && !q->priv) {
         uint32_t idx = q->sq_idx;
         unsigned op = 0;
         bool any = false;
@@ -1738,15 +1684,15 @@ static void qp_flush(RoceQp *q, const uint64_t *wqe)
             op = wq_at(q, 0)->op;
             any = true;
         } else if (e810_ring_read(q->c, &q->sq, (uint64_t)idx * 32, raw, 32) &&
-                   !!(ld64(raw + 24) & SQ_VALID) == q->sq_pol) {
-            op = SQ_OPCODE(ld64(raw + 24));
+                   !!(ld64(raw + 24) & QPSQ_VALID) == q->sq_pol) {
+            op = QPSQ_OPCODE(ld64(raw + 24));
             any = true;
         }
         if (any) {
             cqe[0] = 0;
             cqe[3] = (uint64_t)(idx & 0x7FFF) << 32 |
-                     (uint64_t)(op & 0x3F) << 56 | CQE_SQ | CQE_ERROR |
-                     (uint64_t)FLUSH_MAJOR << 16 | sq_min;
+                     (uint64_t)(op & 0x3F) << 56 | CQ_SQ | CQ_ERROR |
+                     (uint64_t)FLUSH_MAJOR_ERR << 16 | sq_min;
             trace_e810_roce_cqe(q->id, q->txcq, true, idx, op,
                                 0x10000 | sq_min);
             e810_rdma_cq_post(q->c, q->txcq, cqe);
@@ -1754,16 +1700,16 @@ static void qp_flush(RoceQp *q, const uint64_t *wqe)
         q->wq_cnt = 0;
         q->snd = q->snd_pkt = 0;
     }
-    if ((h & FWQE_FLUSHRQ) && !q->priv && q->rq.size) {
+    if ((h & CQPSQ_FWQE_FLUSHRQ) && !q->priv && q->rq.size) {
         unsigned wqe_size = 32u << q->rq_shift;
 
         if (e810_ring_read(q->c, &q->rq, (uint64_t)q->rq_idx * wqe_size, raw,
                            32) &&
-            !!(ld64(raw + 24) & SQ_VALID) == q->rq_pol) {
+            !!(ld64(raw + 24) & QPSQ_VALID) == q->rq_pol) {
             cqe[0] = 0;
             cqe[3] = (uint64_t)((q->rq_idx << q->rq_shift) & 0x7FFF) << 32 |
-                     (uint64_t)OP_TYPE_REC << 56 | CQE_ERROR |
-                     (uint64_t)FLUSH_MAJOR << 16 | rq_min;
+                     (uint64_t)OP_TYPE_REC << 56 | CQ_ERROR |
+                     (uint64_t)FLUSH_MAJOR_ERR << 16 | rq_min;
             trace_e810_roce_cqe(q->id, q->rxcq, false, q->rq_idx, OP_TYPE_REC,
                                 0x10000 | rq_min);
             e810_rdma_cq_post(q->c, q->rxcq, cqe);
@@ -1773,7 +1719,7 @@ static void qp_flush(RoceQp *q, const uint64_t *wqe)
 
 static void refuse(E810Core *c, E810CqpResult *r, uint32_t id)
 {
-    c->rdma.qp[id].state = ST_ERROR;
+    c->rdma.qp[id].state = QP_STATE_ERROR;
     e810_cqp_fail(c, r, E810_CQP_MIN_NO_MEMORY,
                   "rdma: QP %u: no device memory for its data path", id);
 }
@@ -1823,7 +1769,7 @@ void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
                    E810CqpResult *r)
 {
     uint64_t h = wqe[3];
-    uint32_t id = QPW_ID(h);
+    uint32_t id = CQPSQ_QP_ID(h);
     uint8_t raw[E810_RDMA_QP_CTX_SIZE];
     uint64_t x[E810_RDMA_QP_CTX_SIZE / 8];
     unsigned next, prev, i;
@@ -1833,22 +1779,22 @@ void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
         return;
     }
     switch (op) {
-    case OP_DESTROY_QP:
+    case CQP_OP_DESTROY_QP:
         qp_drop(c, id);
         return;
-    case OP_FLUSH_WQES:
+    case CQP_OP_FLUSH_WQES:
         q = qp_find(c, id);
         if (q) {
             qp_flush(q, wqe);
         }
         return;
-    case OP_CREATE_QP:
-    case OP_MODIFY_QP:
+    case CQP_OP_CREATE_QP:
+    case CQP_OP_MODIFY_QP:
         break;
     default:
         return;
     }
-    if (QPW_TYPE(h) != QP_TYPE_ROCE_RC && QPW_TYPE(h) != QP_TYPE_ROCE_UD) {
+    if (CQPSQ_QP_QPTYPE(h) != QP_TYPE_ROCE_RC && CQPSQ_QP_QPTYPE(h) != QP_TYPE_ROCE_UD) {
         return;
     }
     if (e810_dma_read(c, wqe[2], raw, sizeof(raw))) {
@@ -1857,9 +1803,9 @@ void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
     for (i = 0; i < E810_RDMA_QP_CTX_SIZE / 8; i++) {
         x[i] = ld64(raw + 8 * i);
     }
-    if (op == OP_CREATE_QP) {
+    if (op == CQP_OP_CREATE_QP) {
         qp_drop(c, id);
-        q = qp_new(c, id, QPW_TYPE(h), h & QPW_VQ, x);
+        q = qp_new(c, id, CQPSQ_QP_QPTYPE(h), h & CQPSQ_QP_VQ, x);
         if (!q) {
             refuse(c, r, id);
             return;
@@ -1872,15 +1818,15 @@ void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
         return;
     }
     prev = q->state;
-    next = QPW_NEXT(h);
+    next = CQPSQ_QP_NEXTIWSTATE(h);
     qp_load(q, x);
     q->state = (uint8_t)next;
-    if (next == ST_RTR && prev != ST_RTR && prev != ST_RTS) {
+    if (next == QP_STATE_RTR && prev != QP_STATE_RTR && prev != QP_STATE_RTS) {
         q->epsn = (uint32_t)e810_fld(x[11], 23, 0);
         q->msn = 0;
         q->nak_sent = q->rcv_active = q->wr_active = false;
     }
-    if (next == ST_RTS && prev != ST_RTS && prev != ST_SQD) {
+    if (next == QP_STATE_RTS && prev != QP_STATE_RTS && prev != QP_STATE_SQD) {
         q->psn_next = q->psn_una = (uint32_t)e810_fld(x[10], 23, 0);
         q->retries = q->rnr_retries = 0;
         q->snd = q->snd_pkt = 0;
@@ -1888,16 +1834,16 @@ void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
     trace_e810_roce_qp(id, q->type, next, q->psn_next, q->epsn, q->dqpn,
                        q->mtu, q->arp);
     switch (next) {
-    case ST_RTS:
+    case QP_STATE_RTS:
         e810_roce_doorbell(c, id);
         break;
-    case ST_SQD:
+    case QP_STATE_SQD:
         /* Nothing is held inside the engine between packets: the SQ is
          * drained as soon as the outstanding packets are acknowledged;
          * irdma waits for this AE (verbs.c:irdma_wait_for_suspend). */
         post_ae(q, AE_QP_SUSPEND_COMPLETE, 0);
         break;
-    case ST_ERROR:
+    case QP_STATE_ERROR:
         q->halted = true;
         q->deadline = -1;
         timer_rearm(c);

@@ -7,6 +7,7 @@
 #define E810_ROCE_INT_H
 
 #include "../types.h"
+#include "../net/net.h"
 
 #define ROCE_UDP_PORT           4791
 #define ROCE_BTH_LEN            12
@@ -52,31 +53,11 @@ enum {
     ROCE_NAK_REMOTE_ACCESS = 2, ROCE_NAK_REMOTE_OP = 3,
 };
 
-static inline uint16_t roce_be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
+/* 24-bit big-endian fields (BTH QPN and PSN, AETH MSN, DETH source QP);
+ * the 16/32/64-bit ones are bytes.h's ldbe and stbe. */
 static inline uint32_t roce_be24(const uint8_t *p)
 {
     return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-}
-
-static inline uint32_t roce_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-           (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint64_t roce_be64(const uint8_t *p)
-{
-    return (uint64_t)roce_be32(p) << 32 | roce_be32(p + 4);
-}
-
-static inline void roce_put16(uint8_t *p, uint16_t v)
-{
-    p[0] = v >> 8;
-    p[1] = (uint8_t)v;
 }
 
 static inline void roce_put24(uint8_t *p, uint32_t v)
@@ -84,20 +65,6 @@ static inline void roce_put24(uint8_t *p, uint32_t v)
     p[0] = (uint8_t)(v >> 16);
     p[1] = (uint8_t)(v >> 8);
     p[2] = (uint8_t)v;
-}
-
-static inline void roce_put32(uint8_t *p, uint32_t v)
-{
-    p[0] = v >> 24;
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-static inline void roce_put64(uint8_t *p, uint64_t v)
-{
-    roce_put32(p, (uint32_t)(v >> 32));
-    roce_put32(p + 4, (uint32_t)v);
 }
 
 /* PSN @a minus PSN @b as a signed distance in the 24-bit space. */
@@ -157,9 +124,11 @@ size_t roce_frame_seal(uint8_t *buf, const RocePath *p, size_t bth_off,
 /* The ICRC over IP header @l3 (@l3_len bytes) to the end of the transport
  * part at @l3 + @len (the ICRC itself not included). */
 uint32_t roce_icrc(const uint8_t *l3, size_t l3_len, size_t len);
-/* Parse a frame to the port: false if it is not RoCEv2 (not UDP to port
- * 4791, not IP); *bad says why a RoCEv2 frame is unusable (malformed,
- * bad checksum or ICRC) or is NULL. */
+/* A received frame (parsed once at the device's entry): false if it is
+ * not RoCEv2 (not IP/UDP to port 4791, or a fragment); *bad says why a
+ * RoCEv2 frame is unusable (malformed, bad checksum or ICRC) or is NULL. */
+bool roce_parse_frame(const E810Frame *fr, RocePkt *pkt, const char **bad);
+/* The same from bytes (tests). */
 bool roce_parse(const uint8_t *f, size_t len, RocePkt *pkt,
                 const char **bad);
 

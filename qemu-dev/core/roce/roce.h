@@ -9,6 +9,7 @@
 
 #include "../types.h"
 #include "../rdma/rdma.h"
+#include "../net/net.h"
 
 typedef struct E810RoceCounters {
     uint64_t tx_pkts;
@@ -36,7 +37,7 @@ void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
 void e810_roce_doorbell(E810Core *c, uint32_t qp_id);
 /* A frame for the port MAC with the PE filter on: true if it was RoCEv2
  * (UDP port 4791) and is consumed (placed or dropped and counted). */
-bool e810_roce_rx(E810Core *c, const uint8_t *frame, size_t len);
+bool e810_roce_rx(E810Core *c, const E810Frame *fr);
 void e810_roce_reset(E810Core *c);
 void e810_roce_cleanup(E810Core *c);
 /* Counters, for tests and statistics (NULL before the first RoCE QP). */

@@ -7,13 +7,9 @@
  */
 #include "../e810.h"
 #include "../bytes.h"
-#include "../lan/lan.h"
+#include "../net/net.h"
 #include "roce-int.h"
 
-#define ETH_P_IPV4      0x0800
-#define ETH_P_IPV6      0x86DD
-#define ETH_P_VLAN      0x8100
-#define IPPROTO_UDP_    17
 
 static size_t l3_len_of(const RocePath *p)
 {
@@ -28,33 +24,33 @@ size_t roce_frame_start(uint8_t *buf, const RocePath *p)
     memcpy(buf, p->dmac, 6);
     memcpy(buf + 6, p->smac, 6);
     if (p->vlan) {
-        roce_put16(buf + off, ETH_P_VLAN);
-        roce_put16(buf + off + 2, p->vlan_tci);
+        stbe16(buf + off, ETH_P_8021Q);
+        stbe16(buf + off + 2, p->vlan_tci);
         off += 4;
     }
-    roce_put16(buf + off, p->ipv4 ? ETH_P_IPV4 : ETH_P_IPV6);
+    stbe16(buf + off, p->ipv4 ? ETH_P_IP : ETH_P_IPV6);
     off += 2;
     ip = buf + off;
     if (p->ipv4) {
         ip[0] = 0x45;
         ip[1] = p->tos;
-        roce_put16(ip + 4, 0);              /* identification */
-        roce_put16(ip + 6, 0x4000);         /* DF */
+        stbe16(ip + 4, 0);              /* identification */
+        stbe16(ip + 6, 0x4000);         /* DF */
         ip[8] = p->ttl;
-        ip[9] = IPPROTO_UDP_;
+        ip[9] = IP_PROTO_UDP;
         memcpy(ip + 12, p->sip, 4);
         memcpy(ip + 16, p->dip, 4);
     } else {
-        roce_put32(ip, 6u << 28 | (uint32_t)p->tos << 20 |
+        stbe32(ip, 6u << 28 | (uint32_t)p->tos << 20 |
                    (p->flow_label & 0xFFFFF));
-        ip[6] = IPPROTO_UDP_;
+        ip[6] = IP_PROTO_UDP;
         ip[7] = p->ttl;
         memcpy(ip + 8, p->sip, 16);
         memcpy(ip + 24, p->dip, 16);
     }
     off += l3_len_of(p);
-    roce_put16(buf + off, p->sport);
-    roce_put16(buf + off + 2, ROCE_UDP_PORT);
+    stbe16(buf + off, p->sport);
+    stbe16(buf + off + 2, ROCE_UDP_PORT);
     return off + 8;
 }
 
@@ -63,7 +59,7 @@ void roce_bth_put(uint8_t *bth, uint8_t opcode, bool se, unsigned padcnt,
 {
     bth[0] = opcode;
     bth[1] = (se ? 0x80 : 0) | (uint8_t)((padcnt & 3) << 4);  /* TVer 0 */
-    roce_put16(bth + 2, pkey);
+    stbe16(bth + 2, pkey);
     bth[4] = 0;
     roce_put24(bth + 5, dqpn & ROCE_QPN_MASK);
     bth[8] = ackreq ? 0x80 : 0;
@@ -92,9 +88,9 @@ uint32_t roce_icrc(const uint8_t *l3, size_t l3_len, size_t len)
     }
     m[l3_len + 6] = m[l3_len + 7] = 0xFF;
     m[l3_len + 8 + 4] = 0xFF;
-    crc = e810_crc32_eth_update(0xFFFFFFFFu, lrh, sizeof(lrh));
-    crc = e810_crc32_eth_update(crc, m, hl);
-    crc = e810_crc32_eth_update(crc, l3 + hl, len - hl);
+    crc = e810_crc32_update(0xFFFFFFFFu, lrh, sizeof(lrh));
+    crc = e810_crc32_update(crc, m, hl);
+    crc = e810_crc32_update(crc, l3 + hl, len - hl);
     return ~crc;
 }
 
@@ -106,126 +102,93 @@ size_t roce_frame_seal(uint8_t *buf, const RocePath *p, size_t bth_off,
     size_t udp_len = end + ROCE_ICRC_LEN - udp_off;
     uint32_t icrc;
 
-    roce_put16(udp + 4, (uint16_t)udp_len);
-    roce_put16(udp + 6, 0);
+    stbe16(udp + 4, (uint16_t)udp_len);
+    stbe16(udp + 6, 0);
     if (p->ipv4) {
-        roce_put16(ip + 2, (uint16_t)(l3l + udp_len));
-        roce_put16(ip + 10, 0);
-        roce_put16(ip + 10, (uint16_t)~e810_csum_fold(e810_csum_add(0, ip,
+        stbe16(ip + 2, (uint16_t)(l3l + udp_len));
+        stbe16(ip + 10, 0);
+        stbe16(ip + 10, (uint16_t)~e810_csum_fold(e810_csum_add(0, ip,
                                                                      20)));
     } else {
-        roce_put16(ip + 4, (uint16_t)udp_len);
+        stbe16(ip + 4, (uint16_t)udp_len);
     }
     icrc = roce_icrc(ip, l3l, end - l3_off);
     st32(buf + end, icrc);              /* least significant byte first */
     if (!p->ipv4) {
         /* UDP over IPv6 must carry a checksum (RFC 8200 8.1). */
-        uint32_t sum = e810_csum_pseudo(ip, true, IPPROTO_UDP_,
+        uint32_t sum = e810_csum_pseudo(ip, true, IP_PROTO_UDP,
                                         (uint32_t)udp_len);
         uint16_t ck = (uint16_t)~e810_csum_fold(e810_csum_add(sum, udp,
                                                               udp_len));
 
-        roce_put16(udp + 6, ck ? ck : 0xFFFF);
+        stbe16(udp + 6, ck ? ck : 0xFFFF);
     }
     return end + ROCE_ICRC_LEN;
 }
 
-bool roce_parse(const uint8_t *f, size_t len, RocePkt *k, const char **bad)
+bool roce_parse_frame(const E810Frame *fr, RocePkt *k, const char **bad)
 {
-    size_t off = 12, ip_len, udp_len;
     const uint8_t *udp, *bth;
-    uint16_t et;
+    size_t udp_len;
 
     *bad = NULL;
     memset(k, 0, sizeof(*k));
-    if (len < 14) {
-        return false;
-    }
-    memcpy(k->smac, f + 6, 6);
-    et = roce_be16(f + 12);
-    if (et == ETH_P_VLAN) {
-        if (len < 18) {
-            return false;
-        }
-        k->vlan = true;
-        k->vlan_tci = roce_be16(f + 14);
-        et = roce_be16(f + 16);
-        off = 16;
-    }
-    off += 2;
-    k->l3 = f + off;
-    if (et == ETH_P_IPV4) {
-        if (len - off < 20 + 8 || (k->l3[0] >> 4) != 4 ||
-            k->l3[9] != IPPROTO_UDP_ ||
-            (roce_be16(k->l3 + 6) & 0x3FFF)) {
-            return false;               /* not UDP, or a fragment: LAN's */
-        }
-        ip_len = roce_be16(k->l3 + 2);
-        k->ipv4 = true;
-        k->l3_len = (size_t)(k->l3[0] & 0xF) * 4;
-        memcpy(k->sip, k->l3 + 12, 4);
-        memcpy(k->dip, k->l3 + 16, 4);
-    } else if (et == ETH_P_IPV6) {
-        if (len - off < 40 + 8 || (k->l3[0] >> 4) != 6 ||
-            k->l3[6] != IPPROTO_UDP_) {
-            return false;
-        }
-        ip_len = 40 + (size_t)roce_be16(k->l3 + 4);
-        k->l3_len = 40;
-        memcpy(k->sip, k->l3 + 8, 16);
-        memcpy(k->dip, k->l3 + 24, 16);
-    } else {
-        return false;
-    }
-    if (k->l3_len + 8 > len - off) {
-        return false;
-    }
-    udp = k->l3 + k->l3_len;
-    if (roce_be16(udp + 2) != ROCE_UDP_PORT) {
-        return false;
+    if ((!fr->ipv4 && !fr->ipv6) || fr->proto != IP_PROTO_UDP || fr->frag ||
+        !fr->have_ports || fr->dport != ROCE_UDP_PORT) {
+        return false;                   /* not RoCEv2 (a fragment: LAN's) */
     }
     /* From here on it is RoCEv2: anything wrong is a drop. */
-    if (k->l3_len != 20 && k->ipv4) {
-        *bad = "IPv4 options";
+    memcpy(k->smac, fr->data + 6, 6);
+    k->vlan = fr->vlan != E810_FRAME_NO_VLAN;
+    k->vlan_tci = fr->tci;
+    k->ipv4 = fr->ipv4;
+    k->l3 = e810_frame_l3(fr);
+    k->l3_len = fr->l3_hlen;
+    if (fr->ip_options || fr->ip_ext || fr->ntags > 1) {
+        *bad = "IP options or extension headers, or two VLAN tags";
         return true;
     }
-    if (ip_len > len - off || ip_len < k->l3_len + 8) {
+    if (!fr->l3_ok) {
         *bad = "IP length";
         return true;
     }
-    if (k->ipv4 && e810_csum_fold(e810_csum_add(0, k->l3, 20)) != 0xFFFF) {
+    if (!fr->l3_csum_ok) {
         *bad = "IPv4 header checksum";
         return true;
     }
-    udp_len = roce_be16(udp + 4);
-    if (udp_len != ip_len - k->l3_len) {
-        *bad = "UDP length";
-        return true;
-    }
-    if (!k->ipv4 && roce_be16(udp + 6) &&
-        e810_csum_fold(e810_csum_add(e810_csum_pseudo(k->l3, true,
-                                                      IPPROTO_UDP_,
-                                                      (uint32_t)udp_len),
-                                     udp, udp_len)) != 0xFFFF) {
+    if (!fr->l4_csum_ok) {
         *bad = "UDP checksum";
         return true;
     }
-    if (udp_len < 8 + ROCE_BTH_LEN + ROCE_ICRC_LEN) {
+    if (k->ipv4) {
+        memcpy(k->sip, k->l3 + 12, 4);
+        memcpy(k->dip, k->l3 + 16, 4);
+    } else {
+        memcpy(k->sip, k->l3 + 8, 16);
+        memcpy(k->dip, k->l3 + 24, 16);
+    }
+    udp = e810_frame_l4(fr);
+    udp_len = ldbe16(udp + 4);
+    if (udp_len != fr->l4_len) {
+        *bad = "UDP length";
+        return true;
+    }
+    if (udp_len < UDP_HLEN + ROCE_BTH_LEN + ROCE_ICRC_LEN) {
         *bad = "short transport header";
         return true;
     }
-    if (roce_icrc(k->l3, k->l3_len, ip_len - ROCE_ICRC_LEN) !=
-        ld32(k->l3 + ip_len - ROCE_ICRC_LEN)) {
+    if (roce_icrc(k->l3, k->l3_len, fr->l3_end - fr->l3_off - ROCE_ICRC_LEN) !=
+        ld32(fr->data + fr->l3_end - ROCE_ICRC_LEN)) {
         *bad = "ICRC";
         return true;
     }
-    k->sport = roce_be16(udp);
-    bth = udp + 8;
+    k->sport = fr->sport;
+    bth = udp + UDP_HLEN;
     k->opcode = bth[0];
     k->se = bth[1] & 0x80;
     k->mig = bth[1] & 0x40;
     k->padcnt = (bth[1] >> 4) & 3;
-    k->pkey = roce_be16(bth + 2);
+    k->pkey = ldbe16(bth + 2);
     k->dqpn = roce_be24(bth + 5);
     k->ackreq = bth[8] & 0x80;
     k->psn = roce_be24(bth + 9);
@@ -234,6 +197,14 @@ bool roce_parse(const uint8_t *f, size_t len, RocePkt *k, const char **bad)
         return true;
     }
     k->ext = bth + ROCE_BTH_LEN;
-    k->ext_len = udp_len - 8 - ROCE_BTH_LEN - ROCE_ICRC_LEN;
+    k->ext_len = udp_len - UDP_HLEN - ROCE_BTH_LEN - ROCE_ICRC_LEN;
     return true;
+}
+
+bool roce_parse(const uint8_t *f, size_t len, RocePkt *k, const char **bad)
+{
+    E810Frame fr;
+
+    e810_frame_parse(&fr, f, len);
+    return roce_parse_frame(&fr, k, bad);
 }
