@@ -19,7 +19,7 @@ static void send_roce(FuzzIn *in)
     RocePath p = { .ipv4 = true, .ttl = 64, .sport = 0xC000 };
     uint8_t m = in8(in), op = in8(in);
     uint32_t psn = in32(in), qpn;
-    size_t off, n = in16(in) % 4200;
+    size_t off, n = in16(in) % (4096 + 20);  /* payload + extension headers */
     size_t len;
 
     memcpy(p.smac, ifx_mac, 6);

@@ -883,7 +883,6 @@ static void rx_ack(RoceQp *q, const RocePkt *k)
 static void rx_read_resp(RoceQp *q, const RocePkt *k)
 {
     E810Roce *e = q->c->rdma.roce;
-    bool first = k->opcode == ROCE_READ_RESP_FIRST;
     bool last = k->opcode == ROCE_READ_RESP_LAST ||
                 k->opcode == ROCE_READ_RESP_ONLY;
     size_t hl = (k->opcode == ROCE_READ_RESP_MIDDLE) ? 0 : ROCE_AETH_LEN;
@@ -893,7 +892,6 @@ static void rx_read_resp(RoceQp *q, const RocePkt *k)
     unsigned i;
     int r;
 
-    (void)first;
     if (k->ext_len < hl + k->padcnt) {
         e->stats.rx_bad++;
         trace_e810_roce_drop(q->id, k->opcode, k->psn, "short response");
