@@ -19,6 +19,8 @@
 # LINK=SPEC: the link between the guests goes through scripts/link-relay
 # with these impairments (e.g. "loss=1%,reorder=1%,seed=7"); the relay must
 # then have done at least one of each impairment it was asked for.
+# RDMA_MODE=roce: the same over RoCEv2 (irdma's default mode, bringup with
+# MODE=roce; roce-lossy.sh).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -31,12 +33,13 @@ FLAP=${FLAP:-}
 FLAP_LEN=${FLAP_LEN:-1}
 BIDI=${BIDI:-0}
 LINK=${LINK:-}
+RDMA_MODE=${RDMA_MODE:-iwarp}
 
 "$TOP/guest-driver/build" -q || { echo "FAIL: $TEST_NAME: guest-driver/build"; exit 1; }
 
 cat > "$OUT/job.sh" <<EOS
 #!/bin/sh
-sh /job/files/bringup || exit 1
+MODE=$RDMA_MODE sh /job/files/bringup || exit 1
 dev=\$(rdma link show | awk '/state ACTIVE/ { split(\$2, a, "/"); print a[1]; exit }')
 res() {
 	rdma res show | awk -v d="\$dev:" '\$2 == d {
