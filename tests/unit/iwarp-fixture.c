@@ -120,7 +120,8 @@ void ifx_qp_ctx(unsigned i, bool user)
     ifx_set64(x + 80, snd | 0x3FFFCull << 32);
     ifx_set64(x + 88, rcv | 0x3FFFCull << 32);
     ifx_set64(x + 96, snd | (uint64_t)snd << 32);
-    ifx_set64(x + 128, 8ull << 48);
+    ifx_set64(x + 112, 0x3FFFFFFFull | 2920ull << 32);  /* ssthresh, cwnd */
+    ifx_set64(x + 128, 8ull << 48 | 5ull << 57);        /* rexmit, RTOMIN */
     ifx_set64(x + 136, 3 | 3ull << 32);
     ifx_set64(x + 144, Q2_PA(i));
     ifx_set64(x + 152, ifx_mac_u64(our_mac) << 16);

@@ -869,6 +869,77 @@ static void test_sq_tail_shadow(void)
     teardown();
 }
 
+/* Frames that leave the device while the path is cut: only counted. */
+static unsigned cut_frames;
+static int64_t cut_t[16];
+
+static void cut_sink(void *opaque, const void *frame, size_t len)
+{
+    (void)opaque;
+    (void)frame;
+    (void)len;
+    if (cut_frames < 16) {
+        cut_t[cut_frames] = h.now;
+    }
+    cut_frames++;
+}
+
+/*
+ * TCP retransmission as the QP context asks for it: after an RTT sample
+ * the RTO sits on RTOMIN (5 ms, as irdma sets it); with the path cut,
+ * the retransmissions back off, and after REXMIT_THRESH (8) of them the
+ * connection is dropped with IRDMA_AE_LLP_TOO_MANY_RETRIES (0x050a).
+ */
+static void test_rexmit_limit(void)
+{
+    uint64_t q[4], ctx;
+    unsigned qp, code;
+    bool seen = false;
+
+    setup(false);
+    /* A Write that goes through: the RTT sample. */
+    fill(BUF_PA(0), 3000, 5);
+    q[0] = BUF_PA(0);
+    q[1] = 3000ull << 32 | STAG(0);
+    q[2] = BUF_PA(1) + 0x2000;
+    sq_post(0, q, 0x00ull << 32 | STAG(1), 1, NULL);
+    run();
+    CHECK(!memcmp(mem(BUF_PA(1) + 0x2000), mem(BUF_PA(0)), 3000));
+    /* Cut the path: our frames no longer loop back (another MAC). */
+    c.mac[5] ^= 1;
+    cut_frames = 0;
+    h.frame_cb = cut_sink;
+    q[1] = 1000ull << 32 | STAG(0);     /* one segment */
+    sq_post(0, q, 0x00ull << 32 | STAG(1), 1, NULL);
+    run();
+    CHECK(cut_frames >= 2);
+    /* First retransmission one RTOMIN after the original. */
+    CHECK(cut_t[1] - cut_t[0] >= 5000000 && cut_t[1] - cut_t[0] < 6000000);
+    /* then doubling */
+    if (cut_frames >= 3) {
+        CHECK(cut_t[2] - cut_t[1] >= 10000000 &&
+              cut_t[2] - cut_t[1] < 12000000);
+    }
+    while (aeqe_next(&ctx, &qp, &code)) {
+        CHECK(code != 0x050a);
+    }
+    /* 5 ms * (2^9 - 1): the ninth expiry ends it. */
+    for (unsigned k = 0; k < 20; k++) {
+        run();
+    }
+    while (aeqe_next(&ctx, &qp, &code)) {
+        if (qp == 3 && code == 0x050a) {
+            seen = true;
+        }
+    }
+    CHECK(seen);
+    /* original + 8 retransmissions + the RST */
+    CHECK_EQ(cut_frames, 10);
+    h.frame_cb = NULL;
+    c.mac[5] ^= 1;
+    teardown();
+}
+
 int main(void)
 {
     RUN(test_send_write_read);
@@ -886,5 +957,6 @@ int main(void)
     RUN(test_fast_reg_remote);
     RUN(test_read_local_inv);
     RUN(test_sq_tail_shadow);
+    RUN(test_rexmit_limit);
     return CHECK_DONE();
 }

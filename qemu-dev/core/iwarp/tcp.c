@@ -63,6 +63,11 @@ static uint32_t pseudo_sum(bool v4, const uint8_t *src, const uint8_t *dst,
 
 /* ---- timers ------------------------------------------------------------- */
 
+/*
+ * The owner's timer is armed at the earliest deadline; a deadline that
+ * moves later (the RTO restarted by every ACK) leaves it where it is and
+ * the early expiry re-arms it, so ACKs cost no timer calls.
+ */
 static void timer_update(IwConn *c)
 {
     int64_t d = -1;
@@ -73,7 +78,10 @@ static void timer_update(IwConn *c)
     if (c->tw_deadline >= 0 && (d < 0 || c->tw_deadline < d)) {
         d = c->tw_deadline;
     }
-    if (d != c->armed) {
+    if (c->delack_deadline >= 0 && (d < 0 || c->delack_deadline < d)) {
+        d = c->delack_deadline;
+    }
+    if (d >= 0 && (c->armed < 0 || d < c->armed)) {
         c->armed = d;
         c->ops->timer(c->opaque, d);
     }
@@ -82,6 +90,41 @@ static void timer_update(IwConn *c)
 static void rto_arm(IwConn *c)
 {
     c->rto_deadline = c->ops->now(c->opaque) + c->rto_ns;
+}
+
+/* RTO from the estimate, no backoff (RFC 6298 2.2-2.5). */
+static void rto_compute(IwConn *c)
+{
+    int64_t rto;
+
+    if (!c->rtt_valid) {
+        return;
+    }
+    rto = c->srtt_ns + (4 * c->rttvar_ns > IW_RTO_G_NS ? 4 * c->rttvar_ns
+                                                       : IW_RTO_G_NS);
+    if (rto < c->rto_min_ns) {
+        rto = c->rto_min_ns;
+    }
+    c->rto_ns = rto > IW_RTO_MAX_NS ? IW_RTO_MAX_NS : rto;
+}
+
+/* One measurement @r (RFC 6298 2.2, 2.3). */
+static void rtt_sample(IwConn *c, int64_t r)
+{
+    if (r < 0) {
+        return;
+    }
+    if (!c->rtt_valid) {
+        c->srtt_ns = r;
+        c->rttvar_ns = r / 2;
+        c->rtt_valid = true;
+    } else {
+        int64_t e = c->srtt_ns - r;
+
+        c->rttvar_ns = (3 * c->rttvar_ns + (e < 0 ? -e : e)) / 4;
+        c->srtt_ns = (7 * c->srtt_ns + r) / 8;
+    }
+    rto_compute(c);
 }
 
 /* ---- output ------------------------------------------------------------- */
@@ -150,6 +193,12 @@ static void emit(IwConn *c, uint32_t seq, uint8_t flags, const uint8_t *payload,
     iw_put16(th + 16, cs);
     c->stats.tx_segs++;
     c->stats.tx_bytes += plen;
+    if (flags & TH_ACK) {
+        /* Every segment carries the ACK: nothing is owed any more. */
+        c->ack_now = false;
+        c->ack_pending = 0;
+        c->delack_deadline = -1;
+    }
     c->ops->frame_out(c->opaque, f, (size_t)(th - f) + 20 + plen);
 }
 
@@ -175,37 +224,57 @@ static void sbuf_get(const IwConn *c, uint32_t seq, uint8_t *p, size_t len)
     memcpy(p + n, c->sbuf, len - n);
 }
 
-/* Resend everything in flight (go-back-N): the receiver drops what came
- * after a hole anyway. */
-static void retransmit(IwConn *c, bool all)
+/* The segment in flight holding sequence number @seq, NULL if none. */
+static IwSeg *seg_at(IwConn *c, uint32_t seq)
 {
-    uint8_t buf[IW_MAX_MSS];
     unsigned i;
 
     for (i = 0; i < c->seg_cnt; i++) {
         IwSeg *s = &c->segq[(c->seg_head + i) % IW_SEGQ];
-        uint32_t seq = s->seq, len = s->len;
 
-        if (seq_lt(seq, c->snd_una)) {     /* partly acknowledged */
-            uint32_t skip = c->snd_una - seq;
-
-            if (skip >= len) {
-                if (!s->fin) {
-                    continue;
-                }
-                skip = len;
-            }
-            seq += skip;
-            len -= skip;
-        }
-        sbuf_get(c, seq, buf, len);
-        emit(c, seq, TH_ACK | (s->fin ? TH_FIN : 0) | (len ? TH_PSH : 0),
-             buf, len);
-        c->stats.rexmits++;
-        if (!all) {
-            break;
+        if (seq_leq(s->seq, seq) &&
+            seq_lt(seq, s->seq + s->len + (s->fin ? 1 : 0))) {
+            return s;
         }
     }
+    return NULL;
+}
+
+/*
+ * Send again the part of the segment holding @seq from @seq on; returns
+ * the sequence space it covered (0 if nothing is there).  The timed
+ * segment is no longer a valid sample (Karn).
+ */
+static uint32_t resend(IwConn *c, uint32_t seq)
+{
+    uint8_t buf[IW_MAX_MSS];
+    IwSeg *s = seg_at(c, seq);
+    uint32_t skip, len;
+
+    if (!s) {
+        return 0;
+    }
+    skip = seq - s->seq;
+    len = skip < s->len ? s->len - skip : 0;
+    sbuf_get(c, seq, buf, len);
+    emit(c, seq, TH_ACK | (s->fin ? TH_FIN : 0) | (len ? TH_PSH : 0),
+         buf, len);
+    c->stats.rexmits++;
+    c->rtt_timing = false;
+    return len + (s->fin ? 1 : 0);
+}
+
+static uint32_t flight(const IwConn *c)
+{
+    return c->snd_max - c->snd_una;
+}
+
+/* Usable window: the peer's, the congestion window, our buffer. */
+static uint32_t send_window(const IwConn *c)
+{
+    uint32_t w = c->snd_wnd < c->cwnd ? c->snd_wnd : c->cwnd;
+
+    return w < IW_SBUF ? w : IW_SBUF;
 }
 
 void iw_tcp_output(IwConn *c)
@@ -216,10 +285,26 @@ void iw_tcp_output(IwConn *c)
     if (c->dead || c->state == IW_TCP_CLOSED) {
         return;
     }
-    while ((c->state == IW_TCP_ESTABLISHED || c->state == IW_TCP_CLOSE_WAIT) &&
+    /* After an RTO: go back from snd_una in slow start; what the peer
+     * kept out of order is skipped as its ACKs move snd_nxt on. */
+    while (seq_lt(c->snd_nxt, c->snd_max)) {
+        uint32_t out = c->snd_nxt - c->snd_una, n;
+
+        if (out && out + c->p.mss > send_window(c)) {
+            break;
+        }
+        n = resend(c, c->snd_nxt);
+        if (!n) {
+            c->snd_nxt = c->snd_max;
+            break;
+        }
+        c->snd_nxt += n;
+        sent = true;
+    }
+    while (c->snd_nxt == c->snd_max &&
+           (c->state == IW_TCP_ESTABLISHED || c->state == IW_TCP_CLOSE_WAIT) &&
            !c->fin_sent && c->seg_cnt < IW_SEGQ) {
-        uint32_t inflight = c->snd_max - c->snd_una;
-        uint32_t wnd = c->snd_wnd < IW_SBUF ? c->snd_wnd : IW_SBUF;
+        uint32_t inflight = flight(c), wnd = send_window(c);
         uint32_t room;
         size_t n;
         IwSeg *s;
@@ -237,9 +322,12 @@ void iw_tcp_output(IwConn *c)
                 break;
             }
             c->probe = false;
+            c->stats.probes++;
             room = c->p.mss;
         }
-        if (room < 64 && inflight) {
+        /* Silly-window avoidance (RFC 1122 4.2.3.4): with data in
+         * flight, only a full segment goes; its ACK opens more. */
+        if (inflight && room < c->p.mss) {
             break;
         }
         n = iw_rdmap_next(c, buf, room);
@@ -252,6 +340,11 @@ void iw_tcp_output(IwConn *c)
         s->len = (uint32_t)n;
         s->fin = false;
         emit(c, c->snd_max, TH_ACK | TH_PSH, buf, n);
+        if (!c->rtt_timing) {
+            c->rtt_timing = true;
+            c->rtt_seq = c->snd_max;
+            c->rtt_t0 = c->ops->now(c->opaque);
+        }
         c->snd_max += (uint32_t)n;
         c->snd_nxt = c->snd_max;
         if (c->rto_deadline < 0) {
@@ -260,7 +353,7 @@ void iw_tcp_output(IwConn *c)
         sent = true;
     }
     if (c->fin_queued && !c->fin_sent && !iw_rdmap_pending(c) &&
-        c->seg_cnt < IW_SEGQ &&
+        c->snd_nxt == c->snd_max && c->seg_cnt < IW_SEGQ &&
         (c->state == IW_TCP_ESTABLISHED || c->state == IW_TCP_CLOSE_WAIT)) {
         IwSeg *s = &c->segq[(c->seg_head + c->seg_cnt++) % IW_SEGQ];
 
@@ -280,6 +373,7 @@ void iw_tcp_output(IwConn *c)
         sent = true;
     }
     if (c->ack_now && !sent) {
+        c->stats.pure_acks++;
         emit(c, c->snd_max, TH_ACK, NULL, 0);
     }
     c->ack_now = false;
@@ -294,6 +388,7 @@ static void set_closed(IwConn *c)
     c->state = IW_TCP_CLOSED;
     c->rto_deadline = -1;
     c->tw_deadline = -1;
+    c->delack_deadline = -1;
 }
 
 static void enter_time_wait(IwConn *c)
@@ -304,6 +399,104 @@ static void enter_time_wait(IwConn *c)
     c->ops->event(c->opaque, IW_EV_CLOSE_COMPLETE, 0, NULL, 0);
 }
 
+/* ssthresh after a loss (RFC 5681 (4)). */
+static void loss_ssthresh(IwConn *c)
+{
+    uint32_t half = flight(c) / 2, min = 2u * c->p.mss;
+
+    c->ssthresh = half > min ? half : min;
+}
+
+static void new_ack(IwConn *c, uint32_t ack)
+{
+    uint32_t acked = ack - c->snd_una, mss = c->p.mss;
+
+    if (c->rtt_timing && seq_lt(c->rtt_seq, ack)) {
+        c->rtt_timing = false;
+        rtt_sample(c, c->ops->now(c->opaque) - c->rtt_t0);
+    } else if (c->retries) {
+        /* The path works again: drop the backoff, keep the estimate
+         * (without one, Karn's rule keeps the backed-off RTO). */
+        rto_compute(c);
+    }
+    c->snd_una = ack;
+    if (seq_lt(c->snd_nxt, ack)) {
+        c->snd_nxt = ack;
+    }
+    while (c->seg_cnt) {
+        IwSeg *s = &c->segq[c->seg_head];
+
+        if (!seq_leq(s->seq + s->len + (s->fin ? 1 : 0), ack)) {
+            break;
+        }
+        c->seg_head = (c->seg_head + 1) % IW_SEGQ;
+        c->seg_cnt--;
+    }
+    c->retries = 0;
+    if (c->in_recovery) {
+        if (seq_leq(c->recover, ack)) {
+            /* Full ACK: leave recovery (RFC 6582 3.2 (3), option 2). */
+            uint32_t f = flight(c) + mss;
+
+            c->cwnd = c->ssthresh < f ? c->ssthresh : f;
+            c->in_recovery = false;
+            c->dupacks = 0;
+        } else {
+            /* Partial ACK: the next hole is resent at once; deflate by
+             * what was acked, add back one segment (3.2 (4)). */
+            c->stats.partial_acks++;
+            resend(c, c->snd_una);
+            c->cwnd = c->cwnd > acked ? c->cwnd - acked : mss;
+            if (acked >= mss) {
+                c->cwnd += mss;
+            }
+            if (c->cwnd < mss) {
+                c->cwnd = mss;
+            }
+        }
+    } else {
+        c->dupacks = 0;
+        if (c->cwnd < c->ssthresh) {
+            c->cwnd += acked < mss ? acked : mss;       /* slow start */
+        } else {
+            uint32_t inc = (uint32_t)((uint64_t)mss * mss / c->cwnd);
+
+            c->cwnd += inc ? inc : 1;                   /* avoidance */
+        }
+    }
+    if (c->cwnd > (1u << 30)) {
+        c->cwnd = 1u << 30;
+    }
+    c->rto_deadline = -1;
+    if (c->snd_una != c->snd_max) {
+        rto_arm(c);
+    }
+}
+
+static void dup_ack(IwConn *c)
+{
+    c->stats.dup_acks++;
+    c->dupacks++;
+    if (c->in_recovery) {
+        c->cwnd += c->p.mss;        /* a segment has left the network */
+        return;
+    }
+    if (c->dupacks != c->dupack_thresh) {
+        return;
+    }
+    /* RFC 6582 3.2 (2): not for duplicates of data sent before the last
+     * RTO or recovery began. */
+    if (!seq_lt(c->recover, c->snd_una)) {
+        return;
+    }
+    loss_ssthresh(c);
+    c->recover = c->snd_max;
+    c->in_recovery = true;
+    c->stats.fast_rexmits++;
+    resend(c, c->snd_una);
+    c->cwnd = c->ssthresh + c->dupack_thresh * c->p.mss;
+}
+
 static void process_ack(IwConn *c, uint32_t seq, uint32_t ack, uint32_t win,
                         size_t plen, uint8_t flags)
 {
@@ -312,23 +505,7 @@ static void process_ack(IwConn *c, uint32_t seq, uint32_t ack, uint32_t win,
         return;
     }
     if (seq_lt(c->snd_una, ack)) {
-        c->snd_una = ack;
-        while (c->seg_cnt) {
-            IwSeg *s = &c->segq[c->seg_head];
-
-            if (!seq_leq(s->seq + s->len + (s->fin ? 1 : 0), ack)) {
-                break;
-            }
-            c->seg_head = (c->seg_head + 1) % IW_SEGQ;
-            c->seg_cnt--;
-        }
-        c->retries = 0;
-        c->dupacks = 0;
-        c->rto_ns = IW_RTO_MIN_NS;
-        c->rto_deadline = -1;
-        if (c->snd_una != c->snd_max) {
-            rto_arm(c);
-        }
+        new_ack(c, ack);
         if (c->fin_sent && seq_lt(c->fin_seq, ack)) {
             switch (c->state) {
             case IW_TCP_FIN_WAIT_1:
@@ -349,16 +526,138 @@ static void process_ack(IwConn *c, uint32_t seq, uint32_t ack, uint32_t win,
     } else if (ack == c->snd_una && !plen && !(flags & (TH_FIN | TH_SYN)) &&
                c->snd_una != c->snd_max &&
                (win << c->p.snd_scale) == c->snd_wnd) {
-        c->stats.dup_acks++;
-        if (++c->dupacks == 3) {
-            retransmit(c, true);
-        }
+        dup_ack(c);
     }
     if (seq_lt(c->snd_wl1, seq) ||
         (c->snd_wl1 == seq && seq_leq(c->snd_wl2, ack))) {
         c->snd_wnd = win << c->p.snd_scale;
         c->snd_wl1 = seq;
         c->snd_wl2 = ack;
+    }
+}
+
+/* In-order payload (and FIN) at rcv_nxt. */
+static void rcv_in_order(IwConn *c, const uint8_t *data, size_t plen, bool fin,
+                         const uint8_t *frame, size_t flen)
+{
+    if (plen) {
+        c->rcv_nxt += (uint32_t)plen;
+        c->stats.rx_bytes += plen;
+        if (!c->rx_halted) {
+            iw_ddp_input(c, data, plen, frame, flen);
+        }
+        if (c->dead || c->state == IW_TCP_CLOSED) {
+            return;
+        }
+    }
+    if (fin) {
+        c->rcv_nxt++;
+        c->fin_rcvd = true;
+        c->ack_now = true;
+        switch (c->state) {
+        case IW_TCP_ESTABLISHED:
+            c->state = IW_TCP_CLOSE_WAIT;
+            c->ops->event(c->opaque, IW_EV_FIN_RCVD, 0, NULL, 0);
+            break;
+        case IW_TCP_FIN_WAIT_1:
+            c->state = IW_TCP_CLOSING;
+            break;
+        case IW_TCP_FIN_WAIT_2:
+            enter_time_wait(c);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+static void ooo_free(IwConn *c, unsigned i)
+{
+    c->ooo_bytes -= c->ooo[i].flen;
+    free(c->ooo[i].frame);
+    memmove(&c->ooo[i], &c->ooo[i + 1],
+            (c->ooo_cnt - i - 1) * sizeof(c->ooo[0]));
+    c->ooo_cnt--;
+}
+
+/* Keep a segment that starts beyond rcv_nxt (within the window). */
+static void ooo_insert(IwConn *c, uint32_t seq, size_t doff, size_t plen,
+                       bool fin, const uint8_t *frame, size_t flen)
+{
+    unsigned i;
+    IwOooSeg *o;
+    uint8_t *copy;
+
+    for (i = 0; i < c->ooo_cnt; i++) {
+        o = &c->ooo[i];
+        if (seq_leq(o->seq, seq) &&
+            seq_leq(seq + (uint32_t)plen, o->seq + o->len) &&
+            (o->fin || !fin)) {
+            return;                 /* already kept (a duplicate) */
+        }
+        if (seq_lt(seq, o->seq)) {
+            break;
+        }
+    }
+    if (c->ooo_cnt >= IW_OOO_SEGS || flen > IW_OOO_BYTES - c->ooo_bytes ||
+        !(copy = malloc(flen))) {
+        c->stats.ooo_drops++;
+        return;
+    }
+    memcpy(copy, frame, flen);
+    memmove(&c->ooo[i + 1], &c->ooo[i], (c->ooo_cnt - i) * sizeof(c->ooo[0]));
+    o = &c->ooo[i];
+    o->seq = seq;
+    o->len = (uint32_t)plen;
+    o->fin = fin;
+    o->doff = (uint16_t)doff;
+    o->flen = (uint32_t)flen;
+    o->frame = copy;
+    c->ooo_cnt++;
+    c->ooo_bytes += flen;
+    c->stats.ooo_queued++;
+}
+
+/* Deliver what the queue holds from rcv_nxt on. */
+static void ooo_drain(IwConn *c)
+{
+    while (c->ooo_cnt && !c->dead && c->state != IW_TCP_CLOSED &&
+           !c->fin_rcvd) {
+        IwOooSeg *o = &c->ooo[0];
+        uint32_t skip, end = o->seq + o->len;
+        uint8_t *frame;
+        size_t flen;
+        const uint8_t *data;
+        uint32_t len;
+        bool fin;
+
+        if (seq_lt(c->rcv_nxt, o->seq)) {
+            return;                 /* still a hole */
+        }
+        if (seq_lt(end, c->rcv_nxt) || (end == c->rcv_nxt && !o->fin)) {
+            ooo_free(c, 0);         /* all of it came already */
+            continue;
+        }
+        skip = c->rcv_nxt - o->seq;
+        /* Take it off the queue first: delivery may re-enter. */
+        frame = o->frame;
+        flen = o->flen;
+        data = frame + o->doff + skip;
+        len = o->len - skip;
+        fin = o->fin;
+        o->frame = NULL;
+        c->ooo_bytes -= flen;
+        memmove(&c->ooo[0], &c->ooo[1], (c->ooo_cnt - 1) * sizeof(c->ooo[0]));
+        c->ooo_cnt--;
+        rcv_in_order(c, data, len, fin, frame, flen);
+        free(frame);
+    }
+}
+
+static void ooo_clear(IwConn *c)
+{
+    while (c->ooo_cnt) {
+        ooo_free(c, c->ooo_cnt - 1);
     }
 }
 
@@ -372,14 +671,16 @@ static void tcp_segment(IwConn *c, const uint8_t *th, size_t tlen,
     const uint8_t *data = th + doff;
     size_t plen = tlen - doff;
     bool fin = flags & TH_FIN;
+    uint32_t wnd = c->p.rcv_wnd ? c->p.rcv_wnd : 1;
 
     c->stats.rx_segs++;
     if (flags & TH_RST) {
         /* In window only (RFC 5961 lite): exact match or within rcv wnd. */
         if (seq_leq(c->rcv_nxt, seq) &&
-            seq_lt(seq, c->rcv_nxt + (c->p.rcv_wnd ? c->p.rcv_wnd : 1))) {
+            seq_lt(seq, c->rcv_nxt + wnd)) {
             set_closed(c);
             c->dead = true;
+            ooo_clear(c);
             c->ops->event(c->opaque, IW_EV_RESET_RCVD, 0, NULL, 0);
         }
         return;
@@ -398,9 +699,25 @@ static void tcp_segment(IwConn *c, const uint8_t *th, size_t tlen,
     if (!plen && !fin) {
         return;
     }
+    if (c->fin_rcvd) {
+        c->ack_now = true;          /* data after FIN: ignore */
+        return;
+    }
     if (seq_lt(c->rcv_nxt, seq)) {
-        c->stats.ooo_drops++;
+        /* Beyond a hole: keep what fits the window, ACK the hole at once
+         * (the duplicate ACK drives the peer's fast retransmit). */
+        uint32_t off = seq - c->rcv_nxt;
+
         c->ack_now = true;
+        if (off >= wnd) {
+            return;
+        }
+        if (plen > wnd - off) {
+            plen = wnd - off;
+            fin = false;
+        }
+        ooo_insert(c, seq, (size_t)(data - frame), plen, fin, frame,
+                   (size_t)(data - frame) + plen);
         return;
     }
     if (seq_lt(seq, c->rcv_nxt)) {
@@ -410,50 +727,23 @@ static void tcp_segment(IwConn *c, const uint8_t *th, size_t tlen,
             c->ack_now = true;      /* old duplicate */
             return;
         }
-        if (skip == plen && fin && c->fin_rcvd) {
-            c->ack_now = true;
-            return;
-        }
         data += skip;
         plen -= skip;
     }
-    if (c->fin_rcvd) {
-        c->ack_now = true;          /* data after FIN: ignore */
-        return;
-    }
-    if (plen > c->p.rcv_wnd) {
-        plen = c->p.rcv_wnd;
+    if (plen > wnd) {
+        plen = wnd;
         fin = false;
     }
-    c->ack_now = true;
-    if (plen) {
-        c->rcv_nxt += (uint32_t)plen;
-        c->stats.rx_bytes += plen;
-        if (!c->rx_halted) {
-            iw_ddp_input(c, data, plen, frame, flen);
-        }
-        if (c->dead || c->state == IW_TCP_CLOSED) {
-            return;
-        }
+    /* Filling a hole is acknowledged at once, in-order data every
+     * second segment or by the delayed-ACK timer. */
+    if (c->ooo_cnt || ++c->ack_pending >= 2) {
+        c->ack_now = true;
     }
-    if (fin) {
-        c->rcv_nxt++;
-        c->fin_rcvd = true;
-        switch (c->state) {
-        case IW_TCP_ESTABLISHED:
-            c->state = IW_TCP_CLOSE_WAIT;
-            c->ops->event(c->opaque, IW_EV_FIN_RCVD, 0, NULL, 0);
-            break;
-        case IW_TCP_FIN_WAIT_1:
-            c->state = IW_TCP_CLOSING;
-            break;
-        case IW_TCP_FIN_WAIT_2:
-            enter_time_wait(c);
-            break;
-        default:
-            break;
-        }
+    if (!c->ack_now && c->delack_deadline < 0) {
+        c->delack_deadline = c->ops->now(c->opaque) + IW_DELACK_NS;
     }
+    rcv_in_order(c, data, plen, fin, frame, flen);
+    ooo_drain(c);
 }
 
 void iw_input(IwConn *c, const uint8_t *frame, size_t len)
@@ -531,6 +821,13 @@ void iw_timer(IwConn *c)
     if (c->tw_deadline >= 0 && now >= c->tw_deadline) {
         set_closed(c);
     }
+    if (c->delack_deadline >= 0 && now >= c->delack_deadline) {
+        c->delack_deadline = -1;
+        if (c->ack_pending && !c->dead && c->state != IW_TCP_CLOSED) {
+            c->ack_now = true;
+            c->stats.delayed_acks++;
+        }
+    }
     if (c->rto_deadline >= 0 && now >= c->rto_deadline && !c->dead) {
         c->rto_deadline = -1;
         if (c->snd_una == c->snd_max) {
@@ -540,14 +837,23 @@ void iw_timer(IwConn *c)
             emit(c, c->snd_max, TH_RST | TH_ACK, NULL, 0);
             set_closed(c);
             c->dead = true;
+            ooo_clear(c);
             c->ops->event(c->opaque, IW_EV_TOO_MANY_RETRIES, 0, NULL, 0);
         } else {
+            /* RFC 5681 (4) and after it slow start from snd_una; RFC 6298
+             * 5.4-5.6; RFC 6582 4: no fast retransmit for what was in
+             * flight now. */
             c->retries++;
             c->stats.rto++;
+            loss_ssthresh(c);
+            c->cwnd = c->p.mss;
+            c->in_recovery = false;
+            c->recover = c->snd_max;
+            c->dupacks = 0;
             c->rto_ns = c->rto_ns * 2 > IW_RTO_MAX_NS ? IW_RTO_MAX_NS
                                                       : c->rto_ns * 2;
-            c->dupacks = 0;
-            retransmit(c, true);
+            c->snd_nxt = c->snd_una;
+            c->snd_nxt += resend(c, c->snd_una);
             rto_arm(c);
         }
     }
@@ -589,6 +895,7 @@ void iw_abort(IwConn *c)
     emit(c, c->snd_max, TH_RST | TH_ACK, NULL, 0);
     set_closed(c);
     c->dead = true;
+    ooo_clear(c);
     timer_update(c);
 }
 
@@ -628,9 +935,22 @@ bool iw_conn_init(IwConn *c, const IwConnParams *p, const IwOps *ops,
     c->snd_wl1 = p->rcv_nxt - 1;
     c->snd_wl2 = c->snd_una;
     c->rcv_nxt = p->rcv_nxt;
-    c->rto_ns = IW_RTO_MIN_NS;
+    c->rto_min_ns = p->rto_min_ns > 0 ? p->rto_min_ns : IW_RTO_MIN_DEFAULT_NS;
+    if (c->rto_min_ns > IW_RTO_MAX_NS) {
+        c->rto_min_ns = IW_RTO_MAX_NS;
+    }
+    c->rto_ns = IW_RTO_INIT_NS > c->rto_min_ns ? IW_RTO_INIT_NS
+                                                : c->rto_min_ns;
+    c->cwnd = p->cwnd >= c->p.mss ? p->cwnd : 2u * c->p.mss;
+    if (c->cwnd > (1u << 30)) {
+        c->cwnd = 1u << 30;
+    }
+    c->ssthresh = p->ssthresh >= 2u * c->p.mss ? p->ssthresh : 0x3FFFFFFF;
+    c->dupack_thresh = p->dupack_thresh ? p->dupack_thresh : 3;
+    c->recover = c->snd_una;
     c->rto_deadline = -1;
     c->tw_deadline = -1;
+    c->delack_deadline = -1;
     c->armed = -1;
     c->sbuf = calloc(1, IW_SBUF);
     c->rbuf = calloc(1, IW_RBUF);
@@ -652,6 +972,7 @@ void iw_conn_destroy(IwConn *c)
     if (c->armed >= 0 && c->ops) {
         c->ops->timer(c->opaque, -1);
     }
+    ooo_clear(c);
     free(c->sbuf);
     free(c->rbuf);
     c->sbuf = c->rbuf = NULL;

@@ -110,7 +110,8 @@ enum {
 #define QPDP_MAX_INLINE         256
 #define QPDP_MAX_MSG            0x7FFFFFFFu
 /* Host memory of one connection: the engine state and its buffers. */
-#define QPDP_CONN_BYTES         (sizeof(IwConn) + IW_SBUF + IW_RBUF)
+#define QPDP_CONN_BYTES         (sizeof(IwConn) + IW_SBUF + IW_RBUF + \
+                                 IW_OOO_BYTES)
 
 typedef struct QpdpSge {
     uint32_t stag;
@@ -847,6 +848,11 @@ static void qpdp_timer_cb(void *opaque)
     timer_rearm(c);
 }
 
+/*
+ * The engine asks only for earlier deadlines (a later one waits for the
+ * early expiry), so this is O(1): the shared timer moves only forward in
+ * urgency; the slot scan happens when it fires.
+ */
 static void cb_timer(void *opaque, int64_t deadline)
 {
     QpdpQp *q = opaque;
@@ -856,7 +862,13 @@ static void cb_timer(void *opaque, int64_t deadline)
     if (!d->timer) {
         d->timer = e810_timer_new(q->c, qpdp_timer_cb, q->c);
     }
-    timer_rearm(q->c);
+    if (deadline < 0) {
+        return;                 /* a spurious expiry is harmless */
+    }
+    if (d->armed < 0 || deadline < d->armed) {
+        d->armed = deadline;
+        e810_timer_mod(d->timer, deadline);
+    }
 }
 
 static int cb_gather(void *opaque, uint64_t cookie, uint64_t off,
@@ -1271,6 +1283,12 @@ static bool qp_rts(QpdpQp *q, const uint64_t *x, bool toe)
     p.rcv_wnd = (uint32_t)(x[11] >> 32);
     p.snd_una = (uint32_t)(x[12] >> 32);
     p.rexmit_thresh = (unsigned)e810_fld(x[16], 53, 48);
+    /* RTOMIN, in milliseconds (irdma asks for 5), the congestion state
+     * irdma_init_tcp_ctx() starts with, DUPACK_THRESH (0: 3). */
+    p.rto_min_ns = (int64_t)e810_fld(x[16], 63, 57) * 1000 * 1000;
+    p.ssthresh = (uint32_t)x[14];
+    p.cwnd = (uint32_t)(x[14] >> 32);
+    p.dupack_thresh = (unsigned)e810_fld(x[0], 18, 16);
     p.ord = (uint16_t)e810_fld(x[20], 7, 0);
     p.ird = ird_tab[e810_fld(x[20], 18, 16)];
     p.rd_ok = x[20] & (1ull << 21);
