@@ -4,22 +4,11 @@
  * the Toeplitz RSS hash.
  */
 #include "lan.h"
+#include "csum.h"
 
 uint32_t e810_csum_add(uint32_t sum, const uint8_t *p, size_t len)
 {
-    size_t i;
-
-    for (i = 0; i + 1 < len; i += 2) {
-        sum += (uint32_t)p[i] << 8 | p[i + 1];
-        /* Fold early so that 32 bits never overflow on 256 KiB inputs. */
-        if (sum & 0x80000000u) {
-            sum = (sum & 0xFFFF) + (sum >> 16);
-        }
-    }
-    if (i < len) {
-        sum += (uint32_t)p[i] << 8;
-    }
-    return sum;
+    return e810_csum_words(sum, p, len);
 }
 
 uint16_t e810_csum_fold(uint32_t sum)

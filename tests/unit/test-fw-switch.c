@@ -484,7 +484,11 @@ static void test_probe_open_flow(void)
                           &promisc_idx), 0);
         CHECK_EQ(lookup(mcast, E810_VLAN_NONE, vsis), 1);
         CHECK_EQ(lookup(other, E810_VLAN_NONE, vsis), 0);
+        CHECK_EQ(lookup(mcast, E810_VLAN_NONE, vsis), 1);
+        CHECK_EQ(lookup(mcast, E810_VLAN_NONE, vsis), 1);  /* cached */
+        CHECK_EQ(vsis[0], vsi);
         CHECK_EQ(remove_rule(promisc_idx), 0);
+        /* the removal is seen by the very next (cached) lookup */
         CHECK_EQ(lookup(mcast, E810_VLAN_NONE, vsis), 0);
     }
 

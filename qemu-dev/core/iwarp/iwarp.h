@@ -298,6 +298,8 @@ void iw_conn_destroy(IwConn *c);
 
 /* Inputs */
 void iw_input(IwConn *c, const uint8_t *frame, size_t len);
+/* The same for a frame whose IPv4 and TCP checksums the owner verified. */
+void iw_input_csum_ok(IwConn *c, const uint8_t *frame, size_t len);
 void iw_timer(IwConn *c);
 
 /* Work.  Return 0, or -1 when the queue (or ORD) is full: try later. */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #endif
 #include "iw-int.h"
+#include "../csum.h"
 
 #define TH_FIN  0x01
 #define TH_SYN  0x02
@@ -30,15 +31,7 @@
 
 static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
 {
-    while (len > 1) {
-        sum += (uint32_t)p[0] << 8 | p[1];
-        p += 2;
-        len -= 2;
-    }
-    if (len) {
-        sum += (uint32_t)p[0] << 8;
-    }
-    return sum;
+    return e810_csum_words(sum, p, len);
 }
 
 static uint16_t csum_fold(uint32_t sum)
@@ -129,10 +122,19 @@ static void rtt_sample(IwConn *c, int64_t r)
 
 /* ---- output ------------------------------------------------------------- */
 
-static void emit(IwConn *c, uint32_t seq, uint8_t flags, const uint8_t *payload,
-                 size_t plen)
+#define IW_FRAME_MAX    (ETH_HLEN + 4 + 40 + 20 + IW_MAX_MSS)
+
+/* Where the payload goes in this connection's frames. */
+static size_t hdr_len(const IwConn *c)
 {
-    uint8_t f[ETH_HLEN + 4 + 40 + 20 + IW_MAX_MSS];
+    return ETH_HLEN + (c->p.vlan ? 4 : 0) + (c->p.ipv4 ? 20 : 40) + 20;
+}
+
+/* Put the headers in front of the @plen payload bytes already at
+ * @f + hdr_len(c), checksum, send. */
+static void emit_frame(IwConn *c, uint8_t *f, uint32_t seq, uint8_t flags,
+                       size_t plen)
+{
     uint8_t *ip, *th;
     size_t l3, off = 0;
     uint32_t win, sum;
@@ -185,9 +187,6 @@ static void emit(IwConn *c, uint32_t seq, uint8_t flags, const uint8_t *payload,
     iw_put16(th + 14, (uint16_t)(win > 0xFFFF ? 0xFFFF : win));
     iw_put16(th + 16, 0);
     iw_put16(th + 18, 0);
-    if (plen) {
-        memcpy(th + 20, payload, plen);
-    }
     sum = pseudo_sum(c->p.ipv4, c->p.lip, c->p.rip, 20 + plen);
     cs = csum_fold(csum_add(sum, th, 20 + plen));
     iw_put16(th + 16, cs);
@@ -200,6 +199,14 @@ static void emit(IwConn *c, uint32_t seq, uint8_t flags, const uint8_t *payload,
         c->delack_deadline = -1;
     }
     c->ops->frame_out(c->opaque, f, (size_t)(th - f) + 20 + plen);
+}
+
+/* A segment without payload (ACK, FIN, RST). */
+static void emit(IwConn *c, uint32_t seq, uint8_t flags)
+{
+    uint8_t f[ETH_HLEN + 4 + 40 + 20];
+
+    emit_frame(c, f, seq, flags, 0);
 }
 
 static void sbuf_put(IwConn *c, uint32_t seq, const uint8_t *p, size_t len)
@@ -247,7 +254,7 @@ static IwSeg *seg_at(IwConn *c, uint32_t seq)
  */
 static uint32_t resend(IwConn *c, uint32_t seq)
 {
-    uint8_t buf[IW_MAX_MSS];
+    uint8_t f[IW_FRAME_MAX];
     IwSeg *s = seg_at(c, seq);
     uint32_t skip, len;
 
@@ -256,9 +263,9 @@ static uint32_t resend(IwConn *c, uint32_t seq)
     }
     skip = seq - s->seq;
     len = skip < s->len ? s->len - skip : 0;
-    sbuf_get(c, seq, buf, len);
-    emit(c, seq, TH_ACK | (s->fin ? TH_FIN : 0) | (len ? TH_PSH : 0),
-         buf, len);
+    sbuf_get(c, seq, f + hdr_len(c), len);
+    emit_frame(c, f, seq, TH_ACK | (s->fin ? TH_FIN : 0) | (len ? TH_PSH : 0),
+               len);
     c->stats.rexmits++;
     c->rtt_timing = false;
     return len + (s->fin ? 1 : 0);
@@ -279,7 +286,8 @@ static uint32_t send_window(const IwConn *c)
 
 void iw_tcp_output(IwConn *c)
 {
-    uint8_t buf[IW_MAX_MSS];
+    uint8_t f[IW_FRAME_MAX];
+    uint8_t *buf = f + hdr_len(c);  /* FPDUs are framed in place */
     bool sent = false;
 
     if (c->dead || c->state == IW_TCP_CLOSED) {
@@ -339,7 +347,7 @@ void iw_tcp_output(IwConn *c)
         s->seq = c->snd_max;
         s->len = (uint32_t)n;
         s->fin = false;
-        emit(c, c->snd_max, TH_ACK | TH_PSH, buf, n);
+        emit_frame(c, f, c->snd_max, TH_ACK | TH_PSH, n);
         if (!c->rtt_timing) {
             c->rtt_timing = true;
             c->rtt_seq = c->snd_max;
@@ -361,7 +369,7 @@ void iw_tcp_output(IwConn *c)
         s->len = 0;
         s->fin = true;
         c->fin_seq = c->snd_max;
-        emit(c, c->snd_max, TH_ACK | TH_FIN, NULL, 0);
+        emit(c, c->snd_max, TH_ACK | TH_FIN);
         c->snd_max++;
         c->snd_nxt = c->snd_max;
         c->fin_sent = true;
@@ -374,7 +382,7 @@ void iw_tcp_output(IwConn *c)
     }
     if (c->ack_now && !sent) {
         c->stats.pure_acks++;
-        emit(c, c->snd_max, TH_ACK, NULL, 0);
+        emit(c, c->snd_max, TH_ACK);
     }
     c->ack_now = false;
     timer_update(c);
@@ -746,7 +754,7 @@ static void tcp_segment(IwConn *c, const uint8_t *th, size_t tlen,
     ooo_drain(c);
 }
 
-void iw_input(IwConn *c, const uint8_t *frame, size_t len)
+static void input(IwConn *c, const uint8_t *frame, size_t len, bool csum_ok)
 {
     size_t off = 12, l3len, tlen;
     uint16_t type;
@@ -776,7 +784,7 @@ void iw_input(IwConn *c, const uint8_t *frame, size_t len)
         l3len = iw_be16(ip + 2);
         if (ihl < 20 || l3len < ihl + 20 || l3len > len - off || ip[9] != 6 ||
             (iw_be16(ip + 6) & 0x3FFF) ||          /* fragments */
-            csum_fold(csum_add(0, ip, ihl)) != 0 ||
+            (!csum_ok && csum_fold(csum_add(0, ip, ihl)) != 0) ||
             memcmp(ip + 12, c->p.rip, 4) || memcmp(ip + 16, c->p.lip, 4)) {
             goto bad;
         }
@@ -800,7 +808,7 @@ void iw_input(IwConn *c, const uint8_t *frame, size_t len)
         iw_be16(th) != c->p.rport || iw_be16(th + 2) != c->p.lport) {
         goto bad;
     }
-    if (csum_fold(csum_add(sum, th, tlen)) != 0) {
+    if (!csum_ok && csum_fold(csum_add(sum, th, tlen)) != 0) {
         c->stats.bad_csum++;
         return;
     }
@@ -810,6 +818,16 @@ void iw_input(IwConn *c, const uint8_t *frame, size_t len)
     return;
 bad:
     c->stats.bad_frame++;
+}
+
+void iw_input(IwConn *c, const uint8_t *frame, size_t len)
+{
+    input(c, frame, len, false);
+}
+
+void iw_input_csum_ok(IwConn *c, const uint8_t *frame, size_t len)
+{
+    input(c, frame, len, true);
 }
 
 void iw_timer(IwConn *c)
@@ -834,7 +852,7 @@ void iw_timer(IwConn *c)
             c->probe = true;        /* zero-window probe */
             rto_arm(c);
         } else if (c->retries >= (c->p.rexmit_thresh ? c->p.rexmit_thresh : 8)) {
-            emit(c, c->snd_max, TH_RST | TH_ACK, NULL, 0);
+            emit(c, c->snd_max, TH_RST | TH_ACK);
             set_closed(c);
             c->dead = true;
             ooo_clear(c);
@@ -892,7 +910,7 @@ void iw_abort(IwConn *c)
     if (c->dead || c->state == IW_TCP_CLOSED) {
         return;
     }
-    emit(c, c->snd_max, TH_RST | TH_ACK, NULL, 0);
+    emit(c, c->snd_max, TH_RST | TH_ACK);
     set_closed(c);
     c->dead = true;
     ooo_clear(c);

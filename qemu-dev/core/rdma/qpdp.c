@@ -1134,6 +1134,15 @@ static void qp_drop(E810Core *c, uint32_t id)
         return;
     }
     if (q->conn) {
+        const IwStats *st = &q->conn->stats;
+
+        if (q->up) {
+            trace_e810_iw_tcp_stats(id, st->tx_segs, st->rx_segs, st->rexmits,
+                                    st->rto, st->fast_rexmits,
+                                    st->partial_acks, st->ooo_queued,
+                                    st->ooo_drops, st->pure_acks,
+                                    q->conn->srtt_ns / 1000);
+        }
         iw_conn_destroy(q->conn);
         free(q->conn);
         e810_mem_release(c, QPDP_CONN_BYTES);
@@ -1515,7 +1524,8 @@ bool e810_iwarp_rx(E810Core *c, uint32_t qp_id, const uint8_t *frame,
     if (!q || !q->up) {
         return false;
     }
-    iw_input(q->conn, frame, len);
+    /* e810_rdma_steer() checked the IPv4 and TCP checksums. */
+    iw_input_csum_ok(q->conn, frame, len);
     sq_run(q);
     return true;
 }
