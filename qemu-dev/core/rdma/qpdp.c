@@ -1137,9 +1137,8 @@ static void qp_drop(E810Core *c, uint32_t id)
         const IwStats *st = &q->conn->stats;
 
         if (q->up) {
-            trace_e810_iw_tcp_stats(id, st->tx_segs, st->rx_segs, st->rexmits,
-                                    st->rto, st->fast_rexmits,
-                                    st->partial_acks, st->ooo_queued,
+            trace_e810_iw_tcp_stats(id, st->tx_segs, st->rexmits, st->rto,
+                                    st->fast_rexmits, st->ooo_queued,
                                     st->ooo_drops, st->pure_acks,
                                     q->conn->srtt_ns / 1000);
         }
