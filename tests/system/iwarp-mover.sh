@@ -98,7 +98,8 @@ link_args=()
 [ -n "$LINK" ] && link_args=(--link "$LINK")
 vm_run --guests 2 --nic e810 --mem 1024 --env COLDPLUG=0 "${link_args[@]}" \
 	--file "$TOP/guest-driver/bringup" --file "$TOP/build/guest-driver/rdma-mover" \
-	--trace 'e810_rdma_cqp_err' --qemu-arg '-d guest_errors' \
+	--trace 'e810_rdma_cqp_err' --trace 'e810_iw_tcp_stats' \
+	--qemu-arg '-d guest_errors' \
 	--script "$OUT/job.sh" --timeout 1200
 min=$(numfmt --from=iec "$TOTAL")
 for g in 0 1; do
@@ -123,6 +124,8 @@ for g in 0 1; do
 		done
 	done
 	grep -E '^rdma-mover: (ERROR|MISMATCH)' "$OUT/run/g$g/output.log" | head -3
+	# the engine's TCP figures per connection (retransmissions, reordering)
+	grep '^e810_iw_tcp_stats' "$OUT/run/g$g/trace.log" | sed "s/^/g$g: /" | head -4
 	assert_clean_dmesg $g
 	bad=$(grep -iE 'irdma|infiniband|iw_cm|ib_core|ib_uverbs' "$OUT/run/g$g/dmesg.log" |
 		grep -iE 'fail|error|timeout|timed out|warn|unable|invalid' | head -3)

@@ -998,6 +998,25 @@ static void test_ooo_bound(void)
     teardown_pair();
 }
 
+/* The first segment lost while the congestion window is still two
+ * segments: the duplicate ACKs release new segments (limited transmit)
+ * until the third one, so no RTO is waited for. */
+static void test_limited_transmit(void)
+{
+    Node *a = &nodes[0];
+    int64_t t;
+
+    setup_pair(0, 0, 0, 1460);
+    CHECK_EQ(a->c.cwnd, 2 * 1460);
+    drop_nth[0] = 1;
+    t = write_and_wait(7000, 5000 * MS);
+    CHECK(t >= 0 && t < 100 * MS);
+    CHECK_EQ(a->c.stats.rto, 0);
+    CHECK_EQ(a->c.stats.fast_rexmits, 1);
+    CHECK_EQ(a->c.stats.rexmits, 1);
+    teardown_pair();
+}
+
 /* Pure ACKs: delayed to every second segment. */
 static void test_delayed_ack(void)
 {
@@ -1032,5 +1051,6 @@ int main(void)
     RUN(test_random_loss);
     RUN(test_ooo_bound);
     RUN(test_delayed_ack);
+    RUN(test_limited_transmit);
     return CHECK_DONE();
 }

@@ -276,10 +276,18 @@ static uint32_t flight(const IwConn *c)
     return c->snd_max - c->snd_una;
 }
 
-/* Usable window: the peer's, the congestion window, our buffer. */
+/* Usable window: the peer's, the congestion window, our buffer.  The
+ * first duplicate ACKs each let one more new segment go (limited
+ * transmit, RFC 3042) so that a loss in a small window still gets its
+ * three duplicates instead of waiting for the RTO. */
 static uint32_t send_window(const IwConn *c)
 {
-    uint32_t w = c->snd_wnd < c->cwnd ? c->snd_wnd : c->cwnd;
+    uint32_t cw = c->cwnd, w;
+
+    if (!c->in_recovery && c->dupacks && c->dupacks < c->dupack_thresh) {
+        cw += c->dupacks * c->p.mss;
+    }
+    w = c->snd_wnd < cw ? c->snd_wnd : cw;
 
     return w < IW_SBUF ? w : IW_SBUF;
 }
@@ -494,7 +502,7 @@ static void dup_ack(IwConn *c)
     }
     /* RFC 6582 3.2 (2): not for duplicates of data sent before the last
      * RTO or recovery began. */
-    if (!seq_lt(c->recover, c->snd_una)) {
+    if (seq_lt(c->snd_una, c->recover)) {
         return;
     }
     loss_ssthresh(c);
