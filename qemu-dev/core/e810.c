@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * E810 device core: register file, resets, MMIO dispatch, interrupt block.
+ * E810 device core: register file, resets, MMIO dispatch, entry guard, timers.
  */
 #include "e810.h"
 #include "../trace.h"
@@ -195,234 +195,6 @@ void e810_mem_release(E810Core *c, size_t bytes)
     c->mem_used = bytes > c->mem_used ? 0 : c->mem_used - bytes;
 }
 
-/* ---- interrupt block ---------------------------------------------------- */
-
-/*
- * Interrupt moderation, as the hardware does it.  Every cause latches in its
- * vector's pending_itr with the ITR index it is routed with (ITR_INDX of its
- * *_CTL register; 3 = no ITR).  A vector fires when a cause is pending,
- * INTENA is set, and since its last interrupt both
- *   - the ITR interval GLINT_ITR(i, v) has passed, for the smallest interval
- *     among the pending causes' indices i (a no-ITR cause: none), in units
- *     of the GLINT_CTL granularity (2 us), and
- *   - the rate limit GLINT_RATE(v).INTRL (4 us units) has, when INTRL_ENA.
- * If INTENA is set but a hold-off has not passed, the vector's timer runs
- * e810_intr_try_fire at the deadline.  A masked vector keeps its latch and is
- * evaluated again by every GLINT_DYN_CTL write (the re-arm), so no cause is
- * ever lost; ITR 0 (the reset value) means no hold-off.
- */
-
-static int64_t e810_intr_holdoff(E810Core *c, unsigned v)
-{
-    E810Vector *vec = &c->vec[v];
-    uint32_t gran = (e810_reg(c, GLINT_CTL) & GLINT_CTL_ITR_GRAN_25_M) >>
-                    GLINT_CTL_ITR_GRAN_25_S;
-    uint32_t rate = e810_reg(c, GLINT_RATE(v));
-    int64_t itr = 0, intrl = 0;
-
-    if (!(vec->pending_itr & (1u << E810_ITR_NONE))) {
-        uint32_t min = GLINT_ITR_INTERVAL_M;
-
-        for (unsigned i = 0; i < E810_ITR_INDICES; i++) {
-            uint32_t iv = e810_reg(c, GLINT_ITR(i, v)) & GLINT_ITR_INTERVAL_M;
-
-            if ((vec->pending_itr & (1u << i)) && iv < min) {
-                min = iv;
-            }
-        }
-        itr = (int64_t)min * (gran ? gran : E810_ITR_GRAN_DFLT_US) * 1000;
-    }
-    if (rate & GLINT_RATE_INTRL_ENA) {
-        intrl = (int64_t)(rate & GLINT_RATE_INTRL_M) * E810_INTRL_GRAN_US * 1000;
-    }
-    return itr > intrl ? itr : intrl;
-}
-
-static void e810_intr_timer_cancel(E810Core *c, E810Vector *vec)
-{
-    if (vec->timer_armed) {
-        vec->timer_armed = false;
-        e810_timer_del(vec->timer);
-    }
-}
-
-static void e810_intr_timer_cb(void *opaque);
-
-/* Defer the vector's fire to @when; false if the host has no timers. */
-static bool e810_intr_timer_arm(E810Core *c, E810Vector *vec, int64_t when)
-{
-    if (!vec->timer) {
-        vec->timer = e810_timer_new(c, e810_intr_timer_cb, vec);
-        if (!vec->timer) {
-            return false;
-        }
-    }
-    if (!vec->timer_armed || vec->timer_at != when) {
-        vec->timer_armed = true;
-        vec->timer_at = when;
-        e810_timer_mod(vec->timer, when);
-    }
-    return true;
-}
-
-static void e810_intr_try_fire(E810Core *c, unsigned v)
-{
-    E810Vector *vec = &c->vec[v];
-    uint32_t dyn = e810_reg(c, GLINT_DYN_CTL(v));
-    int64_t now;
-
-    if (!vec->pending_itr || !(dyn & GLINT_DYN_CTL_INTENA)) {
-        /* Nothing to send, or masked: the re-arm write evaluates again. */
-        e810_intr_timer_cancel(c, vec);
-        return;
-    }
-    now = e810_now(c);
-    if (vec->fired) {
-        int64_t hold = e810_intr_holdoff(c, v);
-
-        if (hold > 0 && now - vec->last_fire_ns < hold) {
-            trace_e810_irq_holdoff(v, vec->pending_itr,
-                                   vec->last_fire_ns + hold - now);
-            if (e810_intr_timer_arm(c, vec, vec->last_fire_ns + hold)) {
-                return;
-            }
-        }
-    }
-    e810_intr_timer_cancel(c, vec);
-    vec->pending_itr = 0;
-    vec->fired = true;
-    vec->last_fire_ns = now;
-    /* Auto-mask: the driver's handlers re-arm with INTENA; they never mask. */
-    if (!(e810_reg(c, GLINT_CTL) & GLINT_CTL_DIS_AUTOMASK)) {
-        e810_reg_set(c, GLINT_DYN_CTL(v), dyn & ~GLINT_DYN_CTL_INTENA);
-    }
-    c->stats.irq_raised++;
-    trace_e810_irq_raise(v);
-    c->host.ops->msix_notify(c->host.opaque, v);
-}
-
-static void e810_intr_timer_cb(void *opaque)
-{
-    E810Vector *vec = opaque;
-    E810Core *c = vec->core;
-
-    vec->timer_armed = false;
-    e810_intr_try_fire(c, vec - c->vec);
-}
-
-void e810_intr_cause_itr(E810Core *c, unsigned vector, unsigned itr_idx)
-{
-    if (vector >= E810_MSIX_VECTORS) {
-        e810_guest_error(c, "interrupt cause routed to vector %u (of %u)",
-                         vector, E810_MSIX_VECTORS);
-        return;
-    }
-    trace_e810_irq_cause(vector);
-    c->vec[vector].pending_itr |= 1u << (itr_idx & 3);
-    e810_intr_try_fire(c, vector);
-}
-
-void e810_intr_cause_ctl(E810Core *c, uint32_t ctl)
-{
-    e810_intr_cause_itr(c, ctl & E810_CTL_MSIX_INDX_M,
-                        (ctl & E810_CTL_ITR_INDX_M) >> E810_CTL_ITR_INDX_S);
-}
-
-void e810_intr_cause(E810Core *c, unsigned vector)
-{
-    e810_intr_cause_itr(c, vector, E810_ITR_NONE);
-}
-
-static void e810_dyn_ctl_write(E810Core *c, unsigned v, uint32_t val)
-{
-    uint32_t old = e810_reg(c, GLINT_DYN_CTL(v));
-    uint32_t keep = GLINT_DYN_CTL_INTENA;
-    unsigned idx = (val & GLINT_DYN_CTL_ITR_INDX_M) >> GLINT_DYN_CTL_ITR_INDX_S;
-    uint32_t next;
-
-    /* INTENA_MSK: this write leaves INTENA as it is. */
-    if (val & GLINT_DYN_CTL_INTENA_MSK) {
-        next = (old & keep) | (val & ~keep);
-    } else {
-        next = val;
-    }
-    /* SWINT_TRIG, CLEARPBA and INTENA_MSK are actions, not state. */
-    next &= ~(GLINT_DYN_CTL_SWINT_TRIG | GLINT_DYN_CTL_CLEARPBA |
-              GLINT_DYN_CTL_INTENA_MSK);
-    e810_reg_set(c, GLINT_DYN_CTL(v), next);
-    /* INTERVAL sets the interval of ITR_INDX, unless that is "no ITR". */
-    if (idx != E810_ITR_NONE) {
-        e810_reg_set(c, GLINT_ITR(idx, v),
-                     (val & GLINT_DYN_CTL_INTERVAL_M) >> GLINT_DYN_CTL_INTERVAL_S);
-    }
-    /*
-     * A software interrupt is held off by the ITR SW_ITR_INDX names when
-     * SW_ITR_INDX_ENA is set (ice_enable_interrupt leaving busy-poll), and
-     * by none otherwise (ice_trigger_sw_intr: ITR_INDX 3, no SW_ITR_INDX).
-     */
-    if (val & GLINT_DYN_CTL_SWINT_TRIG) {
-        unsigned sw = E810_ITR_NONE;
-
-        if (val & GLINT_DYN_CTL_SW_ITR_INDX_ENA) {
-            sw = (val & GLINT_DYN_CTL_SW_ITR_INDX_M) >>
-                 GLINT_DYN_CTL_SW_ITR_INDX_S;
-        }
-        c->vec[v].pending_itr |= 1u << sw;
-    }
-    e810_intr_try_fire(c, v);
-}
-
-/* GLINT_ITR, GLINT_RATE and GLINT_CTL: a new interval moves a deferred fire. */
-static bool e810_intr_write(E810Core *c, uint32_t off, uint32_t val)
-{
-    unsigned first, last;
-
-    if (off >= GLINT_ITR(0, 0) && off < GLINT_ITR(E810_ITR_INDICES, 0)) {
-        first = last = (off - GLINT_ITR(0, 0)) % 0x2000 / 4;
-    } else if (off >= GLINT_RATE(0) && off < GLINT_RATE(E810_MSIX_VECTORS)) {
-        first = last = (off - GLINT_RATE(0)) / 4;
-    } else if (off == GLINT_CTL) {
-        first = 0;
-        last = E810_MSIX_VECTORS - 1;
-    } else {
-        return false;
-    }
-    e810_reg_set(c, off, val);
-    for (unsigned v = first; v <= last && v < E810_MSIX_VECTORS; v++) {
-        if (c->vec[v].timer_armed) {
-            e810_intr_try_fire(c, v);
-        }
-    }
-    return true;
-}
-
-/* Reset: cancel deferred fires, forget latches; timers are kept for reuse. */
-static void e810_intr_reset(E810Core *c)
-{
-    for (unsigned v = 0; v < E810_MSIX_VECTORS; v++) {
-        E810Vector *vec = &c->vec[v];
-        E810CoreTimer *t = vec->timer;
-
-        e810_intr_timer_cancel(c, vec);
-        memset(vec, 0, sizeof(*vec));
-        vec->core = c;
-        vec->timer = t;
-    }
-}
-
-static void e810_intr_cleanup(E810Core *c)
-{
-    for (unsigned v = 0; v < E810_MSIX_VECTORS; v++) {
-        E810Vector *vec = &c->vec[v];
-
-        if (vec->timer) {
-            e810_intr_timer_cancel(c, vec);
-            e810_timer_free(vec->timer);
-            vec->timer = NULL;
-        }
-    }
-}
-
 /* ---- resets ------------------------------------------------------------- */
 
 static void e810_regs_defaults(E810Core *c)
@@ -522,7 +294,7 @@ static void e810_write32(E810Core *c, uint32_t off, uint32_t val)
         return;
     }
     if (off >= GLINT_DYN_CTL(0) && off < GLINT_DYN_CTL(E810_MSIX_VECTORS)) {
-        e810_dyn_ctl_write(c, (off - GLINT_DYN_CTL(0)) / 4, val);
+        e810_intr_dyn_ctl_write(c, (off - GLINT_DYN_CTL(0)) / 4, val);
         return;
     }
     if (e810_intr_write(c, off, val)) {
@@ -632,11 +404,15 @@ bool e810_can_receive(E810Core *c)
 
 void e810_receive_frame(E810Core *c, const uint8_t *frame, size_t len)
 {
+    E810Frame fr;
+
+    /* Parsed once here; steering, the LAN and the engines share it. */
+    e810_frame_parse(&fr, frame, len);
     /* Segments of RDMA connections never reach the LAN (and its stack). */
-    if (c->fw.phy.up && e810_rdma_steer(c, frame, len)) {
+    if (c->fw.phy.up && e810_rdma_steer(c, &fr)) {
         return;
     }
-    e810_lan_receive(c, frame, len);
+    e810_lan_receive(c, &fr);
 }
 
 size_t e810_receive(E810Core *c, const uint8_t *frame, size_t len)

@@ -9,9 +9,9 @@
 #include "types.h"
 #include "regs.h"
 #include "intr.h"
-#include "aq.h"
-#include "fw.h"
-#include "lan.h"
+#include "fw/aq.h"
+#include "fw/fw.h"
+#include "lan/lan.h"
 #include "rdma/rdma.h"
 #include "rdma/puda.h"
 
@@ -64,16 +64,6 @@ struct E810CoreTimer {
  * latches in pending_itr until the vector fires; moderation (GLINT_ITR,
  * GLINT_RATE) may defer a fire to the vector's timer.
  */
-typedef struct E810Vector {
-    E810Core *core;             /* for the timer callback */
-    uint8_t pending_itr;        /* causes latched: bit i = ITR index i (3: none) */
-    bool fired;                 /* last_fire_ns is valid */
-    bool timer_armed;
-    int64_t last_fire_ns;       /* virtual clock at the last MSI-X message */
-    int64_t timer_at;           /* when timer_armed */
-    E810CoreTimer *timer;       /* deferred fire, created on first use */
-} E810Vector;
-
 struct E810Core {
     E810Host host;
     uint8_t mac[6];
@@ -129,17 +119,6 @@ bool e810_can_receive(E810Core *c);
 /* Returns @len if the frame was consumed (delivered or counted as dropped). */
 size_t e810_receive(E810Core *c, const uint8_t *frame, size_t len);
 void e810_set_link(E810Core *c, bool up);
-
-/*
- * Interrupt causes: latch a cause for @vector and fire it if enabled, once
- * the vector's ITR interval for @itr_idx (0-2; 3 = no ITR) and its rate
- * limit since its last interrupt have passed.
- */
-void e810_intr_cause_itr(E810Core *c, unsigned vector, unsigned itr_idx);
-/* A cause routed by a *_CTL register value (MSIX_INDX 10:0, ITR_INDX 12:11). */
-void e810_intr_cause_ctl(E810Core *c, uint32_t ctl);
-/* A cause that no ITR holds off (ITR index 3). */
-void e810_intr_cause(E810Core *c, unsigned vector);
 
 /* Internal helpers shared by the blocks. */
 

@@ -6,6 +6,8 @@
 #ifndef E810_INTR_H
 #define E810_INTR_H
 
+#include "types.h"
+
 #define E810_MSIX_VECTORS           64
 
 #define GLINT_DYN_CTL(v)            (0x00160000 + 4 * (v))
@@ -55,5 +57,34 @@
 
 #define QINT_TQCTL(q)               (0x00140000 + 4 * (q))
 #define QINT_RQCTL(q)               (0x00150000 + 4 * (q))
+
+/* One MSI-X vector's moderation state. */
+typedef struct E810Vector {
+    E810Core *core;             /* for the timer callback */
+    uint8_t pending_itr;        /* causes latched: bit i = ITR index i (3: none) */
+    bool fired;                 /* last_fire_ns is valid */
+    bool timer_armed;
+    int64_t last_fire_ns;       /* virtual clock at the last MSI-X message */
+    int64_t timer_at;           /* when timer_armed */
+    E810CoreTimer *timer;       /* deferred fire, created on first use */
+} E810Vector;
+
+/*
+ * Interrupt causes: latch a cause for @vector and fire it if enabled, once
+ * the vector's ITR interval for @itr_idx (0-2; 3 = no ITR) and its rate
+ * limit since its last interrupt have passed.
+ */
+void e810_intr_cause_itr(E810Core *c, unsigned vector, unsigned itr_idx);
+/* A cause routed by a *_CTL register value (MSIX_INDX 10:0, ITR_INDX 12:11). */
+void e810_intr_cause_ctl(E810Core *c, uint32_t ctl);
+/* A cause that no ITR holds off (ITR index 3). */
+void e810_intr_cause(E810Core *c, unsigned vector);
+
+/* GLINT_DYN_CTL(@v) write: re-arm, software trigger, interval update. */
+void e810_intr_dyn_ctl_write(E810Core *c, unsigned v, uint32_t val);
+/* GLINT_ITR / GLINT_RATE / GLINT_CTL writes; true if @off is one of them. */
+bool e810_intr_write(E810Core *c, uint32_t off, uint32_t val);
+void e810_intr_reset(E810Core *c);
+void e810_intr_cleanup(E810Core *c);
 
 #endif

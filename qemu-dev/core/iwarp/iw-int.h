@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * iWARP engine internals shared by tcp.c, ddp.c and rdmap.c.
+ * iWARP engine internals shared by tcp.c, rx.c (receive) and tx.c (send).
  */
 #ifndef IW_INT_H
 #define IW_INT_H
 
 #include "mpa.h"
+#include "../bytes.h"
+#include "../net/net.h"
 #include "iwarp.h"
 
 #define IW_MAX_MSS          9100
@@ -35,42 +37,6 @@ static inline bool seq_leq(uint32_t a, uint32_t b)
     return (int32_t)(a - b) <= 0;
 }
 
-static inline uint16_t iw_be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t iw_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-           (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint64_t iw_be64(const uint8_t *p)
-{
-    return (uint64_t)iw_be32(p) << 32 | iw_be32(p + 4);
-}
-
-static inline void iw_put16(uint8_t *p, uint16_t v)
-{
-    p[0] = v >> 8;
-    p[1] = (uint8_t)v;
-}
-
-static inline void iw_put32(uint8_t *p, uint32_t v)
-{
-    p[0] = v >> 24;
-    p[1] = v >> 16;
-    p[2] = v >> 8;
-    p[3] = (uint8_t)v;
-}
-
-static inline void iw_put64(uint8_t *p, uint64_t v)
-{
-    iw_put32(p, (uint32_t)(v >> 32));
-    iw_put32(p + 4, (uint32_t)v);
-}
-
 /* Re-entrancy: callbacks may post work; output runs when the outermost
  * entry point leaves. */
 void iw_enter(IwConn *c);
@@ -79,12 +45,12 @@ void iw_leave(IwConn *c);
 /* tcp.c */
 void iw_tcp_output(IwConn *c);
 
-/* ddp.c: in-order TCP payload from @frame */
+/* rx.c: in-order TCP payload from @frame */
 void iw_ddp_input(IwConn *c, const uint8_t *data, size_t len,
                   const uint8_t *frame, size_t flen);
 void iw_rx_error(IwConn *c, uint32_t term, const uint8_t *ulpdu, size_t len);
 
-/* rdmap.c */
+/* tx.c */
 size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room);
 bool iw_rdmap_pending(const IwConn *c);
 void iw_rdmap_acked(IwConn *c);

@@ -11,7 +11,7 @@
 #ifndef E810_FW_SCHED_H
 #define E810_FW_SCHED_H
 
-#include "types.h"
+#include "../types.h"
 
 #define E810_SCHED_LAYERS           9       /* logical = physical layers */
 #define E810_SCHED_QGRP_LAYER       7       /* parents of queue/qset leaves */

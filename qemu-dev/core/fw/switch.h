@@ -9,7 +9,7 @@
 #ifndef E810_FW_SWITCH_H
 #define E810_FW_SWITCH_H
 
-#include "types.h"
+#include "../types.h"
 
 #define E810_FW_MAX_VSI             768
 #define E810_VSI_CTX_SIZE           128     /* struct ice_aqc_vsi_props */

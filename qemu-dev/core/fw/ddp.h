@@ -10,7 +10,7 @@
 #ifndef E810_FW_DDP_H
 #define E810_FW_DDP_H
 
-#include "types.h"
+#include "../types.h"
 
 #define E810_PKG_NAME_LEN           28
 #define E810_PKG_INFO_MAX           4       /* entries ice has room for */

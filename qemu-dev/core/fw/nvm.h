@@ -18,7 +18,7 @@
 #ifndef E810_FW_NVM_H
 #define E810_FW_NVM_H
 
-#include "types.h"
+#include "../types.h"
 
 #define E810_FLASH_SIZE             0x10000u
 /* Must agree with GLNVM_GENS.SR_SIZE = 1 in e810.c: 2^1 x 512 words. */

@@ -6,7 +6,7 @@
 #ifndef E810_FW_CORE_H
 #define E810_FW_CORE_H
 
-#include "types.h"
+#include "../types.h"
 
 /* What Get Version (0x0001) reports.  API 1.5 is what ice expects of E810. */
 #define E810_FW_MAJOR               4

@@ -12,7 +12,7 @@
 #ifndef E810_FW_PHY_H
 #define E810_FW_PHY_H
 
-#include "types.h"
+#include "../types.h"
 
 /* Logical port number the commands must address. */
 #define E810_PHY_LPORT              0
