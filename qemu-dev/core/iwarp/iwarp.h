@@ -235,6 +235,7 @@ typedef struct IwConn {
     unsigned retries;
     /* Congestion control (RFC 5681, NewReno RFC 6582) */
     uint32_t cwnd, ssthresh;
+    uint32_t bytes_acked;   /* congestion avoidance: since the last SMSS */
     uint32_t recover;       /* snd_max when recovery began */
     bool in_recovery;
     unsigned dupack_thresh;

@@ -391,6 +391,7 @@ static void loss_ssthresh(IwConn *c)
     uint32_t half = flight(c) / 2, min = 2u * c->p.mss;
 
     c->ssthresh = half > min ? half : min;
+    c->bytes_acked = 0;
 }
 
 static void new_ack(IwConn *c, uint32_t ack)
@@ -443,11 +444,18 @@ static void new_ack(IwConn *c, uint32_t ack)
     } else {
         c->dupacks = 0;
         if (c->cwnd < c->ssthresh) {
-            c->cwnd += acked < mss ? acked : mss;       /* slow start */
+            /* Slow start; an ACK may cover two segments (delayed ACKs,
+             * RFC 3465 L = 2 SMSS). */
+            c->cwnd += acked < 2 * mss ? acked : 2 * mss;
+            c->bytes_acked = 0;
         } else {
-            uint32_t inc = (uint32_t)((uint64_t)mss * mss / c->cwnd);
-
-            c->cwnd += inc ? inc : 1;                   /* avoidance */
+            /* Congestion avoidance by byte counting (RFC 5681 3.1): one
+             * SMSS per cwnd acknowledged. */
+            c->bytes_acked += acked;
+            if (c->bytes_acked >= c->cwnd) {
+                c->bytes_acked -= c->cwnd;
+                c->cwnd += mss;
+            }
         }
     }
     if (c->cwnd > (1u << 30)) {
