@@ -1032,6 +1032,73 @@ static void test_delayed_ack(void)
     teardown_pair();
 }
 
+/* Ping-pong of small Writes (ib_write_lat): each side answers the
+ * other's Write with its own as soon as it lands; the round trip is the
+ * link's, not a delayed ACK's or an RTO's, and the completions (the
+ * peer's TCP ACK) come piggybacked on the answers. */
+static void test_ping_pong(void)
+{
+    Node *a = &nodes[0], *b = &nodes[1];
+    int64_t t0;
+    unsigned i, n = 50;
+
+    setup_pair(0, 0, 0, 1460);
+    fill(a, 0, 64, 1);
+    fill(b, 0, 64, 2);
+    t0 = now_ns;
+    for (i = 0; i < n; i++) {
+        unsigned da = a->ndone, db = b->ndone;
+
+        a->mem[0] = (uint8_t)(i + 1);
+        CHECK_EQ(iw_post_write(&a->c, STAG_MEM, 1u << 20, 64, 0), 0);
+        while (b->mem[1u << 20] != (uint8_t)(i + 1) &&
+               now_ns - t0 < 1000 * MS) {
+            run(1000);
+        }
+        b->mem[0] = (uint8_t)(i + 1);
+        CHECK_EQ(iw_post_write(&b->c, STAG_MEM, 1u << 20, 64, 0), 0);
+        while ((a->mem[1u << 20] != (uint8_t)(i + 1) || a->ndone == da) &&
+               now_ns - t0 < 1000 * MS) {
+            run(1000);
+        }
+        CHECK(a->ndone > da);
+        CHECK(b->ndone >= db);
+    }
+    /* 20 us of link per round trip, polled in 1 us steps */
+    CHECK((now_ns - t0) / n < 30000);
+    CHECK_EQ(a->c.stats.rto + b->c.stats.rto, 0);
+    CHECK_EQ(a->c.stats.pure_acks + b->c.stats.pure_acks, 0);
+    teardown_pair();
+}
+
+/* Silly-window avoidance holds back pieces cut short by the window, not
+ * small messages: with a one-segment congestion window (as after an RTO)
+ * ten 64-byte Writes still go at once; a long Write waits for full
+ * segments. */
+static void test_sws_small_messages(void)
+{
+    Node *a = &nodes[0];
+    unsigned i;
+
+    setup_pair(0, 0, 0, 1460);
+    CHECK(write_and_wait(4000, 1000 * MS) >= 0);    /* an RTT sample */
+    a->c.cwnd = 1460;
+    a->c.ssthresh = 1460 * 4;
+    a->c.stats.tx_segs = 0;
+    for (i = 0; i < 10; i++) {
+        CHECK_EQ(iw_post_write(&a->c, STAG_MEM, (1u << 20) + i * 64, 64, 0),
+                 0);
+    }
+    CHECK_EQ(a->c.stats.tx_segs, 10);
+    /* 10 * 84 bytes in flight: the rest of the window is no full
+     * segment, so of a long Write nothing goes before an ACK. */
+    CHECK_EQ(iw_post_write(&a->c, STAG_MEM, 2u << 20, 20000, 0), 0);
+    CHECK_EQ(a->c.stats.tx_segs, 10);
+    run(100 * MS);
+    CHECK_EQ(a->ndone, 1 + 11);
+    teardown_pair();
+}
+
 int main(void)
 {
     RUN(test_crc32c);
@@ -1052,5 +1119,7 @@ int main(void)
     RUN(test_ooo_bound);
     RUN(test_delayed_ack);
     RUN(test_limited_transmit);
+    RUN(test_ping_pong);
+    RUN(test_sws_small_messages);
     return CHECK_DONE();
 }

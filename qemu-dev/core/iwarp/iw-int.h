@@ -51,7 +51,9 @@ void iw_ddp_input(IwConn *c, const uint8_t *data, size_t len,
 void iw_rx_error(IwConn *c, uint32_t term, const uint8_t *ulpdu, size_t len);
 
 /* tx.c */
-size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room);
+/* The next FPDU, at most @room bytes; with @tail_only only one that ends
+ * its message (or Read Response) -- no piece cut short by @room. */
+size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room, bool tail_only);
 bool iw_rdmap_pending(const IwConn *c);
 void iw_rdmap_acked(IwConn *c);
 /* Inbound Read Response for the oldest outstanding read: its message. */

@@ -312,11 +312,9 @@ void iw_tcp_output(IwConn *c)
             room = c->p.mss;
         }
         /* Silly-window avoidance (RFC 1122 4.2.3.4): with data in
-         * flight, only a full segment goes; its ACK opens more. */
-        if (inflight && room < c->p.mss) {
-            break;
-        }
-        n = iw_rdmap_next(c, buf, room);
+         * flight, a segment goes full or with the end of a message,
+         * never a piece cut short by the window; its ACK opens more. */
+        n = iw_rdmap_next(c, buf, room, inflight && room < c->p.mss);
         if (!n) {
             break;
         }
