@@ -1042,6 +1042,125 @@ static void test_mac_loopback(void)
     aq_test_cleanup(&t);
 }
 
+/* ---- statistics registers (ice_update_pf_stats / ice_update_eth_stats) */
+
+/* Offsets from ice_hw_autogen.h, port 0 / VSI v. */
+#define T_GLPRT_GORCL       0x00380000
+#define T_GLPRT_UPRCL       0x00381300
+#define T_GLPRT_MPRCL       0x00381340
+#define T_GLPRT_BPRCL       0x00381380
+#define T_GLPRT_GOTCL       0x00380B40
+#define T_GLPRT_UPTCL       0x003811C0
+#define T_GLPRT_PRC64L      0x00380900
+#define T_GLPRT_PRC1522L    0x00380A40
+#define T_GLPRT_PTC127L     0x00380BC0
+#define T_GLPRT_RUC         0x00380200
+#define T_GLPRT_TDOLD       0x00381280
+#define T_GLPRT_CRCERRS     0x00380100
+#define T_PRTRPB_RDPC       0x000AC260
+#define T_GLV_GORCL(v)      (0x003B0000 + 8 * (v))
+#define T_GLV_UPRCL(v)      (0x003B2000 + 8 * (v))
+#define T_GLV_BPRCL(v)      (0x003B6000 + 8 * (v))
+#define T_GLV_GOTCL(v)      (0x00300000 + 8 * (v))
+#define T_GLV_UPTCL(v)      (0x0030A000 + 8 * (v))
+#define T_GLV_RDPC(v)       (0x00294C04 + 4 * (v))
+#define T_GLV_TEPC(v)       (0x00312000 + 4 * (v))
+
+static uint64_t rd64(uint32_t off)
+{
+    return e810_mmio_read(&t.c, off, 8);
+}
+
+static void test_stats(void)
+{
+    static const uint8_t mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
+    uint8_t f[1514], g[64];
+    size_t n = build(f, our_mac, false, 6, 1000, -1);   /* 1054 bytes */
+    size_t an;
+    E810TxQueueCtx *q;
+
+    rx_setup();
+    CHECK_EQ(rd64(T_GLPRT_GORCL), 0);
+    /* Unicast, broadcast (a 42-byte ARP the link did not pad), multicast
+     * nobody subscribed to (the MAC counts it, the switch drops it). */
+    e810_receive(&t.c, f, n);
+    an = eth(g, bcast, peer_mac, 0x0806);
+    memset(g + an, 0, 28);
+    e810_receive(&t.c, g, an + 28);
+    memcpy(f, mcast, 6);
+    e810_receive(&t.c, f, n);
+    memcpy(f, our_mac, 6);
+    CHECK_EQ(t.c.stats.rx_frames, 2);
+    CHECK_EQ(rd64(T_GLPRT_UPRCL), 1);
+    CHECK_EQ(rd64(T_GLPRT_BPRCL), 1);
+    CHECK_EQ(rd64(T_GLPRT_MPRCL), 1);
+    /* Wire bytes: padded to 60, with the FCS. */
+    CHECK_EQ(rd64(T_GLPRT_GORCL), (n + 4) * 2 + 64);
+    CHECK_EQ(rd64(T_GLPRT_PRC64L), 1);
+    CHECK_EQ(rd64(T_GLPRT_PRC1522L), 2);
+    /* The VSI counts what it was given. */
+    CHECK_EQ(rd64(T_GLV_GORCL(vsi_num)), n + an + 28);
+    CHECK_EQ(rd64(T_GLV_UPRCL(vsi_num)), 1);
+    CHECK_EQ(rd64(T_GLV_BPRCL(vsi_num)), 1);
+
+    /* Drops: a runt at the MAC; no descriptors at the VSI and port. */
+    e810_receive(&t.c, f, 10);
+    CHECK_EQ(rd(T_GLPRT_RUC), 1);
+    wr(QRX_TAIL(RXQ_FIRST), t.c.lan.rxq[RXQ_FIRST].head);
+    e810_receive(&t.c, f, n);
+    CHECK_EQ(t.c.stats.rx_no_desc, 1);
+    CHECK_EQ(rd(T_GLV_RDPC(vsi_num)), 1);
+    CHECK_EQ(rd(T_PRTRPB_RDPC), 1);
+    CHECK_EQ(rd64(T_GLPRT_UPRCL), 2);
+    CHECK_EQ(rd(T_GLPRT_CRCERRS), 0);
+
+    /* Tx from the VSI's queue: one frame sent, one malformed, one while
+     * the link is down. */
+    q = &t.c.fw.sched.txq[TXQ];
+    q->enabled = true;
+    q->gen++;
+    q->base = TX_RING;
+    q->qlen = TX_QLEN;
+    q->src_vsi = vsi_num;
+    n = eth(f, peer_mac, our_mac, 0x0800);
+    memset(f + n, 0x5a, 86);
+    n += 86;                                            /* 100 bytes */
+    memcpy(mem(TX_BUFS), f, n);
+    txd_data(0, TX_BUFS, n, EOP_RS, 0, 0);
+    txd_data(1, TX_BUFS, 8, EOP_RS, 0, 0);              /* too short */
+    wr(QTX_COMM_DBELL(TXQ), 2);
+    CHECK_EQ(t.h.nframes, 1);
+    CHECK_EQ(rd64(T_GLPRT_UPTCL), 1);
+    CHECK_EQ(rd64(T_GLPRT_GOTCL), n + 4);
+    CHECK_EQ(rd64(T_GLPRT_PTC127L), 1);
+    CHECK_EQ(rd64(T_GLV_GOTCL(vsi_num)), n);
+    CHECK_EQ(rd64(T_GLV_UPTCL(vsi_num)), 1);
+    CHECK_EQ(rd(T_GLV_TEPC(vsi_num)), 1);
+    t.c.fw.phy.up = false;
+    txd_data(2, TX_BUFS, n, EOP_RS, 0, 0);
+    wr(QTX_COMM_DBELL(TXQ), 3);
+    t.c.fw.phy.up = true;
+    CHECK_EQ(rd(T_GLPRT_TDOLD), 1);
+    CHECK_EQ(rd64(T_GLPRT_UPTCL), 1);
+    /* The VSI sent it; the port dropped it. */
+    CHECK_EQ(rd64(T_GLV_GOTCL(vsi_num)), 2 * n);
+
+    /* Read-only, kept across a PF reset; 40-bit counters read as L/H
+     * and wrap at 2^40. */
+    wr(T_GLPRT_UPRCL, 0x1234);
+    CHECK_EQ(rd64(T_GLPRT_UPRCL), 2);
+    wr(PFGEN_CTRL, PFGEN_CTRL_PFSWR);
+    CHECK_EQ(rd64(T_GLPRT_UPRCL), 2);
+    CHECK_EQ(rd64(T_GLV_GOTCL(vsi_num)), 2 * n);
+    t.c.lan.port_stats[E810_PS_GORC] = (3ull << 40) | 0x12345678ABull;
+    CHECK_EQ(rd(T_GLPRT_GORCL), 0x345678AB);
+    CHECK_EQ(rd(T_GLPRT_GORCL + 4), 0x12);
+    CHECK_EQ(rd64(T_GLPRT_GORCL), 0x12345678ABull);
+    /* Other ports count nothing. */
+    CHECK_EQ(rd64(T_GLPRT_UPRCL + 8), 0);
+    aq_test_cleanup(&t);
+}
+
 int main(void)
 {
     RUN(test_tx_single);
@@ -1057,5 +1176,6 @@ int main(void)
     RUN(test_rx_drops);
     RUN(test_rx_rss_vlan_fcs);
     RUN(test_mac_loopback);
+    RUN(test_stats);
     return CHECK_DONE();
 }

@@ -174,6 +174,7 @@ bool e810_rdma_xmit(E810Core *c, const uint8_t *frame, size_t len,
         e810_rx_loopback(c, frame, len);
         return true;
     }
+    e810_lan_stats_port_tx(c, frame, len, c->fw.phy.up);
     if (!c->fw.phy.up) {
         return false;
     }
