@@ -98,18 +98,6 @@ static void cqp_query_features(E810Core *c, const uint64_t *wqe,
     }
 }
 
-static void cqp_gather_stats(E810Core *c, const uint64_t *wqe,
-                             E810CqpResult *r)
-{
-    /* No engine counters are kept yet: the 1 KiB block reads as zeros. */
-    static const uint8_t zero[1024];
-
-    if (e810_dma_write(c, wqe[4], zero, sizeof(zero))) {
-        e810_cqp_fail(c, r, E810_CQP_MIN_DMA,
-                      "stats buffer at 0x%" PRIx64, wqe[4]);
-    }
-}
-
 /* ---- one WQE ------------------------------------------------------------ */
 
 static void cqp_execute(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
@@ -197,7 +185,7 @@ static void cqp_execute(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     case OP_MANAGE_STATS:
     case OP_GATHER_STATS:
         if (op == OP_GATHER_STATS) {
-            cqp_gather_stats(c, wqe, r);
+            e810_pestat_gather(c, wqe, r);
         } else {
             e810_rdma_stats(c, op, wqe, r);
         }

@@ -56,6 +56,7 @@ typedef struct RxSeg {
     size_t seg_len;             /* TCP header + payload, per the IP header */
     size_t pkt_len;             /* Ethernet + IP packet (no padding) */
     const char *bad;            /* why the headers are unusable, or NULL */
+    unsigned bad_kind;          /* E810_PE_ERR_* of @bad */
     E810Quad quad;              /* local = destination of the frame */
 } RxSeg;
 
@@ -127,6 +128,7 @@ static bool rx_parse(const uint8_t *f, size_t len, RxSeg *s)
             s->bad = "IPv4 options";
         } else if (ip_total < ihl || ip_total > avail) {
             s->bad = "IPv4 total length beyond the frame";
+            s->bad_kind = E810_PE_ERR_TRUNC;
         }
         break;
     }
@@ -142,6 +144,7 @@ static bool rx_parse(const uint8_t *f, size_t len, RxSeg *s)
         ip_total = 40 + (size_t)be16(ip + 4);
         if (ip_total > avail) {
             s->bad = "IPv6 payload length beyond the frame";
+            s->bad_kind = E810_PE_ERR_TRUNC;
         }
         break;
     default:
@@ -159,8 +162,10 @@ static bool rx_parse(const uint8_t *f, size_t len, RxSeg *s)
     doff = s->seg_len >= 20 ? (s->tcp[12] >> 4) * 4u : 0;
     if (s->seg_len < 20) {
         s->bad = "truncated TCP header";
+        s->bad_kind = E810_PE_ERR_TCP;
     } else if (doff < 20 || doff > s->seg_len) {
         s->bad = "bad TCP data offset";
+        s->bad_kind = E810_PE_ERR_TCP;
     }
     return true;
 }
@@ -256,10 +261,12 @@ static bool rx_pe_enabled(E810Core *c, const uint8_t *frame)
     return false;
 }
 
+/* A segment for the engine that it discards (@kind: E810_PE_ERR_*). */
 static void rx_drop(E810Core *c, uint64_t *ctr, const RxSeg *s,
-                    const char *why)
+                    unsigned kind, const char *why)
 {
     (*ctr)++;
+    e810_pestat_rx_err(c, s->ipv4, kind);
     trace_e810_steer_drop(s->quad.rport, s->quad.lport, why);
 }
 
@@ -295,13 +302,15 @@ bool e810_rdma_steer(E810Core *c, const uint8_t *frame, size_t len)
         return false;
     }
     if (s.bad) {
-        rx_drop(c, &p->stats.rx_malformed, &s, s.bad);
+        rx_drop(c, &p->stats.rx_malformed, &s, s.bad_kind, s.bad);
         return true;
     }
     if (!rx_checksums_ok(&s)) {
-        rx_drop(c, &p->stats.rx_bad_csum, &s, "bad checksum");
+        rx_drop(c, &p->stats.rx_bad_csum, &s, E810_PE_ERR_DISCARD,
+                "bad checksum");
         return true;
     }
+    e810_pestat_frame(c, frame, s.pkt_len, false);
     if (v == V_QP) {
         trace_e810_steer(s.quad.rport, s.quad.lport, s.tcp[13], "qp", qp_id);
         if (e810_iwarp_rx(c, qp_id, frame, s.pkt_len)) {
@@ -319,7 +328,8 @@ bool e810_rdma_steer(E810Core *c, const uint8_t *frame, size_t len)
         }
     }
     if (v == V_APBVT) {
-        rx_drop(c, &p->stats.rx_apbvt_drop, &s, "accelerated port");
+        rx_drop(c, &p->stats.rx_apbvt_drop, &s, E810_PE_ERR_DISCARD,
+                "accelerated port");
         return true;
     }
     trace_e810_steer(s.quad.rport, s.quad.lport, s.tcp[13], "ilq",
