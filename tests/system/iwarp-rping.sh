@@ -8,6 +8,9 @@
 # WRITE.  Two rounds, one per direction, each with COUNT iterations at
 # every size in SIZES.  The link is captured: the MPA request and reply must
 # be on the wire with revision 2, and the kernel logs must stay clean.
+# The engine's statistics (rdma statistic show) count the rounds' RDMA
+# operations and at least their bytes, and the port's (ethtool -S) all of
+# those bytes too.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -45,6 +48,9 @@ for round in 0 1; do
 done
 echo "--- rdma res after"
 rdma resource show
+echo "rdma-stat: \$(rdma statistic show | tr '\\n' ' ')"
+dev=\$(rdma link show | sed -n 's/.* netdev \([^ ]*\).*/\1/p' | head -1)
+ethtool -S "\$dev" | sed 's/^ */ethtool: /'
 exit \$rc
 EOS
 
@@ -58,6 +64,24 @@ for g in 0 1; do
 	for size in $SIZES; do
 		assert_output $g "^round [01] size $size: (server|client) data lines $COUNT exit 0\$" 2
 	done
+	# Each guest is the server of one round: per iteration it reads the
+	# client's buffer and writes it back, and both sides send twice.
+	bytes=0
+	for size in $SIZES; do bytes=$((bytes + COUNT * size)); done
+	n=$((COUNT * $(echo $SIZES | wc -w)))
+	for s in OutRdmaReads InRdmaReads OutRdmaWrites InRdmaWrites; do
+		assert_ge $g "$s" "$(rdma_stat $g $s)" $n
+	done
+	assert_ge $g OutRdmaSends "$(rdma_stat $g OutRdmaSends)" $((4 * n))
+	assert_ge $g InRdmaSends "$(rdma_stat $g InRdmaSends)" $((4 * n))
+	in_oct=$(rdma_stat $g ip4InOctets)
+	assert_ge $g ip4InOctets "$in_oct" $((2 * bytes))
+	assert_ge $g ip4OutOctets "$(rdma_stat $g ip4OutOctets)" $((2 * bytes))
+	assert_ge $g InSegs "$(rdma_stat $g '(tcp)?InSegs')" $((4 * n))
+	assert_ge $g OutSegs "$(rdma_stat $g '(tcp)?OutSegs')" $((4 * n))
+	assert_ge $g rx_bytes.nic "$(ethtool_stat $g rx_bytes.nic)" "${in_oct:-1}"
+	echo "g$g: rdma $(grep '^rdma-stat:' "$OUT/run/g$g/output.log" | tail -1 |
+		grep -oE '(ip4InOctets|ip4OutOctets|InSegs|OutSegs|RetransSegs|InRdmaWrites|OutRdmaWrites) [0-9]+' | tr '\n' ' ')"
 done
 
 # MPA on the wire (RFC 5044/6581): the key, then the flags byte and the

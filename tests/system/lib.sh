@@ -48,6 +48,30 @@ assert_clean_dmesg() {
 	[ -s "$OUT/run/g$1/dmesg.log" ] || fail "g$1 dmesg.log is empty"
 }
 
+# Device statistics a job printed: `ethtool -S DEV | sed 's/^ */ethtool: /'`
+# and `echo "rdma-stat: $(rdma statistic show | tr '\n' ' ')"` (one line).
+# ethtool_stat GUEST NAME: the value of ethtool's NAME (empty if missing).
+ethtool_stat() {
+	awk -v n="$2:" '$1 == "ethtool:" && $2 == n { v = $3 } END { print v }' \
+		"$OUT/run/g$1/output.log" 2>/dev/null
+}
+
+# rdma_stat GUEST REGEX: the value of the first counter whose name matches
+# (anchored) in the last `rdma statistic show` line.
+rdma_stat() {
+	awk -v re="^($2)\$" '$1 == "rdma-stat:" { v = ""
+		for (i = 2; i < NF; i++) if ($i ~ re) { v = $(i + 1); break } }
+		END { print v }' "$OUT/run/g$1/output.log" 2>/dev/null
+}
+
+# assert_ge GUEST WHAT VALUE MIN: VALUE is a number of at least MIN.
+assert_ge() {
+	case "$3" in
+	''|*[!0-9]*) fail "g$1 $2: '$3' is not a count"; return ;;
+	esac
+	[ "$3" -ge "$4" ] || fail "g$1 $2 = $3, expected >= $4"
+}
+
 # pass_fail: print the verdict and exit.
 pass_fail() {
 	local t

@@ -10,7 +10,8 @@
  * them, so the CM's segments through the ILQ and the offloaded
  * connections' segments count alike; octets are IP octets.  RDMA
  * operations are counted by the QP data path: outbound Sends, Writes and
- * Read Requests as they are handed to the connection, inbound Sends when
+ * Read Requests (not zero-length ones, MPA's RTR) as they are handed to
+ * the connection, inbound Sends when
  * their last segment is placed, inbound Read Requests as they arrive and
  * inbound Writes per tagged segment placed (the placement callback does
  * not see message boundaries).  Retransmitted segments come from the

@@ -767,7 +767,11 @@ static void sq_run(QpdpQp *q)
                 r = iw_post_read(q->conn, w->nsge ? w->sge[0].stag : 0,
                                  w->nsge ? w->sge[0].to : 0, w->len,
                                  (uint32_t)h, qw[2], w->seq);
-                pe_count(q, r, E810_PE_RDMATXRDS);
+                /* Zero-length Reads (MPA's RTR) are not counted: the
+                 * receiving side does not see them as Read Requests. */
+                if (w->len) {
+                    pe_count(q, r, E810_PE_RDMATXRDS);
+                }
                 break;
             default:
                 w->status = AE_WQE_UNEXPECTED_OP;
