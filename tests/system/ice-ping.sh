@@ -10,21 +10,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-cat > "$OUT/job.sh" <<'EOS'
-#!/bin/sh
-dev=$(net-up) || { echo "net-up failed"; exit 1; }
-echo "netdev $dev"
-vm-barrier up
-ping -c 200 -i 0.05 -W 5 "$PEER_IP" > /tmp/ping.log 2>&1
-rc=$?
-tail -3 /tmp/ping.log
-vm-barrier done
-ip -s link show "$dev"
-ethtool -S "$dev" | sed 's/^ */ethtool: /'
-exit $rc
-EOS
-
-vm_run --guests 2 --nic e810 --script "$OUT/job.sh" --timeout 300
+vm_job ice-ping --guests 2 --nic e810 --timeout 300
 for g in 0 1; do
 	assert_status $g 0
 	assert_output $g '^netdev '
