@@ -90,6 +90,17 @@ assert_rdma_dmesg() {
 	[ -z "$bad" ] || fail "g$1 irdma says: $bad"
 }
 
+# assert_ulp_guests: both guests' jobs exited 0 with their RDMA resource
+# counts back to the baseline (jobs/lib.sh res_baseline), kernel logs clean.
+assert_ulp_guests() {
+	local g
+	for g in 0 1; do
+		assert_status $g 0
+		assert_output $g '^res counts back to baseline'
+		assert_clean_dmesg $g
+	done
+}
+
 # assert_no_trace GUEST REGEX WHAT: no line of the guest's QEMU trace
 # matches REGEX (WHAT names them in the failure).
 assert_no_trace() {

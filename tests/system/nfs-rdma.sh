@@ -24,11 +24,7 @@ vm_job nfs-rdma --guests 2 --nic e810 --mem 1024 --smp 2 --extras --env COLDPLUG
 
 S=$OUT/run/g0/output.log
 C=$OUT/run/g1/output.log
-for g in 0 1; do
-	assert_status $g 0
-	assert_output $g '^res counts back to baseline'
-	assert_clean_dmesg $g
-done
+assert_ulp_guests
 assert_output 1 '^transport rdma$'
 assert_output 0 '^portlist: .*rdma 20049'
 grep -E '^(mounted|write|portlist)' "$S" "$C" | sed 's|.*/g\(.\)/output.log:|g\1: |'

@@ -31,11 +31,7 @@ vm_job nvmeof --guests 2 --nic e810 --mem 1024 --smp 2 --extras --env COLDPLUG=0
 	--qemu-arg '-d guest_errors' --timeout 900
 
 H=$OUT/run/g1/output.log
-for g in 0 1; do
-	assert_status $g 0
-	assert_output $g '^res counts back to baseline'
-	assert_clean_dmesg $g
-done
+assert_ulp_guests
 for p in seqwrite seqread randwrite randread seqread2 flap afterflap; do
 	assert_output 1 "^fio $p exit 0: "
 	grep "^fio $p exit" "$H" | head -1
