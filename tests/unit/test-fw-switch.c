@@ -130,20 +130,6 @@ static int move_node(uint32_t src, uint32_t dst, uint32_t teid)
     return aq_send(&t, &m);
 }
 
-/* Pack @width bits of @v at @lsb, little-endian bit order like ice_pack_txq_ctx. */
-static void put_bits(uint8_t *b, unsigned lsb, unsigned width, uint64_t v)
-{
-    for (unsigned i = 0; i < width; i++) {
-        unsigned bit = lsb + i;
-
-        if ((v >> i) & 1) {
-            b[bit / 8] |= 1u << (bit % 8);
-        } else {
-            b[bit / 8] &= ~(1u << (bit % 8));
-        }
-    }
-}
-
 static int add_txq(uint32_t parent, uint16_t q, uint64_t ring, uint16_t qlen,
                    uint16_t vsi, uint32_t *teid)
 {

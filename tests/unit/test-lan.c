@@ -6,6 +6,7 @@
  * descriptors laid out as the ice driver writes them.
  */
 #include "aq-util.h"
+#include "net-util.h"
 #include "check.h"
 
 static AqTest t;
@@ -51,61 +52,7 @@ static uint8_t *mem(uint64_t addr)
     return fake_mem(&t.h, addr);
 }
 
-static uint16_t be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
-}
-
-static void put_be16(uint8_t *p, uint16_t v)
-{
-    p[0] = v >> 8;
-    p[1] = v;
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-    put_be16(p, v >> 16);
-    put_be16(p + 2, v);
-}
-
-static void put_bits(uint8_t *b, unsigned lsb, unsigned width, uint64_t v)
-{
-    for (unsigned i = 0; i < width; i++) {
-        unsigned bit = lsb + i;
-
-        if ((v >> i) & 1) {
-            b[bit / 8] |= 1u << (bit % 8);
-        } else {
-            b[bit / 8] &= ~(1u << (bit % 8));
-        }
-    }
-}
-
 /* ---- reference algorithms (written independently of the device) ------- */
-
-/* RFC 1071: 32-bit accumulation, then fold. */
-static uint16_t ref_sum(const uint8_t *a, size_t alen, const uint8_t *b,
-                        size_t blen)
-{
-    uint64_t s = 0;
-    const uint8_t *parts[2] = { a, b };
-    size_t lens[2] = { alen, blen };
-
-    for (int k = 0; k < 2; k++) {
-        for (size_t i = 0; i < lens[k]; i++) {
-            s += (i & 1) ? parts[k][i] : (uint64_t)parts[k][i] << 8;
-        }
-    }
-    while (s >> 16) {
-        s = (s & 0xFFFF) + (s >> 16);
-    }
-    return (uint16_t)s;
-}
 
 /* The L4 checksum of @l4 (checksum field at @coff treated as 0). */
 static uint16_t ref_l4_csum(const uint8_t *ip, bool v6, uint8_t proto,
