@@ -5,14 +5,10 @@
 void cqp_ring_init(CqpRing *r, FakeHost *h, E810Core *c, uint64_t sq_pa,
                    unsigned sq_size, uint64_t ccq_pa, unsigned ccq_size)
 {
-    memset(r, 0, sizeof(*r));
-    r->h = h;
-    r->c = c;
-    r->sq_pa = sq_pa;
-    r->sq_size = sq_size;
-    r->ccq_pa = ccq_pa;
-    r->ccq_size = ccq_size;
-    r->ccq_pol = 1;
+    *r = (CqpRing) {
+        .h = h, .c = c, .sq_pa = sq_pa, .sq_size = sq_size,
+        .ccq_pa = ccq_pa, .ccq_size = ccq_size, .ccq_pol = 1,
+    };
 }
 
 unsigned cqp_ring_post(CqpRing *r, const uint64_t q[8], uint64_t hdr)
@@ -59,6 +55,15 @@ unsigned cqp_ring_op(CqpRing *r, unsigned op, const uint64_t q[8],
         return 2;
     }
     return (cqe[3] >> 55) & 1;
+}
+
+void cqp_ring_create_ccq(CqpRing *r, uint64_t shadow_pa, uint64_t hdr_extra)
+{
+    uint64_t q[8] = { r->ccq_size, 0, 0, 0, r->ccq_pa, shadow_pa };
+
+    memset(fake_mem(r->h, r->ccq_pa), 0, 32ull * r->ccq_size);
+    cqp_ring_post(r, q, 0x03ull << 32 | 1ull << 46 | hdr_extra);
+    r->ccq_head = 1;
 }
 
 void puda_post_rq(FakeHost *h, uint64_t rq_pa, uint64_t bufs_pa, unsigned n,

@@ -44,6 +44,10 @@ bool cqp_ring_ccqe(CqpRing *r, uint64_t cqe[4]);
 /* Post op @op and take its CCQE: 0 done, 1 error completion, 2 none. */
 unsigned cqp_ring_op(CqpRing *r, unsigned op, const uint64_t q[8],
                      uint64_t hdr_extra);
+/* Create the CCQ (CQ 0 at ccq_pa, shadow area @shadow_pa; CHKOVERFLOW
+ * and the header flags @hdr_extra, e.g. CEQIDVALID); its own completion
+ * takes the first CCQE, which the driver never polls. */
+void cqp_ring_create_ccq(CqpRing *r, uint64_t shadow_pa, uint64_t hdr_extra);
 /* Receive WQEs 0..@n-1 of a PUDA QP (ILQ/IEQ) at @rq_pa, one buffer of
  * @len bytes each from @bufs_pa, as irdma_puda_post_recvbuf() writes
  * them initially (valid bit 1). */

@@ -166,13 +166,7 @@ void ifx_setup(bool user)
     ifx_set64(COMMIT_PA + 112, 4096);
     q[4] = COMMIT_PA;
     ifx_post(q, 0x21ull << 32 | 208);
-    memset(q, 0, sizeof(q));
-    q[0] = CCQ_SIZE;
-    q[4] = CCQ_PA;
-    q[5] = CCQ_SHADOW;
-    memset(ifx_mem(CCQ_PA), 0, 32 * CCQ_SIZE);
-    ifx_post(q, 0x03ull << 32 | 1ull << 46);
-    ifx_ccq_head = 1;
+    cqp_ring_create_ccq(&ifx_cur->cqp, CCQ_SHADOW, 0);
     /* AEQ */
     memset(q, 0, sizeof(q));
     memset(ifx_mem(AEQ_PA), 0, 16 * AEQ_SIZE);

@@ -201,13 +201,7 @@ static void setup_pe(bool pe)
     q[4] = COMMIT_PA;
     post(q, 0x21ull << 32 | 208);
     /* CCQ (CQ 0) */
-    memset(q, 0, sizeof(q));
-    q[0] = CCQ_SIZE;
-    q[4] = CCQ_PA;
-    q[5] = CCQ_SHADOW;
-    memset(mem(CCQ_PA), 0, 32 * CCQ_SIZE);
-    post(q, 0x03ull << 32 | 1ull << 49 | 1ull << 46);
-    ring.ccq_head = 1;
+    cqp_ring_create_ccq(&ring, CCQ_SHADOW, 1ull << 49);
     CHECK_EQ(mem64(CCQ_PA + 24) >> 63, 1);
     /* CEQ 0 -> vector CEQ_VEC */
     memset(q, 0, sizeof(q));
