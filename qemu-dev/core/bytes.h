@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Little-endian loads and stores for descriptors and buffers in guest
- * memory, independent of the host's byte order and alignment.
+ * Loads and stores independent of the host's byte order and alignment:
+ * little-endian (ld/st: descriptors and buffers in guest memory) and
+ * big-endian (ldbe/stbe: network headers on the wire).
  */
 #ifndef E810_BYTES_H
 #define E810_BYTES_H
@@ -46,6 +47,62 @@ static inline void st64(void *p, uint64_t v)
 {
     st32(p, (uint32_t)v);
     st32((uint8_t *)p + 4, (uint32_t)(v >> 32));
+}
+
+static inline uint16_t ldbe16(const void *p)
+{
+    const uint8_t *b = p;
+    return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+static inline uint32_t ldbe32(const void *p)
+{
+    const uint8_t *b = p;
+    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+           (uint32_t)b[2] << 8 | b[3];
+}
+
+static inline uint64_t ldbe64(const void *p)
+{
+    return (uint64_t)ldbe32(p) << 32 | ldbe32((const uint8_t *)p + 4);
+}
+
+static inline void stbe16(void *p, uint16_t v)
+{
+    uint8_t *b = p;
+    b[0] = v >> 8;
+    b[1] = (uint8_t)v;
+}
+
+static inline void stbe32(void *p, uint32_t v)
+{
+    uint8_t *b = p;
+    b[0] = v >> 24;
+    b[1] = v >> 16;
+    b[2] = v >> 8;
+    b[3] = (uint8_t)v;
+}
+
+static inline void stbe64(void *p, uint64_t v)
+{
+    stbe32(p, (uint32_t)(v >> 32));
+    stbe32((uint8_t *)p + 4, (uint32_t)v);
+}
+
+/*
+ * Bits [@lsb, @lsb + @width) of a little-endian bit-packed context (ice's
+ * ice_ctx_ele tables: queue contexts), @width <= 64.
+ */
+static inline uint64_t ld_bits(const uint8_t *b, unsigned lsb, unsigned width)
+{
+    uint64_t v = 0;
+
+    for (unsigned i = 0; i < width; i++) {
+        unsigned bit = lsb + i;
+
+        v |= (uint64_t)((b[bit / 8] >> (bit % 8)) & 1) << i;
+    }
+    return v;
 }
 
 #endif

@@ -17,8 +17,8 @@
 
 static uint32_t peer_seq, peer_ack;
 
-#define put16 iw_put16
-#define put32 iw_put32
+#define put16 stbe16
+#define put32 stbe32
 
 static uint16_t seg_sport = PEER_PORT, seg_dport = QP4_PORT;
 

@@ -79,12 +79,12 @@ int aq_send(AqTest *t, AqMsg *m)
         uint16_t back = aq_datalen(m);
         memcpy(m->buf, fake_mem(&t->h, buf), back <= 4096 ? back : 4096);
     }
-    return ld16(m->desc + 6);
+    return ld16(m->desc + AQ_DESC_RETVAL);
 }
 
 uint16_t aq_datalen(const AqMsg *m)
 {
-    return ld16(m->desc + 4);
+    return ld16(m->desc + AQ_DESC_DATALEN);
 }
 
 uint16_t aq_flags(const AqMsg *m)

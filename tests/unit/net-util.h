@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Byte-order helpers the tests build and check frames and WQEs with,
- * written apart from the device's own.
+ * Helpers the tests build and check frames and WQEs with, written apart
+ * from the device's own.
  */
 #ifndef E810_NET_UTIL_H
 #define E810_NET_UTIL_H
@@ -18,29 +18,6 @@ static inline uint64_t mac_u64(const uint8_t *a)
         v = v << 8 | a[i];
     }
     return v;
-}
-
-/* Big-endian (network order) loads and stores. */
-static inline uint16_t be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
-}
-
-static inline void put_be16(uint8_t *p, uint16_t v)
-{
-    p[0] = v >> 8;
-    p[1] = (uint8_t)v;
-}
-
-static inline void put_be32(uint8_t *p, uint32_t v)
-{
-    put_be16(p, v >> 16);
-    put_be16(p + 2, (uint16_t)v);
 }
 
 /* Reference one's-complement sum (RFC 1071: accumulate wide, then fold)

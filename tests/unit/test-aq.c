@@ -16,7 +16,7 @@ static void test_unknown_opcode(void)
     CHECK(aq_flags(&m) & E810_AQ_FLAG_DD);
     CHECK(aq_flags(&m) & E810_AQ_FLAG_CMP);
     CHECK(aq_flags(&m) & E810_AQ_FLAG_ERR);
-    CHECK_EQ(ld32(m.desc + 8), 0xC00C1E);
+    CHECK_EQ(ld32(m.desc + AQ_DESC_COOKIE_H), 0xC00C1E);
     CHECK_EQ(t.c.aq.commands, 1);
     aq_test_cleanup(&t);
 }
@@ -92,7 +92,7 @@ static void test_event_and_interrupt(void)
     CHECK(e810_aq_post_event(&t.c, 0x0607, params, payload, sizeof(payload)));
     CHECK_EQ(fake_irq_count(&t.h, 0), 1);
     CHECK(aq_event(&t, &m));
-    CHECK_EQ(ld16(m.desc + 2), 0x0607);
+    CHECK_EQ(ld16(m.desc + AQ_DESC_OPCODE), 0x0607);
     CHECK_EQ(aq_datalen(&m), 32);
     CHECK_EQ(m.buf[2], 3);
     CHECK(!(aq_flags(&m) & E810_AQ_FLAG_ERR));

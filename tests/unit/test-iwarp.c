@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "iwarp/crc32c.h"
+#include "net/net.h"
 
 #include <time.h>
 #include "iwarp/mpa.h"
@@ -25,22 +25,22 @@ static void test_crc32c(void)
     uint8_t b[32];
     int i;
 
-    CHECK_EQ(iw_crc32c("123456789", 9), 0xE3069283);
+    CHECK_EQ(e810_crc32c("123456789", 9), 0xE3069283);
     /* RFC 3720 appendix B.4 */
     memset(b, 0, sizeof(b));
-    CHECK_EQ(iw_crc32c(b, 32), 0x8A9136AA);
+    CHECK_EQ(e810_crc32c(b, 32), 0x8A9136AA);
     memset(b, 0xFF, sizeof(b));
-    CHECK_EQ(iw_crc32c(b, 32), 0x62A8AB43);
+    CHECK_EQ(e810_crc32c(b, 32), 0x62A8AB43);
     for (i = 0; i < 32; i++) {
         b[i] = i;
     }
-    CHECK_EQ(iw_crc32c(b, 32), 0x46DD794E);
+    CHECK_EQ(e810_crc32c(b, 32), 0x46DD794E);
     for (i = 0; i < 32; i++) {
         b[i] = 31 - i;
     }
-    CHECK_EQ(iw_crc32c(b, 32), 0x113FDB5C);
+    CHECK_EQ(e810_crc32c(b, 32), 0x113FDB5C);
     /* Incremental == one shot */
-    CHECK_EQ(~iw_crc32c_update(iw_crc32c_update(~0u, b, 10), b + 10, 22),
+    CHECK_EQ(~e810_crc32c_update(e810_crc32c_update(~0u, b, 10), b + 10, 22),
              0x113FDB5C);
 }
 
@@ -60,27 +60,27 @@ static void test_crc32c_impls(void)
     }
     for (size_t off = 0; off < 9; off++) {
         for (size_t len = 0; len < 300; len += 7) {
-            CHECK_EQ(iw_crc32c_update(~0u, b + off, len),
-                     iw_crc32c_update_sw(~0u, b + off, len));
+            CHECK_EQ(e810_crc32c_update(~0u, b + off, len),
+                     e810_crc32c_update_sw(~0u, b + off, len));
         }
     }
-    CHECK_EQ(iw_crc32c_update_sw(~0u, b, sizeof(b)),
-             iw_crc32c_update(~0u, b, sizeof(b)));
+    CHECK_EQ(e810_crc32c_update_sw(~0u, b, sizeof(b)),
+             e810_crc32c_update(~0u, b, sizeof(b)));
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int k = 0; k < 64; k++) {
-        x ^= iw_crc32c_update_sw(~0u, b, sizeof(b));
+        x ^= e810_crc32c_update_sw(~0u, b, sizeof(b));
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     sw_s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int k = 0; k < 64; k++) {
-        x ^= iw_crc32c_update(~0u, b, sizeof(b));
+        x ^= e810_crc32c_update(~0u, b, sizeof(b));
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     hw_s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
     printf("# crc32c: tables %.2f GB/s, %s %.2f GB/s (x %08x; unoptimised "
            "ASan build)\n", 64.0 * sizeof(b) / sw_s / 1e9,
-           iw_crc32c_hw() ? "sse4.2" : "tables", 64.0 * sizeof(b) / hw_s / 1e9,
+           e810_crc32c_hw() ? "sse4.2" : "tables", 64.0 * sizeof(b) / hw_s / 1e9,
            x);
 }
 
@@ -117,7 +117,7 @@ static void test_mpa_fpdu(void)
     n = iw_mpa_seal(f, 2);
     CHECK_EQ(n, 8);
     CHECK_EQ((uint32_t)(f[4] | f[5] << 8 | f[6] << 16 | (uint32_t)f[7] << 24),
-             iw_crc32c(f, 4));
+             e810_crc32c(f, 4));
     CHECK_EQ(iw_mpa_max_ulpdu(1460), 1454);
     CHECK_EQ(iw_mpa_max_ulpdu(1461), 1454);
     CHECK_EQ(iw_mpa_max_ulpdu(5), 0);

@@ -65,13 +65,13 @@ static uint16_t ref_l4_csum(const uint8_t *ip, bool v6, uint8_t proto,
     memset(ph, 0, sizeof(ph));
     if (v6) {
         memcpy(ph, ip + 8, 32);
-        put_be32(ph + 32, len);
+        stbe32(ph + 32, len);
         ph[39] = proto;
         phl = 40;
     } else {
         memcpy(ph, ip + 12, 8);
         ph[9] = proto;
-        put_be16(ph + 10, len);
+        stbe16(ph + 10, len);
         phl = 12;
     }
     memcpy(seg, l4, len);
@@ -128,7 +128,7 @@ static size_t eth(uint8_t *f, const uint8_t *dst, const uint8_t *src,
 {
     memcpy(f, dst, 6);
     memcpy(f + 6, src, 6);
-    put_be16(f + 12, type);
+    stbe16(f + 12, type);
     return 14;
 }
 
@@ -159,7 +159,7 @@ static size_t build(uint8_t *f, const uint8_t *dst, bool v6, uint8_t proto,
     memset(ip, 0, iplen + l4h);
     if (v6) {
         ip[0] = 0x60;
-        put_be16(ip + 4, l4len);
+        stbe16(ip + 4, l4len);
         ip[6] = proto;
         ip[7] = 64;
         ip[8] = 0xfd;
@@ -168,29 +168,29 @@ static size_t build(uint8_t *f, const uint8_t *dst, bool v6, uint8_t proto,
         ip[39] = 2;
     } else {
         ip[0] = 0x45;
-        put_be16(ip + 2, iplen + l4len);
-        put_be16(ip + 4, 0x1234);
+        stbe16(ip + 2, iplen + l4len);
+        stbe16(ip + 4, 0x1234);
         ip[6] = 0x40;                       /* DF */
         ip[8] = 64;
         ip[9] = proto;
         ip[12] = 10, ip[15] = 1;
         ip[16] = 10, ip[19] = 2;
-        put_be16(ip + 10, ~ref_sum(ip, 20, NULL, 0));
+        stbe16(ip + 10, ~ref_sum(ip, 20, NULL, 0));
     }
-    put_be16(l4, 40000);
-    put_be16(l4 + 2, 5001);
+    stbe16(l4, 40000);
+    stbe16(l4 + 2, 5001);
     if (proto == 6) {
-        put_be32(l4 + 4, 0x10000000);
-        put_be32(l4 + 8, 0x20000000);
+        stbe32(l4 + 4, 0x10000000);
+        stbe32(l4 + 8, 0x20000000);
         l4[12] = 5 << 4;
         l4[13] = 0x18 | 0x01;               /* PSH ACK FIN */
-        put_be16(l4 + 14, 512);
+        stbe16(l4 + 14, 512);
     } else {
-        put_be16(l4 + 4, l4len);
+        stbe16(l4 + 4, l4len);
     }
     fill_payload(l4 + l4h, plen, proto);
     if (seed_len < 0) {
-        put_be16(l4 + coff, ref_l4_csum(ip, v6, proto, l4, l4len, coff));
+        stbe16(l4 + coff, ref_l4_csum(ip, v6, proto, l4, l4len, coff));
     } else {
         /* ~csum of the pseudo-header, stored uncomplemented (the seed). */
         uint8_t ph[40] = { 0 };
@@ -198,16 +198,16 @@ static size_t build(uint8_t *f, const uint8_t *dst, bool v6, uint8_t proto,
 
         if (v6) {
             memcpy(ph, ip + 8, 32);
-            put_be32(ph + 32, seed_len);
+            stbe32(ph + 32, seed_len);
             ph[39] = proto;
             phl = 40;
         } else {
             memcpy(ph, ip + 12, 8);
             ph[9] = proto;
-            put_be16(ph + 10, seed_len);
+            stbe16(ph + 10, seed_len);
             phl = 12;
         }
-        put_be16(l4 + coff, ref_sum(ph, phl, NULL, 0));
+        stbe16(l4 + coff, ref_sum(ph, phl, NULL, 0));
     }
     return l3 + iplen + l4len;
 }
@@ -346,14 +346,14 @@ static void tx_csum_case(bool v6, uint8_t proto, size_t plen, unsigned idx)
     const uint8_t *out;
 
     build(want, peer_mac, v6, proto, plen, -1);
-    CHECK(be16(f + 14 + iplen + coff) != be16(want + 14 + iplen + coff));
+    CHECK(ldbe16(f + 14 + iplen + coff) != ldbe16(want + 14 + iplen + coff));
     memcpy(mem(TX_BUFS + idx * 0x1000), f, n);
     txd_data(idx, TX_BUFS + idx * 0x1000, n, cmd, offsets(14, iplen, l4h), 0);
     wr(QTX_COMM_DBELL(TXQ), idx + 1);
     CHECK_EQ(t.h.nframes, idx + 1);
     out = t.h.frames[idx];
     CHECK_EQ(t.h.frame_len[idx], n);
-    CHECK_EQ(be16(out + 14 + iplen + coff), be16(want + 14 + iplen + coff));
+    CHECK_EQ(ldbe16(out + 14 + iplen + coff), ldbe16(want + 14 + iplen + coff));
     CHECK(!memcmp(out, want, n));
 }
 
@@ -370,7 +370,7 @@ static void test_tx_csum(void)
         uint8_t f[128];
         size_t n = build(f, peer_mac, false, 17, 20, -1);
 
-        put_be16(f + 24, 0);
+        stbe16(f + 24, 0);
         memcpy(mem(TX_BUFS + 0x8000), f, n);
         txd_data(4, TX_BUFS + 0x8000, n, EOP_RS | E810_TXD_CMD_IIPT_IPV4_CSUM,
                  offsets(14, 20, 8), 0);
@@ -398,10 +398,10 @@ static void tso_case(bool v6, size_t paylen, unsigned mss, unsigned first_idx)
 
     /* As ice_tso leaves it: IPv4 total length and checksum zeroed. */
     if (!v6) {
-        put_be16(f + 16, 0);
-        put_be16(f + 24, 0);
+        stbe16(f + 16, 0);
+        stbe16(f + 24, 0);
     } else {
-        put_be16(f + 18, 0);
+        stbe16(f + 18, 0);
     }
     memcpy(mem(TX_BUFS), f, n);
     txd_ctx(idx++, 0, 0, E810_TXCD_CMD_TSO, paylen, mss);
@@ -429,16 +429,16 @@ static void tso_case(bool v6, size_t paylen, unsigned mss, unsigned first_idx)
         CHECK(!memcmp(o, f, 14));
         CHECK(!memcmp(o + hlen, f + hlen + (size_t)s * mss, plen));
         if (v6) {
-            CHECK_EQ(be16(ip + 4), 20 + plen);
+            CHECK_EQ(ldbe16(ip + 4), 20 + plen);
         } else {
-            CHECK_EQ(be16(ip + 2), 20 + 20 + plen);
-            CHECK_EQ(be16(ip + 4), (uint16_t)(0x1234 + s));
+            CHECK_EQ(ldbe16(ip + 2), 20 + 20 + plen);
+            CHECK_EQ(ldbe16(ip + 4), (uint16_t)(0x1234 + s));
             CHECK(ipv4_hdr_ok(ip));
         }
-        CHECK_EQ(be32(tcp + 4), 0x10000000 + s * mss);
-        CHECK_EQ(be32(tcp + 8), 0x20000000);
+        CHECK_EQ(ldbe32(tcp + 4), 0x10000000 + s * mss);
+        CHECK_EQ(ldbe32(tcp + 8), 0x20000000);
         CHECK_EQ(tcp[13], fl);
-        CHECK_EQ(be16(tcp + 16),
+        CHECK_EQ(ldbe16(tcp + 16),
                  ref_l4_csum(ip, v6, 6, tcp, 20 + plen, 16));
     }
 }
@@ -474,8 +474,8 @@ static void test_tx_vlan_insert(void)
     o = t.h.frames[0];
     CHECK_EQ(t.h.frame_len[0], n + 4);
     CHECK(!memcmp(o, f, 12));
-    CHECK_EQ(be16(o + 12), 0x8100);
-    CHECK_EQ(be16(o + 14), 0x2005);
+    CHECK_EQ(ldbe16(o + 12), 0x8100);
+    CHECK_EQ(ldbe16(o + 14), 0x2005);
     CHECK(!memcmp(o + 16, f + 12, n - 12));
     aq_test_cleanup(&t);
 }
@@ -608,8 +608,6 @@ static void test_tx_requeue_and_irq_routing(void)
 }
 
 /* ---- Rx helpers ------------------------------------------------------- */
-
-
 
 static int aq_rss_key(uint16_t vsi)
 {
@@ -917,9 +915,9 @@ static void test_rx_rss_vlan_fcs(void)
         uint8_t tuple[12];
         uint32_t h;
 
-        put_be16(f + 34, 1000 + p);
-        put_be16(f + 50, 0);
-        put_be16(f + 50, ref_l4_csum(f + 14, false, 6, f + 34, n - 34, 16));
+        stbe16(f + 34, 1000 + p);
+        stbe16(f + 50, 0);
+        stbe16(f + 50, ref_l4_csum(f + 14, false, 6, f + 34, n - 34, 16));
         memcpy(tuple, f + 26, 8);
         memcpy(tuple + 8, f + 34, 4);
         h = ref_toeplitz(rss_key, tuple, 12);
@@ -940,8 +938,8 @@ static void test_rx_rss_vlan_fcs(void)
     CHECK_EQ(aq_send(&t, &m), 0);
     n = build(f, our_mac, false, 17, 100, -1);
     memcpy(g, f, 12);
-    put_be16(g + 12, 0x8100);
-    put_be16(g + 14, 0x6007);
+    stbe16(g + 12, 0x8100);
+    stbe16(g + 14, 0x6007);
     memcpy(g + 16, f + 12, n - 12);
     e810_receive(&t.c, g, n + 4);
     CHECK_EQ(ld16(rxd(0) + 4), n);

@@ -84,13 +84,13 @@ static uint16_t ref_tcp_csum(const uint8_t *ip, bool v6, const uint8_t *tcp,
     memset(ph, 0, sizeof(ph));
     if (v6) {
         memcpy(ph, ip + 8, 32);
-        put_be32(ph + 32, len);
+        stbe32(ph + 32, len);
         ph[39] = 6;
         phl = 40;
     } else {
         memcpy(ph, ip + 12, 8);
         ph[9] = 6;
-        put_be16(ph + 10, len);
+        stbe16(ph + 10, len);
         phl = 12;
     }
     memcpy(seg, tcp, len);
@@ -344,17 +344,17 @@ static unsigned mk_seg(uint8_t *s, uint16_t sport, uint16_t dport,
     unsigned hl = (flags & 0x02) ? 24 : 20;
 
     memset(s, 0, hl);
-    put_be16(s, sport);
-    put_be16(s + 2, dport);
-    put_be32(s + 4, 0x11223344);
-    put_be32(s + 8, (flags & 0x10) ? 0x55667788 : 0);
+    stbe16(s, sport);
+    stbe16(s + 2, dport);
+    stbe32(s + 4, 0x11223344);
+    stbe32(s + 8, (flags & 0x10) ? 0x55667788 : 0);
     s[12] = (hl / 4) << 4;
     s[13] = flags;
-    put_be16(s + 14, 0xFFFF);
+    stbe16(s + 14, 0xFFFF);
     if (hl == 24) {
         s[20] = 2;
         s[21] = 4;
-        put_be16(s + 22, 1460);
+        stbe16(s + 22, 1460);
     }
     for (unsigned i = 0; i < plen; i++) {
         s[hl + i] = (uint8_t)(i * 7 + 1);
@@ -370,18 +370,18 @@ static size_t mk_frame4(uint8_t *f, uint32_t src, uint32_t dst,
 
     memcpy(f, our_mac, 6);
     memcpy(f + 6, peer_mac, 6);
-    put_be16(f + 12, 0x0800);
+    stbe16(f + 12, 0x0800);
     memset(ip, 0, 20);
     ip[0] = 0x45;
-    put_be16(ip + 2, 20 + len);
-    put_be16(ip + 6, 0x4000);
+    stbe16(ip + 2, 20 + len);
+    stbe16(ip + 6, 0x4000);
     ip[8] = 64;
     ip[9] = 6;
-    put_be32(ip + 12, src);
-    put_be32(ip + 16, dst);
-    put_be16(ip + 10, ~ref_sum(ip, 20, NULL, 0));
+    stbe32(ip + 12, src);
+    stbe32(ip + 16, dst);
+    stbe16(ip + 10, ~ref_sum(ip, 20, NULL, 0));
     memcpy(tcp, seg, len);
-    put_be16(tcp + 16, ref_tcp_csum(ip, false, tcp, len));
+    stbe16(tcp + 16, ref_tcp_csum(ip, false, tcp, len));
     return 34 + len;
 }
 
@@ -414,21 +414,21 @@ static void test_ilq_tx(void)
     CHECK_EQ(h.frame_len[0], 60);           /* 14 + 20 + 24, padded */
     CHECK(!memcmp(f, peer_mac, 6));
     CHECK(!memcmp(f + 6, our_mac, 6));
-    CHECK_EQ(be16(f + 12), 0x0800);
+    CHECK_EQ(ldbe16(f + 12), 0x0800);
     ip = f + 14;
     CHECK_EQ(ip[0], 0x45);
     CHECK_EQ(ip[1], 0x10);
-    CHECK_EQ(be16(ip + 2), 44);
-    CHECK_EQ(be16(ip + 6), 0x4000);
+    CHECK_EQ(ldbe16(ip + 2), 44);
+    CHECK_EQ(ldbe16(ip + 6), 0x4000);
     CHECK_EQ(ip[8], 0x40);
     CHECK_EQ(ip[9], 6);
-    CHECK_EQ(be32(ip + 12), OUR_IP);
-    CHECK_EQ(be32(ip + 16), PEER_IP);
+    CHECK_EQ(ldbe32(ip + 12), OUR_IP);
+    CHECK_EQ(ldbe32(ip + 16), PEER_IP);
     CHECK_EQ(ref_sum(ip, 20, NULL, 0), 0xFFFF);
     tcp = ip + 20;
     CHECK(!memcmp(tcp, seg, 16));
     CHECK(!memcmp(tcp + 18, seg + 18, len - 18));
-    CHECK_EQ(be16(tcp + 16), ref_tcp_csum(ip, false, tcp, len));
+    CHECK_EQ(ldbe16(tcp + 16), ref_tcp_csum(ip, false, tcp, len));
     /* SQ completion: SQ=1, index, op SEND, QP id, completion context. */
     CHECK(cq1_next(cqe));
     CHECK_EQ(cqe[1], ILQ_COMPCTX);
@@ -503,17 +503,17 @@ static void test_ilq_tx_ipv6_vlan(void)
     ilq_send(0, seg, len, 20, 2, 0x03);
     CHECK_EQ(h.nframes, 1);
     f = h.frames[0];
-    CHECK_EQ(be16(f + 12), 0x86DD);
+    CHECK_EQ(ldbe16(f + 12), 0x86DD);
     ip = f + 14;
     CHECK_EQ(ip[0] >> 4, 6);
-    CHECK_EQ(be32(ip) & 0xFFFFF, 0x12345);
-    CHECK_EQ(be16(ip + 4), len);
+    CHECK_EQ(ldbe32(ip) & 0xFFFFF, 0x12345);
+    CHECK_EQ(ldbe16(ip + 4), len);
     CHECK_EQ(ip[6], 6);
     CHECK_EQ(ip[7], 0x40);
-    CHECK_EQ(be32(ip + 8), 0xfd000000);
-    CHECK_EQ(be32(ip + 20), 1);
-    CHECK_EQ(be32(ip + 36), 2);
-    CHECK_EQ(be16(ip + 40 + 16), ref_tcp_csum(ip, true, ip + 40, len));
+    CHECK_EQ(ldbe32(ip + 8), 0xfd000000);
+    CHECK_EQ(ldbe32(ip + 20), 1);
+    CHECK_EQ(ldbe32(ip + 36), 2);
+    CHECK_EQ(ldbe16(ip + 40 + 16), ref_tcp_csum(ip, true, ip + 40, len));
     CHECK(cq1_next(cqe));
     /* VLAN insertion from the AH. */
     {
@@ -529,9 +529,9 @@ static void test_ilq_tx_ipv6_vlan(void)
     ilq_send(1, seg, len, 20, 3, 0x03);
     CHECK_EQ(h.nframes, 2);
     f = h.frames[1];
-    CHECK_EQ(be16(f + 12), 0x8100);
-    CHECK_EQ(be16(f + 14), 0x2005);
-    CHECK_EQ(be16(f + 16), 0x0800);
+    CHECK_EQ(ldbe16(f + 12), 0x8100);
+    CHECK_EQ(ldbe16(f + 14), 0x2005);
+    CHECK_EQ(ldbe16(f + 16), 0x0800);
     CHECK_EQ(ref_sum(f + 18, 20, NULL, 0), 0xFFFF);
     CHECK(cq1_next(cqe));
     teardown();
@@ -647,9 +647,9 @@ static void test_ilq_rx_and_loopback(void)
     {
         const uint8_t *b = mem(RXBUF_PA + 2ull * RXBUF);
 
-        CHECK_EQ(be32(b + 20 + 12), OUR_IP);
-        CHECK_EQ(be32(b + 20 + 16), OUR_IP);
-        CHECK_EQ(be16(b + 40), 40002);
+        CHECK_EQ(ldbe32(b + 20 + 12), OUR_IP);
+        CHECK_EQ(ldbe32(b + 20 + 16), OUR_IP);
+        CHECK_EQ(ldbe16(b + 40), 40002);
         CHECK_EQ(ref_sum(b + 20, 20, NULL, 0), 0xFFFF);
     }
     /* The same with the AH's loopback flag clear but our own MAC as the
@@ -701,18 +701,18 @@ static void test_ilq_rx_ipv6(void)
     len = mk_seg(seg, 40000, 6000, 0x02, 0);
     memcpy(f, our_mac, 6);
     memcpy(f + 6, peer_mac, 6);
-    put_be16(f + 12, 0x86DD);
+    stbe16(f + 12, 0x86DD);
     memset(ip, 0, 40);
-    put_be32(ip, 6u << 28);
-    put_be16(ip + 4, len);
+    stbe32(ip, 6u << 28);
+    stbe16(ip + 4, len);
     ip[6] = 6;
     ip[7] = 64;
-    put_be32(ip + 8, 0xfd000000);
-    put_be32(ip + 20, 2);
-    put_be32(ip + 24, 0xfd000000);
-    put_be32(ip + 36, 1);
+    stbe32(ip + 8, 0xfd000000);
+    stbe32(ip + 20, 2);
+    stbe32(ip + 24, 0xfd000000);
+    stbe32(ip + 36, 1);
     memcpy(ip + 40, seg, len);
-    put_be16(ip + 40 + 16, ref_tcp_csum(ip, true, ip + 40, len));
+    stbe16(ip + 40 + 16, ref_tcp_csum(ip, true, ip + 40, len));
     e810_receive(&c, f, 54 + len);
     CHECK_EQ(c.puda.stats.rx_ilq, 1);
     CHECK(cq1_next(cqe));
@@ -720,8 +720,8 @@ static void test_ilq_rx_ipv6(void)
     CHECK_EQ((cqe[3] >> 53) & 1, 0);        /* not IPv4 */
     CHECK(!memcmp(b, ip, 40 + len));
     /* Another address: not ours to take (no APBVT entry): LAN. */
-    put_be32(ip + 36, 3);
-    put_be16(ip + 40 + 16, ref_tcp_csum(ip, true, ip + 40, len));
+    stbe32(ip + 36, 3);
+    stbe16(ip + 40 + 16, ref_tcp_csum(ip, true, ip + 40, len));
     e810_receive(&c, f, 54 + len);
     CHECK_EQ(c.puda.stats.rx_ilq, 1);
     teardown();
@@ -780,7 +780,7 @@ static void test_steering(void)
     n = mk_syn4(f, PEER_IP, 33333, OUR_IP, 5000, 0x02, 0);
     f[14 + 9] = 17;
     e810_receive(&c, f, n);
-    put_be16(f + 12, 0x0806);
+    stbe16(f + 12, 0x0806);
     e810_receive(&c, f, n);
     CHECK_EQ(c.puda.stats.rx_ilq, 3);
     CHECK_EQ(c.stats.rx_dropped, lan_drops + 4);
@@ -809,7 +809,7 @@ static void test_steering(void)
     CHECK(e810_bit(c.puda.bound, 5));
     CHECK_EQ(c.puda.quad[5].lport, 40000);
     CHECK_EQ(c.puda.quad[5].rport, 5000);
-    CHECK_EQ(be32(c.puda.quad[5].lip), OUR_IP);
+    CHECK_EQ(ldbe32(c.puda.quad[5].lip), OUR_IP);
     /* The data path (qpdp.c) owns the quad now and consumes it. */
     n = mk_syn4(f, OUR_IP, 5000, OUR_IP, 40000, 0x10, 0);
     e810_receive(&c, f, n);
@@ -857,16 +857,16 @@ static void test_rx_malformed(void)
     g[14] = 0x46;
     memset(g + 34, 1, 4);
     memcpy(g + 38, f + 34, n - 34);
-    put_be16(g + 16, be16(f + 16) + 4);
+    stbe16(g + 16, ldbe16(f + 16) + 4);
     e810_receive(&c, g, n + 4);
     CHECK_EQ(c.puda.stats.rx_malformed, 1);
     /* IPv4 total length beyond the frame */
     memcpy(g, f, n);
-    put_be16(g + 16, 1500);
+    stbe16(g + 16, 1500);
     e810_receive(&c, g, n);
     CHECK_EQ(c.puda.stats.rx_malformed, 2);
     /* Total length 0xFFFF */
-    put_be16(g + 16, 0xFFFF);
+    stbe16(g + 16, 0xFFFF);
     e810_receive(&c, g, n);
     CHECK_EQ(c.puda.stats.rx_malformed, 3);
     /* TCP data offset beyond the segment, and below 5 */
@@ -878,7 +878,7 @@ static void test_rx_malformed(void)
     CHECK_EQ(c.puda.stats.rx_malformed, 5);
     /* Truncated TCP header: IP length says 8 bytes of TCP */
     memcpy(g, f, n);
-    put_be16(g + 16, 28);
+    stbe16(g + 16, 28);
     e810_receive(&c, g, 14 + 28);
     CHECK_EQ(c.puda.stats.rx_malformed, 6);
     /* Cut before the ports: the LAN's business, not counted here */

@@ -9,22 +9,88 @@
 #include "../bytes.h"
 #include "../../trace.h"
 
-static const E810AqOp *const e810_aq_tables[] = {
-    e810_fw_core_ops,
-    e810_fw_nvm_ops,
-    e810_fw_ddp_ops,
-    e810_fw_switch_ops,
-    e810_fw_sched_ops,
-    e810_fw_phy_ops,
+/*
+ * Every admin-queue command the firmware answers, by opcode (the driver's
+ * ice_adminq_cmd.h names); handlers live in their family's file in fw/.
+ */
+static const E810AqOp e810_aq_ops[] = {
+    { 0x0001, "get_version", e810_fw_get_version },
+    { 0x0002, "driver_version", e810_fw_driver_version },
+    { 0x0003, "queue_shutdown", e810_fw_queue_shutdown },
+    { 0x0008, "request_resource", e810_fw_request_resource },
+    { 0x0009, "release_resource", e810_fw_release_resource },
+    { 0x000A, "list_func_caps", e810_fw_list_caps },
+    { 0x000B, "list_dev_caps", e810_fw_list_caps },
+    { 0x0107, "manage_mac_read", e810_fw_manage_mac_read },
+    { 0x0108, "manage_mac_write", e810_fw_manage_mac_write },
+    { 0x0110, "clear_pxe", e810_fw_clear_pxe },
+    { 0x0200, "get_sw_cfg", e810_sw_get_config },
+    { 0x0203, "set_port_params", e810_sw_set_port_params },
+    { 0x0208, "alloc_res", e810_sw_alloc_res },
+    { 0x0209, "free_res", e810_sw_free_res },
+    { 0x020C, "set_vlan_mode", e810_sw_set_vlan_mode },
+    { 0x020D, "get_vlan_mode", e810_fw_no_dvm },
+    { 0x0210, "add_vsi", e810_sw_add_vsi },
+    { 0x0211, "update_vsi", e810_sw_update_vsi },
+    { 0x0213, "free_vsi", e810_sw_free_vsi },
+    { 0x0290, "add_recipe", e810_sw_recipe },
+    { 0x0291, "recipe_to_profile", e810_sw_recipe },
+    { 0x0292, "get_recipe", e810_sw_recipe },
+    { 0x0293, "get_recipe_to_profile", e810_sw_recipe },
+    { 0x02A0, "add_sw_rules", e810_sw_add_rules },
+    { 0x02A1, "update_sw_rules", e810_sw_update_rules },
+    { 0x02A2, "remove_sw_rules", e810_sw_remove_rules },
+    { 0x02A4, "clear_pf_cfg", e810_sw_clear_pf_cfg },
+    { 0x0400, "get_dflt_topo", e810_sched_get_dflt_topo },
+    { 0x0401, "add_sched_elems", e810_sched_add_elems },
+    { 0x0403, "cfg_sched_elems", e810_sched_cfg_elems },
+    { 0x0404, "query_sched_elems", e810_sched_query_elems },
+    { 0x0408, "move_sched_elems", e810_sched_move_elems },
+    { 0x0409, "suspend_sched_elems", e810_sched_suspend },
+    { 0x040A, "resume_sched_elems", e810_sched_resume },
+    { 0x040F, "delete_sched_elems", e810_sched_delete_elems },
+    { 0x0410, "add_rl_profiles", e810_sched_add_rl },
+    { 0x0412, "query_sched_res", e810_sched_query_res },
+    { 0x0415, "remove_rl_profiles", e810_sched_remove_rl },
+    { 0x0417, "set_tx_topo", e810_sched_set_tx_topo },
+    { 0x0418, "get_tx_topo", e810_sched_get_tx_topo },
+    { 0x0600, "get_phy_caps", e810_phy_get_caps },
+    { 0x0601, "set_phy_cfg", e810_phy_set_cfg },
+    { 0x0603, "set_mac_cfg", e810_phy_set_mac_cfg },
+    { 0x0605, "restart_an", e810_phy_restart_an },
+    { 0x0607, "get_link_status", e810_phy_get_link_status },
+    { 0x0613, "set_event_mask", e810_phy_set_event_mask },
+    { 0x0620, "set_mac_lb", e810_phy_set_mac_lb },
+    { 0x06E0, "get_link_topo", e810_phy_get_link_topo },
+    { 0x06E9, "set_port_id_led", e810_phy_set_port_id_led },
+    { 0x06EA, "get_port_options", e810_phy_get_port_options },
+    { 0x06EE, "sff_eeprom", e810_phy_sff_eeprom },
+    { 0x0701, "nvm_read", e810_fw_nvm_read },
+    { 0x0706, "nvm_checksum", e810_fw_nvm_checksum },
+    { 0x0A08, "lldp_set_local_mib", e810_lldp_set_local_mib },
+    { 0x0B02, "set_rss_key", e810_sw_set_rss_key },
+    { 0x0B03, "set_rss_lut", e810_sw_set_rss_lut },
+    { 0x0B04, "get_rss_key", e810_sw_get_rss_key },
+    { 0x0B05, "get_rss_lut", e810_sw_get_rss_lut },
+    { 0x0C30, "add_txqs", e810_sched_add_txqs },
+    { 0x0C31, "dis_txqs", e810_sched_dis_txqs },
+    { 0x0C32, "cfg_txqs", e810_sched_cfg_txqs },
+    { 0x0C33, "add_rdma_qsets", e810_sched_add_qsets },
+    { 0x0C40, "download_pkg", e810_fw_download_pkg },
+    { 0x0C41, "upload_section", e810_fw_no_dvm },
+    { 0x0C42, "update_pkg", e810_fw_update_pkg },
+    { 0x0C43, "get_pkg_info_list", e810_fw_get_pkg_info },
+    { 0xFF30, "fw_logs_config", e810_fw_log_unsupported },
+    { 0xFF31, "fw_logs_register", e810_fw_log_unsupported },
+    { 0xFF32, "fw_logs_query", e810_fw_log_unsupported },
+    { 0xFF33, "fw_logs_event", e810_fw_log_unsupported },
 };
 
 static const E810AqOp *e810_aq_find(uint16_t opcode)
 {
-    for (size_t t = 0; t < sizeof(e810_aq_tables) / sizeof(e810_aq_tables[0]); t++) {
-        for (const E810AqOp *op = e810_aq_tables[t]; op->fn; op++) {
-            if (op->opcode == opcode) {
-                return op;
-            }
+    for (size_t i = 0; i < sizeof(e810_aq_ops) / sizeof(e810_aq_ops[0]); i++) {
+        if (e810_aq_ops[i].opcode == opcode) {
+            return &e810_aq_ops[i];
         }
     }
     return NULL;
@@ -53,11 +119,12 @@ static uint64_t e810_aq_base(E810Core *c, uint32_t bal, uint32_t bah)
 static int e810_aq_exec(E810Core *c, E810AqCmd *cmd)
 {
     const E810AqOp *op;
-    uint16_t datalen = ld16(cmd->desc + 4);
-    uint64_t buf_addr = (uint64_t)ld32(cmd->desc + 24) << 32 | ld32(cmd->desc + 28);
+    uint16_t datalen = ld16(cmd->desc + AQ_DESC_DATALEN);
+    uint64_t buf_addr = (uint64_t)ld32(cmd->desc + AQ_DESC_ADDR_H) << 32 |
+                        ld32(cmd->desc + AQ_DESC_ADDR_L);
 
-    cmd->flags = ld16(cmd->desc + 0);
-    cmd->opcode = ld16(cmd->desc + 2);
+    cmd->flags = ld16(cmd->desc + AQ_DESC_FLAGS);
+    cmd->opcode = ld16(cmd->desc + AQ_DESC_OPCODE);
     cmd->has_buf = cmd->flags & E810_AQ_FLAG_BUF;
     cmd->buf_len = 0;
     cmd->resp_len = -1;
@@ -134,8 +201,9 @@ static void e810_aq_process_atq(E810Core *c)
          * how much it would need (ENOMEM convention).
          */
         if (cmd->resp_len >= 0 && cmd->resp_len <= cmd->buf_len) {
-            uint64_t buf_addr = (uint64_t)ld32(cmd->desc + 24) << 32 |
-                                ld32(cmd->desc + 28);
+            uint64_t buf_addr =
+                (uint64_t)ld32(cmd->desc + AQ_DESC_ADDR_H) << 32 |
+                ld32(cmd->desc + AQ_DESC_ADDR_L);
             uint16_t n = cmd->resp_len;
 
             if (n && e810_dma_write(c, buf_addr, cmd->buf, n)) {
@@ -221,11 +289,12 @@ bool e810_aq_post_event(E810Core *c, uint16_t opcode, const uint8_t params[16],
         e810_guest_error(c, "ARQ descriptor at 0x%" PRIx64 " unreadable", slot);
         return false;
     }
-    buf_addr = (uint64_t)ld32(desc + 24) << 32 | ld32(desc + 28);
-    if (len > ld16(desc + 4)) {
+    buf_addr = (uint64_t)ld32(desc + AQ_DESC_ADDR_H) << 32 |
+               ld32(desc + AQ_DESC_ADDR_L);
+    if (len > ld16(desc + AQ_DESC_DATALEN)) {
         c->aq.events_lost++;
         e810_guest_error(c, "ARQ buffer of %u bytes too small for event 0x%04x",
-                         ld16(desc + 4), opcode);
+                         ld16(desc + AQ_DESC_DATALEN), opcode);
         return false;
     }
     if (len && e810_dma_write(c, buf_addr, payload, len)) {
@@ -239,7 +308,8 @@ bool e810_aq_post_event(E810Core *c, uint16_t opcode, const uint8_t params[16],
     st16(desc + 2, opcode);
     st16(desc + 4, len);
     if (params) {
-        memcpy(desc + 16, params, 8);   /* 24..31 keep the buffer address */
+        /* 24..31 keep the buffer address */
+        memcpy(desc + AQ_DESC_PARAMS, params, 8);
     }
     if (e810_dma_write(c, slot, desc, sizeof(desc))) {
         c->aq.events_lost++;

@@ -27,8 +27,17 @@
 #define   PF_FW_xQLEN_ENABLE        (1u << 31)
 #define   PF_FW_xQH_M               0x3FFu
 
-/* Descriptor */
+/* Descriptor (struct libie_aq_desc): byte offsets of its fields */
 #define E810_AQ_DESC_SIZE           32
+#define AQ_DESC_FLAGS               0
+#define AQ_DESC_OPCODE              2
+#define AQ_DESC_DATALEN             4
+#define AQ_DESC_RETVAL              6
+#define AQ_DESC_COOKIE_H            8
+#define AQ_DESC_COOKIE_L            12
+#define AQ_DESC_PARAMS              16      /* command-specific, 16 bytes */
+#define AQ_DESC_ADDR_H              24      /* indirect buffer address */
+#define AQ_DESC_ADDR_L              28
 #define E810_AQ_BUF_MAX             4096
 #define E810_AQ_FLAG_DD             (1u << 0)
 #define E810_AQ_FLAG_CMP            (1u << 1)
@@ -105,15 +114,5 @@ bool e810_aq_post_event(E810Core *c, uint16_t opcode, const uint8_t params[16],
                         const void *payload, uint16_t len);
 const char *e810_aq_opcode_name(uint16_t opcode);
 
-/*
- * Opcode tables of the firmware command families (fw_*.c).  Each ends with
- * an entry whose @fn is NULL.
- */
-extern const E810AqOp e810_fw_core_ops[];
-extern const E810AqOp e810_fw_nvm_ops[];
-extern const E810AqOp e810_fw_ddp_ops[];
-extern const E810AqOp e810_fw_switch_ops[];
-extern const E810AqOp e810_fw_sched_ops[];
-extern const E810AqOp e810_fw_phy_ops[];
 
 #endif

@@ -62,7 +62,7 @@ bool e810_fw_res_held(E810Core *c, unsigned res_id)
 
 /* ---- 0x0001 .. 0x0003 ------------------------------------------------- */
 
-static int fw_get_version(E810Core *c, E810AqCmd *cmd)
+int e810_fw_get_version(E810Core *c, E810AqCmd *cmd)
 {
     st32(aq_param(cmd, P_GETVER_ROM_VER), 0);
     st32(aq_param(cmd, P_GETVER_FW_BUILD), E810_FW_BUILD);
@@ -79,7 +79,7 @@ static int fw_get_version(E810Core *c, E810AqCmd *cmd)
     return E810_AQ_RC_OK;
 }
 
-static int fw_driver_version(E810Core *c, E810AqCmd *cmd)
+int e810_fw_driver_version(E810Core *c, E810AqCmd *cmd)
 {
     /* The buffer carries the driver name; firmware only keeps the numbers. */
     memcpy(c->fw.core.driver_ver, aq_param(cmd, P_DRVVER_MAJOR), 4);
@@ -90,7 +90,7 @@ static int fw_driver_version(E810Core *c, E810AqCmd *cmd)
     return E810_AQ_RC_OK;
 }
 
-static int fw_queue_shutdown(E810Core *c, E810AqCmd *cmd)
+int e810_fw_queue_shutdown(E810Core *c, E810AqCmd *cmd)
 {
     /* The driver disables the rings itself right after this command. */
     c->fw.core.driver_unloading =
@@ -115,7 +115,7 @@ static uint32_t res_max_timeout(unsigned res_id, unsigned access)
     }
 }
 
-static int fw_request_resource(E810Core *c, E810AqCmd *cmd)
+int e810_fw_request_resource(E810Core *c, E810AqCmd *cmd)
 {
     unsigned res_id = ld16(aq_param(cmd, P_RES_ID));
     unsigned access = ld16(aq_param(cmd, P_RES_ACCESS));
@@ -153,7 +153,7 @@ static int fw_request_resource(E810Core *c, E810AqCmd *cmd)
     return E810_AQ_RC_OK;
 }
 
-static int fw_release_resource(E810Core *c, E810AqCmd *cmd)
+int e810_fw_release_resource(E810Core *c, E810AqCmd *cmd)
 {
     unsigned res_id = ld16(aq_param(cmd, P_RES_ID));
 
@@ -206,7 +206,7 @@ static const CapElem e810_caps[] = {
     { E810_CAP_TX_SCHED_TOPO, 1, 0, 0 },
 };
 
-static int fw_list_caps(E810Core *c, E810AqCmd *cmd)
+int e810_fw_list_caps(E810Core *c, E810AqCmd *cmd)
 {
     unsigned n = sizeof(e810_caps) / sizeof(e810_caps[0]);
     unsigned need = n * E810_CAP_ELEM_SIZE;
@@ -236,7 +236,7 @@ static int fw_list_caps(E810Core *c, E810AqCmd *cmd)
 
 /* ---- 0x0107 / 0x0108 manage MAC, 0x0110 clear PXE ---------------------- */
 
-static int fw_manage_mac_read(E810Core *c, E810AqCmd *cmd)
+int e810_fw_manage_mac_read(E810Core *c, E810AqCmd *cmd)
 {
     if (!cmd->has_buf) {
         e810_guest_error(c, "Manage MAC Read without a buffer");
@@ -255,7 +255,7 @@ static int fw_manage_mac_read(E810Core *c, E810AqCmd *cmd)
     return E810_AQ_RC_OK;
 }
 
-static int fw_manage_mac_write(E810Core *c, E810AqCmd *cmd)
+int e810_fw_manage_mac_write(E810Core *c, E810AqCmd *cmd)
 {
     const uint8_t *a = aq_param(cmd, P_MACWR_ADDR);
 
@@ -265,7 +265,7 @@ static int fw_manage_mac_write(E810Core *c, E810AqCmd *cmd)
     return E810_AQ_RC_OK;
 }
 
-static int fw_clear_pxe(E810Core *c, E810AqCmd *cmd)
+int e810_fw_clear_pxe(E810Core *c, E810AqCmd *cmd)
 {
     /* No PXE agent ever ran: nothing to clear. */
     return E810_AQ_RC_OK;
@@ -273,7 +273,7 @@ static int fw_clear_pxe(E810Core *c, E810AqCmd *cmd)
 
 /* ---- 0xFF30 .. 0xFF33 FW logging --------------------------------------- */
 
-static int fw_log_unsupported(E810Core *c, E810AqCmd *cmd)
+int e810_fw_log_unsupported(E810Core *c, E810AqCmd *cmd)
 {
     /*
      * Firmware of API 1.5 has no AQ logging.  ESRCH makes libie log its one
@@ -281,21 +281,3 @@ static int fw_log_unsupported(E810Core *c, E810AqCmd *cmd)
      */
     return E810_AQ_RC_ESRCH;
 }
-
-const E810AqOp e810_fw_core_ops[] = {
-    { 0x0001, "get_version", fw_get_version },
-    { 0x0002, "driver_version", fw_driver_version },
-    { 0x0003, "queue_shutdown", fw_queue_shutdown },
-    { 0x0008, "request_resource", fw_request_resource },
-    { 0x0009, "release_resource", fw_release_resource },
-    { 0x000A, "list_func_caps", fw_list_caps },
-    { 0x000B, "list_dev_caps", fw_list_caps },
-    { 0x0107, "manage_mac_read", fw_manage_mac_read },
-    { 0x0108, "manage_mac_write", fw_manage_mac_write },
-    { 0x0110, "clear_pxe", fw_clear_pxe },
-    { 0xFF30, "fw_logs_config", fw_log_unsupported },
-    { 0xFF31, "fw_logs_register", fw_log_unsupported },
-    { 0xFF32, "fw_logs_query", fw_log_unsupported },
-    { 0xFF33, "fw_logs_event", fw_log_unsupported },
-    { 0, NULL, NULL }
-};

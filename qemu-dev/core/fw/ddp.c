@@ -120,7 +120,7 @@ static bool pkg_buf_find_id(const uint8_t *buf, unsigned count, E810PkgId *id)
 
 /* ---- 0x0C40 Download Package ------------------------------------------ */
 
-static int fw_download_pkg(E810Core *c, E810AqCmd *cmd)
+int e810_fw_download_pkg(E810Core *c, E810AqCmd *cmd)
 {
     E810FwDdp *d = &c->fw.ddp;
     bool last = *aq_param(cmd, P_DL_FLAGS) & DL_LAST_BUF;
@@ -170,7 +170,7 @@ static int fw_download_pkg(E810Core *c, E810AqCmd *cmd)
 
 /* ---- 0x0C41 Upload Section, 0x020D Get VLAN Mode ----------------------- */
 
-static int fw_no_dvm(E810Core *c, E810AqCmd *cmd)
+int e810_fw_no_dvm(E810Core *c, E810AqCmd *cmd)
 {
     /*
      * Neither the package sections nor the VLAN mode can be read back, so
@@ -181,7 +181,7 @@ static int fw_no_dvm(E810Core *c, E810AqCmd *cmd)
 
 /* ---- 0x0C42 Update Package -------------------------------------------- */
 
-static int fw_update_pkg(E810Core *c, E810AqCmd *cmd)
+int e810_fw_update_pkg(E810Core *c, E810AqCmd *cmd)
 {
     /* ice sends data_end bytes of each buffer, not 4 KiB. */
     if (!cmd->has_buf || !pkg_buf_check(cmd->buf, cmd->buf_len)) {
@@ -210,7 +210,7 @@ static void pkg_info_entry(uint8_t *e, const E810PkgId *id, bool in_nvm,
     e[39] = 0;                  /* is_modified */
 }
 
-static int fw_get_pkg_info(E810Core *c, E810AqCmd *cmd)
+int e810_fw_get_pkg_info(E810Core *c, E810AqCmd *cmd)
 {
     E810FwDdp *d = &c->fw.ddp;
     unsigned n = d->loaded ? 2 : 1;
@@ -236,12 +236,3 @@ static int fw_get_pkg_info(E810Core *c, E810AqCmd *cmd)
     }
     return E810_AQ_RC_OK;
 }
-
-const E810AqOp e810_fw_ddp_ops[] = {
-    { 0x020D, "get_vlan_mode", fw_no_dvm },
-    { 0x0C40, "download_pkg", fw_download_pkg },
-    { 0x0C41, "upload_section", fw_no_dvm },
-    { 0x0C42, "update_pkg", fw_update_pkg },
-    { 0x0C43, "get_pkg_info_list", fw_get_pkg_info },
-    { 0, NULL, NULL }
-};

@@ -7,6 +7,7 @@
 #define E810_FW_H
 
 #include "../types.h"
+#include "aq.h"
 #include "core.h"
 #include "nvm.h"
 #include "ddp.h"
@@ -32,5 +33,76 @@ static inline void e810_fw_reset(E810Core *c, E810ResetType type)
     e810_fw_sched_reset(c, type);
     e810_fw_phy_reset(c, type);
 }
+
+/* Admin-queue command handlers (the table is in aq.c); each returns an
+ * E810_AQ_RC_* code. */
+/* core.c */
+E810AqHandler e810_fw_get_version;
+E810AqHandler e810_fw_driver_version;
+E810AqHandler e810_fw_queue_shutdown;
+E810AqHandler e810_fw_request_resource;
+E810AqHandler e810_fw_release_resource;
+E810AqHandler e810_fw_list_caps;
+E810AqHandler e810_fw_manage_mac_read;
+E810AqHandler e810_fw_manage_mac_write;
+E810AqHandler e810_fw_clear_pxe;
+E810AqHandler e810_fw_log_unsupported;
+/* nvm.c */
+E810AqHandler e810_fw_nvm_read;
+E810AqHandler e810_fw_nvm_checksum;
+/* ddp.c */
+E810AqHandler e810_fw_no_dvm;
+E810AqHandler e810_fw_download_pkg;
+E810AqHandler e810_fw_update_pkg;
+E810AqHandler e810_fw_get_pkg_info;
+/* switch.c */
+E810AqHandler e810_sw_get_config;
+E810AqHandler e810_sw_set_port_params;
+E810AqHandler e810_sw_alloc_res;
+E810AqHandler e810_sw_free_res;
+E810AqHandler e810_sw_set_vlan_mode;
+E810AqHandler e810_sw_add_vsi;
+E810AqHandler e810_sw_update_vsi;
+E810AqHandler e810_sw_free_vsi;
+E810AqHandler e810_sw_recipe;
+E810AqHandler e810_sw_add_rules;
+E810AqHandler e810_sw_update_rules;
+E810AqHandler e810_sw_remove_rules;
+E810AqHandler e810_sw_clear_pf_cfg;
+E810AqHandler e810_sw_set_rss_key;
+E810AqHandler e810_sw_set_rss_lut;
+E810AqHandler e810_sw_get_rss_key;
+E810AqHandler e810_sw_get_rss_lut;
+/* sched.c */
+E810AqHandler e810_sched_get_dflt_topo;
+E810AqHandler e810_sched_add_elems;
+E810AqHandler e810_sched_cfg_elems;
+E810AqHandler e810_sched_query_elems;
+E810AqHandler e810_sched_move_elems;
+E810AqHandler e810_sched_suspend;
+E810AqHandler e810_sched_resume;
+E810AqHandler e810_sched_delete_elems;
+E810AqHandler e810_sched_add_rl;
+E810AqHandler e810_sched_query_res;
+E810AqHandler e810_sched_remove_rl;
+E810AqHandler e810_sched_set_tx_topo;
+E810AqHandler e810_sched_get_tx_topo;
+E810AqHandler e810_sched_add_txqs;
+E810AqHandler e810_sched_dis_txqs;
+E810AqHandler e810_sched_cfg_txqs;
+E810AqHandler e810_sched_add_qsets;
+/* phy.c */
+E810AqHandler e810_phy_get_caps;
+E810AqHandler e810_phy_set_cfg;
+E810AqHandler e810_phy_set_mac_cfg;
+E810AqHandler e810_phy_restart_an;
+E810AqHandler e810_phy_get_link_status;
+E810AqHandler e810_phy_set_event_mask;
+E810AqHandler e810_phy_set_mac_lb;
+E810AqHandler e810_phy_get_link_topo;
+E810AqHandler e810_phy_set_port_id_led;
+E810AqHandler e810_phy_get_port_options;
+E810AqHandler e810_phy_sff_eeprom;
+E810AqHandler e810_lldp_set_local_mib;
 
 #endif

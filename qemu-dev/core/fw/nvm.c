@@ -182,7 +182,7 @@ void e810_fw_nvm_reset(E810Core *c, E810ResetType type)
 
 /* ---- 0x0701 NVM Read -------------------------------------------------- */
 
-static int fw_nvm_read(E810Core *c, E810AqCmd *cmd)
+int e810_fw_nvm_read(E810Core *c, E810AqCmd *cmd)
 {
     E810FwNvm *n = &c->fw.nvm;
     uint32_t off = ld16(aq_param(cmd, P_NVM_OFFSET_LOW)) |
@@ -232,7 +232,7 @@ static int fw_nvm_read(E810Core *c, E810AqCmd *cmd)
 
 /* ---- 0x0706 NVM Checksum ---------------------------------------------- */
 
-static int fw_nvm_checksum(E810Core *c, E810AqCmd *cmd)
+int e810_fw_nvm_checksum(E810Core *c, E810AqCmd *cmd)
 {
     uint8_t flags = *aq_param(cmd, P_CKSUM_FLAGS);
 
@@ -250,8 +250,3 @@ static int fw_nvm_checksum(E810Core *c, E810AqCmd *cmd)
  * Erase/write/activate (0x0702..0x070B) belong to flash updates only and stay
  * unknown (ESRCH): devlink flash then fails cleanly.
  */
-const E810AqOp e810_fw_nvm_ops[] = {
-    { 0x0701, "nvm_read", fw_nvm_read },
-    { 0x0706, "nvm_checksum", fw_nvm_checksum },
-    { 0, NULL, NULL }
-};

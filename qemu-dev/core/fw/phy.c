@@ -206,7 +206,7 @@ static void phy_put_cfg(uint8_t *b, const E810PhyCfg *cfg)
     b[CAPS_MOD_COMPLIANCE] = cfg->module_compliance;
 }
 
-static int phy_get_caps(E810Core *c, E810AqCmd *cmd)
+int e810_phy_get_caps(E810Core *c, E810AqCmd *cmd)
 {
     uint16_t param0 = ld16(aq_param(cmd, 18));
     uint16_t mode = param0 & E810_PHY_REPORT_MODE_M;
@@ -270,7 +270,7 @@ static int phy_get_caps(E810Core *c, E810AqCmd *cmd)
 
 /* ---- 0x0601 Set PHY Config ---------------------------------------------- */
 
-static int phy_set_cfg(E810Core *c, E810AqCmd *cmd)
+int e810_phy_set_cfg(E810Core *c, E810AqCmd *cmd)
 {
     E810FwPhy *p = &c->fw.phy;
     const uint8_t *b = cmd->buf;
@@ -312,7 +312,7 @@ static int phy_set_cfg(E810Core *c, E810AqCmd *cmd)
 
 /* ---- 0x0603 Set MAC Config ---------------------------------------------- */
 
-static int phy_set_mac_cfg(E810Core *c, E810AqCmd *cmd)
+int e810_phy_set_mac_cfg(E810Core *c, E810AqCmd *cmd)
 {
     E810FwPhy *p = &c->fw.phy;
     uint16_t max_frame = ld16(aq_param(cmd, 16));
@@ -334,7 +334,7 @@ static int phy_set_mac_cfg(E810Core *c, E810AqCmd *cmd)
 
 /* ---- 0x0605 Restart AN -------------------------------------------------- */
 
-static int phy_restart_an(E810Core *c, E810AqCmd *cmd)
+int e810_phy_restart_an(E810Core *c, E810AqCmd *cmd)
 {
     E810FwPhy *p = &c->fw.phy;
     uint8_t flags = *aq_param(cmd, 18);
@@ -357,7 +357,7 @@ static int phy_restart_an(E810Core *c, E810AqCmd *cmd)
 
 /* ---- 0x0607 Get Link Status --------------------------------------------- */
 
-static int phy_get_link_status(E810Core *c, E810AqCmd *cmd)
+int e810_phy_get_link_status(E810Core *c, E810AqCmd *cmd)
 {
     E810FwPhy *p = &c->fw.phy;
     uint16_t flags = ld16(aq_param(cmd, 18));
@@ -399,7 +399,7 @@ static int phy_get_link_status(E810Core *c, E810AqCmd *cmd)
 
 /* ---- 0x0613 Set Event Mask ---------------------------------------------- */
 
-static int phy_set_event_mask(E810Core *c, E810AqCmd *cmd)
+int e810_phy_set_event_mask(E810Core *c, E810AqCmd *cmd)
 {
     if (!phy_lport_ok(c, cmd)) {
         return E810_AQ_RC_EINVAL;
@@ -412,7 +412,7 @@ static int phy_set_event_mask(E810Core *c, E810AqCmd *cmd)
 
 /* ---- 0x0620 Set MAC Loopback -------------------------------------------- */
 
-static int phy_set_mac_lb(E810Core *c, E810AqCmd *cmd)
+int e810_phy_set_mac_lb(E810Core *c, E810AqCmd *cmd)
 {
     /* Bit 0 enables loopback; bit 1 picks the clock and changes nothing here. */
     c->fw.phy.mac_loopback = *aq_param(cmd, 16) & 1;
@@ -421,20 +421,20 @@ static int phy_set_mac_lb(E810Core *c, E810AqCmd *cmd)
 
 /* ---- 0x06E0 / 0x06E9 / 0x06EA: netlist, LED, port options ---------------- */
 
-static int phy_get_link_topo(E810Core *c, E810AqCmd *cmd)
+int e810_phy_get_link_topo(E810Core *c, E810AqCmd *cmd)
 {
     /* Empty netlist: ice reads ENOENT as "no such node" (no cage, no PHY
      * recovered clock, no CGU/GNSS) and logs nothing. */
     return E810_AQ_RC_ENOENT;
 }
 
-static int phy_set_port_id_led(E810Core *c, E810AqCmd *cmd)
+int e810_phy_set_port_id_led(E810Core *c, E810AqCmd *cmd)
 {
     /* ethtool -p: there is no LED to blink. */
     return E810_AQ_RC_OK;
 }
 
-static int phy_get_port_options(E810Core *c, E810AqCmd *cmd)
+int e810_phy_get_port_options(E810Core *c, E810AqCmd *cmd)
 {
     /* Port split is not configurable; ice then leaves its PHY lane number
      * unset, which only PTP (not offered) would need. */
@@ -490,7 +490,7 @@ static void sff_a0_page(uint8_t p[256])
     p[95] = sum;
 }
 
-static int phy_sff_eeprom(E810Core *c, E810AqCmd *cmd)
+int e810_phy_sff_eeprom(E810Core *c, E810AqCmd *cmd)
 {
     uint8_t lport_valid = *aq_param(cmd, 17);
     uint16_t bus = ld16(aq_param(cmd, 18));
@@ -523,7 +523,7 @@ static int phy_sff_eeprom(E810Core *c, E810AqCmd *cmd)
 
 /* ---- 0x0A08 LLDP Set Local MIB ------------------------------------------ */
 
-static int lldp_set_local_mib(E810Core *c, E810AqCmd *cmd)
+int e810_lldp_set_local_mib(E810Core *c, E810AqCmd *cmd)
 {
     uint16_t len = ld16(aq_param(cmd, 18));
 
@@ -535,19 +535,3 @@ static int lldp_set_local_mib(E810Core *c, E810AqCmd *cmd)
     }
     return E810_AQ_RC_OK;
 }
-
-const E810AqOp e810_fw_phy_ops[] = {
-    { 0x0600, "get_phy_caps", phy_get_caps },
-    { 0x0601, "set_phy_cfg", phy_set_cfg },
-    { 0x0603, "set_mac_cfg", phy_set_mac_cfg },
-    { 0x0605, "restart_an", phy_restart_an },
-    { 0x0607, "get_link_status", phy_get_link_status },
-    { 0x0613, "set_event_mask", phy_set_event_mask },
-    { 0x0620, "set_mac_lb", phy_set_mac_lb },
-    { 0x06E0, "get_link_topo", phy_get_link_topo },
-    { 0x06E9, "set_port_id_led", phy_set_port_id_led },
-    { 0x06EA, "get_port_options", phy_get_port_options },
-    { 0x06EE, "sff_eeprom", phy_sff_eeprom },
-    { 0x0A08, "lldp_set_local_mib", lldp_set_local_mib },
-    { 0, NULL, NULL }
-};

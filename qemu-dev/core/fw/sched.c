@@ -269,7 +269,7 @@ static void sched_put_elem(E810FwSched *s, uint8_t *e, uint32_t teid)
 }
 
 /* 0x0400 Get Default Topology */
-static int sched_get_dflt_topo(E810Core *c, E810AqCmd *cmd)
+int e810_sched_get_dflt_topo(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
     uint32_t chain[3];
@@ -360,7 +360,7 @@ static bool sched_group(const E810AqCmd *cmd, size_t off, size_t hdr,
 }
 
 /* 0x0401 Add Scheduler Elements */
-static int sched_add_elems(E810Core *c, E810AqCmd *cmd)
+int e810_sched_add_elems(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
     uint16_t groups = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
@@ -442,7 +442,7 @@ static int sched_check_elems(E810Core *c, E810AqCmd *cmd, uint16_t n,
 }
 
 /* 0x0403 Configure Scheduler Elements: new bandwidth data, same place. */
-static int sched_cfg_elems(E810Core *c, E810AqCmd *cmd)
+int e810_sched_cfg_elems(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
     uint16_t n = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
@@ -464,7 +464,7 @@ static int sched_cfg_elems(E810Core *c, E810AqCmd *cmd)
 }
 
 /* 0x0404 Query Scheduler Elements */
-static int sched_query_elems(E810Core *c, E810AqCmd *cmd)
+int e810_sched_query_elems(E810Core *c, E810AqCmd *cmd)
 {
     uint16_t n = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
     int rc = sched_check_elems(c, cmd, n, "query sched elems");
@@ -483,7 +483,7 @@ static int sched_query_elems(E810Core *c, E810AqCmd *cmd)
 }
 
 /* 0x0408 Move Scheduler Elements: re-parent within the same layer. */
-static int sched_move_elems(E810Core *c, E810AqCmd *cmd)
+int e810_sched_move_elems(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
     uint16_t groups = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
@@ -592,18 +592,18 @@ static int sched_suspend_resume(E810Core *c, E810AqCmd *cmd, bool suspend)
     return E810_AQ_RC_OK;
 }
 
-static int sched_suspend(E810Core *c, E810AqCmd *cmd)
+int e810_sched_suspend(E810Core *c, E810AqCmd *cmd)
 {
     return sched_suspend_resume(c, cmd, true);
 }
 
-static int sched_resume(E810Core *c, E810AqCmd *cmd)
+int e810_sched_resume(E810Core *c, E810AqCmd *cmd)
 {
     return sched_suspend_resume(c, cmd, false);
 }
 
 /* 0x040F Delete Scheduler Elements (with whatever hangs below them) */
-static int sched_delete_elems(E810Core *c, E810AqCmd *cmd)
+int e810_sched_delete_elems(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
     uint16_t groups = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
@@ -661,7 +661,7 @@ bad_len:
 }
 
 /* 0x0410 Add RL Profiles: store them, hand out profile IDs from 1. */
-static int sched_add_rl(E810Core *c, E810AqCmd *cmd)
+int e810_sched_add_rl(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
     uint16_t n = ld16(aq_param(cmd, 16));
@@ -709,7 +709,7 @@ static int sched_add_rl(E810Core *c, E810AqCmd *cmd)
 }
 
 /* 0x0415 Remove RL Profiles */
-static int sched_remove_rl(E810Core *c, E810AqCmd *cmd)
+int e810_sched_remove_rl(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
     uint16_t n = ld16(aq_param(cmd, 16));
@@ -739,7 +739,7 @@ static int sched_remove_rl(E810Core *c, E810AqCmd *cmd)
 }
 
 /* 0x0412 Query Scheduler Resource Allocation */
-static int sched_query_res(E810Core *c, E810AqCmd *cmd)
+int e810_sched_query_res(E810Core *c, E810AqCmd *cmd)
 {
     uint8_t *b = cmd->buf;
 
@@ -781,61 +781,61 @@ static int sched_query_res(E810Core *c, E810AqCmd *cmd)
  */
 #define P_TX_TOPO_FLAGS     16
 
-static int sched_get_tx_topo(E810Core *c, E810AqCmd *cmd)
+int e810_sched_get_tx_topo(E810Core *c, E810AqCmd *cmd)
 {
     *aq_param(cmd, P_TX_TOPO_FLAGS) = 0;
     return E810_AQ_RC_OK;
 }
 
 /* 0x0417 Set Tx Topology: the 5-layer tree is not modelled. */
-static int sched_set_tx_topo(E810Core *c, E810AqCmd *cmd)
+int e810_sched_set_tx_topo(E810Core *c, E810AqCmd *cmd)
 {
     e810_unimp(c, "Set Tx Topology (5-layer scheduler)");
     return E810_AQ_RC_ESRCH;
-}
-
-/* Bits @lsb.. of the little-endian packed Tx queue context. */
-static uint64_t ctx_bits(const uint8_t *b, unsigned lsb, unsigned width)
-{
-    uint64_t v = 0;
-
-    for (unsigned i = 0; i < width; i++) {
-        unsigned bit = lsb + i;
-
-        v |= (uint64_t)((b[bit / 8] >> (bit % 8)) & 1) << i;
-    }
-    return v;
 }
 
 /* struct ice_tlan_ctx, field positions from ice_common.c ice_tlan_ctx_fields. */
 static void txq_unpack(E810TxQueueCtx *q, const uint8_t *ctx)
 {
     memcpy(q->raw, ctx, TXQ_CTX_SIZE);
-    q->base = ctx_bits(ctx, 0, 57) << 7;
-    q->port_num = ctx_bits(ctx, 57, 3);
-    q->cgd_num = ctx_bits(ctx, 60, 5);
-    q->pf_num = ctx_bits(ctx, 65, 3);
-    q->vmvf_num = ctx_bits(ctx, 68, 10);
-    q->vmvf_type = ctx_bits(ctx, 78, 2);
-    q->src_vsi = ctx_bits(ctx, 80, 10);
-    q->tsyn_ena = ctx_bits(ctx, 90, 1);
-    q->alt_vlan = ctx_bits(ctx, 92, 1);
-    q->cpuid = ctx_bits(ctx, 93, 8);
-    q->wb_mode = ctx_bits(ctx, 101, 1);
-    q->cmpq_id = ctx_bits(ctx, 105, 9);
-    q->qnum_in_func = ctx_bits(ctx, 114, 14);
-    q->qlen = ctx_bits(ctx, 135, 13);
-    q->quanta_prof_idx = ctx_bits(ctx, 148, 4);
-    q->tso_ena = ctx_bits(ctx, 152, 1);
-    q->tso_qnum = ctx_bits(ctx, 153, 11);
-    q->legacy_int = ctx_bits(ctx, 164, 1);
-    q->drop_ena = ctx_bits(ctx, 165, 1);
+    q->base = ld_bits(ctx, 0, 57) << 7;
+    q->port_num = ld_bits(ctx, 57, 3);
+    q->cgd_num = ld_bits(ctx, 60, 5);
+    q->pf_num = ld_bits(ctx, 65, 3);
+    q->vmvf_num = ld_bits(ctx, 68, 10);
+    q->vmvf_type = ld_bits(ctx, 78, 2);
+    q->src_vsi = ld_bits(ctx, 80, 10);
+    q->tsyn_ena = ld_bits(ctx, 90, 1);
+    q->alt_vlan = ld_bits(ctx, 92, 1);
+    q->cpuid = ld_bits(ctx, 93, 8);
+    q->wb_mode = ld_bits(ctx, 101, 1);
+    q->cmpq_id = ld_bits(ctx, 105, 9);
+    q->qnum_in_func = ld_bits(ctx, 114, 14);
+    q->qlen = ld_bits(ctx, 135, 13);
+    q->quanta_prof_idx = ld_bits(ctx, 148, 4);
+    q->tso_ena = ld_bits(ctx, 152, 1);
+    q->tso_qnum = ld_bits(ctx, 153, 11);
+    q->legacy_int = ld_bits(ctx, 164, 1);
+    q->drop_ena = ld_bits(ctx, 165, 1);
 }
 
-/* 0x0C30 Add Tx LAN Queues: a leaf per queue, the queue enabled. */
-static int sched_add_txqs(E810Core *c, E810AqCmd *cmd)
+/*
+ * 0x0C30 Add Tx LAN Queues and 0x0C33 Add RDMA Qsets share their buffer's
+ * shape: groups of a parent TEID, a count and fixed-size entries, each
+ * entry becoming a leaf whose TEID is written back.  A kind supplies the
+ * sizes, a check of one group's entries (before anything is added) and
+ * what to do with each new leaf.
+ */
+typedef struct SchedAddKind {
+    const char *what;
+    size_t grp_hdr, entry_size;
+    bool qsets;
+    int (*check)(E810Core *c, const uint8_t *ent, uint16_t n);
+    uint32_t (*add)(E810Core *c, uint8_t *e, uint32_t parent);
+} SchedAddKind;
+
+static int sched_add_leaves(E810Core *c, E810AqCmd *cmd, const SchedAddKind *k)
 {
-    E810FwSched *s = &c->fw.sched;
     uint8_t groups = cmd->desc[16];
     uint32_t added[SCHED_MAX_PER_CMD];
     unsigned nadded = 0;
@@ -843,7 +843,7 @@ static int sched_add_txqs(E810Core *c, E810AqCmd *cmd)
     int rc;
 
     if (!cmd->has_buf || groups == 0 || groups > TXQ_MAX_GRPS) {
-        e810_guest_error(c, "add Tx queues: %u groups", groups);
+        e810_guest_error(c, "%s: %u groups", k->what, groups);
         return E810_AQ_RC_EINVAL;
     }
     for (unsigned g = 0; g < groups; g++) {
@@ -851,77 +851,138 @@ static int sched_add_txqs(E810Core *c, E810AqCmd *cmd)
         uint32_t parent;
         uint16_t n;
 
-        if (!sched_group(cmd, off, TXQ_GRP_HDR, TXQ_ENTRY_SIZE, false, &parent, &n)) {
-            goto bad_len;
+        if (!sched_group(cmd, off, k->grp_hdr, k->entry_size, k->qsets,
+                         &parent, &n)) {
+            e810_guest_error(c, "%s: groups overrun the %u-byte buffer",
+                             k->what, cmd->buf_len);
+            rc = E810_AQ_RC_EINVAL;
+            goto fail;
         }
         rc = sched_check_parent(c, parent, n, E810_SCHED_LEAF_LAYER,
                                 E810_SCHED_LEAF_LAYER, &p);
+        if (!rc) {
+            rc = k->check(c, cmd->buf + off + k->grp_hdr, n);
+        }
         if (rc) {
             goto fail;
         }
         for (unsigned i = 0; i < n; i++) {
-            const uint8_t *e = cmd->buf + off + TXQ_GRP_HDR + i * TXQ_ENTRY_SIZE;
-            uint16_t q = ld16(e + TXQ_E_ID);
+            uint8_t *e = cmd->buf + off + k->grp_hdr + i * k->entry_size;
 
-            if (q >= E810_FW_MAX_TXQ || s->txq[q].enabled) {
-                e810_guest_error(c, "add Tx queues: queue %u out of range or "
-                                 "already enabled", q);
-                rc = q >= E810_FW_MAX_TXQ ? E810_AQ_RC_EINVAL : E810_AQ_RC_EEXIST;
-                goto fail;
-            }
-            for (unsigned j = 0; j < i; j++) {
-                if (ld16(cmd->buf + off + TXQ_GRP_HDR + j * TXQ_ENTRY_SIZE) == q) {
-                    e810_guest_error(c, "add Tx queues: queue %u twice", q);
-                    rc = E810_AQ_RC_EINVAL;
-                    goto fail;
-                }
-            }
-            if (ctx_bits(e + TXQ_E_CTX, 135, 13) == 0) {
-                e810_guest_error(c, "add Tx queues: queue %u has length 0", q);
-                rc = E810_AQ_RC_EINVAL;
-                goto fail;
-            }
-            /* Documented in ice_ena_vsi_txq: without it firmware says EINVAL. */
-            if (!(e[TXQ_E_INFO + DATA_VALID] & DATA_VALID_GENERIC)) {
-                e810_guest_error(c, "add Tx queues: queue %u without generic "
-                                 "scheduler section", q);
-                rc = E810_AQ_RC_EINVAL;
-                goto fail;
-            }
+            added[nadded++] = k->add(c, e, parent);
         }
-        for (unsigned i = 0; i < n; i++) {
-            uint8_t *e = cmd->buf + off + TXQ_GRP_HDR + i * TXQ_ENTRY_SIZE;
-            uint16_t q = ld16(e + TXQ_E_ID);
-            E810TxQueueCtx *tq = &s->txq[q];
-            uint8_t data[16];
-            uint32_t teid;
-            uint32_t gen = tq->gen;
-
-            memcpy(data, e + TXQ_E_INFO, 16);
-            data[DATA_TYPE] = E810_SCHED_ELEM_LEAF;
-            teid = sched_alloc(s, parent, E810_SCHED_LEAF_LAYER, E810_SCHED_TXQ,
-                               q, data);
-            added[nadded++] = teid;
-            memset(tq, 0, sizeof(*tq));
-            txq_unpack(tq, e + TXQ_E_CTX);
-            tq->gen = gen + 1;
-            tq->teid = teid;
-            tq->enabled = true;
-            st32(e + TXQ_E_TEID, teid);
-            trace_e810_fw_txq("enable", q, teid, tq->base, tq->qlen);
-        }
-        off += TXQ_GRP_HDR + (size_t)n * TXQ_ENTRY_SIZE;
+        off += k->grp_hdr + (size_t)n * k->entry_size;
     }
     cmd->resp_len = off;
     return E810_AQ_RC_OK;
 
-bad_len:
-    e810_guest_error(c, "add Tx queues: groups overrun the %u-byte buffer",
-                     cmd->buf_len);
-    rc = E810_AQ_RC_EINVAL;
 fail:
     sched_rollback(c, added, nadded);
     return rc;
+}
+
+static int txq_check(E810Core *c, const uint8_t *ent, uint16_t n)
+{
+    E810FwSched *s = &c->fw.sched;
+
+    for (unsigned i = 0; i < n; i++) {
+        const uint8_t *e = ent + i * TXQ_ENTRY_SIZE;
+        uint16_t q = ld16(e + TXQ_E_ID);
+
+        if (q >= E810_FW_MAX_TXQ || s->txq[q].enabled) {
+            e810_guest_error(c, "add Tx queues: queue %u out of range or "
+                             "already enabled", q);
+            return q >= E810_FW_MAX_TXQ ? E810_AQ_RC_EINVAL : E810_AQ_RC_EEXIST;
+        }
+        for (unsigned j = 0; j < i; j++) {
+            if (ld16(ent + j * TXQ_ENTRY_SIZE + TXQ_E_ID) == q) {
+                e810_guest_error(c, "add Tx queues: queue %u twice", q);
+                return E810_AQ_RC_EINVAL;
+            }
+        }
+        if (ld_bits(e + TXQ_E_CTX, 135, 13) == 0) {
+            e810_guest_error(c, "add Tx queues: queue %u has length 0", q);
+            return E810_AQ_RC_EINVAL;
+        }
+        /* Documented in ice_ena_vsi_txq: without it firmware says EINVAL. */
+        if (!(e[TXQ_E_INFO + DATA_VALID] & DATA_VALID_GENERIC)) {
+            e810_guest_error(c, "add Tx queues: queue %u without generic "
+                             "scheduler section", q);
+            return E810_AQ_RC_EINVAL;
+        }
+    }
+    return 0;
+}
+
+/* A leaf per queue, the queue enabled with its context. */
+static uint32_t txq_add(E810Core *c, uint8_t *e, uint32_t parent)
+{
+    E810FwSched *s = &c->fw.sched;
+    uint16_t q = ld16(e + TXQ_E_ID);
+    E810TxQueueCtx *tq = &s->txq[q];
+    uint8_t data[16];
+    uint32_t teid;
+    uint32_t gen = tq->gen;
+
+    memcpy(data, e + TXQ_E_INFO, 16);
+    data[DATA_TYPE] = E810_SCHED_ELEM_LEAF;
+    teid = sched_alloc(s, parent, E810_SCHED_LEAF_LAYER, E810_SCHED_TXQ, q,
+                       data);
+    memset(tq, 0, sizeof(*tq));
+    txq_unpack(tq, e + TXQ_E_CTX);
+    tq->gen = gen + 1;
+    tq->teid = teid;
+    tq->enabled = true;
+    st32(e + TXQ_E_TEID, teid);
+    trace_e810_fw_txq("enable", q, teid, tq->base, tq->qlen);
+    return teid;
+}
+
+static int qset_check(E810Core *c, const uint8_t *ent, uint16_t n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        uint16_t handle = ld16(ent + i * QSET_ENTRY_SIZE + QSET_E_ID);
+
+        if (handle & DIS_Q_RDMA_QSET) {
+            /* 0x0C31 could never name it again. */
+            e810_guest_error(c, "add RDMA qsets: qs_handle 0x%x", handle);
+            return E810_AQ_RC_EINVAL;
+        }
+    }
+    return 0;
+}
+
+/* A leaf remembered by its qs_handle. */
+static uint32_t qset_add(E810Core *c, uint8_t *e, uint32_t parent)
+{
+    uint8_t data[16];
+    uint32_t teid;
+
+    memcpy(data, e + QSET_E_INFO, 16);
+    data[DATA_TYPE] = E810_SCHED_ELEM_LEAF;
+    teid = sched_alloc(&c->fw.sched, parent, E810_SCHED_LEAF_LAYER,
+                       E810_SCHED_QSET, ld16(e + QSET_E_ID), data);
+    st32(e + QSET_E_TEID, teid);
+    return teid;
+}
+
+static const SchedAddKind add_txqs = {
+    "add Tx queues", TXQ_GRP_HDR, TXQ_ENTRY_SIZE, false, txq_check, txq_add,
+};
+static const SchedAddKind add_qsets = {
+    "add RDMA qsets", QSET_GRP_HDR, QSET_ENTRY_SIZE, true, qset_check, qset_add,
+};
+
+/* 0x0C30 Add Tx LAN Queues */
+int e810_sched_add_txqs(E810Core *c, E810AqCmd *cmd)
+{
+    return sched_add_leaves(c, cmd, &add_txqs);
+}
+
+/* 0x0C33 Add RDMA Qsets */
+int e810_sched_add_qsets(E810Core *c, E810AqCmd *cmd)
+{
+    return sched_add_leaves(c, cmd, &add_qsets);
 }
 
 /* Size of one struct ice_aqc_dis_txq_item, with its alignment padding. */
@@ -948,7 +1009,7 @@ static uint32_t qset_find(E810FwSched *s, uint16_t handle, uint32_t parent)
 }
 
 /* 0x0C31 Disable Tx Queues: LAN queues and (bit 15) RDMA qsets. */
-static int sched_dis_txqs(E810Core *c, E810AqCmd *cmd)
+int e810_sched_dis_txqs(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
     uint8_t entries = cmd->desc[17];
@@ -1004,88 +1065,7 @@ static int sched_dis_txqs(E810Core *c, E810AqCmd *cmd)
 }
 
 /* 0x0C32 Move / Reconfigure Tx Queues (DCB, LAG): nothing to model. */
-static int sched_cfg_txqs(E810Core *c, E810AqCmd *cmd)
+int e810_sched_cfg_txqs(E810Core *c, E810AqCmd *cmd)
 {
     return E810_AQ_RC_OK;
 }
-
-/* 0x0C33 Add RDMA Qsets: leaves remembered by qs_handle. */
-static int sched_add_qsets(E810Core *c, E810AqCmd *cmd)
-{
-    E810FwSched *s = &c->fw.sched;
-    uint8_t groups = cmd->desc[16];
-    uint32_t added[SCHED_MAX_PER_CMD];
-    unsigned nadded = 0;
-    size_t off = 0;
-    int rc;
-
-    if (!cmd->has_buf || groups == 0 || groups > TXQ_MAX_GRPS) {
-        e810_guest_error(c, "add RDMA qsets: %u groups", groups);
-        return E810_AQ_RC_EINVAL;
-    }
-    for (unsigned g = 0; g < groups; g++) {
-        E810SchedNode *p;
-        uint32_t parent;
-        uint16_t n;
-
-        if (!sched_group(cmd, off, QSET_GRP_HDR, QSET_ENTRY_SIZE, true, &parent, &n)) {
-            goto bad_len;
-        }
-        rc = sched_check_parent(c, parent, n, E810_SCHED_LEAF_LAYER,
-                                E810_SCHED_LEAF_LAYER, &p);
-        if (rc) {
-            goto fail;
-        }
-        for (unsigned i = 0; i < n; i++) {
-            uint8_t *e = cmd->buf + off + QSET_GRP_HDR + i * QSET_ENTRY_SIZE;
-            uint16_t handle = ld16(e + QSET_E_ID);
-            uint8_t data[16];
-            uint32_t teid;
-
-            if (handle & DIS_Q_RDMA_QSET) {
-                /* 0x0C31 could never name it again. */
-                e810_guest_error(c, "add RDMA qsets: qs_handle 0x%x", handle);
-                rc = E810_AQ_RC_EINVAL;
-                goto fail;
-            }
-            memcpy(data, e + QSET_E_INFO, 16);
-            data[DATA_TYPE] = E810_SCHED_ELEM_LEAF;
-            teid = sched_alloc(s, parent, E810_SCHED_LEAF_LAYER, E810_SCHED_QSET,
-                               handle, data);
-            added[nadded++] = teid;
-            st32(e + QSET_E_TEID, teid);
-        }
-        off += QSET_GRP_HDR + (size_t)n * QSET_ENTRY_SIZE;
-    }
-    cmd->resp_len = off;
-    return E810_AQ_RC_OK;
-
-bad_len:
-    e810_guest_error(c, "add RDMA qsets: groups overrun the %u-byte buffer",
-                     cmd->buf_len);
-    rc = E810_AQ_RC_EINVAL;
-fail:
-    sched_rollback(c, added, nadded);
-    return rc;
-}
-
-const E810AqOp e810_fw_sched_ops[] = {
-    { 0x0400, "get_dflt_topo", sched_get_dflt_topo },
-    { 0x0401, "add_sched_elems", sched_add_elems },
-    { 0x0403, "cfg_sched_elems", sched_cfg_elems },
-    { 0x0404, "query_sched_elems", sched_query_elems },
-    { 0x0408, "move_sched_elems", sched_move_elems },
-    { 0x0409, "suspend_sched_elems", sched_suspend },
-    { 0x040A, "resume_sched_elems", sched_resume },
-    { 0x040F, "delete_sched_elems", sched_delete_elems },
-    { 0x0410, "add_rl_profiles", sched_add_rl },
-    { 0x0412, "query_sched_res", sched_query_res },
-    { 0x0415, "remove_rl_profiles", sched_remove_rl },
-    { 0x0417, "set_tx_topo", sched_set_tx_topo },
-    { 0x0418, "get_tx_topo", sched_get_tx_topo },
-    { 0x0C30, "add_txqs", sched_add_txqs },
-    { 0x0C31, "dis_txqs", sched_dis_txqs },
-    { 0x0C32, "cfg_txqs", sched_cfg_txqs },
-    { 0x0C33, "add_rdma_qsets", sched_add_qsets },
-    { 0, NULL, NULL }
-};

@@ -182,7 +182,7 @@ static void vsi_answer_counts(E810FwSwitch *sw, E810AqCmd *cmd)
 }
 
 /* 0x0210 Add VSI */
-static int sw_add_vsi(E810Core *c, E810AqCmd *cmd)
+int e810_sw_add_vsi(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSwitch *sw = &c->fw.sw;
     uint16_t req = ld16(aq_param(cmd, VSI_P_NUM));
@@ -256,7 +256,7 @@ static int vsi_from_cmd(E810Core *c, E810AqCmd *cmd, const char *what,
 }
 
 /* 0x0211 Update VSI: merge the sections flagged valid. */
-static int sw_update_vsi(E810Core *c, E810AqCmd *cmd)
+int e810_sw_update_vsi(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSwitch *sw = &c->fw.sw;
     unsigned num;
@@ -291,7 +291,7 @@ static bool act_targets_vsi(uint32_t act, unsigned vsi)
 }
 
 /* 0x0213 Free VSI: its rules and list memberships go with it. */
-static int sw_free_vsi(E810Core *c, E810AqCmd *cmd)
+int e810_sw_free_vsi(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSwitch *sw = &c->fw.sw;
     bool keep = ld16(aq_param(cmd, VSI_P_FLAGS)) & VSI_KEEP_ALLOC;
@@ -325,7 +325,7 @@ static int sw_free_vsi(E810Core *c, E810AqCmd *cmd)
 /* ---- switch configuration ------------------------------------------- */
 
 /* 0x0200 Get Switch Config: a single physical port, number 0. */
-static int sw_get_config(E810Core *c, E810AqCmd *cmd)
+int e810_sw_get_config(E810Core *c, E810AqCmd *cmd)
 {
     if (!cmd->has_buf) {
         e810_guest_error(c, "get switch config without a buffer");
@@ -345,7 +345,7 @@ static int sw_get_config(E810Core *c, E810AqCmd *cmd)
 }
 
 /* 0x0203 Set Port Parameters */
-static int sw_set_port_params(E810Core *c, E810AqCmd *cmd)
+int e810_sw_set_port_params(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSwitch *sw = &c->fw.sw;
 
@@ -356,13 +356,13 @@ static int sw_set_port_params(E810Core *c, E810AqCmd *cmd)
 }
 
 /* 0x020C Set VLAN Mode: accepted, single VLAN mode is all we do. */
-static int sw_set_vlan_mode(E810Core *c, E810AqCmd *cmd)
+int e810_sw_set_vlan_mode(E810Core *c, E810AqCmd *cmd)
 {
     return E810_AQ_RC_OK;
 }
 
 /* 0x0290..0x0293 recipes: not offered, the driver falls back. */
-static int sw_recipe(E810Core *c, E810AqCmd *cmd)
+int e810_sw_recipe(E810Core *c, E810AqCmd *cmd)
 {
     return E810_AQ_RC_ESRCH;
 }
@@ -451,7 +451,7 @@ static int res_parse(E810Core *c, E810AqCmd *cmd, const char *what,
 }
 
 /* 0x0208 Allocate Resources: the driver's IDs come back in elem[]. */
-static int sw_alloc_res(E810Core *c, E810AqCmd *cmd)
+int e810_sw_alloc_res(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSwitch *sw = &c->fw.sw;
     unsigned ids, avail = 0, got = 0;
@@ -499,7 +499,7 @@ static int sw_alloc_res(E810Core *c, E810AqCmd *cmd)
 }
 
 /* 0x0209 Free Resources */
-static int sw_free_res(E810Core *c, E810AqCmd *cmd)
+int e810_sw_free_res(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSwitch *sw = &c->fw.sw;
     unsigned ids;
@@ -750,17 +750,17 @@ static int sw_rules(E810Core *c, E810AqCmd *cmd, int op)
     return E810_AQ_RC_OK;
 }
 
-static int sw_add_rules(E810Core *c, E810AqCmd *cmd)
+int e810_sw_add_rules(E810Core *c, E810AqCmd *cmd)
 {
     return sw_rules(c, cmd, 0);
 }
 
-static int sw_update_rules(E810Core *c, E810AqCmd *cmd)
+int e810_sw_update_rules(E810Core *c, E810AqCmd *cmd)
 {
     return sw_rules(c, cmd, 1);
 }
 
-static int sw_remove_rules(E810Core *c, E810AqCmd *cmd)
+int e810_sw_remove_rules(E810Core *c, E810AqCmd *cmd)
 {
     return sw_rules(c, cmd, 2);
 }
@@ -945,12 +945,12 @@ static int sw_rss_key(E810Core *c, E810AqCmd *cmd, bool set)
     return E810_AQ_RC_OK;
 }
 
-static int sw_set_rss_key(E810Core *c, E810AqCmd *cmd)
+int e810_sw_set_rss_key(E810Core *c, E810AqCmd *cmd)
 {
     return sw_rss_key(c, cmd, true);
 }
 
-static int sw_get_rss_key(E810Core *c, E810AqCmd *cmd)
+int e810_sw_get_rss_key(E810Core *c, E810AqCmd *cmd)
 {
     return sw_rss_key(c, cmd, false);
 }
@@ -1002,12 +1002,12 @@ static int sw_rss_lut(E810Core *c, E810AqCmd *cmd, bool set)
     return E810_AQ_RC_OK;
 }
 
-static int sw_set_rss_lut(E810Core *c, E810AqCmd *cmd)
+int e810_sw_set_rss_lut(E810Core *c, E810AqCmd *cmd)
 {
     return sw_rss_lut(c, cmd, true);
 }
 
-static int sw_get_rss_lut(E810Core *c, E810AqCmd *cmd)
+int e810_sw_get_rss_lut(E810Core *c, E810AqCmd *cmd)
 {
     return sw_rss_lut(c, cmd, false);
 }
@@ -1023,7 +1023,7 @@ static void sw_clear(E810Core *c)
 }
 
 /* 0x02A4 Clear PF Configuration: VSIs, rules, lists, resources, Tx tree. */
-static int sw_clear_pf_cfg(E810Core *c, E810AqCmd *cmd)
+int e810_sw_clear_pf_cfg(E810Core *c, E810AqCmd *cmd)
 {
     sw_clear(c);
     e810_fw_sched_clear(c);
@@ -1035,27 +1035,3 @@ void e810_fw_switch_reset(E810Core *c, E810ResetType type)
 {
     sw_clear(c);
 }
-
-const E810AqOp e810_fw_switch_ops[] = {
-    { 0x0200, "get_sw_cfg", sw_get_config },
-    { 0x0203, "set_port_params", sw_set_port_params },
-    { 0x0208, "alloc_res", sw_alloc_res },
-    { 0x0209, "free_res", sw_free_res },
-    { 0x020C, "set_vlan_mode", sw_set_vlan_mode },
-    { 0x0210, "add_vsi", sw_add_vsi },
-    { 0x0211, "update_vsi", sw_update_vsi },
-    { 0x0213, "free_vsi", sw_free_vsi },
-    { 0x0290, "add_recipe", sw_recipe },
-    { 0x0291, "recipe_to_profile", sw_recipe },
-    { 0x0292, "get_recipe", sw_recipe },
-    { 0x0293, "get_recipe_to_profile", sw_recipe },
-    { 0x02A0, "add_sw_rules", sw_add_rules },
-    { 0x02A1, "update_sw_rules", sw_update_rules },
-    { 0x02A2, "remove_sw_rules", sw_remove_rules },
-    { 0x02A4, "clear_pf_cfg", sw_clear_pf_cfg },
-    { 0x0B02, "set_rss_key", sw_set_rss_key },
-    { 0x0B03, "set_rss_lut", sw_set_rss_lut },
-    { 0x0B04, "get_rss_key", sw_get_rss_key },
-    { 0x0B05, "get_rss_lut", sw_get_rss_lut },
-    { 0, NULL, NULL }
-};

@@ -6,6 +6,8 @@
 #define IW_INT_H
 
 #include "mpa.h"
+#include "../bytes.h"
+#include "../net/net.h"
 #include "iwarp.h"
 
 #define IW_MAX_MSS          9100
@@ -26,42 +28,6 @@ static inline bool seq_lt(uint32_t a, uint32_t b)
 static inline bool seq_leq(uint32_t a, uint32_t b)
 {
     return (int32_t)(a - b) <= 0;
-}
-
-static inline uint16_t iw_be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t iw_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-           (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint64_t iw_be64(const uint8_t *p)
-{
-    return (uint64_t)iw_be32(p) << 32 | iw_be32(p + 4);
-}
-
-static inline void iw_put16(uint8_t *p, uint16_t v)
-{
-    p[0] = v >> 8;
-    p[1] = (uint8_t)v;
-}
-
-static inline void iw_put32(uint8_t *p, uint32_t v)
-{
-    p[0] = v >> 24;
-    p[1] = v >> 16;
-    p[2] = v >> 8;
-    p[3] = (uint8_t)v;
-}
-
-static inline void iw_put64(uint8_t *p, uint64_t v)
-{
-    iw_put32(p, (uint32_t)(v >> 32));
-    iw_put32(p + 4, (uint32_t)v);
 }
 
 /* Re-entrancy: callbacks may post work; output runs when the outermost

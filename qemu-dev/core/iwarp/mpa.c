@@ -3,30 +3,20 @@
  * MPA framing and connection setup frames.
  */
 #include "mpa.h"
-#include "crc32c.h"
+#include "../net/net.h"
+#include "../bytes.h"
 
 static const char key_req[IW_MPA_KEY_LEN + 1] = "MPA ID Req Frame";
 static const char key_rep[IW_MPA_KEY_LEN + 1] = "MPA ID Rep Frame";
-
-static uint16_t be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void put_be16(uint8_t *p, uint16_t v)
-{
-    p[0] = v >> 8;
-    p[1] = (uint8_t)v;
-}
 
 size_t iw_mpa_seal(uint8_t *fpdu, size_t ulpdu_len)
 {
     size_t body = (IW_MPA_HDR + ulpdu_len + 3) & ~(size_t)3;
     uint32_t crc;
 
-    put_be16(fpdu, (uint16_t)ulpdu_len);
+    stbe16(fpdu, (uint16_t)ulpdu_len);
     memset(fpdu + IW_MPA_HDR + ulpdu_len, 0, body - IW_MPA_HDR - ulpdu_len);
-    crc = iw_crc32c(fpdu, body);
+    crc = e810_crc32c(fpdu, body);
     /* The CRC register goes out least significant byte first, which is
      * RFC 3385's bit order (siw_crc_final(), irdma_ieq_check_mpacrc()). */
     fpdu[body] = (uint8_t)crc;
@@ -45,7 +35,7 @@ int iw_mpa_check(const uint8_t *buf, size_t avail, size_t min_ulpdu,
     if (avail < IW_MPA_HDR) {
         return IW_MPA_MORE;
     }
-    ulen = be16(buf);
+    ulen = ldbe16(buf);
     if (ulen < min_ulpdu) {
         return IW_MPA_BAD_LEN;
     }
@@ -54,7 +44,7 @@ int iw_mpa_check(const uint8_t *buf, size_t avail, size_t min_ulpdu,
         return IW_MPA_MORE;
     }
     body = flen - IW_MPA_CRC;
-    crc = iw_crc32c(buf, body);
+    crc = e810_crc32c(buf, body);
     got = buf[body] | (uint32_t)buf[body + 1] << 8 |
           (uint32_t)buf[body + 2] << 16 | (uint32_t)buf[body + 3] << 24;
     *fpdu_len = flen;
@@ -81,7 +71,7 @@ int iw_mpa_parse(const uint8_t *buf, size_t len, IwMpaFrame *f)
     f->crc = buf[16] & IW_MPA_FLAG_CRC;
     f->reject = buf[16] & IW_MPA_FLAG_REJECT;
     f->rev = buf[17];
-    plen = be16(buf + 18);
+    plen = ldbe16(buf + 18);
     if (f->rev < 1 || f->rev > 2 || plen > IW_MPA_MAX_PDATA + IW_MPA_RTR_LEN) {
         return -1;
     }
@@ -96,8 +86,8 @@ int iw_mpa_parse(const uint8_t *buf, size_t len, IwMpaFrame *f)
         if (plen < IW_MPA_RTR_LEN) {
             return -1;
         }
-        ird = be16(buf);
-        ord = be16(buf + 2);
+        ird = ldbe16(buf);
+        ord = ldbe16(buf + 2);
         f->ird = ird & IW_MPA_IRD_ORD_M;
         f->ord = ord & IW_MPA_IRD_ORD_M;
         f->p2p = ird & IW_MPA_IRD_P2P;
@@ -125,12 +115,12 @@ size_t iw_mpa_build(uint8_t *out, const IwMpaFrame *f)
               (f->reject ? IW_MPA_FLAG_REJECT : 0) |
               (f->v2 ? IW_MPA_FLAG_V2 : 0);
     out[17] = f->v2 ? 2 : (f->rev ? f->rev : 1);
-    put_be16(out + 18, (uint16_t)(plen + (f->v2 ? IW_MPA_RTR_LEN : 0)));
+    stbe16(out + 18, (uint16_t)(plen + (f->v2 ? IW_MPA_RTR_LEN : 0)));
     if (f->v2) {
-        put_be16(out + n, (f->ird & IW_MPA_IRD_ORD_M) |
+        stbe16(out + n, (f->ird & IW_MPA_IRD_ORD_M) |
                  (f->p2p ? IW_MPA_IRD_P2P : 0) |
                  (f->send0 ? IW_MPA_IRD_SEND0 : 0));
-        put_be16(out + n + 2, (f->ord & IW_MPA_IRD_ORD_M) |
+        stbe16(out + n + 2, (f->ord & IW_MPA_IRD_ORD_M) |
                  (f->write0 ? IW_MPA_ORD_WRITE0 : 0) |
                  (f->read0 ? IW_MPA_ORD_READ0 : 0));
         n += IW_MPA_RTR_LEN;

@@ -26,8 +26,8 @@ void iw_rx_error(IwConn *c, uint32_t term, const uint8_t *ulpdu, size_t len)
 static void rx_tagged(IwConn *c, const uint8_t *u, size_t ulen, bool last,
                       unsigned op)
 {
-    uint32_t stag = iw_be32(u + 2);
-    uint64_t to = iw_be64(u + 6);
+    uint32_t stag = ldbe32(u + 2);
+    uint64_t to = ldbe64(u + 6);
     const uint8_t *data = u + IW_DDP_TAGGED_HDR;
     size_t len = ulen - IW_DDP_TAGGED_HDR;
     IwMsg *m = NULL;
@@ -73,8 +73,8 @@ static void rx_tagged(IwConn *c, const uint8_t *u, size_t ulen, bool last,
 static void rx_untagged(IwConn *c, const uint8_t *u, size_t ulen, bool last,
                         unsigned op, const uint8_t *frame, size_t flen)
 {
-    uint32_t rsvd = iw_be32(u + 2), qn = iw_be32(u + 6);
-    uint32_t msn = iw_be32(u + 10), mo = iw_be32(u + 14);
+    uint32_t rsvd = ldbe32(u + 2), qn = ldbe32(u + 6);
+    uint32_t msn = ldbe32(u + 10), mo = ldbe32(u + 14);
     const uint8_t *data = u + IW_DDP_UNTAGGED_HDR;
     size_t len = ulen - IW_DDP_UNTAGGED_HDR;
     unsigned want_qn;
@@ -125,11 +125,11 @@ static void rx_untagged(IwConn *c, const uint8_t *u, size_t ulen, bool last,
             iw_rx_error(c, IW_T_RDMAP_ACCESS, u, ulen);
             return;
         }
-        rr.sink_stag = iw_be32(data);
-        rr.sink_to = iw_be64(data + 4);
-        rr.len = iw_be32(data + 12);
-        rr.src_stag = iw_be32(data + 16);
-        rr.src_to = iw_be64(data + 20);
+        rr.sink_stag = ldbe32(data);
+        rr.sink_to = ldbe64(data + 4);
+        rr.len = ldbe32(data + 12);
+        rr.src_stag = ldbe32(data + 16);
+        rr.src_to = ldbe64(data + 20);
         rr.off = 0;
         if (c->irq_cnt >= c->p.ird || c->irq_cnt >= IW_IRQ_MAX) {
             iw_rx_error(c, IW_T_DDP_U_MSN_RANGE, u, ulen);

@@ -15,50 +15,12 @@
 #endif
 #include "iw-int.h"
 
-#define TH_FIN  0x01
-#define TH_SYN  0x02
-#define TH_RST  0x04
-#define TH_PSH  0x08
-#define TH_ACK  0x10
-
-#define ETH_HLEN    14
-#define ETH_P_IP    0x0800
-#define ETH_P_IPV6  0x86DD
-#define ETH_P_VLAN  0x8100
-
 /* ---- checksums ---------------------------------------------------------- */
 
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
-{
-    while (len > 1) {
-        sum += (uint32_t)p[0] << 8 | p[1];
-        p += 2;
-        len -= 2;
-    }
-    if (len) {
-        sum += (uint32_t)p[0] << 8;
-    }
-    return sum;
-}
-
+/* The checksum field: the complement of the folded sum. */
 static uint16_t csum_fold(uint32_t sum)
 {
-    while (sum >> 16) {
-        sum = (sum & 0xFFFF) + (sum >> 16);
-    }
-    return (uint16_t)~sum;
-}
-
-static uint32_t pseudo_sum(bool v4, const uint8_t *src, const uint8_t *dst,
-                           size_t l4len)
-{
-    uint32_t sum = 0;
-
-    sum = csum_add(sum, src, v4 ? 4 : 16);
-    sum = csum_add(sum, dst, v4 ? 4 : 16);
-    sum += 6;                   /* protocol TCP */
-    sum += (uint32_t)(l4len >> 16) + (uint32_t)(l4len & 0xFFFF);
-    return sum;
+    return (uint16_t)~e810_csum_fold(sum);
 }
 
 /* ---- timers ------------------------------------------------------------- */
@@ -102,52 +64,53 @@ static void emit(IwConn *c, uint32_t seq, uint8_t flags, const uint8_t *payload,
     memcpy(f + 6, c->p.lmac, 6);
     off = 12;
     if (c->p.vlan) {
-        iw_put16(f + off, ETH_P_VLAN);
-        iw_put16(f + off + 2, c->p.vlan_tci);
+        stbe16(f + off, ETH_P_8021Q);
+        stbe16(f + off + 2, c->p.vlan_tci);
         off += 4;
     }
-    iw_put16(f + off, c->p.ipv4 ? ETH_P_IP : ETH_P_IPV6);
+    stbe16(f + off, c->p.ipv4 ? ETH_P_IP : ETH_P_IPV6);
     off += 2;
     ip = f + off;
     if (c->p.ipv4) {
         l3 = 20;
         ip[0] = 0x45;
         ip[1] = c->p.tos;
-        iw_put16(ip + 2, (uint16_t)(20 + 20 + plen));
-        iw_put16(ip + 4, c->ip_id++);
-        iw_put16(ip + 6, 0x4000);           /* DF */
+        stbe16(ip + 2, (uint16_t)(20 + 20 + plen));
+        stbe16(ip + 4, c->ip_id++);
+        stbe16(ip + 6, 0x4000);           /* DF */
         ip[8] = c->p.ttl ? c->p.ttl : 64;
         ip[9] = 6;
-        iw_put16(ip + 10, 0);
+        stbe16(ip + 10, 0);
         memcpy(ip + 12, c->p.lip, 4);
         memcpy(ip + 16, c->p.rip, 4);
-        iw_put16(ip + 10, csum_fold(csum_add(0, ip, 20)));
+        stbe16(ip + 10, csum_fold(e810_csum_add(0, ip, 20)));
     } else {
         l3 = 40;
-        iw_put32(ip, 6u << 28 | (uint32_t)c->p.tos << 20);
-        iw_put16(ip + 4, (uint16_t)(20 + plen));
+        stbe32(ip, 6u << 28 | (uint32_t)c->p.tos << 20);
+        stbe16(ip + 4, (uint16_t)(20 + plen));
         ip[6] = 6;
         ip[7] = c->p.ttl ? c->p.ttl : 64;
         memcpy(ip + 8, c->p.lip, 16);
         memcpy(ip + 24, c->p.rip, 16);
     }
     th = ip + l3;
-    iw_put16(th, c->p.lport);
-    iw_put16(th + 2, c->p.rport);
-    iw_put32(th + 4, seq);
-    iw_put32(th + 8, (flags & TH_ACK) ? c->rcv_nxt : 0);
+    stbe16(th, c->p.lport);
+    stbe16(th + 2, c->p.rport);
+    stbe32(th + 4, seq);
+    stbe32(th + 8, (flags & TCP_ACK) ? c->rcv_nxt : 0);
     th[12] = 5 << 4;
     th[13] = flags;
     win = c->p.rcv_wnd >> c->p.rcv_scale;
-    iw_put16(th + 14, (uint16_t)(win > 0xFFFF ? 0xFFFF : win));
-    iw_put16(th + 16, 0);
-    iw_put16(th + 18, 0);
+    stbe16(th + 14, (uint16_t)(win > 0xFFFF ? 0xFFFF : win));
+    stbe16(th + 16, 0);
+    stbe16(th + 18, 0);
     if (plen) {
         memcpy(th + 20, payload, plen);
     }
-    sum = pseudo_sum(c->p.ipv4, c->p.lip, c->p.rip, 20 + plen);
-    cs = csum_fold(csum_add(sum, th, 20 + plen));
-    iw_put16(th + 16, cs);
+    sum = e810_csum_pseudo_addr(c->p.ipv4, c->p.lip, c->p.rip, IP_PROTO_TCP,
+                                20 + plen);
+    cs = csum_fold(e810_csum_add(sum, th, 20 + plen));
+    stbe16(th + 16, cs);
     c->stats.tx_segs++;
     c->stats.tx_bytes += plen;
     c->ops->frame_out(c->opaque, f, (size_t)(th - f) + 20 + plen);
@@ -199,7 +162,7 @@ static void retransmit(IwConn *c, bool all)
             len -= skip;
         }
         sbuf_get(c, seq, buf, len);
-        emit(c, seq, TH_ACK | (s->fin ? TH_FIN : 0) | (len ? TH_PSH : 0),
+        emit(c, seq, TCP_ACK | (s->fin ? TCP_FIN : 0) | (len ? TCP_PSH : 0),
              buf, len);
         c->stats.rexmits++;
         if (!all) {
@@ -251,7 +214,7 @@ void iw_tcp_output(IwConn *c)
         s->seq = c->snd_max;
         s->len = (uint32_t)n;
         s->fin = false;
-        emit(c, c->snd_max, TH_ACK | TH_PSH, buf, n);
+        emit(c, c->snd_max, TCP_ACK | TCP_PSH, buf, n);
         c->snd_max += (uint32_t)n;
         c->snd_nxt = c->snd_max;
         if (c->rto_deadline < 0) {
@@ -268,7 +231,7 @@ void iw_tcp_output(IwConn *c)
         s->len = 0;
         s->fin = true;
         c->fin_seq = c->snd_max;
-        emit(c, c->snd_max, TH_ACK | TH_FIN, NULL, 0);
+        emit(c, c->snd_max, TCP_ACK | TCP_FIN, NULL, 0);
         c->snd_max++;
         c->snd_nxt = c->snd_max;
         c->fin_sent = true;
@@ -280,7 +243,7 @@ void iw_tcp_output(IwConn *c)
         sent = true;
     }
     if (c->ack_now && !sent) {
-        emit(c, c->snd_max, TH_ACK, NULL, 0);
+        emit(c, c->snd_max, TCP_ACK, NULL, 0);
     }
     c->ack_now = false;
     timer_update(c);
@@ -346,7 +309,7 @@ static void process_ack(IwConn *c, uint32_t seq, uint32_t ack, uint32_t win,
             }
         }
         iw_rdmap_acked(c);
-    } else if (ack == c->snd_una && !plen && !(flags & (TH_FIN | TH_SYN)) &&
+    } else if (ack == c->snd_una && !plen && !(flags & (TCP_FIN | TCP_SYN)) &&
                c->snd_una != c->snd_max &&
                (win << c->p.snd_scale) == c->snd_wnd) {
         c->stats.dup_acks++;
@@ -367,14 +330,14 @@ static void tcp_segment(IwConn *c, const uint8_t *th, size_t tlen,
 {
     size_t doff = (size_t)(th[12] >> 4) * 4;
     uint8_t flags = th[13];
-    uint32_t seq = iw_be32(th + 4), ack = iw_be32(th + 8);
-    uint32_t win = iw_be16(th + 14);
+    uint32_t seq = ldbe32(th + 4), ack = ldbe32(th + 8);
+    uint32_t win = ldbe16(th + 14);
     const uint8_t *data = th + doff;
     size_t plen = tlen - doff;
-    bool fin = flags & TH_FIN;
+    bool fin = flags & TCP_FIN;
 
     c->stats.rx_segs++;
-    if (flags & TH_RST) {
+    if (flags & TCP_RST) {
         /* In window only (RFC 5961 lite): exact match or within rcv wnd. */
         if (seq_leq(c->rcv_nxt, seq) &&
             seq_lt(seq, c->rcv_nxt + (c->p.rcv_wnd ? c->p.rcv_wnd : 1))) {
@@ -384,11 +347,11 @@ static void tcp_segment(IwConn *c, const uint8_t *th, size_t tlen,
         }
         return;
     }
-    if (flags & TH_SYN) {
+    if (flags & TCP_SYN) {
         c->ack_now = true;          /* challenge ACK, otherwise ignored */
         return;
     }
-    if (!(flags & TH_ACK)) {
+    if (!(flags & TCP_ACK)) {
         return;
     }
     process_ack(c, seq, ack, win, plen, flags);
@@ -466,13 +429,13 @@ void iw_input(IwConn *c, const uint8_t *frame, size_t len)
     if (c->dead || c->state == IW_TCP_CLOSED || len < ETH_HLEN) {
         return;
     }
-    type = iw_be16(frame + off);
+    type = ldbe16(frame + off);
     off += 2;
-    if (type == ETH_P_VLAN) {
+    if (type == ETH_P_8021Q) {
         if (len < off + 4) {
             goto bad;
         }
-        type = iw_be16(frame + off + 2);
+        type = ldbe16(frame + off + 2);
         off += 4;
     }
     ip = frame + off;
@@ -483,34 +446,34 @@ void iw_input(IwConn *c, const uint8_t *frame, size_t len)
             goto bad;
         }
         ihl = (size_t)(ip[0] & 0xF) * 4;
-        l3len = iw_be16(ip + 2);
+        l3len = ldbe16(ip + 2);
         if (ihl < 20 || l3len < ihl + 20 || l3len > len - off || ip[9] != 6 ||
-            (iw_be16(ip + 6) & 0x3FFF) ||          /* fragments */
-            csum_fold(csum_add(0, ip, ihl)) != 0 ||
+            (ldbe16(ip + 6) & 0x3FFF) ||          /* fragments */
+            csum_fold(e810_csum_add(0, ip, ihl)) != 0 ||
             memcmp(ip + 12, c->p.rip, 4) || memcmp(ip + 16, c->p.lip, 4)) {
             goto bad;
         }
         th = ip + ihl;
         tlen = l3len - ihl;
-        sum = pseudo_sum(true, ip + 12, ip + 16, tlen);
+        sum = e810_csum_pseudo_addr(true, ip + 12, ip + 16, IP_PROTO_TCP, tlen);
     } else {
         if (type != ETH_P_IPV6 || len < off + 40 || (ip[0] >> 4) != 6 ||
             ip[6] != 6) {
             goto bad;
         }
-        tlen = iw_be16(ip + 4);
+        tlen = ldbe16(ip + 4);
         if (tlen < 20 || tlen > len - off - 40 ||
             memcmp(ip + 8, c->p.rip, 16) || memcmp(ip + 24, c->p.lip, 16)) {
             goto bad;
         }
         th = ip + 40;
-        sum = pseudo_sum(false, ip + 8, ip + 24, tlen);
+        sum = e810_csum_pseudo_addr(false, ip + 8, ip + 24, IP_PROTO_TCP, tlen);
     }
     if ((size_t)(th[12] >> 4) * 4 < 20 || (size_t)(th[12] >> 4) * 4 > tlen ||
-        iw_be16(th) != c->p.rport || iw_be16(th + 2) != c->p.lport) {
+        ldbe16(th) != c->p.rport || ldbe16(th + 2) != c->p.lport) {
         goto bad;
     }
-    if (csum_fold(csum_add(sum, th, tlen)) != 0) {
+    if (csum_fold(e810_csum_add(sum, th, tlen)) != 0) {
         c->stats.bad_csum++;
         return;
     }
@@ -537,7 +500,7 @@ void iw_timer(IwConn *c)
             c->probe = true;        /* zero-window probe */
             rto_arm(c);
         } else if (c->retries >= (c->p.rexmit_thresh ? c->p.rexmit_thresh : 8)) {
-            emit(c, c->snd_max, TH_RST | TH_ACK, NULL, 0);
+            emit(c, c->snd_max, TCP_RST | TCP_ACK, NULL, 0);
             set_closed(c);
             c->dead = true;
             c->ops->event(c->opaque, IW_EV_TOO_MANY_RETRIES, 0, NULL, 0);
@@ -586,7 +549,7 @@ void iw_abort(IwConn *c)
     if (c->dead || c->state == IW_TCP_CLOSED) {
         return;
     }
-    emit(c, c->snd_max, TH_RST | TH_ACK, NULL, 0);
+    emit(c, c->snd_max, TCP_RST | TCP_ACK, NULL, 0);
     set_closed(c);
     c->dead = true;
     timer_update(c);

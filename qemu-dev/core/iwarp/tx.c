@@ -97,7 +97,7 @@ size_t iw_build_terminate(uint8_t *out, uint32_t term, const uint8_t *ulpdu,
     if (ulpdu_len < hl) {
         return n;
     }
-    iw_put16(out + n, (uint16_t)ulpdu_len);
+    stbe16(out + n, (uint16_t)ulpdu_len);
     n += 2;
     out[2] |= 0x80;
     memcpy(out + n, ulpdu, hl);
@@ -146,10 +146,10 @@ static void hdr_untagged(uint8_t *u, bool last, unsigned op, uint32_t rsvd,
 {
     u[0] = (last ? 0x40 : 0) | 1;
     u[1] = 0x40 | op;
-    iw_put32(u + 2, rsvd);
-    iw_put32(u + 6, qn);
-    iw_put32(u + 10, msn);
-    iw_put32(u + 14, mo);
+    stbe32(u + 2, rsvd);
+    stbe32(u + 6, qn);
+    stbe32(u + 10, msn);
+    stbe32(u + 14, mo);
 }
 
 static void hdr_tagged(uint8_t *u, bool last, unsigned op, uint32_t stag,
@@ -157,8 +157,8 @@ static void hdr_tagged(uint8_t *u, bool last, unsigned op, uint32_t stag,
 {
     u[0] = 0x80 | (last ? 0x40 : 0) | 1;
     u[1] = 0x40 | op;
-    iw_put32(u + 2, stag);
-    iw_put64(u + 6, to);
+    stbe32(u + 2, stag);
+    stbe64(u + 6, to);
 }
 
 static void msg_framed(IwConn *c, IwMsg *m, size_t n)
@@ -284,11 +284,11 @@ size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room)
         }
         m->msn = c->tx_msn[IW_QN_READ]++;
         hdr_untagged(u, true, IW_OP_READ_REQ, 0, IW_QN_READ, m->msn, 0);
-        iw_put32(u + 18, m->stag);
-        iw_put64(u + 22, m->to);
-        iw_put32(u + 30, m->len);
-        iw_put32(u + 34, m->src_stag);
-        iw_put64(u + 38, m->src_to);
+        stbe32(u + 18, m->stag);
+        stbe64(u + 22, m->to);
+        stbe32(u + 30, m->len);
+        stbe32(u + 34, m->src_stag);
+        stbe64(u + 38, m->src_to);
         n = iw_mpa_seal(out, IW_DDP_UNTAGGED_HDR + IW_READ_REQ_LEN);
         msg_framed(c, m, n);
         c->stats.fpdus_tx++;

@@ -12,6 +12,7 @@
 #define E810_LAN_H
 
 #include "../types.h"
+#include "../net/net.h"
 
 #define E810_LAN_TXQ                2048
 #define E810_LAN_RXQ                2048
@@ -200,7 +201,7 @@ bool e810_lan_write(E810Core *c, uint32_t off, uint32_t val);
 /* QTX_COMM_DBELL writes (lan/tx.c); true if @off is a doorbell. */
 bool e810_lan_tx_write(E810Core *c, uint32_t off, uint32_t val);
 /* Rx from the wire (or MAC loopback); returns nothing: drops are counted. */
-void e810_lan_receive(E810Core *c, const uint8_t *frame, size_t len);
+void e810_lan_receive(E810Core *c, const E810Frame *fr);
 
 /* ---- statistics (lan/stats.c) ----------------------------------------- */
 
@@ -220,19 +221,8 @@ void e810_lan_stats_vsi_tx(E810Core *c, unsigned vsi, const uint8_t *f,
                            size_t len);
 void e810_lan_stats_vsi_count(E810Core *c, unsigned vsi, unsigned which);
 
-/* ---- checksum helpers (lan/csum.c) ------------------------------------- */
+/* ---- receive side scaling (lan/rss.c) ------------------------------- */
 
-/* One's-complement sum of @len bytes as big-endian 16-bit words. */
-uint32_t e810_csum_add(uint32_t sum, const uint8_t *p, size_t len);
-uint16_t e810_csum_fold(uint32_t sum);
-/* Pseudo-header sum (addresses, protocol, @l4len) for IPv4 or IPv6 @ip. */
-uint32_t e810_csum_pseudo(const uint8_t *ip, bool v6, uint8_t proto,
-                          uint32_t l4len);
-uint32_t e810_crc32c(const uint8_t *p, size_t len);
-/* Raw CRC32c register update (start with ~0, finish with ~), for pieces. */
-uint32_t e810_crc32c_update(uint32_t state, const uint8_t *p, size_t len);
-/* Ethernet FCS value (reflected CRC-32), stored little-endian on the wire. */
-uint32_t e810_crc32_eth(const uint8_t *p, size_t len);
 /* Toeplitz hash of @len bytes of @in with @key (at least len + 4 bytes). */
 uint32_t e810_toeplitz(const uint8_t *key, const uint8_t *in, size_t len);
 

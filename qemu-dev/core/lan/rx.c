@@ -25,11 +25,6 @@ typedef struct RxInfo {
 /* Buffers of one frame at most: rxmax (14 bits) over the smallest dbuf. */
 #define RX_MAX_BUFS                 128
 
-static inline uint16_t be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
 static void rx_drop(E810Core *c, uint64_t *counter, size_t len,
                     const char *why)
 {
@@ -53,41 +48,29 @@ static void rxq_drop(E810Core *c, unsigned vsi, unsigned q, uint64_t *counter,
 
 /* ---- queue context ------------------------------------------------------ */
 
-static uint64_t ctx_bits(const uint32_t *w, unsigned lsb, unsigned width)
-{
-    uint64_t v = 0;
-
-    for (unsigned i = 0; i < width; i++) {
-        unsigned bit = lsb + i;
-
-        v |= (uint64_t)((w[bit / 32] >> (bit % 32)) & 1) << i;
-    }
-    return v;
-}
-
 /* Take over the context of queue @q (ice_rlan_ctx_fields layout). */
 static void rxq_load(E810Core *c, unsigned q)
 {
     E810RxRing *r = &c->lan.rxq[q];
-    uint32_t w[QRX_CONTEXT_DWORDS];
+    uint8_t w[QRX_CONTEXT_DWORDS * 4];
     const char *bad = NULL;
     const char *idle = NULL;
 
     for (unsigned i = 0; i < QRX_CONTEXT_DWORDS; i++) {
-        w[i] = e810_reg(c, QRX_CONTEXT(i, q));
+        st32(w + 4 * i, e810_reg(c, QRX_CONTEXT(i, q)));
     }
     memset(r, 0, sizeof(*r));
-    r->head = ctx_bits(w, 0, 13);
-    r->base = ctx_bits(w, 32, 57) << 7;
-    r->qlen = ctx_bits(w, 89, 13);
-    r->dbuf = ctx_bits(w, 102, 7) << 7;
-    r->hbuf = ctx_bits(w, 109, 5) << 6;
-    r->dtype = ctx_bits(w, 114, 2);
-    r->dsize32 = ctx_bits(w, 116, 1);
-    r->crcstrip = ctx_bits(w, 117, 1);
-    r->l2tsel = ctx_bits(w, 119, 1);
-    r->showiv = ctx_bits(w, 127, 1);
-    r->rxmax = ctx_bits(w, 174, 14);
+    r->head = ld_bits(w, 0, 13);
+    r->base = ld_bits(w, 32, 57) << 7;
+    r->qlen = ld_bits(w, 89, 13);
+    r->dbuf = ld_bits(w, 102, 7) << 7;
+    r->hbuf = ld_bits(w, 109, 5) << 6;
+    r->dtype = ld_bits(w, 114, 2);
+    r->dsize32 = ld_bits(w, 116, 1);
+    r->crcstrip = ld_bits(w, 117, 1);
+    r->l2tsel = ld_bits(w, 119, 1);
+    r->showiv = ld_bits(w, 127, 1);
+    r->rxmax = ld_bits(w, 174, 14);
     r->enabled = true;
 
     if (r->qlen < 8) {
@@ -143,53 +126,6 @@ void e810_lan_reset(E810Core *c)
 
 /* ---- parsing: packet type, checksums, RSS input ---------------------- */
 
-/* Verify the L4 checksum of @l4[0..len) for @proto; true if good. */
-static bool l4_csum_ok(const uint8_t *ip, bool v6, uint8_t proto,
-                       const uint8_t *l4, size_t len)
-{
-    uint32_t sum;
-
-    switch (proto) {
-    case 6:                                 /* TCP */
-        if (len < 20) {
-            return false;
-        }
-        break;
-    case 17:                                /* UDP: 0 = not computed (v4) */
-        if (len < 8) {
-            return false;
-        }
-        if (!v6 && be16(l4 + 6) == 0) {
-            return true;
-        }
-        break;
-    case 132: {                             /* SCTP: CRC32c, field as zero */
-        static const uint8_t zero[4];
-        uint32_t st;
-
-        if (len < 12) {
-            return false;
-        }
-        st = e810_crc32c_update(0xFFFFFFFFu, l4, 8);
-        st = e810_crc32c_update(st, zero, 4);
-        st = e810_crc32c_update(st, l4 + 12, len - 12);
-        return ~st == ld32(l4 + 8);
-    }
-    case 1:                                 /* ICMP: no pseudo-header */
-        return len >= 4 &&
-               e810_csum_fold(e810_csum_add(0, l4, len)) == 0xFFFF;
-    case 58:                                /* ICMPv6 */
-        if (len < 4) {
-            return false;
-        }
-        break;
-    default:
-        return true;
-    }
-    sum = e810_csum_pseudo(ip, v6, proto, len);
-    return e810_csum_fold(e810_csum_add(sum, l4, len)) == 0xFFFF;
-}
-
 static uint16_t ptype_of(bool v6, bool frag, uint8_t proto)
 {
     if (frag) {
@@ -211,105 +147,45 @@ static uint16_t ptype_of(bool v6, bool frag, uint8_t proto)
     }
 }
 
-/* L3/L4 of an IP packet at @ip (@avail bytes to the end of the frame). */
-static void rx_parse_ip(RxInfo *in, const uint8_t *ip, size_t avail, bool v6)
+/* What the descriptor and RSS need, from the frame's one parse. */
+static void rx_info(RxInfo *in, const E810Frame *fr)
 {
-    size_t hlen, end;
-    uint8_t proto;
-    bool frag = false;
-    bool ip_ok = true;
-
-    if (!v6) {
-        if (avail < 20 || (ip[0] >> 4) != 4) {
-            return;
-        }
-        hlen = (ip[0] & 0xF) * 4;
-        end = be16(ip + 2);
-        in->ptype = E810_PTYPE_IPV4;
-        if (hlen < 20 || end < hlen || end > avail) {
-            return;                         /* malformed: no claims */
-        }
-        ip_ok = e810_csum_fold(e810_csum_add(0, ip, hlen)) == 0xFFFF;
-        proto = ip[9];
-        frag = be16(ip + 6) & 0x3FFF;
-        memcpy(in->tuple, ip + 12, 8);
-        in->tuple_len = 8;
-    } else {
-        unsigned n = 0;
-
-        if (avail < 40 || (ip[0] >> 4) != 6) {
-            return;
-        }
-        in->ptype = E810_PTYPE_IPV6;
-        end = 40 + (size_t)be16(ip + 4);
-        if (end > avail) {
-            return;
-        }
-        hlen = 40;
-        proto = ip[6];
-        /* Walk hop-by-hop, routing, fragment and destination options. */
-        while ((proto == 0 || proto == 43 || proto == 44 || proto == 60) &&
-               n++ < 8) {
-            if (hlen + 8 > end) {
-                return;
-            }
-            if (proto == 44) {
-                frag = true;
-                proto = ip[hlen];
-                hlen += 8;
-                continue;
-            }
-            proto = ip[hlen];
-            hlen += ((size_t)ip[hlen + 1] + 1) * 8;
-        }
-        if (hlen > end) {
-            return;
-        }
-        memcpy(in->tuple, ip + 8, 32);
-        in->tuple_len = 32;
-    }
-    in->ptype = ptype_of(v6, frag, proto);
-    in->status0 |= E810_RXD_STATUS0_L3L4P;
-    if (!ip_ok) {
-        in->status0 |= E810_RXD_STATUS0_IPE;
-    }
-    if (frag) {
-        return;
-    }
-    if (!l4_csum_ok(ip, v6, proto, ip + hlen, end - hlen)) {
-        in->status0 |= E810_RXD_STATUS0_L4E;
-    }
-    if ((proto == 6 || proto == 17 || proto == 132) && end - hlen >= 4) {
-        memcpy(in->tuple + in->tuple_len, ip + hlen, 4);
-        in->tuple_len += 4;
-    }
-}
-
-static void rx_parse(RxInfo *in, const uint8_t *f, size_t len)
-{
-    size_t off = 12;
-    uint16_t et = be16(f + 12);
+    const uint8_t *ip = e810_frame_l3(fr);
 
     memset(in, 0, sizeof(*in));
     in->ptype = E810_PTYPE_L2;
-    in->vlan = E810_VLAN_NONE;
-    /* Up to two tags; the outermost decides switching and stripping. */
-    for (unsigned tags = 0;
-         (et == 0x8100 || et == 0x88A8 || et == 0x9100) && tags < 2 &&
-         off + 8 <= len; tags++) {
-        if (tags == 0) {
-            in->tpid = et;
-            in->tci = be16(f + off + 2);
-            in->vlan = in->tci & 0xFFF;
-        }
-        off += 4;
-        et = be16(f + off);
+    in->vlan = fr->vlan == E810_FRAME_NO_VLAN ? E810_VLAN_NONE : fr->vlan;
+    in->tpid = fr->tpid;
+    in->tci = fr->tci;
+    if (!fr->ipv4 && !fr->ipv6) {
+        return;
     }
-    off += 2;
-    if (et == 0x0800) {
-        rx_parse_ip(in, f + off, len - off, false);
-    } else if (et == 0x86DD) {
-        rx_parse_ip(in, f + off, len - off, true);
+    in->ptype = fr->ipv6 ? E810_PTYPE_IPV6 : E810_PTYPE_IPV4;
+    if (!fr->l3_ok) {
+        return;                             /* malformed: no claims */
+    }
+    if (fr->ipv4) {
+        memcpy(in->tuple, ip + 12, 8);
+        in->tuple_len = 8;
+    } else {
+        memcpy(in->tuple, ip + 8, 32);
+        in->tuple_len = 32;
+    }
+    in->ptype = ptype_of(fr->ipv6, fr->frag, fr->proto);
+    in->status0 |= E810_RXD_STATUS0_L3L4P;
+    if (!fr->l3_csum_ok) {
+        in->status0 |= E810_RXD_STATUS0_IPE;
+    }
+    if (fr->frag) {
+        return;
+    }
+    if (!fr->l4_csum_ok) {
+        in->status0 |= E810_RXD_STATUS0_L4E;
+    }
+    if ((fr->proto == IP_PROTO_TCP || fr->proto == IP_PROTO_UDP ||
+         fr->proto == IP_PROTO_SCTP) && fr->l4_len >= 4) {
+        memcpy(in->tuple + in->tuple_len, e810_frame_l4(fr), 4);
+        in->tuple_len += 4;
     }
 }
 
@@ -508,8 +384,10 @@ static void rx_to_vsi(E810Core *c, unsigned vsi, const uint8_t *f, size_t len,
     rx_to_queue(c, vsi, q, f, len, in, hash, hashed);
 }
 
-void e810_lan_receive(E810Core *c, const uint8_t *frame, size_t len)
+void e810_lan_receive(E810Core *c, const E810Frame *fr)
 {
+    const uint8_t *frame = fr->data;
+    size_t len = fr->len;
     uint16_t vsis[8];
     RxInfo in;
     int n;
@@ -526,7 +404,7 @@ void e810_lan_receive(E810Core *c, const uint8_t *frame, size_t len)
         rx_drop(c, &c->stats.rx_oversize, len, "larger than the maximum frame");
         return;
     }
-    rx_parse(&in, frame, len);
+    rx_info(&in, fr);
     n = e810_fw_switch_lookup(c, frame, in.vlan, vsis, 8);
     if (n <= 0) {
         rx_drop(c, &c->stats.rx_no_vsi, len, "no switch rule matched");

@@ -31,28 +31,6 @@ typedef struct TxPkt {
     size_t len;                 /* bytes gathered */
 } TxPkt;
 
-static inline uint16_t be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline void put_be16(uint8_t *p, uint16_t v)
-{
-    p[0] = v >> 8;
-    p[1] = v;
-}
-
-static inline uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
-}
-
-static inline void put_be32(uint8_t *p, uint32_t v)
-{
-    put_be16(p, v >> 16);
-    put_be16(p + 2, v);
-}
-
 /* The VSI a queue sends for (its statistics), or -1. */
 static int tx_vsi(E810Core *c, unsigned q)
 {
@@ -105,15 +83,15 @@ static void tx_emit(E810Core *c, const TxPkt *p, uint8_t *f, size_t len)
         memmove(f - 4, f, 12);
         f -= 4;
         len += 4;
-        put_be16(f + 12, 0x8100);
-        put_be16(f + 14, p->l2tag1);
+        stbe16(f + 12, 0x8100);
+        stbe16(f + 14, p->l2tag1);
     }
     if (p->il2tag2) {
         memmove(f - 4, f, 12);
         f -= 4;
         len += 4;
-        put_be16(f + 12, tx_outer_tpid(c, p->q));
-        put_be16(f + 14, p->l2tag2);
+        stbe16(f + 12, tx_outer_tpid(c, p->q));
+        stbe16(f + 14, p->l2tag2);
     }
     /* The MAC pads short frames (the driver only pads to 17 bytes). */
     if (len < 60) {
@@ -125,8 +103,11 @@ static void tx_emit(E810Core *c, const TxPkt *p, uint8_t *f, size_t len)
     e810_lan_stats_vsi_tx(c, tx_vsi(c, p->q), f, len);
     e810_lan_stats_port_tx(c, f, len, loop || c->fw.phy.up);
     if (loop) {
+        E810Frame fr;
+
         trace_e810_tx_frame_out(p->q, len, true);
-        e810_lan_receive(c, f, len);
+        e810_frame_parse(&fr, f, len);
+        e810_lan_receive(c, &fr);
         return;
     }
     if (!c->fw.phy.up) {
@@ -145,8 +126,8 @@ static void tx_emit(E810Core *c, const TxPkt *p, uint8_t *f, size_t len)
 /* IPv4 header checksum over @hlen bytes at @ip. */
 static void ipv4_csum(uint8_t *ip, unsigned hlen)
 {
-    put_be16(ip + 10, 0);
-    put_be16(ip + 10, ~e810_csum_fold(e810_csum_add(0, ip, hlen)));
+    stbe16(ip + 10, 0);
+    stbe16(ip + 10, ~e810_csum_fold(e810_csum_add(0, ip, hlen)));
 }
 
 /* Offset of the L4 checksum field for L4T @l4t, or 0 for SCTP (CRC32c). */
@@ -181,7 +162,7 @@ static void l4_csum(uint8_t *l4, size_t l4len, uint16_t l4t, uint32_t extra)
     if (l4t == E810_TXD_CMD_L4T_UDP && sum == 0) {
         sum = 0xFFFF;
     }
-    put_be16(l4 + off, sum);
+    stbe16(l4 + off, sum);
 }
 
 /* Minimum L4 header for the checksum field to exist. */
@@ -253,13 +234,13 @@ static const char *tx_csum(const TxPkt *p, uint8_t *f, size_t len)
     }
     /* The L4 segment ends where the IP packet does, not at any padding. */
     if ((f[ipoff] >> 4) == 4 && ipoff + 4 <= len) {
-        size_t tot = be16(f + ipoff + 2);
+        size_t tot = ldbe16(f + ipoff + 2);
 
         if (tot >= iplen && ipoff + tot <= len) {
             end = ipoff + tot;
         }
     } else if ((f[ipoff] >> 4) == 6 && ipoff + 6 <= len) {
-        size_t pl = be16(f + ipoff + 4);
+        size_t pl = ldbe16(f + ipoff + 4);
 
         if (ipoff + 40 + pl <= len && ipoff + 40 + pl >= l4off) {
             end = ipoff + 40 + pl;
@@ -344,10 +325,10 @@ static void tx_tso(E810Core *c, const TxPkt *p)
     }
     segs = (p->tso_len + p->mss - 1) / p->mss;
     if (!v6) {
-        id0 = be16(g + ipoff + 4);
+        id0 = ldbe16(g + ipoff + 4);
     }
     if (l4t == E810_TXD_CMD_L4T_TCP) {
-        seq0 = be32(g + l4off + 4);
+        seq0 = ldbe32(g + l4off + 4);
         flags0 = g[l4off + 13];
     }
     c->stats.tx_tso++;
@@ -364,10 +345,10 @@ static void tx_tso(E810Core *c, const TxPkt *p)
         memcpy(f, g, hlen);
         memcpy(f + hlen, g + hlen + (size_t)s * p->mss, plen);
         if (v6) {
-            put_be16(f + ipoff + 4, iplen - 40 + l4len);
+            stbe16(f + ipoff + 4, iplen - 40 + l4len);
         } else {
-            put_be16(f + ipoff + 2, iplen + l4len);
-            put_be16(f + ipoff + 4, id0 + s);
+            stbe16(f + ipoff + 2, iplen + l4len);
+            stbe16(f + ipoff + 4, id0 + s);
             if (iipt == E810_TXD_CMD_IIPT_IPV4_CSUM) {
                 ipv4_csum(f + ipoff, iplen);
             }
@@ -375,7 +356,7 @@ static void tx_tso(E810Core *c, const TxPkt *p)
         if (l4t == E810_TXD_CMD_L4T_TCP) {
             uint8_t fl = flags0;
 
-            put_be32(f + l4off + 4, seq0 + s * p->mss);
+            stbe32(f + l4off + 4, seq0 + s * p->mss);
             /* FIN and PSH only on the last segment, CWR only on the first. */
             if (s + 1 < segs) {
                 fl &= ~0x09;
@@ -385,7 +366,7 @@ static void tx_tso(E810Core *c, const TxPkt *p)
             }
             f[l4off + 13] = fl;
         } else {
-            put_be16(f + l4off + 4, l4len);
+            stbe16(f + l4off + 4, l4len);
         }
         l4_csum(f + l4off, l4len, l4t, l4len);
         tx_emit(c, p, f, hlen + plen);

@@ -18,41 +18,11 @@
 #include <stdlib.h>
 #endif
 
-/* CQP WQE header (qword 3) */
-#define CQPSQ_OPCODE(h)         ((unsigned)e810_fld(h, 37, 32))
-#define CQPSQ_WQEVALID          (1ull << 63)
-
-/* CQP host context */
-#define CQPHC_SQSIZE(q)         ((unsigned)e810_fld(q, 11, 8))
-#define CQPHC_PROTOCOL(q)       ((unsigned)e810_fld(q, 4, 3))
-#define CQPHC_HW_MAJVER(q)      ((unsigned)e810_fld(q, 31, 16))
-
-/* CCQE qword 3 */
-#define CCQE_ERROR              (1ull << 55)
-#define CCQE_VALID              (1ull << 63)
-
 /* QUERY_RDMA_FEATURES reply: FW version and feature flags. */
 #define E810_RDMA_FW_MAJOR      1
 #define E810_RDMA_FW_MINOR      0
 #define FEATURE_FW_INFO         0
 #define FEATURE_FTN_FLAGS       32
-
-enum {
-    OP_CREATE_QP = 0x00, OP_MODIFY_QP = 0x01, OP_DESTROY_QP = 0x02,
-    OP_CREATE_CQ = 0x03, OP_MODIFY_CQ = 0x04, OP_DESTROY_CQ = 0x05,
-    OP_ALLOC_STAG = 0x09, OP_REG_MR = 0x0a, OP_DEALLOC_STAG = 0x0d,
-    OP_MANAGE_ARP = 0x0f, OP_MANAGE_PUSH_PAGES = 0x11,
-    OP_QUERY_RDMA_FEATURES = 0x12, OP_UPLOAD_CONTEXT = 0x13,
-    OP_CREATE_CEQ = 0x16, OP_DESTROY_CEQ = 0x18,
-    OP_CREATE_AEQ = 0x19, OP_DESTROY_AEQ = 0x1b,
-    OP_CREATE_AH = 0x1c, OP_MODIFY_AH = 0x1d, OP_DESTROY_AH = 0x1e,
-    OP_UPDATE_PE_SDS = 0x1f, OP_QUERY_FPM_VAL = 0x20,
-    OP_COMMIT_FPM_VAL = 0x21, OP_FLUSH_WQES = 0x22, OP_MANAGE_APBVT = 0x23,
-    OP_NOP = 0x24, OP_MANAGE_QHASH = 0x25, OP_SUSPEND_QP = 0x29,
-    OP_RESUME_QP = 0x2a, OP_SHMC_PAGES_ALLOCATED = 0x2b,
-    OP_WORK_SCHED_NODE = 0x2c, OP_MANAGE_STATS = 0x2d,
-    OP_GATHER_STATS = 0x2e,
-};
 
 void e810_cqp_fail(E810Core *c, E810CqpResult *r, uint16_t minor,
                    const char *fmt, ...)
@@ -73,8 +43,6 @@ void e810_cqp_fail(E810Core *c, E810CqpResult *r, uint16_t minor,
     }
     e810_guest_error(c, "rdma cqp: %s", msg);
 }
-
-/* ---- QUERY_RDMA_FEATURES ------------------------------------------------- */
 
 static void cqp_query_features(E810Core *c, const uint64_t *wqe,
                                E810CqpResult *r)
@@ -98,111 +66,136 @@ static void cqp_query_features(E810Core *c, const uint64_t *wqe,
     }
 }
 
+/* ---- the opcode table ---------------------------------------------------- */
+
+/*
+ * Every CQP opcode the engine runs, like the admin queue's command tables:
+ * one row per opcode, a handler taking (core, opcode, WQE, result).  The
+ * adapters below give the per-object handlers that do not need the opcode
+ * the common signature.
+ */
+typedef void E810CqpHandler(E810Core *c, unsigned op, const uint64_t *wqe,
+                            E810CqpResult *r);
+
+typedef struct E810CqpOp {
+    const char *name;
+    E810CqpHandler *fn;
+} E810CqpOp;
+
+#define CQP_ADAPT(fn)                                                       \
+    static void cqp_##fn(E810Core *c, unsigned op, const uint64_t *wqe,    \
+                         E810CqpResult *r)                                  \
+    {                                                                       \
+        (void)op;                                                           \
+        e810_rdma_##fn(c, wqe, r);                                          \
+    }
+CQP_ADAPT(query_fpm)
+CQP_ADAPT(commit_fpm)
+CQP_ADAPT(update_sds)
+CQP_ADAPT(cq_create)
+CQP_ADAPT(cq_modify)
+CQP_ADAPT(cq_destroy)
+CQP_ADAPT(ceq_create)
+CQP_ADAPT(ceq_destroy)
+CQP_ADAPT(aeq_create)
+CQP_ADAPT(aeq_destroy)
+CQP_ADAPT(qp_create)
+CQP_ADAPT(qp_modify)
+CQP_ADAPT(qp_destroy)
+CQP_ADAPT(qp_flush)
+CQP_ADAPT(upload_ctx)
+CQP_ADAPT(arp)
+CQP_ADAPT(qhash)
+CQP_ADAPT(apbvt)
+CQP_ADAPT(ws_node)
+
+static void cqp_nop(E810Core *c, unsigned op, const uint64_t *wqe,
+                    E810CqpResult *r)
+{
+}
+
+static void cqp_features(E810Core *c, unsigned op, const uint64_t *wqe,
+                         E810CqpResult *r)
+{
+    cqp_query_features(c, wqe, r);
+}
+
+static void cqp_suspend(E810Core *c, unsigned op, const uint64_t *wqe,
+                        E810CqpResult *r)
+{
+    e810_rdma_qp_suspend(c, wqe, op == CQP_OP_RESUME_QP, r);
+}
+
+static void cqp_gather(E810Core *c, unsigned op, const uint64_t *wqe,
+                       E810CqpResult *r)
+{
+    e810_pestat_gather(c, wqe, r);
+}
+
+static void cqp_push_pages(E810Core *c, unsigned op, const uint64_t *wqe,
+                           E810CqpResult *r)
+{
+    /* No push pages exist (gen2 never enables push mode).  An allocation
+     * succeeds with an index past any page, which
+     * verbs.c:irdma_alloc_push_page() takes as "none" without logging an
+     * error; a free has nothing to do. */
+    if (!(wqe[3] & (1ull << 62))) {
+        r->retval = 0xFFFFFFFFu;
+    }
+}
+
+static const E810CqpOp cqp_ops[CQP_OP_COUNT] = {
+    [CQP_OP_CREATE_QP]            = { "CREATE_QP", cqp_qp_create },
+    [CQP_OP_MODIFY_QP]            = { "MODIFY_QP", cqp_qp_modify },
+    [CQP_OP_DESTROY_QP]           = { "DESTROY_QP", cqp_qp_destroy },
+    [CQP_OP_CREATE_CQ]            = { "CREATE_CQ", cqp_cq_create },
+    [CQP_OP_MODIFY_CQ]            = { "MODIFY_CQ", cqp_cq_modify },
+    [CQP_OP_DESTROY_CQ]           = { "DESTROY_CQ", cqp_cq_destroy },
+    [CQP_OP_ALLOC_STAG]           = { "ALLOC_STAG", e810_rdma_stag },
+    [CQP_OP_REG_MR]               = { "REG_MR", e810_rdma_stag },
+    [CQP_OP_DEALLOC_STAG]         = { "DEALLOC_STAG", e810_rdma_stag },
+    [CQP_OP_MANAGE_ARP]           = { "MANAGE_ARP", cqp_arp },
+    [CQP_OP_MANAGE_PUSH_PAGES]    = { "MANAGE_PUSH_PAGES", cqp_push_pages },
+    [CQP_OP_QUERY_RDMA_FEATURES]  = { "QUERY_RDMA_FEATURES", cqp_features },
+    [CQP_OP_UPLOAD_CONTEXT]       = { "UPLOAD_CONTEXT", cqp_upload_ctx },
+    [CQP_OP_CREATE_CEQ]           = { "CREATE_CEQ", cqp_ceq_create },
+    [CQP_OP_DESTROY_CEQ]          = { "DESTROY_CEQ", cqp_ceq_destroy },
+    [CQP_OP_CREATE_AEQ]           = { "CREATE_AEQ", cqp_aeq_create },
+    [CQP_OP_DESTROY_AEQ]          = { "DESTROY_AEQ", cqp_aeq_destroy },
+    [CQP_OP_CREATE_AH]            = { "CREATE_AH", e810_rdma_ah },
+    [CQP_OP_MODIFY_AH]            = { "MODIFY_AH", e810_rdma_ah },
+    [CQP_OP_DESTROY_AH]           = { "DESTROY_AH", e810_rdma_ah },
+    [CQP_OP_UPDATE_PE_SDS]        = { "UPDATE_PE_SDS", cqp_update_sds },
+    [CQP_OP_QUERY_FPM_VAL]        = { "QUERY_FPM_VAL", cqp_query_fpm },
+    [CQP_OP_COMMIT_FPM_VAL]       = { "COMMIT_FPM_VAL", cqp_commit_fpm },
+    [CQP_OP_FLUSH_WQES]           = { "FLUSH_WQES/GEN_AE", cqp_qp_flush },
+    [CQP_OP_MANAGE_APBVT]         = { "MANAGE_APBVT", cqp_apbvt },
+    [CQP_OP_NOP]                  = { "NOP", cqp_nop },
+    [CQP_OP_MANAGE_QHASH]         = { "MANAGE_QHASH", cqp_qhash },
+    [CQP_OP_SUSPEND_QP]           = { "SUSPEND_QP", cqp_suspend },
+    [CQP_OP_RESUME_QP]            = { "RESUME_QP", cqp_suspend },
+    [CQP_OP_SHMC_PAGES_ALLOCATED] = { "SHMC_PAGES_ALLOCATED", cqp_nop },
+    [CQP_OP_WORK_SCHED_NODE]      = { "WORK_SCHED_NODE", cqp_ws_node },
+    [CQP_OP_MANAGE_STATS]         = { "MANAGE_STATS", e810_rdma_stats },
+    [CQP_OP_GATHER_STATS]         = { "GATHER_STATS", cqp_gather },
+};
+
+const char *e810_cqp_opcode_name(unsigned op)
+{
+    return op < CQP_OP_COUNT && cqp_ops[op].name ? cqp_ops[op].name : "?";
+}
+
 /* ---- one WQE ------------------------------------------------------------ */
 
 static void cqp_execute(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
     unsigned op = CQPSQ_OPCODE(wqe[3]);
 
-    switch (op) {
-    case OP_QUERY_RDMA_FEATURES:
-        cqp_query_features(c, wqe, r);
-        break;
-    case OP_QUERY_FPM_VAL:
-        e810_rdma_query_fpm(c, wqe, r);
-        break;
-    case OP_COMMIT_FPM_VAL:
-        e810_rdma_commit_fpm(c, wqe, r);
-        break;
-    case OP_UPDATE_PE_SDS:
-        e810_rdma_update_sds(c, wqe, r);
-        break;
-    case OP_SHMC_PAGES_ALLOCATED:
-    case OP_NOP:
-        break;
-    case OP_CREATE_CQ:
-        e810_rdma_cq_create(c, wqe, r);
-        break;
-    case OP_MODIFY_CQ:
-        e810_rdma_cq_modify(c, wqe, r);
-        break;
-    case OP_DESTROY_CQ:
-        e810_rdma_cq_destroy(c, wqe, r);
-        break;
-    case OP_CREATE_CEQ:
-        e810_rdma_ceq_create(c, wqe, r);
-        break;
-    case OP_DESTROY_CEQ:
-        e810_rdma_ceq_destroy(c, wqe, r);
-        break;
-    case OP_CREATE_AEQ:
-        e810_rdma_aeq_create(c, wqe, r);
-        break;
-    case OP_DESTROY_AEQ:
-        e810_rdma_aeq_destroy(c, wqe, r);
-        break;
-    case OP_CREATE_QP:
-        e810_rdma_qp_create(c, wqe, r);
-        break;
-    case OP_MODIFY_QP:
-        e810_rdma_qp_modify(c, wqe, r);
-        break;
-    case OP_DESTROY_QP:
-        e810_rdma_qp_destroy(c, wqe, r);
-        break;
-    case OP_FLUSH_WQES:         /* also GEN_AE */
-        e810_rdma_qp_flush(c, wqe, r);
-        break;
-    case OP_SUSPEND_QP:
-    case OP_RESUME_QP:
-        e810_rdma_qp_suspend(c, wqe, op == OP_RESUME_QP, r);
-        break;
-    case OP_UPLOAD_CONTEXT:
-        e810_rdma_upload_ctx(c, wqe, r);
-        break;
-    case OP_ALLOC_STAG:
-    case OP_REG_MR:
-    case OP_DEALLOC_STAG:
-        e810_rdma_stag(c, op, wqe, r);
-        break;
-    case OP_MANAGE_ARP:
-        e810_rdma_arp(c, wqe, r);
-        break;
-    case OP_CREATE_AH:
-    case OP_MODIFY_AH:
-    case OP_DESTROY_AH:
-        e810_rdma_ah(c, op, wqe, r);
-        break;
-    case OP_MANAGE_QHASH:
-        e810_rdma_qhash(c, wqe, r);
-        break;
-    case OP_MANAGE_APBVT:
-        e810_rdma_apbvt(c, wqe, r);
-        break;
-    case OP_WORK_SCHED_NODE:
-        e810_rdma_ws_node(c, wqe, r);
-        break;
-    case OP_MANAGE_STATS:
-    case OP_GATHER_STATS:
-        if (op == OP_GATHER_STATS) {
-            e810_pestat_gather(c, wqe, r);
-        } else {
-            e810_rdma_stats(c, op, wqe, r);
-        }
-        break;
-    case OP_MANAGE_PUSH_PAGES:
-        /* No push pages exist (gen2 never enables push mode).  An
-         * allocation succeeds with an index past any page, which
-         * verbs.c:irdma_alloc_push_page() takes as "none" without
-         * logging an error; a free has nothing to do. */
-        if (!(wqe[3] & (1ull << 62))) {
-            r->retval = 0xFFFFFFFFu;
-        }
-        break;
-    default:
+    if (!cqp_ops[op].fn) {
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_OPCODE, "opcode 0x%x", op);
-        break;
+        return;
     }
+    cqp_ops[op].fn(c, op, wqe, r);
     if (!r->maj) {
         e810_qpdp_cqp(c, op, wqe, r);   /* QP ops: the iWARP data path */
     }
@@ -225,7 +218,7 @@ static void cqp_complete(E810Core *c, uint32_t idx, const E810CqpResult *r)
         cqe[1] = rd->cqp_cookie;
         cqe[2] = r->retval;
         cqe[3] = (uint64_t)r->min | (uint64_t)r->maj << 16 |
-                 (uint64_t)idx << 32 | (err ? CCQE_ERROR : 0);
+                 (uint64_t)idx << 32 | (err ? CQ_ERROR : 0);
         if (e810_rdma_cq_post(c, 0, cqe)) {
             rd->stats.ccqes++;
         }
@@ -276,7 +269,8 @@ static void cqp_doorbell(E810Core *c, uint32_t head)
                                  idx);
                 break;
             }
-            trace_e810_rdma_cqp_op(idx, CQPSQ_OPCODE(wqe[3]), wqe[3]);
+            trace_e810_rdma_cqp_op(idx, CQPSQ_OPCODE(wqe[3]), wqe[3],
+                                   e810_cqp_opcode_name(CQPSQ_OPCODE(wqe[3])));
             cqp_execute(c, wqe, &r);
         }
         rd->stats.cqp_ops++;
@@ -285,7 +279,8 @@ static void cqp_doorbell(E810Core *c, uint32_t head)
             rd->cqp_polarity ^= 1;
         }
         if (r.maj) {
-            trace_e810_rdma_cqp_err(idx, CQPSQ_OPCODE(wqe[3]), r.maj, r.min);
+            trace_e810_rdma_cqp_err(idx, CQPSQ_OPCODE(wqe[3]), r.maj, r.min,
+                                    e810_cqp_opcode_name(CQPSQ_OPCODE(wqe[3])));
         }
         /* The CQP may have been torn down by a reset hook meanwhile. */
         if (!rd->cqp_active) {

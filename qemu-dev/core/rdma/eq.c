@@ -13,30 +13,6 @@
 #include "../../trace.h"
 #include "rdma.h"
 
-/* CREATE_CQ / MODIFY_CQ / DESTROY_CQ header */
-#define CQ_HDR_ID(h)            \
-    ((uint32_t)(e810_fld(h, 18, 0) | e810_fld(h, 52, 50) << 22))
-#define CQ_HDR_CEQ(h)           \
-    ((uint32_t)(e810_fld(h, 31, 22) | e810_fld(h, 59, 54) << 10))
-#define CQ_HDR_LPBLSIZE(h)      ((unsigned)e810_fld(h, 45, 44))
-#define CQ_HDR_RESIZE           (1ull << 43)
-#define CQ_HDR_CHKOVERFLOW      (1ull << 46)
-#define CQ_HDR_VIRTMAP          (1ull << 47)
-#define CQ_HDR_ENCEQEMASK       (1ull << 48)
-#define CQ_HDR_CEQIDVALID       (1ull << 49)
-/* CREATE_CEQ / CREATE_AEQ */
-#define CEQ_HDR_ID(h)           \
-    ((uint32_t)(e810_fld(h, 9, 0) | e810_fld(h, 15, 10) << 10))
-#define EQ_HDR_VMAP             (1ull << 47)
-/* CQ shadow area qword 4: the arm word */
-#define CQ_SHADOW_ARM_OFF       32
-#define CQ_ARM_NEXT             (1ull << 14)
-#define CQ_ARM_NEXT_SE          (1ull << 15)
-/* CQE qword 3 */
-#define CQE_ERROR               (1ull << 55)
-#define CQE_SOEVENT             (1ull << 54)
-#define CQE_VALID               (1ull << 63)
-
 static E810RdmaCq *cq_lookup(E810Core *c, uint32_t id)
 {
     if (id >= e810_rdma_obj_limit(c, E810_HMC_CQ, E810_RDMA_MAX_CQS)) {
@@ -181,7 +157,7 @@ void e810_rdma_aeq_alloc(E810Core *c, uint32_t n)
 
 void e810_rdma_ceq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
-    uint32_t id = CEQ_HDR_ID(wqe[3]);
+    uint32_t id = CQPSQ_CEQ_CEQID(wqe[3]);
     E810RdmaEq *eq;
 
     if (id >= E810_RDMA_MAX_CEQS) {
@@ -194,7 +170,7 @@ void e810_rdma_ceq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
         return;
     }
     if (!ring_setup(c, &eq->ring, (uint32_t)e810_fld(wqe[2], 21, 0),
-                    E810_RDMA_MAX_CEQ_SIZE, wqe[4], wqe[3] & EQ_HDR_VMAP,
+                    E810_RDMA_MAX_CEQ_SIZE, wqe[4], wqe[3] & CQPSQ_EQ_VMAP,
                     (unsigned)e810_fld(wqe[3], 45, 44),
                     (uint32_t)e810_fld(wqe[6], 27, 0), r, "CEQ")) {
         return;
@@ -205,7 +181,7 @@ void e810_rdma_ceq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 
 void e810_rdma_ceq_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
-    uint32_t id = CEQ_HDR_ID(wqe[3]);
+    uint32_t id = CQPSQ_CEQ_CEQID(wqe[3]);
 
     if (id >= E810_RDMA_MAX_CEQS || !c->rdma.ceq[id].valid) {
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "destroy CEQ %u", id);
@@ -224,7 +200,7 @@ void e810_rdma_aeq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
         return;
     }
     if (!ring_setup(c, &aeq->ring, (uint32_t)e810_fld(wqe[2], 18, 0),
-                    E810_RDMA_MAX_AEQ_SIZE, wqe[4], wqe[3] & EQ_HDR_VMAP,
+                    E810_RDMA_MAX_AEQ_SIZE, wqe[4], wqe[3] & CQPSQ_EQ_VMAP,
                     (unsigned)e810_fld(wqe[3], 45, 44),
                     (uint32_t)e810_fld(wqe[6], 27, 0), r, "AEQ")) {
         return;
@@ -249,7 +225,7 @@ void e810_rdma_aeq_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 void e810_rdma_cq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
     uint64_t h = wqe[3];
-    uint32_t id = CQ_HDR_ID(h);
+    uint32_t id = CQPSQ_CQ_CQID(h);
     E810RdmaCq *cq = cq_lookup(c, id);
     E810RdmaCq n;
 
@@ -262,20 +238,20 @@ void e810_rdma_cq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
         return;
     }
     memset(&n, 0, sizeof(n));
-    n.ceq_valid = h & CQ_HDR_CEQIDVALID;
-    n.ceq = n.ceq_valid ? CQ_HDR_CEQ(h) : 0;
+    n.ceq_valid = h & CQPSQ_CQ_CEQIDVALID;
+    n.ceq = n.ceq_valid ? CQPSQ_CQ_CEQID(h) : 0;
     if (n.ceq_valid && n.ceq >= E810_RDMA_MAX_CEQS) {
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "CQ %u on CEQ %u", id, n.ceq);
         return;
     }
     if (!ring_setup(c, &n.ring, (uint32_t)e810_fld(wqe[0], 20, 0),
-                    E810_RDMA_MAX_CQ_SIZE, wqe[4], h & CQ_HDR_VIRTMAP,
-                    CQ_HDR_LPBLSIZE(h), (uint32_t)e810_fld(wqe[6], 27, 0),
+                    E810_RDMA_MAX_CQ_SIZE, wqe[4], h & CQPSQ_CQ_VIRTMAP,
+                    CQPSQ_CQ_LPBLSIZE(h), (uint32_t)e810_fld(wqe[6], 27, 0),
                     r, "CQ")) {
         return;
     }
-    n.ceqe_mask = h & CQ_HDR_ENCEQEMASK;
-    n.check_overflow = h & CQ_HDR_CHKOVERFLOW;
+    n.ceqe_mask = h & CQPSQ_CQ_ENCEQEMASK;
+    n.check_overflow = h & CQPSQ_CQ_CHKOVERFLOW;
     n.ctx = e810_fld(wqe[1], 62, 0);
     n.shadow_pa = wqe[5];
     n.valid = true;
@@ -286,7 +262,7 @@ void e810_rdma_cq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 void e810_rdma_cq_modify(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
     uint64_t h = wqe[3];
-    uint32_t id = CQ_HDR_ID(h);
+    uint32_t id = CQPSQ_CQ_CQID(h);
     E810RdmaCq *cq = cq_lookup(c, id);
     E810RdmaRing ring;
 
@@ -294,13 +270,13 @@ void e810_rdma_cq_modify(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "modify CQ %u", id);
         return;
     }
-    if (!(h & CQ_HDR_RESIZE)) {
+    if (!(h & CQPSQ_CQ_CQRESIZE)) {
         return;             /* nothing else is modifiable on gen2 */
     }
     /* Resize: new CQEs go to the start of the new buffer (pass 1). */
     if (!ring_setup(c, &ring, (uint32_t)e810_fld(wqe[0], 20, 0),
-                    E810_RDMA_MAX_CQ_SIZE, wqe[4], h & CQ_HDR_VIRTMAP,
-                    CQ_HDR_LPBLSIZE(h), (uint32_t)e810_fld(wqe[6], 27, 0),
+                    E810_RDMA_MAX_CQ_SIZE, wqe[4], h & CQPSQ_CQ_VIRTMAP,
+                    CQPSQ_CQ_LPBLSIZE(h), (uint32_t)e810_fld(wqe[6], 27, 0),
                     r, "CQ")) {
         return;
     }
@@ -310,7 +286,7 @@ void e810_rdma_cq_modify(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 
 void e810_rdma_cq_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
-    uint32_t id = CQ_HDR_ID(wqe[3]);
+    uint32_t id = CQPSQ_CQ_CQID(wqe[3]);
     E810RdmaCq *cq = cq_lookup(c, id);
 
     if (!cq || !cq->valid) {
@@ -340,7 +316,7 @@ bool e810_rdma_cq_post(E810Core *c, unsigned cq_id, const uint64_t cqe[4])
     if (cq->armed) {
         event = true;
     } else {
-        event = cq->armed_se && (cqe[3] & (CQE_SOEVENT | CQE_ERROR));
+        event = cq->armed_se && (cqe[3] & (CQ_SOEVENT | CQ_ERROR));
     }
     if (event && cq->ceq_valid) {
         cq->armed = cq->armed_se = false;

@@ -76,67 +76,76 @@ static const PeSlot pe_slot[E810_PE_COUNT] = {
     [E810_PE_RDMAVINV]      = { 296,  0, 48 },
 };
 
-static uint16_t be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-void e810_pestat_frame(E810Core *c, const uint8_t *f, size_t len, bool tx)
+/* One IP packet of @octets bytes, to a multicast address or not, of L4
+ * protocol @proto, sent (@tx) or received. */
+static void pestat_count(E810Core *c, bool tx, bool v4, bool mc,
+                         size_t octets, uint8_t proto)
 {
     uint64_t *s = c->rdma.pestat;
-    size_t off = 14, iplen;
-    uint8_t proto;
-    bool v4, mc;
-    unsigned base;
+    unsigned base, mco;
 
-    if (len >= 18 && be16(f + 12) == 0x8100) {
-        off = 18;
-    }
-    if (len < off + 20) {
-        return;
-    }
-    switch (be16(f + off - 2)) {
-    case 0x0800:
-        v4 = true;
-        iplen = be16(f + off + 2);
-        proto = f[off + 9];
-        mc = (f[off + 16] & 0xF0) == 0xE0;
-        break;
-    case 0x86DD:
-        if (len < off + 40) {
-            return;
-        }
-        v4 = false;
-        iplen = 40 + (size_t)be16(f + off + 4);
-        proto = f[off + 6];
-        mc = f[off + 24] == 0xFF;
-        break;
-    default:
-        return;
-    }
-    if (iplen > len - off) {
-        iplen = len - off;      /* counted as what is really there */
-    }
     if (tx) {
         base = v4 ? E810_PE_IP4TXOCTS : E810_PE_IP6TXOCTS;
+        mco = E810_PE_IP4TXMCOCTS - E810_PE_IP4TXOCTS;
     } else {
         base = v4 ? E810_PE_IP4RXOCTS : E810_PE_IP6RXOCTS;
+        mco = E810_PE_IP4RXMCOCTS - E810_PE_IP4RXOCTS;
     }
     /* The enum keeps OCTS, PKTS, ..., MCOCTS, MCPKTS of one family at the
-     * same distances for Rx and Tx, v4 and v6. */
-    s[base] += iplen;
+     * same distances for v4 and v6. */
+    s[base] += octets;
     s[base + 1]++;
     if (mc) {
-        unsigned mco = tx ? E810_PE_IP4TXMCOCTS - E810_PE_IP4TXOCTS
-                          : E810_PE_IP4RXMCOCTS - E810_PE_IP4RXOCTS;
-
-        s[base + mco] += iplen;
+        s[base + mco] += octets;
         s[base + mco + 1]++;
     }
-    if (proto == 6) {
+    if (proto == IP_PROTO_TCP) {
         s[tx ? E810_PE_TCPTXSEG : E810_PE_TCPRXSEGS]++;
-    } else if (proto == 17) {
+    } else if (proto == IP_PROTO_UDP) {
         s[tx ? E810_PE_UDPTXPKTS : E810_PE_UDPRXPKTS]++;
+    }
+}
+
+static bool ip_multicast(bool v4, const uint8_t *dst)
+{
+    return v4 ? (dst[0] & 0xF0) == 0xE0 : dst[0] == 0xFF;
+}
+
+void e810_pestat_tx(E810Core *c, const uint8_t *f, size_t len)
+{
+    /* The engine built these headers itself: only where its fields are
+     * is looked up (no checksums, no options to walk). */
+    size_t off = ETH_HLEN, iplen;
+    uint16_t et;
+    const uint8_t *ip;
+
+    if (len >= ETH_HLEN + 4 && ldbe16(f + 12) == ETH_P_8021Q) {
+        off += 4;
+    }
+    if (len < off + IPV4_HLEN) {
+        return;
+    }
+    et = ldbe16(f + off - 2);
+    ip = f + off;
+    if (et == ETH_P_IP) {
+        iplen = ldbe16(ip + 2);
+        pestat_count(c, true, true, ip_multicast(true, ip + 16),
+                     iplen < len - off ? iplen : len - off, ip[9]);
+    } else if (et == ETH_P_IPV6 && len >= off + IPV6_HLEN) {
+        iplen = IPV6_HLEN + (size_t)ldbe16(ip + 4);
+        pestat_count(c, true, false, ip_multicast(false, ip + 24),
+                     iplen < len - off ? iplen : len - off, ip[6]);
+    }
+}
+
+void e810_pestat_rx(E810Core *c, const E810Frame *fr)
+{
+    const uint8_t *ip = e810_frame_l3(fr);
+
+    if ((fr->ipv4 || fr->ipv6) && fr->l3_ok) {
+        pestat_count(c, false, fr->ipv4,
+                     ip_multicast(fr->ipv4, ip + (fr->ipv4 ? 16 : 24)),
+                     fr->l3_end - fr->l3_off, fr->proto);
     }
 }
 

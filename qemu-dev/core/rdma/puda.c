@@ -34,34 +34,9 @@
 #include <stdlib.h>
 #endif
 
-/* QP context */
-#define PQC_SQ_PA               8
-#define PQC_RQ_PA               16
-#define PQC_SIZES               24      /* RQSIZE 11:8, SQSIZE 15:12 */
-#define PQC_CQ                  136     /* TXCQNUM 24:0, RXCQNUM 56:32 */
-#define PQC_COMPCTX             168
 /* SQ WQE (gen2 UDA) */
-#define PWQE_LEN(q1)            ((uint32_t)e810_fld(q1, 62, 32))
-#define PWQE_AHID(q3)           ((uint32_t)e810_fld(q3, 24, 0))
-#define PWQE_OP(q3)             ((unsigned)e810_fld(q3, 37, 32))
-#define PWQE_L4LEN(q3)          ((unsigned)e810_fld(q3, 45, 42))
-#define PWQE_SIGCOMPL           (1ull << 62)
 #define WQE_VALID(q)            ((unsigned)((q) >> 63))
-#define OP_SEND                 0x03
-#define QP_TYPE_UDA             2
-/* AH (the stored CREATE_AH WQE) */
-#define AH_HDR_LOOPBACK         (1ull << 62)
-#define AH_HDR_INSERTVLAN       (1ull << 60)
-#define AH_HDR_IPV4             (1ull << 59)
 /* CQE qword 2/3 */
-#define CQE_QPID_S              32
-#define CQE_WQEIDX_S            32
-#define CQE_MAJERR_S            16
-#define CQE_IPV4                (1ull << 53)
-#define CQE_ERROR               (1ull << 55)
-#define CQE_OP_S                56
-#define CQE_SQ                  (1ull << 62)
-#define CQE_OP_REC              0x3e
 #define PUDA_MAJ_ERR            0x0001u     /* device choice, not a flush */
 /* gen2 ILQ buffer layout */
 #define ILQ_IPV4_PAD            20
@@ -104,13 +79,13 @@ static void puda_created(E810Core *c, uint32_t id)
         e810_guest_error(c, "puda: QP %u context unreadable", id);
         return;
     }
-    sizes = ld64(ctx + PQC_SIZES);
-    q->sq_pa = ld64(ctx + PQC_SQ_PA);
-    q->rq_pa = ld64(ctx + PQC_RQ_PA);
+    sizes = ld64(ctx + QPC_SIZES);
+    q->sq_pa = ld64(ctx + QPC_SQ_PA);
+    q->rq_pa = ld64(ctx + QPC_RQ_PA);
     q->sq_size = puda_size((unsigned)e810_fld(sizes, 15, 12));
     q->rq_size = puda_size((unsigned)e810_fld(sizes, 11, 8));
-    q->cq = (uint32_t)e810_fld(ld64(ctx + PQC_CQ), 24, 0);
-    q->comp_ctx = ld64(ctx + PQC_COMPCTX);
+    q->cq = (uint32_t)e810_fld(ld64(ctx + QPC_CQ), 24, 0);
+    q->comp_ctx = ld64(ctx + QPC_COMPCTX);
     q->sq_pol = 1;
     q->rq_pol = 1;
     if (!q->sq_size || !q->rq_size || !q->sq_pa || !q->rq_pa) {
@@ -124,32 +99,6 @@ static void puda_created(E810Core *c, uint32_t id)
 }
 
 /* ---- transmit ----------------------------------------------------------- */
-
-static void put_be16(uint8_t *p, uint16_t v)
-{
-    p[0] = v >> 8;
-    p[1] = (uint8_t)v;
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-    put_be16(p, v >> 16);
-    put_be16(p + 2, (uint16_t)v);
-}
-
-/* Address words as the driver stores them (host-order u32s, word 0 most
- * significant: qword @hi = w0:w1, @lo = w2:w3) to network order. */
-static void ip_from_words(uint8_t *out, bool v4, uint64_t hi, uint64_t lo)
-{
-    if (v4) {
-        put_be32(out, (uint32_t)lo);
-        return;
-    }
-    put_be32(out, (uint32_t)(hi >> 32));
-    put_be32(out + 4, (uint32_t)hi);
-    put_be32(out + 8, (uint32_t)(lo >> 32));
-    put_be32(out + 12, (uint32_t)lo);
-}
 
 static void puda_tx_drop(E810Core *c, uint32_t id, unsigned idx,
                          const char *why)
@@ -171,7 +120,7 @@ bool e810_rdma_xmit(E810Core *c, const uint8_t *frame, size_t len,
     }
     if (loopback || !memcmp(frame, c->mac, 6)) {
         c->puda.stats.tx_loopback++;
-        e810_pestat_frame(c, frame, len, true);
+        e810_pestat_tx(c, frame, len);
         e810_rx_loopback(c, frame, len);
         return true;
     }
@@ -179,7 +128,7 @@ bool e810_rdma_xmit(E810Core *c, const uint8_t *frame, size_t len,
     if (!c->fw.phy.up) {
         return false;
     }
-    e810_pestat_frame(c, frame, len, true);
+    e810_pestat_tx(c, frame, len);
     return c->host.ops->send_frame(c->host.opaque, frame, len);
 }
 
@@ -192,20 +141,20 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
                         const uint64_t *w)
 {
     uint8_t *f = c->puda.txbuf;
-    uint32_t seg_len = PWQE_LEN(w[1]);
-    unsigned tcp_hlen = PWQE_L4LEN(w[3]) * 4;
-    uint32_t ahid = PWQE_AHID(w[3]);
+    uint32_t seg_len = QPSQ_FRAG_LEN(w[1]);
+    unsigned tcp_hlen = QPSQ_L4LEN(w[3]) * 4;
+    uint32_t ahid = QPSQ_AHID(w[3]);
     const uint64_t *ah;
     uint8_t *ip, *tcp;
     unsigned arp, l2 = 14, l3;
     bool v4, lpb;
     uint32_t sum;
 
-    if (PWQE_OP(w[3]) != OP_SEND || seg_len < 20 ||
+    if (QPSQ_OPCODE(w[3]) != OP_RDMA_SEND || seg_len < 20 ||
         seg_len > E810_PUDA_MAX_SEG || tcp_hlen < 20 || tcp_hlen > seg_len) {
         c->puda.stats.tx_bad_wqe++;
         e810_guest_error(c, "puda: QP %u WQE %u op 0x%x len %u l4len %u", id,
-                         idx, PWQE_OP(w[3]), seg_len, tcp_hlen);
+                         idx, QPSQ_OPCODE(w[3]), seg_len, tcp_hlen);
         return false;
     }
     if (!c->rdma.ah ||
@@ -215,7 +164,7 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
         return true;
     }
     ah = c->rdma.ah[ahid].wqe;
-    v4 = ah[3] & AH_HDR_IPV4;
+    v4 = ah[3] & CQPSQ_AH_IPV4VALID;
     arp = (unsigned)e810_fld(ah[2], 63, 48);
     if (arp >= E810_RDMA_MAX_ARP || !c->rdma.arp[arp].valid) {
         c->rdma.pestat[v4 ? E810_PE_IP4TXNOROUTE : E810_PE_IP6TXNOROUTE]++;
@@ -227,12 +176,12 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
     for (int i = 0; i < 6; i++) {
         f[6 + i] = (uint8_t)(ah[0] >> (56 - 8 * i));
     }
-    if (ah[3] & AH_HDR_INSERTVLAN) {
-        put_be16(f + 12, 0x8100);
-        put_be16(f + 14, (uint16_t)e810_fld(ah[1], 15, 0));
+    if (ah[3] & CQPSQ_AH_INSERTVLANTAG) {
+        stbe16(f + 12, 0x8100);
+        stbe16(f + 14, (uint16_t)e810_fld(ah[1], 15, 0));
         l2 = 18;
     }
-    put_be16(f + l2 - 2, v4 ? 0x0800 : 0x86DD);
+    stbe16(f + l2 - 2, v4 ? 0x0800 : 0x86DD);
     ip = f + l2;
     l3 = v4 ? 20 : 40;
     tcp = ip + l3;
@@ -248,32 +197,32 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
 
         ip[0] = 0x45;
         ip[1] = (uint8_t)e810_fld(ah[1], 39, 32);
-        put_be16(ip + 2, (uint16_t)(20 + seg_len));
-        put_be16(ip + 4, c->puda.ip_id++);
-        put_be16(ip + 6, 0x4000);           /* DF */
+        stbe16(ip + 2, (uint16_t)(20 + seg_len));
+        stbe16(ip + 4, c->puda.ip_id++);
+        stbe16(ip + 6, 0x4000);           /* DF */
         ip[8] = ttl ? ttl : 64;
         ip[9] = 6;
-        ip_from_words(ip + 16, true, 0, ah[4]);
-        ip_from_words(ip + 12, true, 0, ah[6]);
-        put_be16(ip + 10, ~e810_csum_fold(e810_csum_add(0, ip, 20)));
+        e810_rdma_ip_from_words(ip + 16, true, 0, ah[4]);
+        e810_rdma_ip_from_words(ip + 12, true, 0, ah[6]);
+        stbe16(ip + 10, ~e810_csum_fold(e810_csum_add(0, ip, 20)));
     } else {
         uint32_t tc = (uint32_t)e810_fld(ah[1], 39, 32);
         unsigned hop = (unsigned)e810_fld(ah[2], 39, 32);
 
-        put_be32(ip, 6u << 28 | tc << 20 | (uint32_t)e810_fld(ah[2], 19, 0));
-        put_be16(ip + 4, (uint16_t)seg_len);
+        stbe32(ip, 6u << 28 | tc << 20 | (uint32_t)e810_fld(ah[2], 19, 0));
+        stbe16(ip + 4, (uint16_t)seg_len);
         ip[6] = 6;
         ip[7] = hop ? hop : 64;
-        ip_from_words(ip + 8, false, ah[7], ah[6]);
-        ip_from_words(ip + 24, false, ah[5], ah[4]);
+        e810_rdma_ip_from_words(ip + 8, false, ah[7], ah[6]);
+        e810_rdma_ip_from_words(ip + 24, false, ah[5], ah[4]);
     }
     /* TCP checksum over the pseudo header and the whole segment. */
-    put_be16(tcp + 16, 0);
+    stbe16(tcp + 16, 0);
     sum = e810_csum_pseudo(ip, !v4, 6, seg_len);
     sum = e810_csum_add(sum, tcp, seg_len);
-    put_be16(tcp + 16, ~e810_csum_fold(sum));
+    stbe16(tcp + 16, ~e810_csum_fold(sum));
 
-    lpb = ah[3] & AH_HDR_LOOPBACK;
+    lpb = ah[3] & CQPSQ_AH_DOLOOPBACKCHECK;
     trace_e810_puda_tx(id, idx, seg_len, ahid, tcp[13], lpb);
     if (!e810_rdma_xmit(c, f, l2 + l3 + seg_len, lpb)) {
         puda_tx_drop(c, id, idx, "link down or backend refused");
@@ -319,15 +268,15 @@ bool e810_puda_doorbell(E810Core *c, uint32_t id)
             q->sq_tail = 0;
             q->sq_pol ^= 1;
         }
-        if (ok && !(w[3] & PWQE_SIGCOMPL)) {
+        if (ok && !(w[3] & QPSQ_SIGCOMPL)) {
             continue;
         }
         cqe[1] = q->comp_ctx;
-        cqe[2] = (uint64_t)id << CQE_QPID_S;
-        cqe[3] = (uint64_t)idx << CQE_WQEIDX_S | (uint64_t)OP_SEND << CQE_OP_S |
-                 CQE_SQ;
+        cqe[2] = (uint64_t)id << CQ_QPID_S;
+        cqe[3] = (uint64_t)idx << CQ_WQEIDX_S | (uint64_t)OP_RDMA_SEND << CQ_OP_S |
+                 CQ_SQ;
         if (!ok) {
-            cqe[3] |= CQE_ERROR | (uint64_t)PUDA_MAJ_ERR << CQE_MAJERR_S;
+            cqe[3] |= CQ_ERROR | (uint64_t)PUDA_MAJ_ERR << CQ_MAJERR_S;
         }
         if (!e810_rdma_cq_post(c, q->cq, cqe)) {
             e810_guest_error(c, "puda: QP %u SQ completion lost (CQ %u)", id,
@@ -389,9 +338,9 @@ bool e810_puda_ilq_rx(E810Core *c, bool ipv4, const uint8_t *l3,
     }
     cqe[0] = total;
     cqe[1] = q->comp_ctx;
-    cqe[2] = (uint64_t)E810_PUDA_ILQ_QP << CQE_QPID_S;
-    cqe[3] = (uint64_t)idx << CQE_WQEIDX_S | (uint64_t)CQE_OP_REC << CQE_OP_S |
-             (ipv4 ? CQE_IPV4 : 0);
+    cqe[2] = (uint64_t)E810_PUDA_ILQ_QP << CQ_QPID_S;
+    cqe[3] = (uint64_t)idx << CQ_WQEIDX_S | (uint64_t)OP_TYPE_REC << CQ_OP_S |
+             (ipv4 ? CQ_IPV4 : 0);
     if (!e810_rdma_cq_post(c, q->cq, cqe)) {
         c->puda.stats.rx_no_buf++;
         e810_guest_error(c, "puda: ILQ RQ completion lost (CQ %u)", q->cq);

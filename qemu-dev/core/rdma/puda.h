@@ -16,6 +16,7 @@
 #define E810_PUDA_H
 
 #include "../types.h"
+#include "../net/net.h"
 
 #define E810_PUDA_ILQ_QP        1
 #define E810_PUDA_IEQ_QP        2
@@ -99,6 +100,6 @@ bool e810_puda_ilq_rx(E810Core *c, bool ipv4, const uint8_t *l3,
                       size_t l3_len, const uint8_t *seg, size_t seg_len);
 /* e810_receive(): true if the frame was taken by the RDMA engine (or
  * dropped on its behalf), false if it goes to the LAN. */
-bool e810_rdma_steer(E810Core *c, const uint8_t *frame, size_t len);
+bool e810_rdma_steer(E810Core *c, const E810Frame *fr);
 
 #endif

@@ -13,38 +13,6 @@
 #include "puda.h"
 #include "qpdp.h"
 
-/* QP WQE header */
-#define QP_HDR_ID(h)            ((uint32_t)e810_fld(h, 23, 0))
-#define QP_HDR_TYPE(h)          ((unsigned)e810_fld(h, 50, 48))
-#define QP_HDR_NEXTSTATE(h)     ((unsigned)e810_fld(h, 62, 60))
-#define QP_STATE_IDLE           1
-#define QP_STATE_RTS            2
-#define QP_STATE_ERROR          6
-#define QP_CTX_COMPCTX_QW       21
-/* FLUSH_WQES / GEN_AE */
-#define FWQE_GENERATE_AE        (1ull << 59)
-#define FWQE_FLUSHSQ            (1ull << 61)
-#define FWQE_FLUSHRQ            (1ull << 62)
-/* AEQE qword 1 */
-#define AEQE_ID_LO(id)          ((uint64_t)(id) & 0x3FFFF)
-#define AEQE_ID_HI(id)          ((uint64_t)(((id) >> 18) & 1) << 46)
-#define AEQE_CODE_S             34
-#define AEQE_SRC_S              50
-#define AEQE_IWSTATE_S          54
-/* STag WQEs */
-#define STAG_HDR_LPBL(h)        ((unsigned)e810_fld(h, 45, 44))
-#define STAG_HDR_PGSIZE(h)      ((unsigned)e810_fld(h, 47, 46))
-#define STAG_HDR_RIGHTS(h)      ((unsigned)e810_fld(h, 52, 48))
-#define STAG_HDR_REMACC         (1ull << 53)
-#define STAG_HDR_VABASED        (1ull << 59)
-#define STAG_IDX(q2)            ((uint32_t)e810_fld(q2, 31, 8))
-#define STAG_KEY(q2)            ((uint8_t)e810_fld(q2, 7, 0))
-#define STAG_PD(q1, q2)         \
-    ((uint32_t)(e810_fld(q1, 63, 46) | e810_fld(q2, 59, 54) << 18))
-
-enum { OP_ALLOC_STAG = 0x09, OP_REG_MR = 0x0a, OP_DEALLOC_STAG = 0x0d,
-       OP_CREATE_AH = 0x1c, OP_MODIFY_AH = 0x1d, OP_DESTROY_AH = 0x1e };
-
 static E810RdmaQp *qp_lookup(E810Core *c, uint32_t id)
 {
     if (id >= e810_rdma_obj_limit(c, E810_HMC_QP, E810_RDMA_MAX_QPS)) {
@@ -63,7 +31,7 @@ static bool qp_read_ctx(E810Core *c, uint64_t pa, uint64_t *comp_ctx,
         e810_cqp_fail(c, r, E810_CQP_MIN_DMA, "QP context at 0x%" PRIx64, pa);
         return false;
     }
-    *comp_ctx = ld64(ctx + 8 * QP_CTX_COMPCTX_QW);
+    *comp_ctx = ld64(ctx + QPC_COMPCTX);
     return true;
 }
 
@@ -71,18 +39,18 @@ static bool qp_post_ae(E810Core *c, uint32_t id, E810RdmaQp *qp,
                        unsigned code, unsigned src)
 {
     return e810_rdma_aeq_post(c, qp->comp_ctx,
-                              AEQE_ID_LO(id) | AEQE_ID_HI(id) |
-                              (uint64_t)(code & 0xFFF) << AEQE_CODE_S |
-                              (uint64_t)(src & 0xF) << AEQE_SRC_S |
+                              AEQE_QPCQID_LO(id) | AEQE_QPCQID_HI(id) |
+                              (uint64_t)(code & 0xFFF) << AEQE_AECODE_S |
+                              (uint64_t)(src & 0xF) << AEQE_AESRC_S |
                               (uint64_t)(qp->state & 7) << AEQE_IWSTATE_S);
 }
 
 void e810_rdma_qp_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
     uint64_t h = wqe[3];
-    uint32_t id = QP_HDR_ID(h);
+    uint32_t id = CQPSQ_QP_ID(h);
     E810RdmaQp *qp = qp_lookup(c, id);
-    unsigned type = QP_HDR_TYPE(h), next = QP_HDR_NEXTSTATE(h);
+    unsigned type = CQPSQ_QP_QPTYPE(h), next = CQPSQ_QP_NEXTIWSTATE(h);
     uint64_t comp;
 
     if (!qp) {
@@ -115,9 +83,9 @@ void e810_rdma_qp_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 void e810_rdma_qp_modify(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
     uint64_t h = wqe[3];
-    uint32_t id = QP_HDR_ID(h);
+    uint32_t id = CQPSQ_QP_ID(h);
     E810RdmaQp *qp = qp_lookup(c, id);
-    unsigned next = QP_HDR_NEXTSTATE(h);
+    unsigned next = CQPSQ_QP_NEXTIWSTATE(h);
     uint64_t comp;
 
     if (!qp || !qp->valid) {
@@ -147,7 +115,7 @@ void e810_rdma_qp_modify(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 
 void e810_rdma_qp_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
-    uint32_t id = QP_HDR_ID(wqe[3]);
+    uint32_t id = CQPSQ_QP_ID(wqe[3]);
     E810RdmaQp *qp = qp_lookup(c, id);
 
     if (!qp || !qp->valid) {
@@ -162,26 +130,26 @@ void e810_rdma_qp_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 void e810_rdma_qp_flush(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
     uint64_t h = wqe[3];
-    uint32_t id = QP_HDR_ID(h);
+    uint32_t id = CQPSQ_QP_ID(h);
     E810RdmaQp *qp = qp_lookup(c, id);
 
     if (!qp || !qp->valid) {
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "flush/AE for QP %u", id);
         return;
     }
-    if (h & FWQE_GENERATE_AE) {
+    if (h & CQPSQ_FWQE_GENERATE_AE) {
         qp_post_ae(c, id, qp, (unsigned)e810_fld(wqe[1], 15, 0),
                    (unsigned)e810_fld(wqe[1], 19, 16));
     }
     /* No WQE is in flight inside the engine, so a requested SQ flush is
      * reported as done (the driver completes the WQEs itself); see
      * hw.c:irdma_hw_flush_wqes() for how the minor code is read. */
-    if (h & FWQE_FLUSHSQ) {
+    if (h & CQPSQ_FWQE_FLUSHSQ) {
         r->min = E810_CQP_COMPL_SQ_FLUSHED;
-    } else if (h & FWQE_FLUSHRQ) {
+    } else if (h & CQPSQ_FWQE_FLUSHRQ) {
         r->min = E810_CQP_COMPL_RQ_FLUSHED;
     }
-    if (h & (FWQE_FLUSHSQ | FWQE_FLUSHRQ)) {
+    if (h & (CQPSQ_FWQE_FLUSHSQ | CQPSQ_FWQE_FLUSHRQ)) {
         qp->state = QP_STATE_ERROR;
     }
 }
@@ -189,7 +157,7 @@ void e810_rdma_qp_flush(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 void e810_rdma_qp_suspend(E810Core *c, const uint64_t *wqe, bool resume,
                           E810CqpResult *r)
 {
-    uint32_t id = QP_HDR_ID(wqe[3]);
+    uint32_t id = CQPSQ_QP_ID(wqe[3]);
     E810RdmaQp *qp = qp_lookup(c, id);
 
     if (!qp || !qp->valid) {
@@ -199,13 +167,13 @@ void e810_rdma_qp_suspend(E810Core *c, const uint64_t *wqe, bool resume,
     qp->suspended = !resume;
     if (!resume) {
         /* Nothing is queued in the engine: suspension is immediate. */
-        qp_post_ae(c, id, qp, E810_AE_QP_SUSPEND_COMPLETE, 0);
+        qp_post_ae(c, id, qp, AE_QP_SUSPEND_COMPLETE, 0);
     }
 }
 
 void e810_rdma_upload_ctx(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
-    uint32_t id = QP_HDR_ID(wqe[3]);
+    uint32_t id = CQPSQ_QP_ID(wqe[3]);
     E810RdmaQp *qp = qp_lookup(c, id);
     uint8_t ctx[E810_RDMA_QP_CTX_SIZE];
 
@@ -281,7 +249,7 @@ void e810_rdma_stag(E810Core *c, unsigned op, const uint64_t *wqe,
                     E810CqpResult *r)
 {
     uint64_t h = wqe[3];
-    uint32_t idx = STAG_IDX(wqe[2]);
+    uint32_t idx = CQPSQ_STAG_IDX(wqe[2]);
     uint32_t nmr = e810_rdma_obj_limit(c, E810_HMC_MR, E810_RDMA_MAX_MRS);
     E810RdmaMr *mr;
 
@@ -292,7 +260,7 @@ void e810_rdma_stag(E810Core *c, unsigned op, const uint64_t *wqe,
         return;
     }
     mr = &c->rdma.mr[idx % E810_RDMA_MAX_MRS];
-    if (op == OP_DEALLOC_STAG) {
+    if (op == CQP_OP_DEALLOC_STAG) {
         if (!mr->valid || mr->stag_idx != idx) {
             e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "dealloc STag 0x%x", idx);
             return;
@@ -306,17 +274,17 @@ void e810_rdma_stag(E810Core *c, unsigned op, const uint64_t *wqe,
                       idx);
         return;
     }
-    if (STAG_HDR_LPBL(h) == 2 || STAG_HDR_PGSIZE(h) > 2) {
+    if (CQPSQ_STAG_LPBLSIZE(h) == 2 || CQPSQ_STAG_HPAGESIZE(h) > 2) {
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM,
                       "STag 0x%x PBL level %u page size %u", idx,
-                      STAG_HDR_LPBL(h), STAG_HDR_PGSIZE(h));
+                      CQPSQ_STAG_LPBLSIZE(h), CQPSQ_STAG_HPAGESIZE(h));
         return;
     }
     /* A zero-based region's first byte offset lies inside its first page
      * (ctrl.c: va & (page_size - 1)); anything else would let tagged
      * offsets run past the region. */
-    if (op == OP_REG_MR && !(h & STAG_HDR_VABASED) &&
-        wqe[0] >= e810_rdma_page_size(STAG_HDR_PGSIZE(h))) {
+    if (op == CQP_OP_REG_MR && !(h & CQPSQ_STAG_VABASEDTO) &&
+        wqe[0] >= e810_rdma_page_size(CQPSQ_STAG_HPAGESIZE(h))) {
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM,
                       "STag 0x%x first byte offset 0x%" PRIx64
                       " beyond its first page", idx, wqe[0]);
@@ -324,20 +292,20 @@ void e810_rdma_stag(E810Core *c, unsigned op, const uint64_t *wqe,
     }
     memset(mr, 0, sizeof(*mr));
     mr->valid = true;
-    mr->registered = op == OP_REG_MR;
+    mr->registered = op == CQP_OP_REG_MR;
     mr->stag_idx = idx;
-    mr->key = op == OP_REG_MR ? STAG_KEY(wqe[2]) : 0;
-    mr->rights = STAG_HDR_RIGHTS(h);
-    mr->lpbl = STAG_HDR_LPBL(h);
-    mr->page_size = STAG_HDR_PGSIZE(h);
-    mr->va_based = h & STAG_HDR_VABASED;
-    mr->remote = h & STAG_HDR_REMACC;
-    mr->pd = STAG_PD(wqe[1], wqe[2]);
+    mr->key = op == CQP_OP_REG_MR ? CQPSQ_STAG_KEY(wqe[2]) : 0;
+    mr->rights = CQPSQ_STAG_ARIGHTS(h);
+    mr->lpbl = CQPSQ_STAG_LPBLSIZE(h);
+    mr->page_size = CQPSQ_STAG_HPAGESIZE(h);
+    mr->va_based = h & CQPSQ_STAG_VABASEDTO;
+    mr->remote = h & CQPSQ_STAG_REMACCENABLED;
+    mr->pd = CQPSQ_STAG_PDID(wqe[1], wqe[2]);
     mr->len = e810_fld(wqe[1], 45, 0);
     mr->va = wqe[0];
     mr->pa = mr->lpbl ? 0 : wqe[4];
     mr->pble_idx = mr->lpbl ? (uint32_t)e810_fld(wqe[6], 27, 0) : 0;
-    trace_e810_rdma_stag(op == OP_REG_MR ? "register" : "alloc", idx,
+    trace_e810_rdma_stag(op == CQP_OP_REG_MR ? "register" : "alloc", idx,
                          mr->len, mr->rights);
 }
 
@@ -371,11 +339,11 @@ void e810_rdma_ah(E810Core *c, unsigned op, const uint64_t *wqe,
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "AH index %u", idx);
         return;
     }
-    if (op == OP_DESTROY_AH) {
+    if (op == CQP_OP_DESTROY_AH) {
         c->rdma.ah[idx].valid = false;
         return;
     }
-    if (op == OP_CREATE_AH && c->rdma.ah[idx].valid) {
+    if (op == CQP_OP_CREATE_AH && c->rdma.ah[idx].valid) {
         e810_cqp_fail(c, r, E810_CQP_MIN_INVALID_STATE, "AH %u exists", idx);
         return;
     }

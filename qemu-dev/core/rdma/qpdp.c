@@ -24,87 +24,6 @@
 #include <stdlib.h>
 #endif
 
-/* CQP QP WQE header */
-#define QPW_ID(h)               ((uint32_t)e810_fld(h, 23, 0))
-#define QPW_TOECTXVALID         (1ull << 43)
-#define QPW_VQ                  (1ull << 45)
-#define QPW_TYPE(h)             ((unsigned)e810_fld(h, 50, 48))
-#define QPW_TERMACT(h)          ((unsigned)e810_fld(h, 57, 56))
-#define QPW_RESETCON            (1ull << 58)
-#define QPW_NEXT(h)             ((unsigned)e810_fld(h, 62, 60))
-enum { OP_CREATE_QP = 0, OP_MODIFY_QP = 1, OP_DESTROY_QP = 2,
-       OP_FLUSH_WQES = 0x22 };
-#define FWQE_FLUSHSQ            (1ull << 61)
-#define FWQE_FLUSHRQ            (1ull << 62)
-#define FWQE_USERFLCODE         (1ull << 60)
-enum { IW_IDLE = 1, IW_RTS = 2, IW_CLOSING = 3, IW_TERMINATE = 5,
-       IW_ERROR = 6 };
-
-/* SQ WQE (uk.c) */
-#define SQ_OPCODE(h)            ((unsigned)e810_fld(h, 37, 32))
-#define SQ_ADDFRAGCNT(h)        ((unsigned)e810_fld(h, 41, 38))
-#define SQ_IMMDATAFLAG          (1ull << 47)
-#define SQ_INLINELEN(h)         ((unsigned)e810_fld(h, 55, 48))
-#define SQ_INLINEFLAG           (1ull << 57)
-#define SQ_STREAMMODE           (1ull << 58)
-#define SQ_WAITFORRCVPDU        (1ull << 59)
-#define SQ_READFENCE            (1ull << 60)
-#define SQ_LOCALFENCE           (1ull << 61)
-#define SQ_SIGCOMPL             (1ull << 62)
-#define SQ_VALID                (1ull << 63)
-#define FRAG_LEN(q)             ((uint32_t)e810_fld(q, 62, 32))
-#define FRAG_STAG(q)            ((uint32_t)e810_fld(q, 31, 0))
-enum {
-    SQOP_RDMA_WRITE = 0x00, SQOP_RDMA_READ = 0x01, SQOP_SEND = 0x03,
-    SQOP_SEND_INV = 0x04, SQOP_SEND_SOL = 0x05, SQOP_SEND_SOL_INV = 0x06,
-    SQOP_FAST_REG = 0x09, SQOP_LOCAL_INV = 0x0a, SQOP_READ_LOC_INV = 0x0b,
-    SQOP_NOP = 0x0c, SQOP_RDMA_WRITE_SOL = 0x0d, SQOP_GEN_RTS_AE = 0x30,
-};
-#define OP_TYPE_REC             0x3e
-
-/* CQE qword 3 */
-#define CQE_ERROR               (1ull << 55)
-#define CQE_SOEVENT             (1ull << 54)
-#define CQE_STAG                (1ull << 53)
-#define CQE_SQ                  (1ull << 62)
-#define FLUSH_MAJOR             1
-
-/* AEs (user.h) and sources */
-#define AE_AMP_INVALID_STAG     0x0103
-#define AE_AMP_BAD_PD           0x0105
-#define AE_AMP_BOUNDS           0x0108
-#define AE_AMP_RIGHTS           0x0109
-#define AE_AMP_TO_WRAP          0x010a
-#define AE_AMP_FASTREG_VALID    0x010c
-#define AE_AMP_INV_NO_REMOTE    0x0112
-#define AE_STAG_ZERO_INVALID    0x0206
-#define AE_WQE_UNEXPECTED_OP    0x020a
-#define AE_WQE_INVALID_PARAM    0x020b
-#define AE_DDP_MSN_GAP          0x0301
-#define AE_DDP_TOO_LONG         0x0303
-#define AE_DDP_BAD_VERSION      0x0304
-#define AE_DDP_INVALID_MO       0x0305
-#define AE_DDP_NO_BUFFER        0x0306
-#define AE_DDP_INVALID_QN       0x0307
-#define AE_RDMAP_BAD_VERSION    0x0311
-#define AE_RDMAP_UNEXP_OP       0x0312
-#define AE_BAD_READ_REQ         0x0313
-#define AE_LLP_CLOSE_COMPLETE   0x0501
-#define AE_LLP_RESET            0x0502
-#define AE_LLP_FIN_RECEIVED     0x0503
-#define AE_LLP_MPA_CRC          0x0505
-#define AE_LLP_TERMINATE_RCVD   0x0509
-#define AE_LLP_TOO_MANY_RETRIES 0x050a
-#define AE_LLP_ESTABLISHED      0x050e
-#define AE_LCE_QP_CATASTROPHIC  0x0700
-#define AESRC_RQ                1
-#define AESRC_SQ                5
-#define AESRC_IN_RR_WR          9
-#define AESRC_OUT_RR            0xd
-
-#define Q2_BUF_SIZE             256
-#define Q2_BAD_FRAME_OFFSET     72
-
 #define QPDP_MAX_SGE            16
 #define QPDP_INFLIGHT           256
 #define QPDP_MAX_INLINE         256
@@ -216,9 +135,9 @@ static void sq_cqe(QpdpQp *q, const QpdpWqe *w)
     cqe[1] = q->c->rdma.qp[q->id].comp_ctx;
     cqe[2] = (uint64_t)(q->id & 0xFFFFFF) << 32;
     cqe[3] = (uint64_t)(w->idx & 0x7FFF) << 32 | (uint64_t)(w->op & 0x3F) << 56 |
-             CQE_SQ;
+             CQ_SQ;
     if (w->status) {
-        cqe[3] |= CQE_ERROR | (uint64_t)(w->status & 0xFFFF) |
+        cqe[3] |= CQ_ERROR | (uint64_t)(w->status & 0xFFFF) |
                   (uint64_t)0xFFFF << 16;
     }
     trace_e810_iw_cqe(q->id, q->txcq, true, w->idx, w->op, w->status);
@@ -309,9 +228,9 @@ static unsigned xlate_ae(int r)
     case E810_XLATE_PD:
         return AE_AMP_BAD_PD;
     case E810_XLATE_RIGHTS:
-        return AE_AMP_RIGHTS;
+        return AE_AMP_RIGHTS_VIOLATION;
     case E810_XLATE_BOUNDS:
-        return AE_AMP_BOUNDS;
+        return AE_AMP_BOUNDS_VIOLATION;
     case E810_XLATE_STAG_ZERO:
         return AE_STAG_ZERO_INVALID;
     case E810_XLATE_DMA:
@@ -350,9 +269,9 @@ static unsigned term_ae(uint32_t term)
     case IW_T_RDMAP_UNASSOC_STAG: case IW_T_DDP_T_UNASSOC:
         return AE_AMP_BAD_PD;
     case IW_T_RDMAP_BOUNDS: case IW_T_DDP_T_BOUNDS:
-        return AE_AMP_BOUNDS;
+        return AE_AMP_BOUNDS_VIOLATION;
     case IW_T_RDMAP_ACCESS:
-        return AE_AMP_RIGHTS;
+        return AE_AMP_RIGHTS_VIOLATION;
     case IW_T_RDMAP_TO_WRAP: case IW_T_DDP_T_TO_WRAP:
         return AE_AMP_TO_WRAP;
     case IW_T_DDP_U_NO_BUF:
@@ -370,9 +289,9 @@ static unsigned term_ae(uint32_t term)
     case IW_T_RDMAP_BAD_VERSION:
         return AE_RDMAP_BAD_VERSION;
     case IW_T_MPA_CRC:
-        return AE_LLP_MPA_CRC;
+        return AE_LLP_RECEIVED_MPA_CRC_ERROR;
     case IW_T_RDMAP_UNEXP_OP:
-        return AE_RDMAP_UNEXP_OP;
+        return AE_RDMAP_UNEXPECTED_OPCODE;
     default:
         return AE_BAD_READ_REQ;
     }
@@ -429,7 +348,7 @@ static unsigned fast_reg(QpdpQp *q, const uint64_t *w)
     unsigned ae = 0;
 
     if (!q->priv) {
-        return AE_WQE_UNEXPECTED_OP;
+        return AE_WQE_UNEXPECTED_OPCODE;
     }
     if (!mr) {
         ae = AE_AMP_INVALID_STAG;
@@ -437,9 +356,9 @@ static unsigned fast_reg(QpdpQp *q, const uint64_t *w)
         ae = AE_AMP_BAD_PD;
     } else if (mr->registered) {
         /* Fast registration needs an invalid (free) STag. */
-        ae = AE_AMP_FASTREG_VALID;
+        ae = AE_AMP_FASTREG_VALID_STAG;
     } else if (e810_fld(h, 45, 44) == 2 || e810_fld(h, 47, 46) > 2) {
-        ae = AE_WQE_INVALID_PARAM;
+        ae = AE_WQE_INVALID_PARAMETER;
     }
     if (ae) {
         q->c->rdma.stats.stag_errors++;
@@ -452,7 +371,7 @@ static unsigned fast_reg(QpdpQp *q, const uint64_t *w)
         w[0] >= e810_rdma_page_size((unsigned)e810_fld(h, 47, 46))) {
         e810_guest_error(q->c, "rdma: QP %u fast-register of STag 0x%x with "
                          "first byte offset 0x%" PRIx64, q->id, idx, w[0]);
-        return AE_WQE_INVALID_PARAM;
+        return AE_WQE_INVALID_PARAMETER;
     }
     mr->key = (uint8_t)e810_fld(h, 7, 0);
     mr->lpbl = (uint8_t)e810_fld(h, 45, 44);
@@ -512,7 +431,7 @@ static void wq_retire(QpdpQp *q)
             sq_cqe(q, w);
         }
         if (w->status) {
-            qp_fatal(q, (unsigned)w->status, AESRC_SQ);
+            qp_fatal(q, (unsigned)w->status, AE_SOURCE_SQ);
         }
         q->wq_head = (q->wq_head + 1) % q->wq_size;
         q->wq_cnt--;
@@ -562,20 +481,20 @@ static bool sq_fetch(QpdpQp *q, QpdpWqe *w, uint64_t *hdr, uint64_t qw[4])
         qw[i] = ld64(raw + 8 * i);
     }
     h = qw[3];
-    if (!!(h & SQ_VALID) != q->sq_pol) {
+    if (!!(h & QPSQ_VALID) != q->sq_pol) {
         return false;
     }
     memset(w, 0, offsetof(QpdpWqe, inl_data));
     w->idx = q->sq_idx;
-    w->op = (uint8_t)SQ_OPCODE(h);
-    w->signaled = h & SQ_SIGCOMPL;
+    w->op = (uint8_t)QPSQ_OPCODE(h);
+    w->signaled = h & QPSQ_SIGCOMPL;
     w->quanta = 1;
     *hdr = h;
-    if (h & SQ_INLINEFLAG) {
-        unsigned len = SQ_INLINELEN(h), got;
+    if (h & QPSQ_INLINEDATAFLAG) {
+        unsigned len = QPSQ_INLINEDATALEN(h), got;
 
         if (len > QPDP_MAX_INLINE || inline_quanta(len) > 8) {
-            w->status = AE_WQE_INVALID_PARAM;
+            w->status = AE_WQE_INVALID_PARAMETER;
             return true;
         }
         w->inl = true;
@@ -587,7 +506,7 @@ static bool sq_fetch(QpdpQp *q, QpdpWqe *w, uint64_t *hdr, uint64_t qw[4])
             unsigned n = len - got < 31 ? len - got : 31;
 
             if (!ring_read(q, &q->sq, ((uint64_t)q->sq_idx + k) * 32, raw, 32)) {
-                w->status = AE_WQE_INVALID_PARAM;
+                w->status = AE_WQE_INVALID_PARAMETER;
                 return true;
             }
             memcpy(w->inl_data + got, raw, n);
@@ -595,23 +514,23 @@ static bool sq_fetch(QpdpQp *q, QpdpWqe *w, uint64_t *hdr, uint64_t qw[4])
         }
         return true;
     }
-    if (w->op == SQOP_FAST_REG || w->op == SQOP_LOCAL_INV ||
-        w->op == SQOP_NOP || w->op == SQOP_GEN_RTS_AE) {
+    if (w->op == OP_FAST_REGISTER || w->op == OP_LOCAL_INVALIDATE ||
+        w->op == OP_NOP || w->op == OP_GEN_RTS_AE) {
         return true;
     }
     /* SGEs: fragment 0 in quantum 0 (unless it holds immediate data),
      * ADDFRAGCNT more at byte 32 + 16 k. */
-    nfrag = SQ_ADDFRAGCNT(h);
+    nfrag = QPSQ_ADDFRAGCNT(h);
     w->quanta = (uint8_t)(1 + (nfrag + 1) / 2);
     if (w->quanta > 8) {
-        w->status = AE_WQE_INVALID_PARAM;
+        w->status = AE_WQE_INVALID_PARAMETER;
         w->quanta = 1;
         return true;
     }
-    if (!(h & SQ_IMMDATAFLAG)) {
+    if (!(h & QPSQ_IMMDATAFLAG)) {
         w->sge[w->nsge].to = qw[0];
-        w->sge[w->nsge].stag = FRAG_STAG(qw[1]);
-        w->sge[w->nsge].len = FRAG_LEN(qw[1]);
+        w->sge[w->nsge].stag = QPSQ_FRAG_STAG(qw[1]);
+        w->sge[w->nsge].len = QPSQ_FRAG_LEN(qw[1]);
         w->nsge++;
     }
     for (k = 0; k < nfrag; k++) {
@@ -619,15 +538,15 @@ static bool sq_fetch(QpdpQp *q, QpdpWqe *w, uint64_t *hdr, uint64_t qw[4])
 
         if (!ring_read(q, &q->sq, (uint64_t)q->sq_idx * 32 + 32 + 16 * k, f,
                        16)) {
-            w->status = AE_WQE_INVALID_PARAM;
+            w->status = AE_WQE_INVALID_PARAMETER;
             return true;
         }
-        if (FRAG_LEN(ld64(f + 8)) == 0) {
+        if (QPSQ_FRAG_LEN(ld64(f + 8)) == 0) {
             continue;           /* null pad fragment */
         }
         w->sge[w->nsge].to = ld64(f);
-        w->sge[w->nsge].stag = FRAG_STAG(ld64(f + 8));
-        w->sge[w->nsge].len = FRAG_LEN(ld64(f + 8));
+        w->sge[w->nsge].stag = QPSQ_FRAG_STAG(ld64(f + 8));
+        w->sge[w->nsge].len = QPSQ_FRAG_LEN(ld64(f + 8));
         w->nsge++;
     }
     {
@@ -639,7 +558,7 @@ static bool sq_fetch(QpdpQp *q, QpdpWqe *w, uint64_t *hdr, uint64_t qw[4])
         /* A message is at most 2 GiB - 1 (the driver's max_msg_sz): a
          * longer SGE list is a malformed WQE, not a wrapped length. */
         if (sum > QPDP_MAX_MSG) {
-            w->status = AE_WQE_INVALID_PARAM;
+            w->status = AE_WQE_INVALID_PARAMETER;
             return true;
         }
         w->len = (uint32_t)sum;
@@ -670,7 +589,7 @@ static void sq_run(QpdpQp *q)
         return;
     }
     q->in_run = true;
-    while (q->up && !q->halted && qp_iwstate(q) == IW_RTS &&
+    while (q->up && !q->halted && qp_iwstate(q) == QP_STATE_RTS &&
            q->wq_cnt < q->wq_size && !q->conn->dead) {
         QpdpWqe *w = &q->wq[(q->wq_head + q->wq_cnt) % q->wq_size];
         uint64_t h, qw[4];
@@ -686,10 +605,10 @@ static void sq_run(QpdpQp *q)
             }
             break;
         }
-        if ((h & SQ_LOCALFENCE) && q->wq_cnt) {
+        if ((h & QPSQ_LOCALFENCE) && q->wq_cnt) {
             break;
         }
-        if ((h & SQ_READFENCE) && wq_has_read(q)) {
+        if ((h & QPSQ_READFENCE) && wq_has_read(q)) {
             break;
         }
         w->seq = q->next_seq;
@@ -698,30 +617,30 @@ static void sq_run(QpdpQp *q)
         q->wq_cnt++;
         if (!w->status) {
             switch (w->op) {
-            case SQOP_NOP:
+            case OP_NOP:
                 w->done = true;
                 break;
-            case SQOP_GEN_RTS_AE:
+            case OP_GEN_RTS_AE:
                 w->done = true;
                 w->signaled = false;
-                post_ae(q, AE_LLP_ESTABLISHED, 0, false);
+                post_ae(q, AE_LLP_CONNECTION_ESTABLISHED, 0, false);
                 break;
-            case SQOP_LOCAL_INV:
+            case OP_LOCAL_INVALIDATE:
                 w->done = true;
-                w->status = (int)stag_invalidate(q, FRAG_STAG(qw[1]), false);
+                w->status = (int)stag_invalidate(q, QPSQ_FRAG_STAG(qw[1]), false);
                 break;
-            case SQOP_FAST_REG:
+            case OP_FAST_REGISTER:
                 w->done = true;
                 w->status = (int)fast_reg(q, qw);
                 break;
-            case SQOP_SEND:
-            case SQOP_SEND_SOL:
-            case SQOP_SEND_INV:
-            case SQOP_SEND_SOL_INV:
-            case SQOP_RDMA_WRITE:
-            case SQOP_RDMA_WRITE_SOL:
-                if (h & SQ_IMMDATAFLAG) {
-                    w->status = AE_WQE_UNEXPECTED_OP;   /* not on iWARP */
+            case OP_RDMA_SEND:
+            case OP_RDMA_SEND_SOL_EVENT:
+            case OP_RDMA_SEND_INV:
+            case OP_RDMA_SEND_SOL_EVENT_INV:
+            case OP_RDMA_WRITE:
+            case OP_RDMA_WRITE_SOL:
+                if (h & QPSQ_IMMDATAFLAG) {
+                    w->status = AE_WQE_UNEXPECTED_OPCODE;   /* not on iWARP */
                     w->done = true;
                     break;
                 }
@@ -733,28 +652,28 @@ static void sq_run(QpdpQp *q)
                         break;
                     }
                 }
-                if (h & SQ_STREAMMODE) {
+                if (h & QPSQ_STREAMMODE) {
                     r = iw_post_raw(q->conn, w->len, w->seq);
-                    q->wait_pdu = h & SQ_WAITFORRCVPDU;
-                } else if (w->op == SQOP_RDMA_WRITE ||
-                           w->op == SQOP_RDMA_WRITE_SOL) {
+                    q->wait_pdu = h & QPSQ_WAITFORRCVPDU;
+                } else if (w->op == OP_RDMA_WRITE ||
+                           w->op == OP_RDMA_WRITE_SOL) {
                     r = iw_post_write(q->conn, (uint32_t)h, qw[2], w->len,
                                       w->seq);
                     pe_count(q, r, E810_PE_RDMATXWRS);
                 } else {
                     static const uint8_t map[] = {
-                        [SQOP_SEND] = IW_OP_SEND,
-                        [SQOP_SEND_INV] = IW_OP_SEND_INV,
-                        [SQOP_SEND_SOL] = IW_OP_SEND_SE,
-                        [SQOP_SEND_SOL_INV] = IW_OP_SEND_SE_INV,
+                        [OP_RDMA_SEND] = IW_OP_SEND,
+                        [OP_RDMA_SEND_INV] = IW_OP_SEND_INV,
+                        [OP_RDMA_SEND_SOL_EVENT] = IW_OP_SEND_SE,
+                        [OP_RDMA_SEND_SOL_EVENT_INV] = IW_OP_SEND_SE_INV,
                     };
                     r = iw_post_send(q->conn, map[w->op], (uint32_t)h,
                                      w->len, w->seq);
                     pe_count(q, r, E810_PE_RDMATXSNDS);
                 }
                 break;
-            case SQOP_RDMA_READ:
-            case SQOP_READ_LOC_INV:
+            case OP_RDMA_READ:
+            case OP_RDMA_READ_LOC_INV:
                 w->is_read = true;
                 if (w->len) {
                     err = sge_check(q, w->sge, w->nsge, E810_ACC_LOCAL_WRITE);
@@ -774,7 +693,7 @@ static void sq_run(QpdpQp *q)
                 }
                 break;
             default:
-                w->status = AE_WQE_UNEXPECTED_OP;
+                w->status = AE_WQE_UNEXPECTED_OPCODE;
                 w->done = true;
                 break;
             }
@@ -937,19 +856,19 @@ static int rq_take(QpdpQp *q)
         return IW_T_DDP_U_NO_BUF;
     }
     qw3 = ld64(raw + 24);
-    if (!!(qw3 & SQ_VALID) != q->rq_pol) {
+    if (!!(qw3 & QPSQ_VALID) != q->rq_pol) {
         return IW_T_DDP_U_NO_BUF;
     }
     q->rcv_nsge = 0;
     q->rcv_cap = 0;
     qw1 = ld64(raw + 8);
-    if (FRAG_LEN(qw1)) {
+    if (QPSQ_FRAG_LEN(qw1)) {
         q->rcv_sge[0].to = ld64(raw);
-        q->rcv_sge[0].stag = FRAG_STAG(qw1);
-        q->rcv_sge[0].len = FRAG_LEN(qw1);
+        q->rcv_sge[0].stag = QPSQ_FRAG_STAG(qw1);
+        q->rcv_sge[0].len = QPSQ_FRAG_LEN(qw1);
         q->rcv_nsge = 1;
     }
-    nfrag = SQ_ADDFRAGCNT(qw3);
+    nfrag = QPSQ_ADDFRAGCNT(qw3);
     for (k = 0; k < nfrag && q->rcv_nsge < QPDP_MAX_SGE; k++) {
         uint8_t f[16];
 
@@ -958,12 +877,12 @@ static int rq_take(QpdpQp *q)
                        f, 16)) {
             break;
         }
-        if (!FRAG_LEN(ld64(f + 8))) {
+        if (!QPSQ_FRAG_LEN(ld64(f + 8))) {
             continue;
         }
         q->rcv_sge[q->rcv_nsge].to = ld64(f);
-        q->rcv_sge[q->rcv_nsge].stag = FRAG_STAG(ld64(f + 8));
-        q->rcv_sge[q->rcv_nsge].len = FRAG_LEN(ld64(f + 8));
+        q->rcv_sge[q->rcv_nsge].stag = QPSQ_FRAG_STAG(ld64(f + 8));
+        q->rcv_sge[q->rcv_nsge].len = QPSQ_FRAG_LEN(ld64(f + 8));
         q->rcv_nsge++;
     }
     for (k = 0; k < q->rcv_nsge; k++) {
@@ -1018,9 +937,9 @@ static int cb_recv(void *opaque, const IwRecvSeg *s)
     cqe[1] = q->c->rdma.qp[q->id].comp_ctx;
     cqe[2] = (inv ? s->inv_stag : 0) | (uint64_t)(q->id & 0xFFFFFF) << 32;
     cqe[3] = (uint64_t)((q->rcv_idx << q->rq_shift) & 0x7FFF) << 32 |
-             (uint64_t)OP_TYPE_REC << 56 | (inv ? CQE_STAG : 0) |
+             (uint64_t)OP_TYPE_REC << 56 | (inv ? CQ_STAG : 0) |
              ((s->op == IW_OP_SEND_SE || s->op == IW_OP_SEND_SE_INV) ?
-              CQE_SOEVENT : 0);
+              CQ_SOEVENT : 0);
     trace_e810_iw_cqe(q->id, q->rxcq, false, q->rcv_idx, s->op, 0);
     e810_rdma_cq_post(q->c, q->rxcq, cqe);
     q->c->rdma.pestat[E810_PE_RDMARXSNDS]++;
@@ -1061,9 +980,9 @@ static void cb_done(void *opaque, uint64_t cookie, int status)
     w->done = true;
     if (status && !w->status) {
         w->status = status > 0 ? (int)term_ae((uint32_t)status)
-                               : AE_WQE_INVALID_PARAM;
+                               : AE_WQE_INVALID_PARAMETER;
     }
-    if (!w->status && w->op == SQOP_READ_LOC_INV) {
+    if (!w->status && w->op == OP_RDMA_READ_LOC_INV) {
         /* The sink STag (local SGE 0) is invalidated once the Read
          * Response has been placed, before the completion. */
         w->status = (int)stag_invalidate(q, w->nsge ? w->sge[0].stag : 0,
@@ -1092,7 +1011,7 @@ static void cb_event(void *opaque, IwEvent ev, uint32_t term,
         break;
     case IW_EV_RESET_RCVD:
         q->halted = true;
-        post_ae(q, AE_LLP_RESET, 0, false);
+        post_ae(q, AE_LLP_CONNECTION_RESET, 0, false);
         break;
     case IW_EV_TOO_MANY_RETRIES:
         q->halted = true;
@@ -1104,16 +1023,16 @@ static void cb_event(void *opaque, IwEvent ev, uint32_t term,
         bool ok = q->q2_pa &&
                   !e810_dma_write(q->c, q->q2_pa + Q2_BAD_FRAME_OFFSET,
                                              data, n);
-        post_ae(q, AE_LLP_TERMINATE_RCVD, 0, ok);
+        post_ae(q, AE_LLP_TERMINATE_RECEIVED, 0, ok);
         break;
     }
     case IW_EV_ERROR: {
-        unsigned src = AESRC_RQ;
+        unsigned src = AE_SOURCE_RQ;
 
         if (len >= 2 && (data[0] & 0x80)) {
-            src = AESRC_IN_RR_WR;
+            src = AE_SOURCE_IN_RR_WR;
         } else if (len >= 2 && (data[1] & 0xF) == IW_OP_READ_REQ) {
-            src = AESRC_OUT_RR;
+            src = AE_SOURCE_OUT_RR;
         }
         post_ae(q, term_ae(term), src, false);
         break;
@@ -1321,7 +1240,7 @@ static bool qp_rts(QpdpQp *q, const uint64_t *x, bool toe)
 static void qp_flush(QpdpQp *q, const uint64_t *wqe)
 {
     uint64_t h = wqe[3], cqe[4];
-    bool user = h & FWQE_USERFLCODE;
+    bool user = h & CQPSQ_FWQE_USERFLCODE;
     unsigned sq_min = user ? (unsigned)e810_fld(wqe[2], 47, 32) : 0;
     unsigned rq_min = user ? (unsigned)e810_fld(wqe[2], 15, 0) : 0;
     uint8_t raw[32];
@@ -1329,7 +1248,7 @@ static void qp_flush(QpdpQp *q, const uint64_t *wqe)
     q->halted = true;
     cqe[1] = q->c->rdma.qp[q->id].comp_ctx;
     cqe[2] = (uint64_t)(q->id & 0xFFFFFF) << 32;
-    if ((h & FWQE_FLUSHSQ) && !q->priv) {
+    if ((h & CQPSQ_FWQE_FLUSHSQ) && !q->priv) {
         uint32_t idx = q->sq_idx;
         unsigned op = 0;
         bool any = false;
@@ -1339,29 +1258,29 @@ static void qp_flush(QpdpQp *q, const uint64_t *wqe)
             op = q->wq[q->wq_head].op;
             any = true;
         } else if (ring_read(q, &q->sq, (uint64_t)idx * 32, raw, 32) &&
-                   !!(ld64(raw + 24) & SQ_VALID) == q->sq_pol) {
-            op = SQ_OPCODE(ld64(raw + 24));
+                   !!(ld64(raw + 24) & QPSQ_VALID) == q->sq_pol) {
+            op = QPSQ_OPCODE(ld64(raw + 24));
             any = true;
         }
         if (any) {
             cqe[0] = 0;
             cqe[3] = (uint64_t)(idx & 0x7FFF) << 32 |
-                     (uint64_t)(op & 0x3F) << 56 | CQE_SQ | CQE_ERROR |
-                     (uint64_t)FLUSH_MAJOR << 16 | sq_min;
+                     (uint64_t)(op & 0x3F) << 56 | CQ_SQ | CQ_ERROR |
+                     (uint64_t)FLUSH_MAJOR_ERR << 16 | sq_min;
             trace_e810_iw_cqe(q->id, q->txcq, true, idx, op, 0x10000 | sq_min);
             e810_rdma_cq_post(q->c, q->txcq, cqe);
         }
         q->wq_cnt = 0;
     }
-    if ((h & FWQE_FLUSHRQ) && !q->priv && q->rq.size) {
+    if ((h & CQPSQ_FWQE_FLUSHRQ) && !q->priv && q->rq.size) {
         unsigned wqe_size = 32u << q->rq_shift;
 
         if (ring_read(q, &q->rq, (uint64_t)q->rq_idx * wqe_size, raw, 32) &&
-            !!(ld64(raw + 24) & SQ_VALID) == q->rq_pol) {
+            !!(ld64(raw + 24) & QPSQ_VALID) == q->rq_pol) {
             cqe[0] = 0;
             cqe[3] = (uint64_t)((q->rq_idx << q->rq_shift) & 0x7FFF) << 32 |
-                     (uint64_t)OP_TYPE_REC << 56 | CQE_ERROR |
-                     (uint64_t)FLUSH_MAJOR << 16 | rq_min;
+                     (uint64_t)OP_TYPE_REC << 56 | CQ_ERROR |
+                     (uint64_t)FLUSH_MAJOR_ERR << 16 | rq_min;
             trace_e810_iw_cqe(q->id, q->rxcq, false, q->rq_idx, OP_TYPE_REC,
                               0x10000 | rq_min);
             e810_rdma_cq_post(q->c, q->rxcq, cqe);
@@ -1373,7 +1292,7 @@ static void qp_flush(QpdpQp *q, const uint64_t *wqe)
  * CQP op fails and the QP goes to ERROR. */
 static void qpdp_refuse(E810Core *c, E810CqpResult *r, uint32_t id)
 {
-    c->rdma.qp[id].state = IW_ERROR;
+    c->rdma.qp[id].state = QP_STATE_ERROR;
     e810_cqp_fail(c, r, E810_CQP_MIN_NO_MEMORY,
                   "rdma: QP %u: no device memory for its data path", id);
 }
@@ -1382,7 +1301,7 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
                    E810CqpResult *r)
 {
     uint64_t h = wqe[3];
-    uint32_t id = QPW_ID(h);
+    uint32_t id = CQPSQ_QP_ID(h);
     E810Qpdp *d;
     QpdpQp *q;
     uint8_t raw[E810_RDMA_QP_CTX_SIZE];
@@ -1393,8 +1312,8 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
         return;
     }
     switch (op) {
-    case OP_CREATE_QP:
-        if (QPW_TYPE(h) != 1) {
+    case CQP_OP_CREATE_QP:
+        if (CQPSQ_QP_QPTYPE(h) != 1) {
             return;
         }
         d = qpdp_get(c);
@@ -1415,17 +1334,17 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
         }
         q->c = c;
         q->id = id;
-        q->vq = h & QPW_VQ;
+        q->vq = h & CQPSQ_QP_VQ;
         q->sq_pol = q->rq_pol = 1;
         q->deadline = -1;
         d->qp[id] = q;
         break;
-    case OP_DESTROY_QP:
+    case CQP_OP_DESTROY_QP:
         qp_drop(c, id);
         return;
-    case OP_MODIFY_QP:
+    case CQP_OP_MODIFY_QP:
         break;
-    case OP_FLUSH_WQES:
+    case CQP_OP_FLUSH_WQES:
         q = qp_find(c, id);
         if (q && q->rq.size) {
             qp_flush(q, wqe);
@@ -1446,26 +1365,26 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
     }
     qp_load_rings(q, x);
     qp_load_iwarp(q, x);
-    if (op == OP_CREATE_QP) {
+    if (op == CQP_OP_CREATE_QP) {
         return;
     }
-    next = QPW_NEXT(h);
+    next = CQPSQ_QP_NEXTIWSTATE(h);
     switch (next) {
-    case IW_RTS:
-        if (!qp_rts(q, x, h & QPW_TOECTXVALID)) {
+    case QP_STATE_RTS:
+        if (!qp_rts(q, x, h & CQPSQ_QP_TOECTXVALID)) {
             qpdp_refuse(c, r, id);
             return;
         }
         sq_run(q);
         break;
-    case IW_CLOSING:
+    case QP_STATE_CLOSING:
         if (q->up) {
             iw_close(q->conn);
         }
         break;
-    case IW_TERMINATE:
+    case QP_STATE_TERMINATE:
         if (q->up) {
-            unsigned act = QPW_TERMACT(h);
+            unsigned act = CQPSQ_QP_TERMACT(h);
             uint8_t t[64];
 
             if ((act == 0 || act == 1) && q->q2_pa &&
@@ -1490,9 +1409,9 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
             }
         }
         break;
-    case IW_ERROR:
+    case QP_STATE_ERROR:
         q->halted = true;
-        if (q->up && (h & QPW_RESETCON)) {
+        if (q->up && (h & CQPSQ_QP_RESETCON)) {
             iw_abort(q->conn);
         }
         break;

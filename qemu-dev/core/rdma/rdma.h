@@ -13,40 +13,9 @@
 #define E810_RDMA_H
 
 #include "../types.h"
-
-/* ---- registers (BAR0 offsets) ------------------------------------------- */
-
-#define PFPE_CQPDB                  0x00500800
-#define PFPE_CQPTAIL                0x00500880
-#define   PFPE_CQPTAIL_WQTAIL_M     0x7FFu
-#define   PFPE_CQPTAIL_OP_ERR       (1u << 31)
-#define PFPE_CQARM                  0x00502C00
-#define PFPE_CQACK                  0x00502C80
-#define PFPE_AEQALLOC               0x00502D00
-#define PFPE_WQEALLOC               0x00504400
-#define PFPE_CCQPSTATUS             0x0050A000
-#define   PFPE_CCQPSTATUS_DONE      (1u << 0)
-#define   PFPE_CCQPSTATUS_ERR       (1u << 31)
-#define PFPE_CCQPLOW                0x0050A080
-#define PFPE_CCQPHIGH               0x0050A100
-#define PFPE_CQPERRCODES            0x0050A200
-#define GLPE_CPUSTATUS0             0x0050BA5C
-#define GLPE_CPUSTATUS1             0x0050BA60
-#define GLPE_CPUSTATUS2             0x0050BA64
-#define   GLPE_CPUSTATUS_READY      0x80u
-#define PFHMC_PDINV                 0x00520300
-#define PFHMC_ERRORINFO             0x00520400
-#define PFHMC_ERRORDATA             0x00520500
-#define GLPE_CRITERR                0x00534000
-/* GLPCI_LBARCTRL.PE_DB_SIZE (5:4): 2 = 8 MiB doorbell space. */
-#define   GLPCI_LBARCTRL_PE_DB_SIZE_S 4
-#define   E810_PE_DB_SIZE_8M        2u
-
-/* User-space doorbell page (mapped by irdma_mmap): +0 SQ, +0x40 CQ arm. */
-#define E810_RDMA_DB_PAGE           0x007F0000u
-#define E810_RDMA_DB_PAGE_SIZE      0x1000u
-#define E810_RDMA_DB_WQEALLOC       0x00
-#define E810_RDMA_DB_CQARM          0x40
+#include "defs.h"
+#include "../bytes.h"
+#include "../net/net.h"
 
 /* ---- device limits (what QUERY_FPM_VAL reports; also table caps) -------- */
 
@@ -81,25 +50,6 @@ enum {
     E810_HMC_HDR, E810_HMC_MD, E810_HMC_OOISC, E810_HMC_OOISCFFL,
     E810_HMC_NUM
 };
-
-/* ---- CQP completion codes ----------------------------------------------- */
-
-/* Major 0xFFFF with a minor code is how the engine reports a failed op;
- * irdma treats a few minors as non-critical (utils.c noncrit list). */
-#define E810_CQP_MAJ_ERR            0xFFFFu
-#define E810_CQP_MIN_BAD_OPCODE     0x8001u   /* device choice */
-#define E810_CQP_MIN_INVALID_STATE  0x8002u   /* irdma: "Invalid State" */
-#define E810_CQP_MIN_BAD_ID         0x8003u   /* device choice */
-#define E810_CQP_MIN_BAD_PARAM      0x8004u   /* device choice */
-#define E810_CQP_MIN_DMA            0x8005u   /* device choice */
-#define E810_CQP_MIN_UNSUPPORTED    0x8008u   /* device choice */
-#define E810_CQP_MIN_NO_MEMORY      0x8009u   /* device choice: mem_limit */
-/* FLUSH_WQES minor codes the driver interprets (hw.c). */
-#define E810_CQP_COMPL_RQ_FLUSHED   2
-#define E810_CQP_COMPL_SQ_FLUSHED   3
-
-/* AE codes the control path raises (user.h). */
-#define E810_AE_QP_SUSPEND_COMPLETE 0x0900
 
 /* ---- state -------------------------------------------------------------- */
 
@@ -294,11 +244,26 @@ static inline void e810_bit_set(uint8_t *map, unsigned i, bool on)
     }
 }
 
-/* Bits hi:lo of a 64-bit word. */
-static inline uint64_t e810_fld(uint64_t v, unsigned hi, unsigned lo)
+/*
+ * IP address words as the driver stores them in contexts and WQEs
+ * (host-order u32s, word 0 most significant: qword @hi = w0:w1, @lo =
+ * w2:w3; IPv4 in @lo 31:0) to network order at @out (4 or 16 bytes).
+ */
+static inline void e810_rdma_ip_from_words(uint8_t *out, bool v4, uint64_t hi,
+                                           uint64_t lo)
 {
-    return (v >> lo) & (hi - lo == 63 ? ~0ull : ((1ull << (hi - lo + 1)) - 1));
+    if (v4) {
+        stbe32(out, (uint32_t)lo);
+        return;
+    }
+    stbe32(out, (uint32_t)(hi >> 32));
+    stbe32(out + 4, (uint32_t)hi);
+    stbe32(out + 8, (uint32_t)(lo >> 32));
+    stbe32(out + 12, (uint32_t)lo);
 }
+
+/* "CREATE_QP", ... for traces and logs; "?" for an opcode the engine lacks. */
+const char *e810_cqp_opcode_name(unsigned op);
 
 /* Fail the current CQP op: records the codes and reports a guest error. */
 void e810_cqp_fail(E810Core *c, E810CqpResult *r, uint16_t minor,
@@ -353,7 +318,8 @@ void e810_rdma_wqe_alloc(E810Core *c, uint32_t qp_id);
 
 /* Statistics (pestat.c): a frame the engine sent (@tx) or accepted from
  * the wire; a received segment it discarded; GATHER_STATS. */
-void e810_pestat_frame(E810Core *c, const uint8_t *f, size_t len, bool tx);
+void e810_pestat_tx(E810Core *c, const uint8_t *f, size_t len);
+void e810_pestat_rx(E810Core *c, const E810Frame *fr);
 void e810_pestat_rx_err(E810Core *c, bool ipv4, unsigned kind);
 void e810_pestat_gather(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 bool e810_rdma_qp_show_sq_tail(E810Core *c, uint32_t qp_id, uint32_t tail);

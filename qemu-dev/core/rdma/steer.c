@@ -35,17 +35,6 @@
 #include <stdlib.h>
 #endif
 
-#define QP_TYPE_IWARP           1
-#define QP_STATE_RTS            2
-#define QP_STATE_CLOSING        3
-#define QP_STATE_TERMINATE      5
-#define CQPQP_TOECTXVALID       (1ull << 43)
-#define QHASH_ESTABLISHED       1
-#define QHASH_SYN               2
-#define PROTOCOL_IWARP          1
-#define TCP_SYN                 0x02
-#define TCP_ACK                 0x10
-
 enum { V_LAN, V_ILQ, V_QP, V_APBVT };
 
 typedef struct RxSeg {
@@ -57,129 +46,68 @@ typedef struct RxSeg {
     size_t pkt_len;             /* Ethernet + IP packet (no padding) */
     const char *bad;            /* why the headers are unusable, or NULL */
     unsigned bad_kind;          /* E810_PE_ERR_* of @bad */
+    bool csum_ok;               /* IPv4 header and TCP checksums */
     E810Quad quad;              /* local = destination of the frame */
 } RxSeg;
 
-static uint16_t be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = v >> 24;
-    p[1] = v >> 16;
-    p[2] = v >> 8;
-    p[3] = (uint8_t)v;
-}
-
-/* Address words as the driver writes them (host-order u32s, word 0 most
- * significant; qword @hi = w0:w1, @lo = w2:w3; IPv4 in @lo 31:0). */
-static void ip_from_words(uint8_t *out, bool v4, uint64_t hi, uint64_t lo)
+/* A quad address from the driver's address words, zero-padded to 16. */
+static void quad_ip(uint8_t *out, bool v4, uint64_t hi, uint64_t lo)
 {
     memset(out, 0, 16);
-    if (v4) {
-        put_be32(out, (uint32_t)lo);
-        return;
-    }
-    put_be32(out, (uint32_t)(hi >> 32));
-    put_be32(out + 4, (uint32_t)hi);
-    put_be32(out + 8, (uint32_t)(lo >> 32));
-    put_be32(out + 12, (uint32_t)lo);
+    e810_rdma_ip_from_words(out, v4, hi, lo);
 }
 
 /*
- * Untagged TCP over IPv4/IPv6.  False: not such a frame (LAN).  True: the
+ * Untagged TCP over IPv4 (no fragments) or IPv6 (no extension headers),
+ * from the frame's one parse.  False: not such a frame (LAN).  True: the
  * ports are known; s->bad says whether the rest can be used.
  */
-static bool rx_parse(const uint8_t *f, size_t len, RxSeg *s)
+static bool rx_seg(const E810Frame *fr, RxSeg *s)
 {
-    const uint8_t *ip = f + 14;
-    size_t avail = len - 14;
-    size_t ip_total;
+    const uint8_t *ip = e810_frame_l3(fr);
     unsigned doff;
 
     memset(s, 0, sizeof(*s));
-    if (len < 14) {
+    if (fr->ntags || (!fr->ipv4 && !fr->ipv6) || fr->proto != IP_PROTO_TCP ||
+        fr->frag || fr->ip_ext || !fr->have_ports) {
         return false;
     }
-    switch (be16(f + 12)) {
-    case 0x0800: {
-        unsigned ihl;
-
-        if (avail < 20 || (ip[0] >> 4) != 4 || ip[9] != 6) {
-            return false;
-        }
-        /* Fragments are the LAN's business. */
-        if (be16(ip + 6) & 0x3FFF) {
-            return false;
-        }
-        ihl = (ip[0] & 0xF) * 4;
-        if (ihl < 20 || avail < ihl + 4) {
-            return false;
-        }
-        s->ipv4 = true;
-        s->l3 = ip;
-        s->l3_len = ihl;
+    s->ipv4 = fr->ipv4;
+    s->l3 = ip;
+    s->l3_len = fr->l3_hlen;
+    if (fr->ipv4) {
         memcpy(s->quad.rip, ip + 12, 4);
         memcpy(s->quad.lip, ip + 16, 4);
-        ip_total = be16(ip + 2);
-        if (ihl != 20) {
-            s->bad = "IPv4 options";
-        } else if (ip_total < ihl || ip_total > avail) {
-            s->bad = "IPv4 total length beyond the frame";
-            s->bad_kind = E810_PE_ERR_TRUNC;
-        }
-        break;
-    }
-    case 0x86DD:
-        /* Extension headers are not followed: such frames go to the LAN. */
-        if (avail < 44 || (ip[0] >> 4) != 6 || ip[6] != 6) {
-            return false;
-        }
-        s->l3 = ip;
-        s->l3_len = 40;
+    } else {
         memcpy(s->quad.rip, ip + 8, 16);
         memcpy(s->quad.lip, ip + 24, 16);
-        ip_total = 40 + (size_t)be16(ip + 4);
-        if (ip_total > avail) {
-            s->bad = "IPv6 payload length beyond the frame";
-            s->bad_kind = E810_PE_ERR_TRUNC;
-        }
-        break;
-    default:
-        return false;
     }
     s->quad.ipv4 = s->ipv4;
     s->tcp = ip + s->l3_len;
-    s->quad.rport = be16(s->tcp);
-    s->quad.lport = be16(s->tcp + 2);
-    if (s->bad) {
+    s->quad.rport = fr->sport;
+    s->quad.lport = fr->dport;
+    if (fr->ip_options) {
+        s->bad = "IPv4 options";
         return true;
     }
-    s->seg_len = ip_total - s->l3_len;
-    s->pkt_len = 14 + ip_total;
-    doff = s->seg_len >= 20 ? (s->tcp[12] >> 4) * 4u : 0;
-    if (s->seg_len < 20) {
+    if (!fr->l3_ok) {
+        s->bad = fr->ipv4 ? "IPv4 total length beyond the frame"
+                          : "IPv6 payload length beyond the frame";
+        s->bad_kind = E810_PE_ERR_TRUNC;
+        return true;
+    }
+    s->seg_len = fr->l4_len;
+    s->pkt_len = fr->l3_end;
+    s->csum_ok = fr->l3_csum_ok && fr->l4_csum_ok;
+    doff = s->seg_len >= TCP_HLEN ? (s->tcp[12] >> 4) * 4u : 0;
+    if (s->seg_len < TCP_HLEN) {
         s->bad = "truncated TCP header";
         s->bad_kind = E810_PE_ERR_TCP;
-    } else if (doff < 20 || doff > s->seg_len) {
+    } else if (doff < TCP_HLEN || doff > s->seg_len) {
         s->bad = "bad TCP data offset";
         s->bad_kind = E810_PE_ERR_TCP;
     }
     return true;
-}
-
-static bool rx_checksums_ok(const RxSeg *s)
-{
-    uint32_t sum;
-
-    if (s->ipv4 && e810_csum_fold(e810_csum_add(0, s->l3, 20)) != 0xFFFF) {
-        return false;
-    }
-    sum = e810_csum_pseudo(s->l3, !s->ipv4, 6, (uint32_t)s->seg_len);
-    sum = e810_csum_add(sum, s->tcp, s->seg_len);
-    return e810_csum_fold(sum) == 0xFFFF;
 }
 
 static bool quad_eq(const E810Quad *a, const E810Quad *b)
@@ -230,17 +158,17 @@ static const E810RdmaQhash *rx_find_qhash(E810Core *c, const RxSeg *s,
 
         if (!e->valid || e->ipv4 != s->ipv4 || e->vlan != E810_VLAN_NONE ||
             e->lport != s->quad.lport ||
-            e->type != (syn ? QHASH_SYN : QHASH_ESTABLISHED)) {
+            e->type != (syn ? QHASH_TYPE_SYN : QHASH_TYPE_ESTABLISHED)) {
             continue;
         }
-        ip_from_words(q.lip, e->ipv4, e->lip[1], e->lip[0]);
+        quad_ip(q.lip, e->ipv4, e->lip[1], e->lip[0]);
         if (memcmp(q.lip, s->quad.lip, 16)) {
             continue;
         }
         if (syn) {
             return e;
         }
-        ip_from_words(q.rip, e->ipv4, e->rip[1], e->rip[0]);
+        quad_ip(q.rip, e->ipv4, e->rip[1], e->rip[0]);
         if (e->rport == s->quad.rport && !memcmp(q.rip, s->quad.rip, 16)) {
             return e;
         }
@@ -270,8 +198,10 @@ static void rx_drop(E810Core *c, uint64_t *ctr, const RxSeg *s,
     trace_e810_steer_drop(s->quad.rport, s->quad.lport, why);
 }
 
-bool e810_rdma_steer(E810Core *c, const uint8_t *frame, size_t len)
+bool e810_rdma_steer(E810Core *c, const E810Frame *fr)
 {
+    const uint8_t *frame = fr->data;
+    size_t len = fr->len;
     E810Puda *p = &c->puda;
     uint32_t qp_id;
     RxSeg s;
@@ -281,7 +211,7 @@ bool e810_rdma_steer(E810Core *c, const uint8_t *frame, size_t len)
         len < 14 || memcmp(frame, c->mac, 6)) {
         return false;
     }
-    if (!rx_parse(frame, len, &s) || !rx_pe_enabled(c, frame)) {
+    if (!rx_seg(fr, &s) || !rx_pe_enabled(c, frame)) {
         return false;
     }
     qp_id = rx_find_qp(c, &s.quad);
@@ -305,12 +235,12 @@ bool e810_rdma_steer(E810Core *c, const uint8_t *frame, size_t len)
         rx_drop(c, &p->stats.rx_malformed, &s, s.bad_kind, s.bad);
         return true;
     }
-    if (!rx_checksums_ok(&s)) {
+    if (!s.csum_ok) {
         rx_drop(c, &p->stats.rx_bad_csum, &s, E810_PE_ERR_DISCARD,
                 "bad checksum");
         return true;
     }
-    e810_pestat_frame(c, frame, s.pkt_len, false);
+    e810_pestat_rx(c, fr);
     if (v == V_QP) {
         trace_e810_steer(s.quad.rport, s.quad.lport, s.tcp[13], "qp", qp_id);
         if (e810_iwarp_rx(c, qp_id, frame, s.pkt_len)) {
@@ -352,12 +282,12 @@ static void qhash_replace(E810Core *c, uint32_t id, const E810Quad *q)
         E810RdmaQhash *e = &c->rdma.qhash[i];
         E810Quad eq;
 
-        if (!e->valid || e->type != QHASH_ESTABLISHED || e->ipv4 != q->ipv4 ||
+        if (!e->valid || e->type != QHASH_TYPE_ESTABLISHED || e->ipv4 != q->ipv4 ||
             e->lport != q->lport || e->rport != q->rport) {
             continue;
         }
-        ip_from_words(eq.lip, e->ipv4, e->lip[1], e->lip[0]);
-        ip_from_words(eq.rip, e->ipv4, e->rip[1], e->rip[0]);
+        quad_ip(eq.lip, e->ipv4, e->lip[1], e->lip[0]);
+        quad_ip(eq.rip, e->ipv4, e->rip[1], e->rip[0]);
         if (memcmp(eq.lip, q->lip, 16) || memcmp(eq.rip, q->rip, 16)) {
             continue;
         }
@@ -387,7 +317,7 @@ void e810_steer_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
         return;
     }
     qp = &c->rdma.qp[id];
-    if (!wqe || !(wqe[3] & CQPQP_TOECTXVALID) || !qp->valid ||
+    if (!wqe || !(wqe[3] & CQPSQ_QP_TOECTXVALID) || !qp->valid ||
         qp->type != QP_TYPE_IWARP) {
         return;
     }
@@ -401,8 +331,8 @@ void e810_steer_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
     w = ld64(ctx + 24);
     q->lport = (uint16_t)e810_fld(w, 47, 32);
     q->rport = (uint16_t)e810_fld(w, 63, 48);
-    ip_from_words(q->rip, q->ipv4, ld64(ctx + 40), ld64(ctx + 32));
-    ip_from_words(q->lip, q->ipv4, ld64(ctx + 192), ld64(ctx + 184));
+    quad_ip(q->rip, q->ipv4, ld64(ctx + 40), ld64(ctx + 32));
+    quad_ip(q->lip, q->ipv4, ld64(ctx + 192), ld64(ctx + 184));
     e810_bit_set(p->bound, id, true);
     trace_e810_steer_quad("bind", id, q->lport, q->rport);
     qhash_replace(c, id, q);

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 RDMA engine (irdma "gen2"): every register, work-request, context,
+ * completion and event layout the engine decodes, named once, in the words
+ * of the driver's defs.h / user.h (without their IRDMA_ prefix).  Field
+ * macros take the 64-bit little-endian word that holds them (e810_fld);
+ * *_S are shifts for building words.
+ */
+#ifndef E810_RDMA_DEFS_H
+#define E810_RDMA_DEFS_H
+
+#include "../types.h"
+
+/* Bits hi:lo of a 64-bit word. */
+static inline uint64_t e810_fld(uint64_t v, unsigned hi, unsigned lo)
+{
+    return (v >> lo) & (hi - lo == 63 ? ~0ull : ((1ull << (hi - lo + 1)) - 1));
+}
+
+/* ---- registers (BAR0 offsets) ------------------------------------------- */
+
+#define PFPE_CQPDB                  0x00500800
+#define PFPE_CQPTAIL                0x00500880
+#define   PFPE_CQPTAIL_WQTAIL_M     0x7FFu
+#define   PFPE_CQPTAIL_OP_ERR       (1u << 31)
+#define PFPE_CQARM                  0x00502C00
+#define PFPE_CQACK                  0x00502C80
+#define PFPE_AEQALLOC               0x00502D00
+#define PFPE_WQEALLOC               0x00504400
+#define PFPE_CCQPSTATUS             0x0050A000
+#define   PFPE_CCQPSTATUS_DONE      (1u << 0)
+#define   PFPE_CCQPSTATUS_ERR       (1u << 31)
+#define PFPE_CCQPLOW                0x0050A080
+#define PFPE_CCQPHIGH               0x0050A100
+#define PFPE_CQPERRCODES            0x0050A200
+#define GLPE_CPUSTATUS0             0x0050BA5C
+#define GLPE_CPUSTATUS1             0x0050BA60
+#define GLPE_CPUSTATUS2             0x0050BA64
+#define   GLPE_CPUSTATUS_READY      0x80u
+#define PFHMC_PDINV                 0x00520300
+#define PFHMC_ERRORINFO             0x00520400
+#define PFHMC_ERRORDATA             0x00520500
+#define GLPE_CRITERR                0x00534000
+/* GLPCI_LBARCTRL.PE_DB_SIZE (5:4): 2 = 8 MiB doorbell space. */
+#define   GLPCI_LBARCTRL_PE_DB_SIZE_S 4
+#define   E810_PE_DB_SIZE_8M        2u
+
+/* User-space doorbell page (mapped by irdma_mmap): +0 SQ, +0x40 CQ arm. */
+#define E810_RDMA_DB_PAGE           0x007F0000u
+#define E810_RDMA_DB_PAGE_SIZE      0x1000u
+#define E810_RDMA_DB_WQEALLOC       0x00
+#define E810_RDMA_DB_CQARM          0x40
+
+/* ---- CQP completion codes ----------------------------------------------- */
+
+/* Major 0xFFFF with a minor code is how the engine reports a failed op;
+ * irdma treats a few minors as non-critical (utils.c noncrit list). */
+#define E810_CQP_MAJ_ERR            0xFFFFu
+#define E810_CQP_MIN_BAD_OPCODE     0x8001u   /* device choice */
+#define E810_CQP_MIN_INVALID_STATE  0x8002u   /* irdma: "Invalid State" */
+#define E810_CQP_MIN_BAD_ID         0x8003u   /* device choice */
+#define E810_CQP_MIN_BAD_PARAM      0x8004u   /* device choice */
+#define E810_CQP_MIN_DMA            0x8005u   /* device choice */
+#define E810_CQP_MIN_UNSUPPORTED    0x8008u   /* device choice */
+#define E810_CQP_MIN_NO_MEMORY      0x8009u   /* device choice: mem_limit */
+/* FLUSH_WQES minor codes the driver interprets (hw.c). */
+#define E810_CQP_COMPL_RQ_FLUSHED   2
+#define E810_CQP_COMPL_SQ_FLUSHED   3
+
+
+/* ---- CQP work requests (64 bytes; qword 3 is the header) -------------- */
+
+#define CQPSQ_OPCODE(h)             ((unsigned)e810_fld(h, 37, 32))
+#define CQPSQ_WQEVALID              (1ull << 63)
+
+enum {
+    CQP_OP_CREATE_QP = 0x00, CQP_OP_MODIFY_QP = 0x01,
+    CQP_OP_DESTROY_QP = 0x02, CQP_OP_CREATE_CQ = 0x03,
+    CQP_OP_MODIFY_CQ = 0x04, CQP_OP_DESTROY_CQ = 0x05,
+    CQP_OP_ALLOC_STAG = 0x09, CQP_OP_REG_MR = 0x0a,
+    CQP_OP_DEALLOC_STAG = 0x0d, CQP_OP_MANAGE_ARP = 0x0f,
+    CQP_OP_MANAGE_PUSH_PAGES = 0x11, CQP_OP_QUERY_RDMA_FEATURES = 0x12,
+    CQP_OP_UPLOAD_CONTEXT = 0x13, CQP_OP_CREATE_CEQ = 0x16,
+    CQP_OP_DESTROY_CEQ = 0x18, CQP_OP_CREATE_AEQ = 0x19,
+    CQP_OP_DESTROY_AEQ = 0x1b, CQP_OP_CREATE_AH = 0x1c,
+    CQP_OP_MODIFY_AH = 0x1d, CQP_OP_DESTROY_AH = 0x1e,
+    CQP_OP_UPDATE_PE_SDS = 0x1f, CQP_OP_QUERY_FPM_VAL = 0x20,
+    CQP_OP_COMMIT_FPM_VAL = 0x21, CQP_OP_FLUSH_WQES = 0x22,
+    CQP_OP_GEN_AE = 0x22,       /* same opcode, told apart by GENERATE_AE */
+    CQP_OP_MANAGE_APBVT = 0x23, CQP_OP_NOP = 0x24,
+    CQP_OP_MANAGE_QHASH = 0x25, CQP_OP_SUSPEND_QP = 0x29,
+    CQP_OP_RESUME_QP = 0x2a, CQP_OP_SHMC_PAGES_ALLOCATED = 0x2b,
+    CQP_OP_WORK_SCHED_NODE = 0x2c, CQP_OP_MANAGE_STATS = 0x2d,
+    CQP_OP_GATHER_STATS = 0x2e,
+    CQP_OP_COUNT = 0x40,        /* the opcode field is 6 bits */
+};
+
+/* CREATE_QP / MODIFY_QP / DESTROY_QP header */
+#define CQPSQ_QP_ID(h)              ((uint32_t)e810_fld(h, 23, 0))
+#define CQPSQ_QP_TOECTXVALID        (1ull << 43)
+#define CQPSQ_QP_VQ                 (1ull << 45)
+#define CQPSQ_QP_QPTYPE(h)          ((unsigned)e810_fld(h, 50, 48))
+#define CQPSQ_QP_TERMACT(h)         ((unsigned)e810_fld(h, 57, 56))
+#define CQPSQ_QP_RESETCON           (1ull << 58)
+#define CQPSQ_QP_NEXTIWSTATE(h)     ((unsigned)e810_fld(h, 62, 60))
+
+/* QP types and (iWARP) states */
+#define QP_TYPE_IWARP               1
+#define QP_TYPE_UDA                 2
+#define QP_TYPE_ROCE_RC             3
+#define QP_TYPE_ROCE_UD             4
+#define QP_STATE_IDLE               1
+#define QP_STATE_RTS                2
+#define QP_STATE_CLOSING            3
+#define QP_STATE_TERMINATE          5
+#define QP_STATE_ERROR              6
+
+/* CQP host context: protocol used by the whole engine */
+#define CQPHC_SQSIZE(q)             ((unsigned)e810_fld(q, 11, 8))
+#define CQPHC_PROTOCOL(q)           ((unsigned)e810_fld(q, 4, 3))
+#define CQPHC_HW_MAJVER(q)          ((unsigned)e810_fld(q, 31, 16))
+#define PROTOCOL_IWARP              1
+
+/* QP host context (256 bytes): byte offsets */
+#define QPC_SQ_PA                   8
+#define QPC_RQ_PA                   16
+#define QPC_SIZES                   24      /* RQSIZE 11:8, SQSIZE 15:12 */
+#define QPC_CQ                      136     /* TXCQNUM 24:0, RXCQNUM 56:32 */
+#define QPC_COMPCTX                 168
+
+/* FLUSH_WQES / GEN_AE */
+#define CQPSQ_FWQE_GENERATE_AE      (1ull << 59)
+#define CQPSQ_FWQE_USERFLCODE       (1ull << 60)
+#define CQPSQ_FWQE_FLUSHSQ          (1ull << 61)
+#define CQPSQ_FWQE_FLUSHRQ          (1ull << 62)
+#define FLUSH_MAJOR_ERR             1
+
+/* ALLOC_STAG / REG_MR / DEALLOC_STAG (and the fast-register SQ WQE) */
+#define CQPSQ_STAG_LPBLSIZE(h)      ((unsigned)e810_fld(h, 45, 44))
+#define CQPSQ_STAG_HPAGESIZE(h)     ((unsigned)e810_fld(h, 47, 46))
+#define CQPSQ_STAG_ARIGHTS(h)       ((unsigned)e810_fld(h, 52, 48))
+#define CQPSQ_STAG_REMACCENABLED    (1ull << 53)
+#define CQPSQ_STAG_VABASEDTO        (1ull << 59)
+#define CQPSQ_STAG_IDX(q2)          ((uint32_t)e810_fld(q2, 31, 8))
+#define CQPSQ_STAG_KEY(q2)          ((uint8_t)e810_fld(q2, 7, 0))
+#define CQPSQ_STAG_PDID(q1, q2)     \
+    ((uint32_t)(e810_fld(q1, 63, 46) | e810_fld(q2, 59, 54) << 18))
+
+/* CREATE_CQ / MODIFY_CQ / DESTROY_CQ header */
+#define CQPSQ_CQ_CQID(h)            \
+    ((uint32_t)(e810_fld(h, 18, 0) | e810_fld(h, 52, 50) << 22))
+#define CQPSQ_CQ_CEQID(h)           \
+    ((uint32_t)(e810_fld(h, 31, 22) | e810_fld(h, 59, 54) << 10))
+#define CQPSQ_CQ_CQRESIZE           (1ull << 43)
+#define CQPSQ_CQ_LPBLSIZE(h)        ((unsigned)e810_fld(h, 45, 44))
+#define CQPSQ_CQ_CHKOVERFLOW        (1ull << 46)
+#define CQPSQ_CQ_VIRTMAP            (1ull << 47)
+#define CQPSQ_CQ_ENCEQEMASK         (1ull << 48)
+#define CQPSQ_CQ_CEQIDVALID         (1ull << 49)
+/* CREATE_CEQ / CREATE_AEQ */
+#define CQPSQ_CEQ_CEQID(h)          \
+    ((uint32_t)(e810_fld(h, 9, 0) | e810_fld(h, 15, 10) << 10))
+#define CQPSQ_EQ_VMAP               (1ull << 47)
+/* CQ shadow area qword 4: the arm word */
+#define CQ_SHADOW_ARM_OFF           32
+#define CQ_ARM_NEXT                 (1ull << 14)
+#define CQ_ARM_NEXT_SE              (1ull << 15)
+
+/* CREATE_AH (kept as written; the UDA/ILQ send path reads it) */
+#define CQPSQ_AH_IPV4VALID          (1ull << 59)
+#define CQPSQ_AH_INSERTVLANTAG      (1ull << 60)
+#define CQPSQ_AH_DOLOOPBACKCHECK    (1ull << 62)
+
+/* MANAGE_QHASH entry types */
+#define QHASH_TYPE_ESTABLISHED      1
+#define QHASH_TYPE_SYN              2
+
+/* ---- SQ work requests (uk.c) -------------------------------------------- */
+
+#define QPSQ_OPCODE(h)              ((unsigned)e810_fld(h, 37, 32))
+#define QPSQ_ADDFRAGCNT(h)          ((unsigned)e810_fld(h, 41, 38))
+#define QPSQ_L4LEN(h)               ((unsigned)e810_fld(h, 45, 42))    /* UDA */
+#define QPSQ_IMMDATAFLAG            (1ull << 47)
+#define QPSQ_INLINEDATALEN(h)       ((unsigned)e810_fld(h, 55, 48))
+#define QPSQ_INLINEDATAFLAG         (1ull << 57)
+#define QPSQ_STREAMMODE             (1ull << 58)
+#define QPSQ_WAITFORRCVPDU          (1ull << 59)
+#define QPSQ_READFENCE              (1ull << 60)
+#define QPSQ_LOCALFENCE             (1ull << 61)
+#define QPSQ_SIGCOMPL               (1ull << 62)
+#define QPSQ_VALID                  (1ull << 63)
+#define QPSQ_AHID(h)                ((uint32_t)e810_fld(h, 24, 0))     /* UDA */
+/* A fragment (SGE) qword */
+#define QPSQ_FRAG_LEN(q)            ((uint32_t)e810_fld(q, 62, 32))
+#define QPSQ_FRAG_STAG(q)           ((uint32_t)e810_fld(q, 31, 0))
+
+enum {
+    OP_RDMA_WRITE = 0x00, OP_RDMA_READ = 0x01, OP_RDMA_SEND = 0x03,
+    OP_RDMA_SEND_INV = 0x04, OP_RDMA_SEND_SOL_EVENT = 0x05,
+    OP_RDMA_SEND_SOL_EVENT_INV = 0x06, OP_FAST_REGISTER = 0x09,
+    OP_LOCAL_INVALIDATE = 0x0a, OP_RDMA_READ_LOC_INV = 0x0b,
+    OP_NOP = 0x0c, OP_RDMA_WRITE_SOL = 0x0d, OP_GEN_RTS_AE = 0x30,
+    OP_TYPE_REC = 0x3e,         /* a receive completion's opcode */
+};
+
+/* ---- completions (32 bytes; CCQ entries share the layout) -------------- */
+
+/* qword 2 */
+#define CQ_QPID_S                   32
+/* qword 3 */
+#define CQ_MINERR_S                 0
+#define CQ_MAJERR_S                 16
+#define CQ_WQEIDX_S                 32
+#define CQ_STAG                     (1ull << 53)    /* receive with invalidate */
+#define CQ_IPV4                     (1ull << 53)    /* UDA receive */
+#define CQ_SOEVENT                  (1ull << 54)
+#define CQ_ERROR                    (1ull << 55)
+#define CQ_OP_S                     56
+#define CQ_SQ                       (1ull << 62)
+#define CQ_VALID                    (1ull << 63)
+
+/* ---- asynchronous events (16 bytes) ------------------------------------ */
+
+/* qword 1 */
+#define AEQE_QPCQID_LO(id)          ((uint64_t)(id) & 0x3FFFF)
+#define AEQE_QPCQID_HI(id)          ((uint64_t)(((id) >> 18) & 1) << 46)
+#define AEQE_AECODE_S               34
+#define AEQE_AESRC_S                50
+#define AEQE_IWSTATE_S              54
+
+/* AE codes (user.h) */
+#define AE_AMP_INVALID_STAG         0x0103
+#define AE_AMP_BAD_PD               0x0105
+#define AE_AMP_BOUNDS_VIOLATION     0x0108
+#define AE_AMP_RIGHTS_VIOLATION     0x0109
+#define AE_AMP_TO_WRAP              0x010a
+#define AE_AMP_FASTREG_VALID_STAG   0x010c
+#define AE_AMP_INV_NO_REMOTE        0x0112
+#define AE_STAG_ZERO_INVALID        0x0206
+#define AE_WQE_UNEXPECTED_OPCODE    0x020a
+#define AE_WQE_INVALID_PARAMETER    0x020b
+#define AE_DDP_MSN_GAP              0x0301
+#define AE_DDP_TOO_LONG             0x0303
+#define AE_DDP_BAD_VERSION          0x0304
+#define AE_DDP_INVALID_MO           0x0305
+#define AE_DDP_NO_BUFFER            0x0306
+#define AE_DDP_INVALID_QN           0x0307
+#define AE_RDMAP_BAD_VERSION        0x0311
+#define AE_RDMAP_UNEXPECTED_OPCODE  0x0312
+#define AE_BAD_READ_REQ             0x0313
+#define AE_LLP_CLOSE_COMPLETE       0x0501
+#define AE_LLP_CONNECTION_RESET     0x0502
+#define AE_LLP_FIN_RECEIVED         0x0503
+#define AE_LLP_RECEIVED_MPA_CRC_ERROR 0x0505
+#define AE_LLP_TERMINATE_RECEIVED   0x0509
+#define AE_LLP_TOO_MANY_RETRIES     0x050a
+#define AE_LLP_CONNECTION_ESTABLISHED 0x050e
+#define AE_LCE_QP_CATASTROPHIC      0x0700
+#define AE_QP_SUSPEND_COMPLETE      0x0900
+/* AE sources */
+#define AE_SOURCE_RQ                1
+#define AE_SOURCE_SQ                5
+#define AE_SOURCE_IN_RR_WR          9
+#define AE_SOURCE_OUT_RR            0xd
+
+/* Q2 (the QP's buffer for the frame behind an error) */
+#define Q2_BUF_SIZE                 256
+#define Q2_BAD_FRAME_OFFSET         72
+
+#endif
