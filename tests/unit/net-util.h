@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include "bytes.h"
 
 /* A MAC address as the driver packs it into a qword (byte 0 highest). */
 static inline uint64_t mac_u64(const uint8_t *a)
@@ -38,6 +40,24 @@ static inline uint16_t ref_sum(const uint8_t *a, size_t alen,
         s = (s & 0xFFFF) + (s >> 16);
     }
     return (uint16_t)s;
+}
+
+/* The pseudo-header of the IPv4 or IPv6 header @ip for @proto and an L4
+ * length of @len (RFC 793 / RFC 8200 8.1) into @ph; returns its length. */
+static inline size_t ref_pseudo(uint8_t ph[40], const uint8_t *ip, bool v6,
+                                uint8_t proto, uint32_t len)
+{
+    memset(ph, 0, 40);
+    if (v6) {
+        memcpy(ph, ip + 8, 32);
+        stbe32(ph + 32, len);
+        ph[39] = proto;
+        return 40;
+    }
+    memcpy(ph, ip + 12, 8);
+    ph[9] = proto;
+    stbe16(ph + 10, (uint16_t)len);
+    return 12;
 }
 
 #endif

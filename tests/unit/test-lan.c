@@ -62,18 +62,7 @@ static uint16_t ref_l4_csum(const uint8_t *ip, bool v6, uint8_t proto,
     size_t phl;
     uint16_t s;
 
-    memset(ph, 0, sizeof(ph));
-    if (v6) {
-        memcpy(ph, ip + 8, 32);
-        stbe32(ph + 32, len);
-        ph[39] = proto;
-        phl = 40;
-    } else {
-        memcpy(ph, ip + 12, 8);
-        ph[9] = proto;
-        stbe16(ph + 10, len);
-        phl = 12;
-    }
+    phl = ref_pseudo(ph, ip, v6, proto, len);
     memcpy(seg, l4, len);
     seg[coff] = seg[coff + 1] = 0;
     s = ~ref_sum(ph, phl, seg, len);
@@ -193,20 +182,9 @@ static size_t build(uint8_t *f, const uint8_t *dst, bool v6, uint8_t proto,
         stbe16(l4 + coff, ref_l4_csum(ip, v6, proto, l4, l4len, coff));
     } else {
         /* ~csum of the pseudo-header, stored uncomplemented (the seed). */
-        uint8_t ph[40] = { 0 };
-        size_t phl;
+        uint8_t ph[40];
+        size_t phl = ref_pseudo(ph, ip, v6, proto, seed_len);
 
-        if (v6) {
-            memcpy(ph, ip + 8, 32);
-            stbe32(ph + 32, seed_len);
-            ph[39] = proto;
-            phl = 40;
-        } else {
-            memcpy(ph, ip + 12, 8);
-            ph[9] = proto;
-            stbe16(ph + 10, seed_len);
-            phl = 12;
-        }
         stbe16(l4 + coff, ref_sum(ph, phl, NULL, 0));
     }
     return l3 + iplen + l4len;

@@ -81,18 +81,7 @@ static uint16_t ref_tcp_csum(const uint8_t *ip, bool v6, const uint8_t *tcp,
     uint8_t ph[40], seg[2048];
     size_t phl;
 
-    memset(ph, 0, sizeof(ph));
-    if (v6) {
-        memcpy(ph, ip + 8, 32);
-        stbe32(ph + 32, len);
-        ph[39] = 6;
-        phl = 40;
-    } else {
-        memcpy(ph, ip + 12, 8);
-        ph[9] = 6;
-        stbe16(ph + 10, len);
-        phl = 12;
-    }
+    phl = ref_pseudo(ph, ip, v6, 6, len);
     memcpy(seg, tcp, len);
     seg[16] = seg[17] = 0;
     return ~ref_sum(ph, phl, seg, len);

@@ -215,10 +215,8 @@ void e810_lan_stats_port_rx(E810Core *c, const uint8_t *f, size_t len);
 void e810_lan_stats_port_tx(E810Core *c, const uint8_t *f, size_t len,
                             bool link_up);
 /* A frame delivered to / sent by VSI @vsi; one it dropped or refused. */
-void e810_lan_stats_vsi_rx(E810Core *c, unsigned vsi, const uint8_t *f,
-                           size_t len);
-void e810_lan_stats_vsi_tx(E810Core *c, unsigned vsi, const uint8_t *f,
-                           size_t len);
+void e810_lan_stats_vsi(E810Core *c, unsigned vsi, const uint8_t *f,
+                        size_t len, bool tx);
 void e810_lan_stats_vsi_count(E810Core *c, unsigned vsi, unsigned which);
 
 /* ---- receive side scaling (lan/rss.c) ------------------------------- */

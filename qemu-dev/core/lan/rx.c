@@ -338,7 +338,7 @@ static void rx_to_queue(E810Core *c, unsigned vsi, unsigned q,
     r->head = (r->head + nbuf) % r->qlen;
     c->stats.rx_frames++;
     c->stats.rx_bytes += len;
-    e810_lan_stats_vsi_rx(c, vsi, f, len);
+    e810_lan_stats_vsi(c, vsi, f, len, false);
     ctl = e810_reg(c, QINT_RQCTL(q));
     irq = ctl & E810_CTL_CAUSE_ENA;
     trace_e810_rx_frame(q, len, in->ptype, nbuf, hash, r->head,

@@ -31,59 +31,47 @@ typedef struct StatReg {
     uint8_t idx;                /* E810_PS_* / E810_VS_*, or NONE */
 } StatReg;
 
-/* Offsets: ice_hw_autogen.h; one instance per port. */
+/* Offsets: ice_hw_autogen.h.  40-bit counters (L/H pairs) and 32-bit
+ * ones, one instance per port (stride 8). */
+#define C40(base, idx)  { base, 8, 40, idx }
+#define C32(base, idx)  { base, 8, 32, idx }
 static const StatReg port_regs[] = {
-    { 0x00380000, 8, 40, E810_PS_GORC },    /* GLPRT_GORCL */
-    { 0x00381300, 8, 40, E810_PS_UPRC },    /* GLPRT_UPRCL */
-    { 0x00381340, 8, 40, E810_PS_MPRC },    /* GLPRT_MPRCL */
-    { 0x00381380, 8, 40, E810_PS_BPRC },    /* GLPRT_BPRCL */
-    { 0x00380B40, 8, 40, E810_PS_GOTC },    /* GLPRT_GOTCL */
-    { 0x003811C0, 8, 40, E810_PS_UPTC },    /* GLPRT_UPTCL */
-    { 0x00381200, 8, 40, E810_PS_MPTC },    /* GLPRT_MPTCL */
-    { 0x00381240, 8, 40, E810_PS_BPTC },    /* GLPRT_BPTCL */
-    { 0x00380900, 8, 40, E810_PS_PRC64 },   /* GLPRT_PRC64L */
-    { 0x00380940, 8, 40, E810_PS_PRC127 },
-    { 0x00380980, 8, 40, E810_PS_PRC255 },
-    { 0x003809C0, 8, 40, E810_PS_PRC511 },
-    { 0x00380A00, 8, 40, E810_PS_PRC1023 },
-    { 0x00380A40, 8, 40, E810_PS_PRC1522 },
-    { 0x00380A80, 8, 40, E810_PS_PRC9522 },
-    { 0x00380B80, 8, 40, E810_PS_PTC64 },   /* GLPRT_PTC64L */
-    { 0x00380BC0, 8, 40, E810_PS_PTC127 },
-    { 0x00380C00, 8, 40, E810_PS_PTC255 },
-    { 0x00380C40, 8, 40, E810_PS_PTC511 },
-    { 0x00380C80, 8, 40, E810_PS_PTC1023 },
-    { 0x00380CC0, 8, 40, E810_PS_PTC1522 },
-    { 0x00380D00, 8, 40, E810_PS_PTC9522 },
-    { 0x00381280, 8, 32, E810_PS_TDOLD },   /* GLPRT_TDOLD */
-    { 0x00380200, 8, 32, E810_PS_RUC },     /* GLPRT_RUC */
-    { 0x00380240, 8, 32, E810_PS_ROC },     /* GLPRT_ROC */
-    { 0x00380140, 8, 32, E810_PS_RLEC },    /* GLPRT_RLEC */
-    { 0x00380100, 8, 32, NONE },            /* GLPRT_CRCERRS */
-    { 0x003801C0, 8, 32, NONE },            /* GLPRT_ILLERRC */
-    { 0x00380040, 8, 32, NONE },            /* GLPRT_MLFC */
-    { 0x00380080, 8, 32, NONE },            /* GLPRT_MRFC */
-    { 0x00380AC0, 8, 32, NONE },            /* GLPRT_RFC */
-    { 0x00380B00, 8, 32, NONE },            /* GLPRT_RJC */
-    { 0x00380280, 8, 32, NONE },            /* GLPRT_LXONRXC */
-    { 0x003802C0, 8, 32, NONE },            /* GLPRT_LXOFFRXC */
-    { 0x00381140, 8, 32, NONE },            /* GLPRT_LXONTXC */
-    { 0x00381180, 8, 32, NONE },            /* GLPRT_LXOFFTXC */
+    /* GLPRT_GORCL, UPRCL, MPRCL, BPRCL: good octets and packets in */
+    C40(0x00380000, E810_PS_GORC), C40(0x00381300, E810_PS_UPRC),
+    C40(0x00381340, E810_PS_MPRC), C40(0x00381380, E810_PS_BPRC),
+    /* GLPRT_GOTCL, UPTCL, MPTCL, BPTCL: out */
+    C40(0x00380B40, E810_PS_GOTC), C40(0x003811C0, E810_PS_UPTC),
+    C40(0x00381200, E810_PS_MPTC), C40(0x00381240, E810_PS_BPTC),
+    /* GLPRT_PRC64L .. PRC9522L, PTC64L .. PTC9522L: by size */
+    C40(0x00380900, E810_PS_PRC64), C40(0x00380940, E810_PS_PRC127),
+    C40(0x00380980, E810_PS_PRC255), C40(0x003809C0, E810_PS_PRC511),
+    C40(0x00380A00, E810_PS_PRC1023), C40(0x00380A40, E810_PS_PRC1522),
+    C40(0x00380A80, E810_PS_PRC9522),
+    C40(0x00380B80, E810_PS_PTC64), C40(0x00380BC0, E810_PS_PTC127),
+    C40(0x00380C00, E810_PS_PTC255), C40(0x00380C40, E810_PS_PTC511),
+    C40(0x00380C80, E810_PS_PTC1023), C40(0x00380CC0, E810_PS_PTC1522),
+    C40(0x00380D00, E810_PS_PTC9522),
+    /* GLPRT_TDOLD, RUC, ROC, RLEC */
+    C32(0x00381280, E810_PS_TDOLD), C32(0x00380200, E810_PS_RUC),
+    C32(0x00380240, E810_PS_ROC), C32(0x00380140, E810_PS_RLEC),
+    /* Never counted: GLPRT_CRCERRS, ILLERRC, MLFC, MRFC, RFC, RJC, and
+     * the link flow control ones LXONRXC, LXOFFRXC, LXONTXC, LXOFFTXC */
+    C32(0x00380100, NONE), C32(0x003801C0, NONE), C32(0x00380040, NONE),
+    C32(0x00380080, NONE), C32(0x00380AC0, NONE), C32(0x00380B00, NONE),
+    C32(0x00380280, NONE), C32(0x003802C0, NONE), C32(0x00381140, NONE),
+    C32(0x00381180, NONE),
 };
 #define PRTRPB_RDPC 0x000AC260
 
-/* One instance per VSI (hardware VSI number). */
+/* One instance per VSI (hardware VSI number): GLV_GORCL, UPRCL, MPRCL,
+ * BPRCL in, GOTCL, UPTCL, MPTCL, BPTCL out; GLV_RDPC and GLV_TEPC 32-bit
+ * with a stride of 4. */
 static const StatReg vsi_regs[] = {
-    { 0x003B0000, 8, 40, E810_VS_GORC },    /* GLV_GORCL */
-    { 0x003B2000, 8, 40, E810_VS_UPRC },    /* GLV_UPRCL */
-    { 0x003B4000, 8, 40, E810_VS_MPRC },    /* GLV_MPRCL */
-    { 0x003B6000, 8, 40, E810_VS_BPRC },    /* GLV_BPRCL */
-    { 0x00300000, 8, 40, E810_VS_GOTC },    /* GLV_GOTCL */
-    { 0x0030A000, 8, 40, E810_VS_UPTC },    /* GLV_UPTCL */
-    { 0x0030C000, 8, 40, E810_VS_MPTC },    /* GLV_MPTCL */
-    { 0x0030E000, 8, 40, E810_VS_BPTC },    /* GLV_BPTCL */
-    { 0x00294C04, 4, 32, E810_VS_RDPC },    /* GLV_RDPC */
-    { 0x00312000, 4, 32, E810_VS_TEPC },    /* GLV_TEPC */
+    C40(0x003B0000, E810_VS_GORC), C40(0x003B2000, E810_VS_UPRC),
+    C40(0x003B4000, E810_VS_MPRC), C40(0x003B6000, E810_VS_BPRC),
+    C40(0x00300000, E810_VS_GOTC), C40(0x0030A000, E810_VS_UPTC),
+    C40(0x0030C000, E810_VS_MPTC), C40(0x0030E000, E810_VS_BPTC),
+    { 0x00294C04, 4, 32, E810_VS_RDPC }, { 0x00312000, 4, 32, E810_VS_TEPC },
 };
 
 /* The register @off names in @t (instance *@inst, high word *@hi). */
@@ -216,25 +204,14 @@ void e810_lan_stats_port_tx(E810Core *c, const uint8_t *f, size_t len,
     s[E810_PS_PTC64 + size_bucket(wire)]++;
 }
 
-void e810_lan_stats_vsi_rx(E810Core *c, unsigned vsi, const uint8_t *f,
-                           size_t len)
+void e810_lan_stats_vsi(E810Core *c, unsigned vsi, const uint8_t *f,
+                        size_t len, bool tx)
 {
     if (vsi < E810_LAN_STAT_VSIS) {
         uint64_t *s = c->lan.vsi_stats[vsi];
 
-        s[E810_VS_GORC] += len;
-        s[E810_VS_UPRC + cast_of(f, len)]++;
-    }
-}
-
-void e810_lan_stats_vsi_tx(E810Core *c, unsigned vsi, const uint8_t *f,
-                           size_t len)
-{
-    if (vsi < E810_LAN_STAT_VSIS) {
-        uint64_t *s = c->lan.vsi_stats[vsi];
-
-        s[E810_VS_GOTC] += len;
-        s[E810_VS_UPTC + cast_of(f, len)]++;
+        s[tx ? E810_VS_GOTC : E810_VS_GORC] += len;
+        s[(tx ? E810_VS_UPTC : E810_VS_UPRC) + cast_of(f, len)]++;
     }
 }
 

@@ -100,7 +100,7 @@ static void tx_emit(E810Core *c, const TxPkt *p, uint8_t *f, size_t len)
     }
     c->stats.tx_frames++;
     c->stats.tx_bytes += len;
-    e810_lan_stats_vsi_tx(c, tx_vsi(c, p->q), f, len);
+    e810_lan_stats_vsi(c, tx_vsi(c, p->q), f, len, true);
     e810_lan_stats_port_tx(c, f, len, loop || c->fw.phy.up);
     if (loop) {
         E810Frame fr;
