@@ -11,6 +11,11 @@
 #include <string.h>
 #include "bytes.h"
 
+/* Destination addresses of the LAN tests: broadcast, and a unicast one
+ * no switch rule has. */
+static const uint8_t bcast_mac[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+static const uint8_t nobody_mac[6] = { 0x52, 0x54, 0x00, 0x99, 0x99, 0x99 };
+
 /* A MAC address as the driver packs it into a qword (byte 0 highest). */
 static inline uint64_t mac_u64(const uint8_t *a)
 {

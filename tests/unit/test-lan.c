@@ -14,8 +14,6 @@ static AqMsg m;
 
 static const uint8_t our_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 static const uint8_t peer_mac[6] = { 0x52, 0x54, 0x00, 0xab, 0xcd, 0xef };
-static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-static const uint8_t other_mac[6] = { 0x52, 0x54, 0x00, 0x99, 0x99, 0x99 };
 
 /* Guest memory layout (above the admin queue's rings and buffers). */
 #define TX_RING         (FAKE_MEM_BASE + 0x800000)
@@ -656,7 +654,7 @@ static void rx_setup(void)
     aq_test_init(&t);
     CHECK_EQ(aq_add_pf_vsi(&t, RXQ_FIRST, 1, false, &vsi_num), 0);
     CHECK_EQ(aq_add_mac_rule(&t, vsi_num, our_mac), 0);
-    CHECK_EQ(aq_add_mac_rule(&t, vsi_num, bcast), 0);
+    CHECK_EQ(aq_add_mac_rule(&t, vsi_num, bcast_mac), 0);
     CHECK_EQ(aq_rss_key(vsi_num), 0);
     rx_setup_q(RXQ_FIRST, 5 * RX_BUF, true);
 }
@@ -745,7 +743,7 @@ static void test_rx_frame(void)
     e810_receive(&t.c, f, n);
     CHECK_EQ(ld16(rxd(4) + 2) & 0x3FF, E810_PTYPE_IPV6_UDP);
     CHECK_EQ(ld16(rxd(4) + 8) & 0x3F, 0x0B);
-    n = eth(f, bcast, peer_mac, 0x0806);
+    n = eth(f, bcast_mac, peer_mac, 0x0806);
     memset(f + n, 0, 46);
     e810_receive(&t.c, f, 60);
     CHECK_EQ(ld16(rxd(5) + 2) & 0x3FF, E810_PTYPE_L2);
@@ -821,7 +819,7 @@ static void test_rx_drops(void)
     e810_set_link(&t.c, true);
 
     /* Nobody's MAC. */
-    memcpy(f, other_mac, 6);
+    memcpy(f, nobody_mac, 6);
     e810_receive(&t.c, f, n);
     CHECK_EQ(t.c.stats.rx_no_vsi, 1);
     memcpy(f, our_mac, 6);
@@ -1007,7 +1005,7 @@ static void test_stats(void)
     /* Unicast, broadcast (a 42-byte ARP the link did not pad), multicast
      * nobody subscribed to (the MAC counts it, the switch drops it). */
     e810_receive(&t.c, f, n);
-    an = eth(g, bcast, peer_mac, 0x0806);
+    an = eth(g, bcast_mac, peer_mac, 0x0806);
     memset(g + an, 0, 28);
     e810_receive(&t.c, g, an + 28);
     memcpy(f, mcast, 6);

@@ -716,6 +716,19 @@ static void test_ilq_rx_ipv6(void)
     teardown();
 }
 
+/* An IPv4 TCP segment @sip:@sp -> @dip:@dp with @flags from the wire;
+ * the ILQ then has taken @ilq segments and the APBVT dropped @apbvt. */
+static void steer_expect(uint32_t sip, uint16_t sp, uint32_t dip, uint16_t dp,
+                         uint8_t flags, uint64_t ilq, uint64_t apbvt)
+{
+    uint8_t f[2048];
+    size_t n = mk_syn4(f, sip, sp, dip, dp, flags, 0);
+
+    e810_receive(&c, f, n);
+    CHECK_EQ(c.puda.stats.rx_ilq, ilq);
+    CHECK_EQ(c.puda.stats.rx_apbvt_drop, apbvt);
+}
+
 static void test_steering(void)
 {
     uint8_t f[2048];
@@ -732,28 +745,16 @@ static void test_steering(void)
     qhash(1, true, OUR_IP, 40000, OUR_IP, 5000);
 
     /* Pure SYN to the listener -> ILQ */
-    n = mk_syn4(f, PEER_IP, 33333, OUR_IP, 5000, 0x02, 0);
-    e810_receive(&c, f, n);
-    CHECK_EQ(c.puda.stats.rx_ilq, 1);
+    steer_expect(PEER_IP, 33333, OUR_IP, 5000, 0x02, 1, 0);
     /* ACK to the listener port without a quad -> dropped (APBVT) */
-    n = mk_syn4(f, PEER_IP, 33333, OUR_IP, 5000, 0x10, 0);
-    e810_receive(&c, f, n);
-    CHECK_EQ(c.puda.stats.rx_ilq, 1);
-    CHECK_EQ(c.puda.stats.rx_apbvt_drop, 1);
+    steer_expect(PEER_IP, 33333, OUR_IP, 5000, 0x10, 1, 1);
     /* Established quad, all four elements -> ILQ */
-    n = mk_syn4(f, OUR_IP, 5000, OUR_IP, 40000, 0x12, 0);
-    e810_receive(&c, f, n);
-    CHECK_EQ(c.puda.stats.rx_ilq, 2);
+    steer_expect(OUR_IP, 5000, OUR_IP, 40000, 0x12, 2, 1);
     /* Same ports, other remote address: not the quad -> APBVT drop */
-    n = mk_syn4(f, PEER_IP, 5000, OUR_IP, 40000, 0x12, 0);
-    e810_receive(&c, f, n);
-    CHECK_EQ(c.puda.stats.rx_ilq, 2);
-    CHECK_EQ(c.puda.stats.rx_apbvt_drop, 2);
+    steer_expect(PEER_IP, 5000, OUR_IP, 40000, 0x12, 2, 2);
     /* The reverse direction of the loopback quad is a different entry:
      * 10.0.0.1:40000 -> 10.0.0.1:5000 is a pure SYN to the listener. */
-    n = mk_syn4(f, OUR_IP, 40000, OUR_IP, 5000, 0x02, 0);
-    e810_receive(&c, f, n);
-    CHECK_EQ(c.puda.stats.rx_ilq, 3);
+    steer_expect(OUR_IP, 40000, OUR_IP, 5000, 0x02, 3, 2);
     /* Plain LAN traffic: other port -> LAN (dropped there: no Rx queue) */
     lan_drops = c.stats.rx_dropped;
     n = mk_syn4(f, PEER_IP, 33333, OUR_IP, 22, 0x02, 0);
