@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * E810 RDMA engine statistics: what the engine counts of its own traffic,
- * and the GATHER_STATS CQP op that writes it to the driver's buffer
+ * the statistics instances (MANAGE_STATS), and the GATHER_STATS CQP op
+ * that writes the counts to the driver's buffer
  * (irdma reads it for `rdma statistic show`; gen2 has no statistics
  * registers, every counter comes through this buffer).
  *
@@ -26,8 +27,6 @@
 #include "qpdp.h"
 
 #define GATHER_BUF_SIZE         1024
-#define WQE_USE_INST            (1ull << 61)
-#define WQE_INST_INDEX(h)       ((unsigned)e810_fld(h, 6, 0))
 
 /* Where each counter sits in the buffer: byte offset of its 64-bit word,
  * bit offset and width (icrdma_hw_stat_map). */
@@ -187,10 +186,31 @@ void e810_pestat_gather(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     for (unsigned i = 0; i < GATHER_BUF_SIZE / 8; i++) {
         st64(buf + 8 * i, w[i]);
     }
-    trace_e810_rdma_gather_stats(wqe[4], !!(wqe[3] & WQE_USE_INST),
-                                 WQE_INST_INDEX(wqe[3]));
+    trace_e810_rdma_gather_stats(wqe[4], !!(wqe[3] & CQPSQ_STATS_USE_INST),
+                                 CQPSQ_STATS_INST_INDEX(wqe[3]));
     if (e810_dma_write(c, wqe[4], buf, sizeof(buf))) {
         e810_cqp_fail(c, r, E810_CQP_MIN_DMA,
                       "stats buffer at 0x%" PRIx64, wqe[4]);
     }
+}
+
+/* MANAGE_STATS: allocate a free statistics instance, or free one. */
+void e810_rdma_stats(E810Core *c, unsigned op, const uint64_t *wqe,
+                     E810CqpResult *r)
+{
+    uint64_t h = wqe[3];
+
+    (void)op;
+    if (!(h & CQPSQ_STATS_ALLOC_INST)) {
+        e810_bit_set(c->rdma.stats_inst, CQPSQ_STATS_INST_INDEX(h), false);
+        return;
+    }
+    for (unsigned i = 0; i < E810_RDMA_STATS_INST; i++) {
+        if (!e810_bit(c->rdma.stats_inst, i)) {
+            e810_bit_set(c->rdma.stats_inst, i, true);
+            r->retval = i;
+            return;
+        }
+    }
+    e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM, "no free stats instance");
 }
