@@ -18,7 +18,8 @@
 # runs a server and a client, two connections moving data both ways at once.
 # LINK=SPEC: the link between the guests goes through scripts/link-relay
 # with these impairments (e.g. "loss=1%,reorder=1%,seed=7"); the relay must
-# then have done at least one of each impairment it was asked for.
+# then have done at least one of each impairment it was asked for, and with
+# loss the engines' statistics must show retransmitted segments.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -82,5 +83,16 @@ done = {k: st['0->1'][want[k]] + st['1->0'][want[k]] for k in asked}
 print('link emulator:', ', '.join(f'{want[k]} {v}' for k, v in done.items()))
 sys.exit(0 if all(done.values()) else 1)
 PY
+	case ",$LINK" in
+	*,loss=*)
+		rtx=0
+		for g in 0 1; do
+			n=$(rdma_stat $g '(tcp)?RetransSegs')
+			echo "g$g: RetransSegs ${n:-?}"
+			rtx=$((rtx + ${n:-0}))
+		done
+		[ "$rtx" -gt 0 ] || fail "lossy link but no retransmitted segments in rdma statistic"
+		;;
+	esac
 fi
 pass_fail

@@ -43,4 +43,5 @@ if [ $srv = 1 ]; then
 fi
 vm-barrier done
 res_baseline "rdma_res $dev" "$before" 50
+stats "$(rdma_netdev)"
 exit $rc
