@@ -335,6 +335,7 @@ static unsigned stag_invalidate(QpdpQp *q, uint32_t stag, bool remote)
         return ae;
     }
     mr->registered = false;
+    q->c->rdma.pestat[E810_PE_RDMAVINV]++;
     trace_e810_rdma_stag(remote ? "remote invalidate" : "invalidate",
                          stag >> 8, mr->len, mr->rights);
     return 0;
@@ -575,6 +576,14 @@ static void sq_advance(QpdpQp *q, unsigned quanta)
     }
 }
 
+/* An RDMA operation handed to the connection (@r 0) counts. */
+static void pe_count(QpdpQp *q, int r, unsigned which)
+{
+    if (!r) {
+        q->c->rdma.pestat[which]++;
+    }
+}
+
 static void sq_run(QpdpQp *q)
 {
     if (q->in_run) {
@@ -651,6 +660,7 @@ static void sq_run(QpdpQp *q)
                            w->op == OP_RDMA_WRITE_SOL) {
                     r = iw_post_write(q->conn, (uint32_t)h, qw[2], w->len,
                                       w->seq);
+                    pe_count(q, r, E810_PE_RDMATXWRS);
                 } else {
                     static const uint8_t map[] = {
                         [OP_RDMA_SEND] = IW_OP_SEND,
@@ -660,6 +670,7 @@ static void sq_run(QpdpQp *q)
                     };
                     r = iw_post_send(q->conn, map[w->op], (uint32_t)h,
                                      w->len, w->seq);
+                    pe_count(q, r, E810_PE_RDMATXSNDS);
                 }
                 break;
             case OP_RDMA_READ:
@@ -676,6 +687,11 @@ static void sq_run(QpdpQp *q)
                 r = iw_post_read(q->conn, w->nsge ? w->sge[0].stag : 0,
                                  w->nsge ? w->sge[0].to : 0, w->len,
                                  (uint32_t)h, qw[2], w->seq);
+                /* Zero-length Reads (MPA's RTR) are not counted: the
+                 * receiving side does not see them as Read Requests. */
+                if (w->len) {
+                    pe_count(q, r, E810_PE_RDMATXRDS);
+                }
                 break;
             default:
                 w->status = AE_WQE_UNEXPECTED_OPCODE;
@@ -836,6 +852,7 @@ static int cb_place(void *opaque, uint32_t stag, uint64_t to,
     }
     r = e810_rdma_xlate(q->c, stag, to, len, E810_ACC_REMOTE_WRITE, q->pd,
                         false, xcopy_fn, &x);
+    pe_count(q, r, E810_PE_RDMARXWRS);
     return xlate_term(r, true);
 }
 
@@ -937,6 +954,7 @@ static int cb_recv(void *opaque, const IwRecvSeg *s)
               CQ_SOEVENT : 0);
     trace_e810_iw_cqe(q->id, q->rxcq, false, q->rcv_idx, s->op, 0);
     e810_rdma_cq_post(q->c, q->rxcq, cqe);
+    q->c->rdma.pestat[E810_PE_RDMARXSNDS]++;
     return 0;
 }
 
@@ -946,6 +964,7 @@ static int cb_read_check(void *opaque, uint32_t stag, uint64_t to,
     QpdpQp *q = opaque;
     XCopy x = { q->c, NULL, NULL, false, true };
 
+    q->c->rdma.pestat[E810_PE_RDMARXRDS]++;
     return xlate_term(e810_rdma_xlate(q->c, stag, to, len,
                                       E810_ACC_REMOTE_READ, q->pd, false,
                                       xcopy_fn, &x), false);
@@ -1062,6 +1081,8 @@ static void qp_drop(E810Core *c, uint32_t id)
                                     q->conn->srtt_ns / 1000,
                                     q->conn->rto_ns / 1000);
         }
+        /* Its retransmissions stay in the statistics. */
+        c->rdma.pestat[E810_PE_TCPRTXSEG] += q->conn->stats.rexmits;
         iw_conn_destroy(q->conn);
         free(q->conn);
         e810_mem_release(c, QPDP_CONN_BYTES);
@@ -1464,6 +1485,19 @@ void e810_qpdp_reset(E810Core *c)
     }
     e810_timer_del(d->timer);
     d->armed = -1;
+}
+
+uint64_t e810_qpdp_rexmits(E810Core *c)
+{
+    E810Qpdp *d = c->rdma.qpdp;
+    uint64_t n = 0;
+
+    for (unsigned i = 0; d && i < E810_RDMA_MAX_QPS; i++) {
+        if (d->qp[i] && d->qp[i]->conn) {
+            n += d->qp[i]->conn->stats.rexmits;
+        }
+    }
+    return n;
 }
 
 void e810_qpdp_cleanup(E810Core *c)
