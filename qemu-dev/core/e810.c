@@ -271,6 +271,9 @@ static uint32_t e810_read32(E810Core *c, uint32_t off)
         /* Doorbell and push pages: write-only. */
         return 0;
     }
+    if (e810_lan_stats_read(c, off, &val)) {
+        return val;
+    }
     val = e810_reg(c, off);
     switch (off) {
     case PFINT_OICR:
@@ -302,6 +305,9 @@ static void e810_write32(E810Core *c, uint32_t off, uint32_t val)
     }
     if (e810_aq_write(c, off, val)) {
         return;
+    }
+    if (e810_lan_stats_reg(off)) {
+        return;                 /* statistics are read-only */
     }
     if (e810_lan_write(c, off, val)) {
         return;
@@ -421,6 +427,9 @@ size_t e810_receive(E810Core *c, const uint8_t *frame, size_t len)
         /* A frame the device itself sent while running: dropped. */
         c->stats.rx_dropped++;
         return len;
+    }
+    if (c->fw.phy.up) {
+        e810_lan_stats_port_rx(c, frame, len);
     }
     e810_receive_frame(c, frame, len);
     e810_leave(c);

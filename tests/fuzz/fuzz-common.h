@@ -85,18 +85,6 @@ static unsigned lan_tx_tail, lan_rx_tail;
 
 static inline uint64_t fuzz_addr(FuzzIn *in);
 
-static inline void put_bits(uint8_t *b, unsigned lsb, unsigned width,
-                            uint64_t v)
-{
-    for (unsigned i = 0; i < width; i++) {
-        unsigned bit = lsb + i;
-
-        if ((v >> i) & 1) {
-            b[bit / 8] |= 1u << (bit % 8);
-        }
-    }
-}
-
 static inline void lan_setup(void)
 {
     E810TxQueueCtx *q = &ifx.c.fw.sched.txq[LAN_TXQ];
@@ -258,7 +246,6 @@ static inline void fuzz_mem_pointer(FuzzIn *in)
 static inline void fuzz_cqp_wqe(FuzzIn *in)
 {
     uint64_t q[8];
-    uint64_t pa = SQ_PA + 64ull * ifx_sq_head;
 
     for (int i = 0; i < 8; i++) {
         q[i] = in64(in);
@@ -270,15 +257,7 @@ static inline void fuzz_cqp_wqe(FuzzIn *in)
     if (q[7] & 2) {
         q[4] = fuzz_addr(in);
     }
-    if (ifx_sq_head == 0) {
-        ifx_sq_pol ^= 1;
-    }
-    q[3] = (q[3] & ~(1ull << 63)) | (uint64_t)ifx_sq_pol << 63;
-    for (int i = 0; i < 8; i++) {
-        ifx_set64(pa + 8 * i, q[i]);
-    }
-    ifx_sq_head = (ifx_sq_head + 1) % CQP_SQ_SIZE;
-    ifx_wr(PFPE_CQPDB, ifx_sq_head);
+    cqp_ring_post(&ifx_cur->cqp, q, q[3] & ~(1ull << 63));
 }
 
 /* SQ WQE of QP 3 + (b & 1), 1..4 quanta from the input, doorbell. */

@@ -13,30 +13,9 @@ set -u
 
 RELOADS=${RELOADS:-5}
 
-cat > "$OUT/job.sh" <<'EOS'
-#!/bin/sh
-modprobe ice || { echo "modprobe ice failed"; exit 1; }
-dev=$(net-up) || { echo "net-up failed"; exit 1; }
-echo "load 0: $dev carrier $(cat /sys/class/net/$dev/carrier)"
-n=1
-while [ $n -le $RELOADS ]; do
-	rmmod ice || { echo "reload $n: rmmod failed"; exit 1; }
-	[ -e /sys/module/ice ] && { echo "reload $n: ice still loaded"; exit 1; }
-	modprobe ice || { echo "reload $n: modprobe failed"; exit 1; }
-	dev=$(net-up) || { echo "reload $n: net-up failed"; exit 1; }
-	echo "reload $n: $dev carrier $(cat /sys/class/net/$dev/carrier)"
-	n=$((n + 1))
-done
-vm-barrier reloaded
-ping -c 50 -i 0.05 -W 5 "$PEER_IP" > /tmp/ping.log 2>&1
-rc=$?
-tail -2 /tmp/ping.log
-vm-barrier done
-exit $rc
-EOS
 
-vm_run --guests 2 --nic e810 --env COLDPLUG=0 --env RELOADS=$RELOADS \
-	--script "$OUT/job.sh" --timeout $((120 + RELOADS * 40))
+vm_job ice-reload --guests 2 --nic e810 --env COLDPLUG=0 --env RELOADS=$RELOADS \
+	--timeout $((120 + RELOADS * 40))
 for g in 0 1; do
 	d=$OUT/run/g$g/dmesg.log
 	assert_status $g 0

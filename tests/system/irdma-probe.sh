@@ -15,57 +15,9 @@ set -u
 
 RELOADS=${RELOADS:-5}
 
-cat > "$OUT/job.sh" <<'EOS'
-#!/bin/sh
-sh /job/files/bringup || exit 1
-echo "--- ibv_devinfo"
-ibv_devinfo -v | grep -E 'hca_id|transport|fw_ver|max_qp:|max_cq:|max_mr:|max_pd:|max_sge:|max_qp_wr|state|phys_state|active_mtu'
-# ib_dev of the function in iWARP mode (node type RNIC), port state.
-ib_ok() {
-	for i in /sys/class/infiniband/*; do
-		case "$(cat $i/node_type 2>/dev/null)" in
-		*RNIC*) grep -q ACTIVE $i/ports/1/state && return 0 ;;
-		esac
-	done
-	return 1
-}
-n=1
-while [ $n -le $RELOADS ]; do
-	rmmod irdma || { echo "reload $n: rmmod failed"; exit 1; }
-	[ -z "$(ls /sys/class/infiniband/ 2>/dev/null)" ] || { echo "reload $n: ib device left behind"; exit 1; }
-	modprobe irdma || { echo "reload $n: modprobe failed"; exit 1; }
-	t=0
-	while ! ib_ok && [ $t -lt 100 ]; do sleep 0.2; t=$((t + 1)); done
-	ib_ok || { echo "reload $n: no ACTIVE iWARP device"; exit 1; }
-	echo "reload $n ok"
-	n=$((n + 1))
-done
-echo "reloads done: $RELOADS"
-rdma link show
-# User-space verbs objects (PD, MR, virtually mapped CQ, QP through
-# libirdma and the doorbell page) are created and released again.
-before=$(rdma res show qp | wc -l)
-ibv_rc_pingpong -d irdma0 -g 0 > /tmp/pp.log 2>&1 &
-pp=$!
-sleep 3
-during=$(rdma res show qp | wc -l)
-kill $pp; wait $pp 2>/dev/null
-sleep 1
-after=$(rdma res show qp | wc -l)
-echo "user QPs: before $before during $during after $after"
-[ "$during" -gt "$before" ] && [ "$after" = "$before" ] && echo "user verbs objects released"
-rdma res show
-# A function reset: ice tears irdma down, resets, and plugs it again.
-for d in /sys/bus/pci/devices/*; do
-	[ "$(cat $d/device)" = 0x159b ] && echo 1 > $d/reset && echo "function reset done"
-done
-t=0
-while ! ib_ok && [ $t -lt 150 ]; do sleep 0.2; t=$((t + 1)); done
-ib_ok && echo "iWARP device back after reset"
-EOS
 
-vm_run --guests 2 --nic e810 --env COLDPLUG=0 --env RELOADS=$RELOADS \
-	--file "$TOP/guest-driver/bringup" --script "$OUT/job.sh" --timeout 400
+vm_job irdma-probe --guests 2 --nic e810 --env COLDPLUG=0 --env RELOADS=$RELOADS \
+	--timeout 400
 for g in 0 1; do
 	assert_status $g 0
 	# RoCEv2 at boot works (same engine), then iWARP.

@@ -35,49 +35,10 @@ send_bw_bidir-65536|ib_send_bw -b -s 65536 -n $ITERS
 write_bw_bidir-65536|ib_write_bw -b -s 65536 -n $ITERS"
 printf '%s\n' "$RUNS" > "$OUT/runs.txt"
 
-cat > "$OUT/job.sh" <<'EOS'
-#!/bin/sh
-sh /job/files/bringup > /tmp/bringup.log 2>&1 || { cat /tmp/bringup.log; exit 1; }
-IBDEV=$(sed -n 's/^bringup: iWARP device //p' /tmp/bringup.log)
-echo "device $IBDEV"
-listening() {
-	i=0
-	until rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
-		i=$((i + 1)); [ $i -lt 300 ] || return 1
-		sleep 0.1
-	done
-}
-rc=0
-while IFS='|' read -r name cmd; do
-	[ -n "$name" ] || continue
-	t0=$(date +%s)
-	if [ $GUEST_ID = 0 ]; then
-		timeout 240 $cmd -R -d $IBDEV > /tmp/$name.log 2>&1 &
-		pid=$!
-		listening || echo "$name: server not listening"
-		vm-barrier "listen-$name"
-		r=0; wait $pid || r=$?
-	else
-		vm-barrier "listen-$name"
-		r=0; timeout 240 $cmd -R -d $IBDEV $PEER_IP > /tmp/$name.log 2>&1 || r=$?
-	fi
-	# The result table: the lines after the "#bytes" header.
-	rows=$(awk '/^ #bytes/ { t = 1; next } t && /^-+$/ { t = 0 } t && /^ *[0-9]/' /tmp/$name.log | wc -l)
-	echo "run $name: exit $r rows $rows ($(( $(date +%s) - t0 )) s)"
-	sed -n '/^ #bytes/,/^-*$/p' /tmp/$name.log | sed "s/^/table $name: /"
-	[ $r = 0 ] && [ $rows -gt 0 ] || { tail -15 /tmp/$name.log; rc=1; }
-	vm-barrier "done-$name"
-done < /job/files/runs.txt
-echo "--- rdma res after"
-rdma resource show
-rdma resource show | grep -qE 'pd 0 cq 0 qp 0 cm_id 0 mr 0' || { echo "resources left"; rc=1; }
-exit $rc
-EOS
-
 run_and_check() {
 	FAILS=()
-	vm_run --guests 2 --nic e810 --env COLDPLUG=0 --file "$TOP/guest-driver/bringup" \
-		--file "$OUT/runs.txt" --script "$OUT/job.sh" --timeout ${TIMEOUT:-900}
+	vm_job iwarp-perftest --guests 2 --nic e810 --env COLDPLUG=0 \
+		--file "$OUT/runs.txt" --timeout ${TIMEOUT:-900}
 	while IFS='|' read -r name cmd; do
 		case $cmd in
 		*-a*) n=23 ;;	# 2 B .. 8 MiB
@@ -93,8 +54,7 @@ run_and_check() {
 	for g in 0 1; do
 		assert_status $g 0
 		assert_clean_dmesg $g
-		bad=$(grep -iE 'irdma.*(fail|error|timeout|timed out)' "$OUT/run/g$g/dmesg.log" | head -3)
-		[ -z "$bad" ] || fail "g$g irdma says: $bad"
+		assert_rdma_dmesg $g
 	done
 	# The record: the client's tables (bandwidth) and both latency tables.
 	grep -hE '^(run|table) ' "$OUT/run/g1/output.log"

@@ -8,56 +8,42 @@
 # WRITE.  Two rounds, one per direction, each with COUNT iterations at
 # every size in SIZES.  The link is captured: the MPA request and reply must
 # be on the wire with revision 2, and the kernel logs must stay clean.
+# The engine's statistics (rdma statistic show) count the rounds' RDMA
+# operations and at least their bytes, and the port's (ethtool -S) all of
+# those bytes too.
 set -u
 . "$(dirname "$0")/lib.sh"
 
 COUNT=${COUNT:-100}
 SIZES=${SIZES:-64 4096 65535}   # rping takes at most 64 KiB - 1
 
-# Guest GUEST_ID == SERVER runs the server in a round.
-cat > "$OUT/job.sh" <<EOS
-#!/bin/sh
-sh /job/files/bringup || exit 1
-rc=0
-for round in 0 1; do
-	for size in $SIZES; do
-		tag="round \$round size \$size"
-		if [ \$GUEST_ID = \$round ]; then
-			timeout 300 rping -s -a \$GUEST_IP -C $COUNT -v -V -S \$size > /tmp/rping.log 2>&1 &
-			pid=\$!
-			i=0
-			until rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
-				i=\$((i + 1)); [ \$i -lt 200 ] || { echo "\$tag: server not listening"; cat /tmp/rping.log; exit 1; }
-				sleep 0.1
-			done
-			vm-barrier "listen-\$round-\$size"
-			r=0; wait \$pid || r=\$?
-			echo "\$tag: server data lines \$(grep -c 'server ping data: rdma-ping-' /tmp/rping.log) exit \$r"
-		else
-			vm-barrier "listen-\$round-\$size" || exit 1
-			timeout 300 rping -c -a \$PEER_IP -C $COUNT -v -V -S \$size > /tmp/rping.log 2>&1
-			r=\$?
-			echo "\$tag: client data lines \$(grep -c '^ping data: rdma-ping-' /tmp/rping.log) exit \$r"
-		fi
-		[ \$r = 0 ] || { tail -5 /tmp/rping.log; rc=1; }
-		vm-barrier "done-\$round-\$size"
-	done
-done
-echo "--- rdma res after"
-rdma resource show
-exit \$rc
-EOS
-
-vm_run --guests 2 --nic e810 --env COLDPLUG=0 --file "$TOP/guest-driver/bringup" \
-	--script "$OUT/job.sh" --pcap "$OUT/link.pcap" --timeout 900
+vm_job iwarp-rping --guests 2 --nic e810 --env COLDPLUG=0 \
+	--env COUNT="$COUNT" --env SIZES="$SIZES" --pcap "$OUT/link.pcap" --timeout 900
 for g in 0 1; do
 	assert_status $g 0
 	assert_clean_dmesg $g
-	bad=$(grep -iE 'irdma.*(fail|error|timeout|timed out)' "$OUT/run/g$g/dmesg.log" | head -3)
-	[ -z "$bad" ] || fail "g$g irdma says: $bad"
+	assert_rdma_dmesg $g
 	for size in $SIZES; do
 		assert_output $g "^round [01] size $size: (server|client) data lines $COUNT exit 0\$" 2
 	done
+	# Each guest is the server of one round: per iteration it reads the
+	# client's buffer and writes it back, and both sides send twice.
+	bytes=0
+	for size in $SIZES; do bytes=$((bytes + COUNT * size)); done
+	n=$((COUNT * $(echo $SIZES | wc -w)))
+	for s in OutRdmaReads InRdmaReads OutRdmaWrites InRdmaWrites; do
+		assert_ge $g "$s" "$(rdma_stat $g $s)" $n
+	done
+	assert_ge $g OutRdmaSends "$(rdma_stat $g OutRdmaSends)" $((4 * n))
+	assert_ge $g InRdmaSends "$(rdma_stat $g InRdmaSends)" $((4 * n))
+	in_oct=$(rdma_stat $g ip4InOctets)
+	assert_ge $g ip4InOctets "$in_oct" $((2 * bytes))
+	assert_ge $g ip4OutOctets "$(rdma_stat $g ip4OutOctets)" $((2 * bytes))
+	assert_ge $g InSegs "$(rdma_stat $g '(tcp)?InSegs')" $((4 * n))
+	assert_ge $g OutSegs "$(rdma_stat $g '(tcp)?OutSegs')" $((4 * n))
+	assert_ge $g rx_bytes.nic "$(ethtool_stat $g rx_bytes.nic)" "${in_oct:-1}"
+	echo "g$g: rdma $(grep '^rdma-stat:' "$OUT/run/g$g/output.log" | tail -1 |
+		grep -oE '(ip4InOctets|ip4OutOctets|InSegs|OutSegs|RetransSegs|InRdmaWrites|OutRdmaWrites) [0-9]+' | tr '\n' ' ')"
 done
 
 # MPA on the wire (RFC 5044/6581): the key, then the flags byte and the

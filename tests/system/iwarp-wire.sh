@@ -22,44 +22,8 @@ COUNT=${COUNT:-10}
 	{ tail -20 "$OUT/tshark-build.log"; echo "FAIL: $TEST_NAME: tests/wire/tshark setup failed"; exit 1; }
 echo "tshark: $(head -1 "$OUT/tshark-version.txt")"
 
-cat > "$OUT/job.sh" <<EOS
-#!/bin/sh
-sh /job/files/bringup > /tmp/bringup.log 2>&1 || { cat /tmp/bringup.log; exit 1; }
-IBDEV=\$(sed -n 's/^bringup: iWARP device //p' /tmp/bringup.log)
-listening() {
-	i=0
-	until rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
-		i=\$((i + 1)); [ \$i -lt 300 ] || return 1
-		sleep 0.1
-	done
-}
-rc=0
-for name in rping write_bw read_bw; do
-	case \$name in
-	rping) srv="rping -s -a \$GUEST_IP -C $COUNT -v -V -S 4096"
-	       cli="rping -c -a \$PEER_IP -C $COUNT -v -V -S 4096" ;;
-	write_bw) srv="ib_write_bw -R -n 20 -s 65536 -d \$IBDEV"; cli="\$srv \$PEER_IP" ;;
-	read_bw) srv="ib_read_bw -R -n 20 -s 65536 -d \$IBDEV"; cli="\$srv \$PEER_IP" ;;
-	esac
-	if [ \$GUEST_ID = 0 ]; then
-		timeout 120 \$srv > /tmp/\$name.log 2>&1 &
-		pid=\$!
-		listening || echo "\$name: server not listening"
-		vm-barrier "listen-\$name"
-		r=0; wait \$pid || r=\$?
-	else
-		vm-barrier "listen-\$name" || exit 1
-		r=0; timeout 120 \$cli > /tmp/\$name.log 2>&1 || r=\$?
-	fi
-	echo "run \$name: exit \$r"
-	[ \$r = 0 ] || { tail -10 /tmp/\$name.log; rc=1; }
-	vm-barrier "done-\$name"
-done
-exit \$rc
-EOS
-
-vm_run --guests 2 --nic e810 --env COLDPLUG=0 --file "$TOP/guest-driver/bringup" \
-	--script "$OUT/job.sh" --pcap "$OUT/link.pcap" --timeout ${TIMEOUT:-600}
+vm_job iwarp-wire --guests 2 --nic e810 --env COLDPLUG=0 --env COUNT="$COUNT" \
+	--pcap "$OUT/link.pcap" --timeout ${TIMEOUT:-600}
 for g in 0 1; do
 	assert_status $g 0
 	assert_clean_dmesg $g

@@ -25,6 +25,17 @@ vm_run() {
 	VM_RC=$?
 }
 
+# vm_job JOB ARGS...: vm_run with the guest job tests/system/jobs/JOB.sh,
+# its helpers (jobs/lib.sh) and guest-driver/bringup in /job/files.
+# Parameters go to the job with --env NAME=VALUE.
+JOBS=$TOP/tests/system/jobs
+vm_job() {
+	local job=$1
+	shift
+	vm_run --file "$JOBS/lib.sh" --file "$TOP/guest-driver/bringup" \
+		--script "$JOBS/$job.sh" "$@"
+}
+
 # assert_status GUEST [EXPECTED]: the guest's job exit status (default 0).
 assert_status() {
 	local st
@@ -46,6 +57,64 @@ assert_clean_dmesg() {
 		"$OUT/run/g$1/dmesg.log" "$OUT/run/g$1/console.log" 2>/dev/null | head -5)
 	[ -z "$bad" ] || fail "g$1 kernel log: $bad"
 	[ -s "$OUT/run/g$1/dmesg.log" ] || fail "g$1 dmesg.log is empty"
+}
+
+# Device statistics a job printed: `ethtool -S DEV | sed 's/^ */ethtool: /'`
+# and `echo "rdma-stat: $(rdma statistic show | tr '\n' ' ')"` (one line).
+# ethtool_stat GUEST NAME: the value of ethtool's NAME (empty if missing).
+ethtool_stat() {
+	awk -v n="$2:" '$1 == "ethtool:" && $2 == n { v = $3 } END { print v }' \
+		"$OUT/run/g$1/output.log" 2>/dev/null
+}
+
+# rdma_stat GUEST REGEX: the value of the first counter whose name matches
+# (anchored) in the last `rdma statistic show` line.
+rdma_stat() {
+	awk -v re="^($2)\$" '$1 == "rdma-stat:" { v = ""
+		for (i = 2; i < NF; i++) if ($i ~ re) { v = $(i + 1); break } }
+		END { print v }' "$OUT/run/g$1/output.log" 2>/dev/null
+}
+
+# assert_ge GUEST WHAT VALUE MIN: VALUE is a number of at least MIN.
+assert_ge() {
+	case "$3" in
+	''|*[!0-9]*) fail "g$1 $2: '$3' is not a count"; return ;;
+	esac
+	[ "$3" -ge "$4" ] || fail "g$1 $2 = $3, expected >= $4"
+}
+
+# assert_rdma_dmesg GUEST: no irdma line about a failure, error or timeout.
+assert_rdma_dmesg() {
+	local bad
+	bad=$(grep -iE 'irdma.*(fail|error|timeout|timed out)' "$OUT/run/g$1/dmesg.log" | head -3)
+	[ -z "$bad" ] || fail "g$1 irdma says: $bad"
+}
+
+# assert_ulp_guests: both guests' jobs exited 0 with their RDMA resource
+# counts back to the baseline (jobs/lib.sh res_baseline), kernel logs clean.
+assert_ulp_guests() {
+	local g
+	for g in 0 1; do
+		assert_status $g 0
+		assert_output $g '^res counts back to baseline'
+		assert_clean_dmesg $g
+	done
+}
+
+# assert_no_trace GUEST REGEX WHAT: no line of the guest's QEMU trace
+# matches REGEX (WHAT names them in the failure).
+assert_no_trace() {
+	local n
+	n=$(grep -cE -- "$2" "$OUT/run/g$1/trace.log" 2>/dev/null)
+	[ "${n:-0}" = 0 ] || fail "g$1: $n $3: $(grep -m3 -E -- "$2" "$OUT/run/g$1/trace.log" | tr '\n' ';')"
+}
+
+# assert_no_rdma_gerr GUEST: QEMU logged no guest error of the RDMA
+# engine (needs --qemu-arg '-d guest_errors').
+assert_no_rdma_gerr() {
+	local gerr
+	gerr=$(grep -iE 'rdma|iwarp|qp' "$OUT/run/g$1/qemu.log" 2>/dev/null | head -3)
+	[ -z "$gerr" ] || fail "g$1: RDMA engine guest errors: $(echo "$gerr" | tr '\n' ';')"
 }
 
 # pass_fail: print the verdict and exit.

@@ -12,26 +12,8 @@ set -u
 . "$(dirname "$0")/lib.sh"
 COUNT=${1:-20}
 
-cat > "$OUT/job.sh" <<EOS
-#!/bin/sh
-sh /job/files/bringup || exit 1
-rping -s -a \$GUEST_IP -v -V -C $COUNT > /tmp/srv.log 2>&1 &
-spid=\$!
-i=0
-until rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
-	i=\$((i + 1)); [ \$i -lt 100 ] || { echo "server not listening"; exit 1; }
-	sleep 0.1
-done
-rc=0
-timeout 60 rping -c -a \$GUEST_IP -v -V -C $COUNT || rc=\$?
-echo "rping client exit \$rc"
-src=0; wait \$spid || src=\$?
-cat /tmp/srv.log
-echo "rping server exit \$src"
-EOS
-
-vm_run --guests 1 --nic e810 --env COLDPLUG=0 --file "$TOP/guest-driver/bringup" \
-	--script "$OUT/job.sh" --trace 'e810_*' --timeout 240
+vm_job rping-loopback --guests 1 --nic e810 --env COLDPLUG=0 --env COUNT="$COUNT" \
+	--trace 'e810_*' --timeout 240
 assert_status 0 0
 assert_clean_dmesg 0
 assert_output 0 '^ping data: rdma-ping-[0-9]+: [ -~]+' "$COUNT"

@@ -11,44 +11,7 @@ set -u
 SIZE=${1:-1024}
 COUNT=100
 
-cat > "$OUT/g0.sh" <<EOS
-#!/bin/sh
-set -e
-dev=\$(net-up)
-rdma link add rxe0 type rxe netdev \$dev
-rdma link show
-# Listen, wait until the cm_id is listening, then let the client go.
-rping -s -a \$GUEST_IP -C $COUNT -v -V -S $SIZE > /tmp/rping.log 2>&1 &
-pid=\$!
-i=0
-until rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
-	i=\$((i + 1)); [ \$i -lt 100 ] || { echo "server not listening"; exit 1; }
-	sleep 0.1
-done
-vm-barrier listening
-rc=0; wait \$pid || rc=\$?
-cat /tmp/rping.log
-echo "rping server exit \$rc"
-exit \$rc
-EOS
-
-cat > "$OUT/g1.sh" <<EOS
-#!/bin/sh
-set -e
-dev=\$(net-up)
-rdma link add rxe0 type rxe netdev \$dev
-# The peer may configure its address a few seconds later (the guests boot
-# in parallel): ask again rather than let one lost ARP end the test.
-i=0
-until ping -c 1 -W 2 \$PEER_IP; do
-	i=\$((i + 1)); [ \$i -lt 15 ] || exit 1
-done
-vm-barrier listening
-rping -c -a \$PEER_IP -C $COUNT -v -V -S $SIZE
-echo "rping client exit \$?"
-EOS
-
-vm_run --guests 2 --nic virtio --script "$OUT/g0.sh" --script1 "$OUT/g1.sh" --timeout 120
+vm_job rxe-rping --guests 2 --nic virtio --env SIZE="$SIZE" --env COUNT="$COUNT" --timeout 120
 for g in 0 1; do
 	assert_status $g 0
 	assert_clean_dmesg $g

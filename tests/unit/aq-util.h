@@ -46,6 +46,22 @@ int aq_add_mac_rule(AqTest *t, uint16_t vsi, const uint8_t *da);
 /* Take the next event from the ARQ; false if none.  Re-posts the slot. */
 bool aq_event(AqTest *t, AqMsg *m);
 
+/* Pack @width bits of @v at bit @lsb of @b, in the little-endian bit
+ * order of ice's context packing (ice_pack_txq_ctx, ice_write_rxq_ctx). */
+static inline void put_bits(uint8_t *b, unsigned lsb, unsigned width,
+                            uint64_t v)
+{
+    for (unsigned i = 0; i < width; i++) {
+        unsigned bit = lsb + i;
+
+        if ((v >> i) & 1) {
+            b[bit / 8] |= 1u << (bit % 8);
+        } else {
+            b[bit / 8] &= ~(1u << (bit % 8));
+        }
+    }
+}
+
 static inline uint32_t aq_rd(AqTest *t, uint32_t off)
 {
     return e810_mmio_read(&t->c, off, 4);

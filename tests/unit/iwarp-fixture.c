@@ -58,47 +58,13 @@ void ifx_set64(uint64_t pa, uint64_t v)
 
 static void ifx_post(const uint64_t q[8], uint64_t hdr)
 {
-    uint64_t pa = SQ_PA + 64ull * ifx_sq_head;
-
-    if (ifx_sq_head == 0) {
-        ifx_sq_pol ^= 1;
-    }
-    for (int i = 0; i < 8; i++) {
-        ifx_set64(pa + 8 * i, q ? q[i] : 0);
-    }
-    ifx_set64(pa + 24, hdr | (uint64_t)ifx_sq_pol << 63);
-    ifx_sq_head = (ifx_sq_head + 1) % CQP_SQ_SIZE;
-    ifx_wr(PFPE_CQPDB, ifx_sq_head);
+    cqp_ring_post(&ifx_cur->cqp, q, hdr);
 }
 
 unsigned ifx_cqp(unsigned op, const uint64_t q[8], uint64_t hdr_extra)
 {
-    uint64_t pa = CCQ_PA + 32ull * ifx_ccq_head;
-    unsigned err;
-
-    ifx_post(q, (uint64_t)op << 32 | hdr_extra);
-    if ((ifx_mem64(pa + 24) >> 63) != ifx_ccq_pol) {
-        return 2;
-    }
-    err = (ifx_mem64(pa + 24) >> 55) & 1;
-    ifx_ccq_head = (ifx_ccq_head + 1) % CCQ_SIZE;
-    if (ifx_ccq_head == 0) {
-        ifx_ccq_pol ^= 1;
-    }
-    return err;
+    return cqp_ring_op(&ifx_cur->cqp, op, q, hdr_extra);
 }
-
-static uint64_t ifx_mac_u64(const uint8_t *a)
-{
-    uint64_t v = 0;
-
-    for (int i = 0; i < 6; i++) {
-        v = v << 8 | a[i];
-    }
-    return v;
-}
-
-
 
 /* QP context for QP 3 + @i, connected to the other one. */
 void ifx_qp_ctx(unsigned i, bool user)
@@ -120,10 +86,11 @@ void ifx_qp_ctx(unsigned i, bool user)
     ifx_set64(x + 80, snd | 0x3FFFCull << 32);
     ifx_set64(x + 88, rcv | 0x3FFFCull << 32);
     ifx_set64(x + 96, snd | (uint64_t)snd << 32);
-    ifx_set64(x + 128, 8ull << 48);
+    ifx_set64(x + 112, 0x3FFFFFFFull | 2920ull << 32);  /* ssthresh, cwnd */
+    ifx_set64(x + 128, 8ull << 48 | 5ull << 57);        /* rexmit, RTOMIN */
     ifx_set64(x + 136, 3 | 3ull << 32);
     ifx_set64(x + 144, Q2_PA(i));
-    ifx_set64(x + 152, ifx_mac_u64(our_mac) << 16);
+    ifx_set64(x + 152, mac_u64(our_mac) << 16);
     ifx_set64(x + 160, 16 | 1ull << 16 | 1ull << 20 | 1ull << 21 |
           (user ? 0 : 1ull << 25) | 1ull << 28);
     ifx_set64(x + 168, COMPCTX(i));
@@ -154,7 +121,7 @@ void ifx_qp_ctx_roce(unsigned i, bool user)
     ifx_set64(x + 112, 0x400ull << 32);
     ifx_set64(x + 128, 7ull << 48 | 7ull << 54 | 5ull << 57);
     ifx_set64(x + 136, 3 | 3ull << 32);
-    ifx_set64(x + 152, ifx_mac_u64(our_mac) << 16);
+    ifx_set64(x + 152, mac_u64(our_mac) << 16);
     ifx_set64(x + 160, 16 | 1ull << 16 | 1ull << 20 | 1ull << 21 |
               (user ? 0 : 1ull << 24 | 1ull << 25));
     ifx_set64(x + 168, COMPCTX(i));
@@ -185,19 +152,12 @@ static void ifx_setup_ilq(void)
     ifx_set64(ILQ_CTX_PA + 136, 1 | 1ull << 32);
     ifx_set64(ILQ_CTX_PA + 160, 1ull << 25);
     ifx_set64(ILQ_CTX_PA + 168, 0xFFFF8880DEAD0001ull);
-    for (unsigned i = 0; i < ILQ_NBUF; i++) {
-        uint64_t w = ILQ_RQ_PA + 32ull * i;
-
-        ifx_set64(w, ILQ_BUFS + (uint64_t)ILQ_BUF * i);
-        ifx_set64(w + 8, (uint64_t)ILQ_BUF << 32 | 1ull << 63);
-        ifx_set64(w + 16, 0);
-        ifx_set64(w + 24, 1ull << 63);
-    }
+    puda_post_rq(&h, ILQ_RQ_PA, ILQ_BUFS, ILQ_NBUF, ILQ_BUF);
     memset(q, 0, sizeof(q));
     q[2] = ILQ_CTX_PA;
     CHECK_EQ(ifx_cqp(0x00, q, 1 | 2ull << 48 | 2ull << 60 | 1ull << 42), 0);
     memset(q, 0, sizeof(q));
-    q[0] = ifx_mac_u64(our_mac);
+    q[0] = mac_u64(our_mac);
     q[1] = 1ull << 32 | ILQ_PORT;
     q[6] = ifx_cur->ip;
     CHECK_EQ(ifx_cqp(0x25, q, 2ull << 42 | 1ull << 60 | 1ull << 61), 0);
@@ -216,10 +176,8 @@ void ifx_setup(bool user)
     memcpy(c.mac, ifx_cur->mac, 6);     /* the port MAC of this device */
     CHECK_EQ(aq_add_pf_vsi(&t, 0, 1, true, &vsi), 0);
     CHECK_EQ(aq_add_mac_rule(&t, vsi, our_mac), 0);
-    ifx_sq_head = 0;
-    ifx_sq_pol = 0;
-    ifx_ccq_head = 0;
-    ifx_ccq_pol = 1;
+    cqp_ring_init(&ifx_cur->cqp, &h, &c, SQ_PA, CQP_SQ_SIZE, CCQ_PA,
+                  CCQ_SIZE);
     ifx_cq3_head = 0;
     ifx_cq3_pol = 1;
     ifx_aeq_head = 0;
@@ -244,13 +202,7 @@ void ifx_setup(bool user)
     }
     q[4] = COMMIT_PA;
     ifx_post(q, 0x21ull << 32 | 208);
-    memset(q, 0, sizeof(q));
-    q[0] = CCQ_SIZE;
-    q[4] = CCQ_PA;
-    q[5] = CCQ_SHADOW;
-    memset(ifx_mem(CCQ_PA), 0, 32 * CCQ_SIZE);
-    ifx_post(q, 0x03ull << 32 | 1ull << 46);
-    ifx_ccq_head = 1;
+    cqp_ring_create_ccq(&ifx_cur->cqp, CCQ_SHADOW, 0);
     /* AEQ */
     memset(q, 0, sizeof(q));
     memset(ifx_mem(AEQ_PA), 0, 16 * AEQ_SIZE);
@@ -267,7 +219,7 @@ void ifx_setup(bool user)
     CHECK_EQ(ifx_cqp(0x03, q, 3), 0);
     /* ARP 1 = ourselves (loopback) */
     memset(q, 0, sizeof(q));
-    q[2] = ifx_mac_u64(ifx_cur->peer_mac);
+    q[2] = mac_u64(ifx_cur->peer_mac);
     CHECK_EQ(ifx_cqp(0x0f, q, 1 | 1ull << 42), 0);
     for (i = 0; i < 2; i++) {
         /* MR over BUF(i): 64 KiB, local write + remote read/write */

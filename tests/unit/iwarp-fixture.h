@@ -5,6 +5,7 @@
 
 #include "fake-host.h"
 #include "aq-util.h"
+#include "cqp-util.h"
 #include "bytes.h"
 
 /*
@@ -23,7 +24,7 @@ typedef struct IfxState {
      * (0: 1024), psn[i] the first PSN QP 3 + i sends. */
     bool roce;
     uint32_t psn[2];
-    unsigned sq_head, sq_pol, ccq_head, ccq_pol;
+    CqpRing cqp;
     unsigned cq3_head, cq3_pol, aeq_head, aeq_pol;
     unsigned qsq_head[2], qsq_pol[2], qrq_head[2], qrq_pol[2];
 } IfxState;
@@ -32,10 +33,10 @@ extern IfxState *ifx_cur;
 extern unsigned ifx_failures;     /* set-up steps that failed */
 #define ifx             (ifx_cur->dev)
 #define ifx_mac         (ifx_cur->mac)
-#define ifx_sq_head     (ifx_cur->sq_head)
-#define ifx_sq_pol      (ifx_cur->sq_pol)
-#define ifx_ccq_head    (ifx_cur->ccq_head)
-#define ifx_ccq_pol     (ifx_cur->ccq_pol)
+#define ifx_sq_head     (ifx_cur->cqp.sq_head)
+#define ifx_sq_pol      (ifx_cur->cqp.sq_pol)
+#define ifx_ccq_head    (ifx_cur->cqp.ccq_head)
+#define ifx_ccq_pol     (ifx_cur->cqp.ccq_pol)
 #define ifx_cq3_head    (ifx_cur->cq3_head)
 #define ifx_cq3_pol     (ifx_cur->cq3_pol)
 #define ifx_aeq_head    (ifx_cur->aeq_head)
@@ -48,12 +49,6 @@ extern unsigned ifx_failures;     /* set-up steps that failed */
 #define M(off)          (FAKE_MEM_BASE + 0x800000 + (off))
 #define OUR_IP          0x0A000001u
 
-#define CTX_PA          M(0x0000)
-#define SQ_PA           M(0x1000)
-#define QUERY_PA        M(0x2000)
-#define COMMIT_PA       M(0x3000)
-#define CCQ_PA          M(0x4000)
-#define CCQ_SHADOW      M(0x5000)
 #define AEQ_PA          M(0x6000)
 #define CQ3_PA          M(0x8000)
 #define CQ3_SHADOW      M(0x8800)

@@ -5,15 +5,14 @@
  * opens, then malformed input and full tables.
  */
 #include "aq-util.h"
+#include "net-util.h"
 #include "check.h"
 
 static AqTest t;
 static AqMsg m;
 
 static const uint8_t mac0[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
-static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 static const uint8_t mcast[6] = { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 };
-static const uint8_t other[6] = { 0x52, 0x54, 0x00, 0x99, 0x99, 0x99 };
 
 /* Topology learnt from 0x0400 */
 static uint32_t root_teid, tc_teid, ep_teid;
@@ -128,20 +127,6 @@ static int move_node(uint32_t src, uint32_t dst, uint32_t teid)
     st16(m.buf + 8, 1);
     st32(m.buf + 12, teid);
     return aq_send(&t, &m);
-}
-
-/* Pack @width bits of @v at @lsb, little-endian bit order like ice_pack_txq_ctx. */
-static void put_bits(uint8_t *b, unsigned lsb, unsigned width, uint64_t v)
-{
-    for (unsigned i = 0; i < width; i++) {
-        unsigned bit = lsb + i;
-
-        if ((v >> i) & 1) {
-            b[bit / 8] |= 1u << (bit % 8);
-        } else {
-            b[bit / 8] &= ~(1u << (bit % 8));
-        }
-    }
 }
 
 static int add_txq(uint32_t parent, uint16_t q, uint64_t ring, uint16_t qlen,
@@ -456,12 +441,12 @@ static void test_probe_open_flow(void)
 
     /* ice_init_mac_fltr: permanent MAC and broadcast, Tx rules. */
     CHECK_EQ(add_mac_rule(vsi, mac0, &mac_idx), 0);
-    CHECK_EQ(add_mac_rule(vsi, bcast, &bc_idx), 0);
+    CHECK_EQ(add_mac_rule(vsi, bcast_mac, &bc_idx), 0);
     CHECK(mac_idx != bc_idx);
     CHECK_EQ(lookup(mac0, E810_VLAN_NONE, vsis), 1);
     CHECK_EQ(vsis[0], vsi);
-    CHECK_EQ(lookup(bcast, E810_VLAN_NONE, vsis), 1);
-    CHECK_EQ(lookup(other, E810_VLAN_NONE, vsis), 0);
+    CHECK_EQ(lookup(bcast_mac, E810_VLAN_NONE, vsis), 1);
+    CHECK_EQ(lookup(nobody_mac, E810_VLAN_NONE, vsis), 0);
     CHECK_EQ(lookup(mcast, E810_VLAN_NONE, vsis), 0);
     /* Bring-up so far refused nothing but the deleted entry point's query. */
     CHECK_EQ(t.h.guest_errors, errors + 1);
@@ -483,8 +468,12 @@ static void test_probe_open_flow(void)
         CHECK_EQ(add_rule(0, 3, 0, ACT_FWD_VSI(vsi), mc_pattern, -1,
                           &promisc_idx), 0);
         CHECK_EQ(lookup(mcast, E810_VLAN_NONE, vsis), 1);
-        CHECK_EQ(lookup(other, E810_VLAN_NONE, vsis), 0);
+        CHECK_EQ(lookup(nobody_mac, E810_VLAN_NONE, vsis), 0);
+        CHECK_EQ(lookup(mcast, E810_VLAN_NONE, vsis), 1);
+        CHECK_EQ(lookup(mcast, E810_VLAN_NONE, vsis), 1);  /* cached */
+        CHECK_EQ(vsis[0], vsi);
         CHECK_EQ(remove_rule(promisc_idx), 0);
+        /* the removal is seen by the very next (cached) lookup */
         CHECK_EQ(lookup(mcast, E810_VLAN_NONE, vsis), 0);
     }
 
@@ -515,7 +504,7 @@ static void test_probe_open_flow(void)
     CHECK_EQ(remove_rule(999), E810_AQ_RC_ENOENT);
     CHECK_EQ(remove_rule(60000), E810_AQ_RC_ENOENT);
     CHECK_EQ(lookup(mac0, E810_VLAN_NONE, vsis), 0);
-    CHECK_EQ(lookup(bcast, E810_VLAN_NONE, vsis), 1);
+    CHECK_EQ(lookup(bcast_mac, E810_VLAN_NONE, vsis), 1);
     CHECK_EQ(dis_txq(l[7], 3), 0);
     CHECK(!e810_fw_txq(&t.c, 3)->enabled);
     CHECK_EQ(query(txq_teid, NULL), E810_AQ_RC_EINVAL);
@@ -534,7 +523,7 @@ static void test_probe_open_flow(void)
     CHECK_EQ(ld16(m.desc + 20), 0);
     CHECK_EQ(ld16(m.desc + 22), 768);
     CHECK(e810_fw_vsi_ctx(&t.c, vsi) == NULL);
-    CHECK_EQ(lookup(bcast, E810_VLAN_NONE, vsis), 0);
+    CHECK_EQ(lookup(bcast_mac, E810_VLAN_NONE, vsis), 0);
     CHECK_EQ(free_vsi(vsi, false), E810_AQ_RC_ENOENT);
     aq_test_cleanup(&t);
 }
@@ -552,7 +541,7 @@ static void populate(uint16_t *vsi, uint32_t *qg)
     }
     *qg = n;
     CHECK_EQ(add_txq(n, 0, 0x100000, 64, *vsi, &teid), 0);
-    CHECK_EQ(add_mac_rule(*vsi, bcast, &idx), 0);
+    CHECK_EQ(add_mac_rule(*vsi, bcast_mac, &idx), 0);
     CHECK_EQ(alloc_res(0x60 | (1 << 13), 1, NULL), 0);
 }
 
@@ -563,7 +552,7 @@ static void check_default_state(uint16_t vsi)
 
     CHECK(e810_fw_vsi_ctx(&t.c, vsi) == NULL);
     CHECK(!e810_fw_txq(&t.c, 0)->enabled);
-    CHECK_EQ(lookup(bcast, E810_VLAN_NONE, vsis), 0);
+    CHECK_EQ(lookup(bcast_mac, E810_VLAN_NONE, vsis), 0);
     CHECK_EQ(t.c.fw.sched.nnodes, 3);
     CHECK_EQ(t.c.fw.sw.nrules, 0);
     ep = e810_fw_sched_node(&t.c, t.c.fw.sched.ep_teid);
@@ -871,10 +860,10 @@ static void test_rule_limits(void)
     aq_msg_init(&m, 0x02A0, 64, true);
     st16(m.desc + 16, 2);
     lkup_rule(m.buf, 1, 1, vsi, ACT_FWD_VSI(vsi), mac0, -1);
-    lkup_rule(m.buf + 32, 1, 1, vsi, ACT_FWD_VSI(701), other, -1);
+    lkup_rule(m.buf + 32, 1, 1, vsi, ACT_FWD_VSI(701), nobody_mac, -1);
     CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_EINVAL);
     CHECK_EQ(t.c.fw.sw.nrules, 0);
-    lkup_rule(m.buf + 32, 1, 1, vsi, ACT_FWD_VSI(vsi), other, -1);
+    lkup_rule(m.buf + 32, 1, 1, vsi, ACT_FWD_VSI(vsi), nobody_mac, -1);
     CHECK_EQ(aq_send(&t, &m), 0);
     CHECK_EQ(t.c.fw.sw.nrules, 2);
     CHECK(ld16(m.buf + 12) != ld16(m.buf + 32 + 12));

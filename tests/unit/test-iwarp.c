@@ -211,6 +211,7 @@ typedef struct Node {
 
 typedef struct Frame {
     int64_t t;
+    uint64_t n;             /* order sent: frames due together keep it */
     int dst;
     size_t len;
     uint8_t *data;
@@ -224,6 +225,12 @@ static unsigned rng = 1;
 static unsigned p_drop, p_dup, p_reorder;   /* per mille */
 static bool link_down;
 static uint64_t link_frames;
+/* Deterministic loss: the data segments (payload > 0) A sends are
+ * numbered from 1; those listed are dropped once each. */
+static unsigned a_data_segs;
+static unsigned drop_nth[8];
+static unsigned link_drops;
+static int64_t pair_rto_min;        /* IwConnParams.rto_min_ns for both */
 
 static unsigned rnd(void)
 {
@@ -240,6 +247,7 @@ static void link_push(int dst, const uint8_t *f, size_t len, int64_t delay)
     }
     fr = &frames[nframes++];
     fr->t = now_ns + delay;
+    fr->n = link_frames;
     fr->dst = dst;
     fr->len = len;
     fr->data = malloc(len);
@@ -252,7 +260,18 @@ static void n_frame_out(void *o, const uint8_t *f, size_t len)
     int64_t delay = 10000;
 
     link_frames++;
+    if (n->id == 0 && len >= 14 + 40 && (f[14 + 2] << 8 | f[14 + 3]) > 40) {
+        unsigned k = ++a_data_segs, i;
+
+        for (i = 0; i < 8; i++) {
+            if (drop_nth[i] && drop_nth[i] == k) {
+                link_drops++;
+                return;
+            }
+        }
+    }
     if (link_down || rnd() % 1000 < p_drop) {
+        link_drops++;
         return;
     }
     if (rnd() % 1000 < p_reorder) {
@@ -389,6 +408,9 @@ static void setup_pair(unsigned drop, unsigned dup, unsigned reorder,
     rng = 12345;
     now_ns = 0;
     link_down = false;
+    a_data_segs = 0;
+    link_drops = 0;
+    memset(drop_nth, 0, sizeof(drop_nth));
     p_drop = drop;
     p_dup = dup;
     p_reorder = reorder;
@@ -423,6 +445,7 @@ static void setup_pair(unsigned drop, unsigned dup, unsigned reorder,
         p.ird = p.ord = 16;
         p.rd_ok = p.wr_ok = true;
         p.auto_terminate = true;
+        p.rto_min_ns = pair_rto_min;
         iw_conn_init(&n->c, &p, &node_ops, n);
     }
 }
@@ -451,7 +474,8 @@ static void run(int64_t horizon)
         int which = -1;
 
         for (i = 0; i < nframes; i++) {
-            if (t < 0 || frames[i].t < t) {
+            if (t < 0 || frames[i].t < t ||
+                (frames[i].t == t && frames[i].n < frames[best].n)) {
                 t = frames[i].t;
                 best = i;
             }
@@ -526,7 +550,7 @@ static void check_link(unsigned drop, unsigned dup, unsigned reorder,
     CHECK(iw_tx_idle(&a->c));
     if (drop) {
         CHECK(a->c.stats.rexmits > 0);
-        CHECK(b->c.stats.ooo_drops > 0);
+        CHECK(b->c.stats.ooo_queued > 0);
     }
     teardown_pair();
 }
@@ -804,7 +828,12 @@ static void test_close(void)
     setup_pair(0, 0, 0, 1460);
     link_down = true;
     CHECK_EQ(iw_post_send(&a->c, IW_OP_SEND, 0, 100, 0), 0);
-    run(120ll * 1000 * 1000 * 1000);
+    /* RTO 1 s (no sample yet), doubled up to 60 s: the ninth expiry
+     * comes at 1 + 2 + ... + 32 + 3 * 60 = 243 s */
+    run(240ll * 1000 * 1000 * 1000);
+    CHECK_EQ(a->events[IW_EV_TOO_MANY_RETRIES], 0);
+    CHECK_EQ(a->c.stats.rto, 8);
+    run(10ll * 1000 * 1000 * 1000);
     CHECK_EQ(a->events[IW_EV_TOO_MANY_RETRIES], 1);
     CHECK_EQ(a->c.stats.rto, 8);
     CHECK_EQ(a->c.state, IW_TCP_CLOSED);
@@ -826,6 +855,250 @@ static void test_zero_window(void)
     teardown_pair();
 }
 
+/* ---- loss recovery ----------------------------------------------------- */
+
+#define MS  (1000 * 1000ll)
+
+/* A Write of @len from A's 0 to B's 1 MiB; returns the simulated time
+ * until A's completion, -1 if it never came. */
+static int64_t write_and_wait(uint32_t len, int64_t horizon)
+{
+    Node *a = &nodes[0], *b = &nodes[1];
+    int64_t t0 = now_ns, step = 100 * 1000;
+    unsigned done0 = a->ndone;
+
+    fill(a, 0, len, 11);
+    CHECK_EQ(iw_post_write(&a->c, STAG_MEM, 1u << 20, len, 0), 0);
+    while (a->ndone == done0 && now_ns - t0 < horizon) {
+        run(step);
+    }
+    CHECK(!memcmp(b->mem + (1u << 20), a->mem, len));
+    return a->ndone == done0 ? -1 : now_ns - t0;
+}
+
+/* One lost segment in a long Write: three duplicate ACKs resend that
+ * segment alone; what followed it was kept by the receiver. */
+static void test_fast_retransmit(void)
+{
+    Node *a = &nodes[0], *b = &nodes[1];
+
+    setup_pair(0, 0, 0, 1460);
+    drop_nth[0] = 40;
+    CHECK(write_and_wait(1u << 20, 10 * 1000 * MS) >= 0);
+    CHECK_EQ(link_drops, 1);
+    CHECK_EQ(a->c.stats.fast_rexmits, 1);
+    CHECK_EQ(a->c.stats.rexmits, 1);
+    CHECK_EQ(a->c.stats.rto, 0);
+    CHECK(b->c.stats.ooo_queued >= 3);
+    CHECK_EQ(b->c.stats.ooo_drops, 0);
+    CHECK_EQ(b->c.ooo_cnt, 0);
+    CHECK(!a->c.in_recovery);
+    /* Halved at the loss (RFC 5681 (4)) and grown again since. */
+    CHECK(a->c.ssthresh < 0x3FFFFFFF);
+    CHECK(a->c.cwnd >= a->c.ssthresh);
+    teardown_pair();
+}
+
+/* Two holes in one window: a NewReno partial ACK resends the second
+ * without waiting for three more duplicates or the RTO. */
+static void test_newreno_partial_ack(void)
+{
+    Node *a = &nodes[0], *b = &nodes[1];
+
+    setup_pair(0, 0, 0, 1460);
+    drop_nth[0] = 60;
+    drop_nth[1] = 64;
+    CHECK(write_and_wait(1u << 20, 10 * 1000 * MS) >= 0);
+    CHECK_EQ(link_drops, 2);
+    CHECK_EQ(a->c.stats.fast_rexmits, 1);
+    CHECK_EQ(a->c.stats.partial_acks, 1);
+    CHECK_EQ(a->c.stats.rexmits, 2);
+    CHECK_EQ(a->c.stats.rto, 0);
+    CHECK_EQ(b->c.stats.ooo_drops, 0);
+    teardown_pair();
+}
+
+/*
+ * RTT estimation: 10 us each way on the fake link, so the RTO sits on
+ * the QP's floor; a lost last segment (no duplicates follow it) is
+ * resent after that floor, not after the initial second.
+ */
+static void test_rto_estimate(void)
+{
+    Node *a = &nodes[0];
+    int64_t t;
+
+    pair_rto_min = 5 * MS;
+    setup_pair(0, 0, 0, 1460);
+    CHECK(write_and_wait(64u << 10, 1000 * MS) >= 0);
+    CHECK(a->c.rtt_valid);
+    CHECK(a->c.srtt_ns >= 20000 && a->c.srtt_ns < 2 * MS);
+    CHECK_EQ(a->c.rto_ns, 5 * MS);
+    /* 4000 bytes: three segments, the last one lost */
+    drop_nth[0] = a_data_segs + 3;
+    t = write_and_wait(4000, 1000 * MS);
+    CHECK(t >= 5 * MS && t < 20 * MS);
+    CHECK_EQ(a->c.stats.rto, 1);
+    CHECK_EQ(a->c.stats.rexmits, 1);
+    /* The backoff is gone once new data is acknowledged. */
+    CHECK_EQ(a->c.rto_ns, 5 * MS);
+    CHECK_EQ(a->c.retries, 0);
+    teardown_pair();
+    pair_rto_min = 0;
+}
+
+/*
+ * Random loss: every loss is repaired by resending about what was lost
+ * (no go-back-N), mostly without waiting for the RTO.  Prints the
+ * simulated goodput against the loss-free run for the record.
+ */
+static void test_random_loss(void)
+{
+    Node *a = &nodes[0], *b = &nodes[1];
+    int64_t t_clean, t_loss;
+
+    pair_rto_min = 5 * MS;
+    setup_pair(0, 0, 0, 1460);
+    t_clean = write_and_wait(2u << 20, 10000 * MS);
+    teardown_pair();
+    setup_pair(10, 0, 0, 1460);
+    t_loss = write_and_wait(2u << 20, 10000 * MS);
+    CHECK(t_clean > 0 && t_loss > 0);
+    CHECK(link_drops > 10);
+    CHECK(a->c.stats.rexmits <= 2 * link_drops);
+    CHECK(a->c.stats.fast_rexmits + a->c.stats.partial_acks >
+          2 * a->c.stats.rto);
+    CHECK_EQ(b->c.stats.ooo_drops, 0);
+    printf("# 1%% loss: %u drops, %llu resent (%llu fast, %llu partial, "
+           "%llu rto), simulated time %.1f ms vs %.1f ms loss-free\n",
+           link_drops, (unsigned long long)a->c.stats.rexmits,
+           (unsigned long long)a->c.stats.fast_rexmits,
+           (unsigned long long)a->c.stats.partial_acks,
+           (unsigned long long)a->c.stats.rto, t_loss / 1e6, t_clean / 1e6);
+    teardown_pair();
+    pair_rto_min = 0;
+}
+
+/* Small segments and one early hole: more out-of-order segments than
+ * the queue keeps; the rest is dropped and counted, the data arrives. */
+static void test_ooo_bound(void)
+{
+    Node *b = &nodes[1];
+
+    setup_pair(0, 0, 0, 536);
+    /* Let slow start open the window past IW_OOO_SEGS segments. */
+    CHECK(write_and_wait(1u << 20, 10000 * MS) >= 0);
+    drop_nth[0] = a_data_segs + 100;
+    CHECK(write_and_wait(1u << 20, 100000 * MS) >= 0);
+    CHECK_EQ(link_drops, 1);
+    CHECK(b->c.stats.ooo_drops > 0);
+    CHECK(b->c.stats.ooo_queued >= IW_OOO_SEGS);
+    CHECK_EQ(b->c.ooo_cnt, 0);
+    CHECK_EQ(b->c.ooo_bytes, 0);
+    teardown_pair();
+}
+
+/* The first segment lost while the congestion window is still two
+ * segments: the duplicate ACKs release new segments (limited transmit)
+ * until the third one, so no RTO is waited for. */
+static void test_limited_transmit(void)
+{
+    Node *a = &nodes[0];
+    int64_t t;
+
+    setup_pair(0, 0, 0, 1460);
+    CHECK_EQ(a->c.cwnd, 2 * 1460);
+    drop_nth[0] = 1;
+    t = write_and_wait(7000, 5000 * MS);
+    CHECK(t >= 0 && t < 100 * MS);
+    CHECK_EQ(a->c.stats.rto, 0);
+    CHECK_EQ(a->c.stats.fast_rexmits, 1);
+    CHECK_EQ(a->c.stats.rexmits, 1);
+    teardown_pair();
+}
+
+/* Pure ACKs: delayed to every second segment. */
+static void test_delayed_ack(void)
+{
+    Node *a = &nodes[0], *b = &nodes[1];
+
+    setup_pair(0, 0, 0, 1460);
+    CHECK(write_and_wait(1u << 20, 1000 * MS) >= 0);
+    CHECK(b->c.stats.pure_acks * 2 <= a->c.stats.tx_segs + 2);
+    CHECK(b->c.stats.pure_acks > 0);
+    /* One small segment: acknowledged by the timer. */
+    CHECK(write_and_wait(100, 1000 * MS) >= 0);
+    CHECK(b->c.stats.delayed_acks >= 1);
+    teardown_pair();
+}
+
+/* Ping-pong of small Writes (ib_write_lat): each side answers the
+ * other's Write with its own as soon as it lands; the round trip is the
+ * link's, not a delayed ACK's or an RTO's, and the completions (the
+ * peer's TCP ACK) come piggybacked on the answers. */
+static void test_ping_pong(void)
+{
+    Node *a = &nodes[0], *b = &nodes[1];
+    int64_t t0;
+    unsigned i, n = 50;
+
+    setup_pair(0, 0, 0, 1460);
+    fill(a, 0, 64, 1);
+    fill(b, 0, 64, 2);
+    t0 = now_ns;
+    for (i = 0; i < n; i++) {
+        unsigned da = a->ndone, db = b->ndone;
+
+        a->mem[0] = (uint8_t)(i + 1);
+        CHECK_EQ(iw_post_write(&a->c, STAG_MEM, 1u << 20, 64, 0), 0);
+        while (b->mem[1u << 20] != (uint8_t)(i + 1) &&
+               now_ns - t0 < 1000 * MS) {
+            run(1000);
+        }
+        b->mem[0] = (uint8_t)(i + 1);
+        CHECK_EQ(iw_post_write(&b->c, STAG_MEM, 1u << 20, 64, 0), 0);
+        while ((a->mem[1u << 20] != (uint8_t)(i + 1) || a->ndone == da) &&
+               now_ns - t0 < 1000 * MS) {
+            run(1000);
+        }
+        CHECK(a->ndone > da);
+        CHECK(b->ndone >= db);
+    }
+    /* 20 us of link per round trip, polled in 1 us steps */
+    CHECK((now_ns - t0) / n < 30000);
+    CHECK_EQ(a->c.stats.rto + b->c.stats.rto, 0);
+    CHECK_EQ(a->c.stats.pure_acks + b->c.stats.pure_acks, 0);
+    teardown_pair();
+}
+
+/* Silly-window avoidance holds back pieces cut short by the window, not
+ * small messages: with a one-segment congestion window (as after an RTO)
+ * ten 64-byte Writes still go at once; a long Write waits for full
+ * segments. */
+static void test_sws_small_messages(void)
+{
+    Node *a = &nodes[0];
+    unsigned i;
+
+    setup_pair(0, 0, 0, 1460);
+    CHECK(write_and_wait(4000, 1000 * MS) >= 0);    /* an RTT sample */
+    a->c.cwnd = 1460;
+    a->c.ssthresh = 1460 * 4;
+    a->c.stats.tx_segs = 0;
+    for (i = 0; i < 10; i++) {
+        CHECK_EQ(iw_post_write(&a->c, STAG_MEM, (1u << 20) + i * 64, 64, 0),
+                 0);
+    }
+    CHECK_EQ(a->c.stats.tx_segs, 10);
+    /* 10 * 84 bytes in flight: the rest of the window is no full
+     * segment, so of a long Write nothing goes before an ACK. */
+    CHECK_EQ(iw_post_write(&a->c, STAG_MEM, 2u << 20, 20000, 0), 0);
+    CHECK_EQ(a->c.stats.tx_segs, 10);
+    run(100 * MS);
+    CHECK_EQ(a->ndone, 1 + 11);
+    teardown_pair();
+}
+
 int main(void)
 {
     RUN(test_crc32c);
@@ -839,5 +1112,14 @@ int main(void)
     RUN(test_malformed);
     RUN(test_close);
     RUN(test_zero_window);
+    RUN(test_fast_retransmit);
+    RUN(test_newreno_partial_ack);
+    RUN(test_rto_estimate);
+    RUN(test_random_loss);
+    RUN(test_ooo_bound);
+    RUN(test_delayed_ack);
+    RUN(test_limited_transmit);
+    RUN(test_ping_pong);
+    RUN(test_sws_small_messages);
     return CHECK_DONE();
 }

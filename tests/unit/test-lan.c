@@ -6,6 +6,7 @@
  * descriptors laid out as the ice driver writes them.
  */
 #include "aq-util.h"
+#include "net-util.h"
 #include "check.h"
 
 static AqTest t;
@@ -13,8 +14,6 @@ static AqMsg m;
 
 static const uint8_t our_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 static const uint8_t peer_mac[6] = { 0x52, 0x54, 0x00, 0xab, 0xcd, 0xef };
-static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-static const uint8_t other_mac[6] = { 0x52, 0x54, 0x00, 0x99, 0x99, 0x99 };
 
 /* Guest memory layout (above the admin queue's rings and buffers). */
 #define TX_RING         (FAKE_MEM_BASE + 0x800000)
@@ -51,39 +50,7 @@ static uint8_t *mem(uint64_t addr)
     return fake_mem(&t.h, addr);
 }
 
-static void put_bits(uint8_t *b, unsigned lsb, unsigned width, uint64_t v)
-{
-    for (unsigned i = 0; i < width; i++) {
-        unsigned bit = lsb + i;
-
-        if ((v >> i) & 1) {
-            b[bit / 8] |= 1u << (bit % 8);
-        } else {
-            b[bit / 8] &= ~(1u << (bit % 8));
-        }
-    }
-}
-
 /* ---- reference algorithms (written independently of the device) ------- */
-
-/* RFC 1071: 32-bit accumulation, then fold. */
-static uint16_t ref_sum(const uint8_t *a, size_t alen, const uint8_t *b,
-                        size_t blen)
-{
-    uint64_t s = 0;
-    const uint8_t *parts[2] = { a, b };
-    size_t lens[2] = { alen, blen };
-
-    for (int k = 0; k < 2; k++) {
-        for (size_t i = 0; i < lens[k]; i++) {
-            s += (i & 1) ? parts[k][i] : (uint64_t)parts[k][i] << 8;
-        }
-    }
-    while (s >> 16) {
-        s = (s & 0xFFFF) + (s >> 16);
-    }
-    return (uint16_t)s;
-}
 
 /* The L4 checksum of @l4 (checksum field at @coff treated as 0). */
 static uint16_t ref_l4_csum(const uint8_t *ip, bool v6, uint8_t proto,
@@ -93,18 +60,7 @@ static uint16_t ref_l4_csum(const uint8_t *ip, bool v6, uint8_t proto,
     size_t phl;
     uint16_t s;
 
-    memset(ph, 0, sizeof(ph));
-    if (v6) {
-        memcpy(ph, ip + 8, 32);
-        stbe32(ph + 32, len);
-        ph[39] = proto;
-        phl = 40;
-    } else {
-        memcpy(ph, ip + 12, 8);
-        ph[9] = proto;
-        stbe16(ph + 10, len);
-        phl = 12;
-    }
+    phl = ref_pseudo(ph, ip, v6, proto, len);
     memcpy(seg, l4, len);
     seg[coff] = seg[coff + 1] = 0;
     s = ~ref_sum(ph, phl, seg, len);
@@ -224,20 +180,9 @@ static size_t build(uint8_t *f, const uint8_t *dst, bool v6, uint8_t proto,
         stbe16(l4 + coff, ref_l4_csum(ip, v6, proto, l4, l4len, coff));
     } else {
         /* ~csum of the pseudo-header, stored uncomplemented (the seed). */
-        uint8_t ph[40] = { 0 };
-        size_t phl;
+        uint8_t ph[40];
+        size_t phl = ref_pseudo(ph, ip, v6, proto, seed_len);
 
-        if (v6) {
-            memcpy(ph, ip + 8, 32);
-            stbe32(ph + 32, seed_len);
-            ph[39] = proto;
-            phl = 40;
-        } else {
-            memcpy(ph, ip + 12, 8);
-            ph[9] = proto;
-            stbe16(ph + 10, seed_len);
-            phl = 12;
-        }
         stbe16(l4 + coff, ref_sum(ph, phl, NULL, 0));
     }
     return l3 + iplen + l4len;
@@ -709,7 +654,7 @@ static void rx_setup(void)
     aq_test_init(&t);
     CHECK_EQ(aq_add_pf_vsi(&t, RXQ_FIRST, 1, false, &vsi_num), 0);
     CHECK_EQ(aq_add_mac_rule(&t, vsi_num, our_mac), 0);
-    CHECK_EQ(aq_add_mac_rule(&t, vsi_num, bcast), 0);
+    CHECK_EQ(aq_add_mac_rule(&t, vsi_num, bcast_mac), 0);
     CHECK_EQ(aq_rss_key(vsi_num), 0);
     rx_setup_q(RXQ_FIRST, 5 * RX_BUF, true);
 }
@@ -798,7 +743,7 @@ static void test_rx_frame(void)
     e810_receive(&t.c, f, n);
     CHECK_EQ(ld16(rxd(4) + 2) & 0x3FF, E810_PTYPE_IPV6_UDP);
     CHECK_EQ(ld16(rxd(4) + 8) & 0x3F, 0x0B);
-    n = eth(f, bcast, peer_mac, 0x0806);
+    n = eth(f, bcast_mac, peer_mac, 0x0806);
     memset(f + n, 0, 46);
     e810_receive(&t.c, f, 60);
     CHECK_EQ(ld16(rxd(5) + 2) & 0x3FF, E810_PTYPE_L2);
@@ -874,7 +819,7 @@ static void test_rx_drops(void)
     e810_set_link(&t.c, true);
 
     /* Nobody's MAC. */
-    memcpy(f, other_mac, 6);
+    memcpy(f, nobody_mac, 6);
     e810_receive(&t.c, f, n);
     CHECK_EQ(t.c.stats.rx_no_vsi, 1);
     memcpy(f, our_mac, 6);
@@ -1018,6 +963,125 @@ static void test_mac_loopback(void)
     aq_test_cleanup(&t);
 }
 
+/* ---- statistics registers (ice_update_pf_stats / ice_update_eth_stats) */
+
+/* Offsets from ice_hw_autogen.h, port 0 / VSI v. */
+#define T_GLPRT_GORCL       0x00380000
+#define T_GLPRT_UPRCL       0x00381300
+#define T_GLPRT_MPRCL       0x00381340
+#define T_GLPRT_BPRCL       0x00381380
+#define T_GLPRT_GOTCL       0x00380B40
+#define T_GLPRT_UPTCL       0x003811C0
+#define T_GLPRT_PRC64L      0x00380900
+#define T_GLPRT_PRC1522L    0x00380A40
+#define T_GLPRT_PTC127L     0x00380BC0
+#define T_GLPRT_RUC         0x00380200
+#define T_GLPRT_TDOLD       0x00381280
+#define T_GLPRT_CRCERRS     0x00380100
+#define T_PRTRPB_RDPC       0x000AC260
+#define T_GLV_GORCL(v)      (0x003B0000 + 8 * (v))
+#define T_GLV_UPRCL(v)      (0x003B2000 + 8 * (v))
+#define T_GLV_BPRCL(v)      (0x003B6000 + 8 * (v))
+#define T_GLV_GOTCL(v)      (0x00300000 + 8 * (v))
+#define T_GLV_UPTCL(v)      (0x0030A000 + 8 * (v))
+#define T_GLV_RDPC(v)       (0x00294C04 + 4 * (v))
+#define T_GLV_TEPC(v)       (0x00312000 + 4 * (v))
+
+static uint64_t rd64(uint32_t off)
+{
+    return e810_mmio_read(&t.c, off, 8);
+}
+
+static void test_stats(void)
+{
+    static const uint8_t mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
+    uint8_t f[1514], g[64];
+    size_t n = build(f, our_mac, false, 6, 1000, -1);   /* 1054 bytes */
+    size_t an;
+    E810TxQueueCtx *q;
+
+    rx_setup();
+    CHECK_EQ(rd64(T_GLPRT_GORCL), 0);
+    /* Unicast, broadcast (a 42-byte ARP the link did not pad), multicast
+     * nobody subscribed to (the MAC counts it, the switch drops it). */
+    e810_receive(&t.c, f, n);
+    an = eth(g, bcast_mac, peer_mac, 0x0806);
+    memset(g + an, 0, 28);
+    e810_receive(&t.c, g, an + 28);
+    memcpy(f, mcast, 6);
+    e810_receive(&t.c, f, n);
+    memcpy(f, our_mac, 6);
+    CHECK_EQ(t.c.stats.rx_frames, 2);
+    CHECK_EQ(rd64(T_GLPRT_UPRCL), 1);
+    CHECK_EQ(rd64(T_GLPRT_BPRCL), 1);
+    CHECK_EQ(rd64(T_GLPRT_MPRCL), 1);
+    /* Wire bytes: padded to 60, with the FCS. */
+    CHECK_EQ(rd64(T_GLPRT_GORCL), (n + 4) * 2 + 64);
+    CHECK_EQ(rd64(T_GLPRT_PRC64L), 1);
+    CHECK_EQ(rd64(T_GLPRT_PRC1522L), 2);
+    /* The VSI counts what it was given. */
+    CHECK_EQ(rd64(T_GLV_GORCL(vsi_num)), n + an + 28);
+    CHECK_EQ(rd64(T_GLV_UPRCL(vsi_num)), 1);
+    CHECK_EQ(rd64(T_GLV_BPRCL(vsi_num)), 1);
+
+    /* Drops: a runt at the MAC; no descriptors at the VSI and port. */
+    e810_receive(&t.c, f, 10);
+    CHECK_EQ(rd(T_GLPRT_RUC), 1);
+    wr(QRX_TAIL(RXQ_FIRST), t.c.lan.rxq[RXQ_FIRST].head);
+    e810_receive(&t.c, f, n);
+    CHECK_EQ(t.c.stats.rx_no_desc, 1);
+    CHECK_EQ(rd(T_GLV_RDPC(vsi_num)), 1);
+    CHECK_EQ(rd(T_PRTRPB_RDPC), 1);
+    CHECK_EQ(rd64(T_GLPRT_UPRCL), 2);
+    CHECK_EQ(rd(T_GLPRT_CRCERRS), 0);
+
+    /* Tx from the VSI's queue: one frame sent, one malformed, one while
+     * the link is down. */
+    q = &t.c.fw.sched.txq[TXQ];
+    q->enabled = true;
+    q->gen++;
+    q->base = TX_RING;
+    q->qlen = TX_QLEN;
+    q->src_vsi = vsi_num;
+    n = eth(f, peer_mac, our_mac, 0x0800);
+    memset(f + n, 0x5a, 86);
+    n += 86;                                            /* 100 bytes */
+    memcpy(mem(TX_BUFS), f, n);
+    txd_data(0, TX_BUFS, n, EOP_RS, 0, 0);
+    txd_data(1, TX_BUFS, 8, EOP_RS, 0, 0);              /* too short */
+    wr(QTX_COMM_DBELL(TXQ), 2);
+    CHECK_EQ(t.h.nframes, 1);
+    CHECK_EQ(rd64(T_GLPRT_UPTCL), 1);
+    CHECK_EQ(rd64(T_GLPRT_GOTCL), n + 4);
+    CHECK_EQ(rd64(T_GLPRT_PTC127L), 1);
+    CHECK_EQ(rd64(T_GLV_GOTCL(vsi_num)), n);
+    CHECK_EQ(rd64(T_GLV_UPTCL(vsi_num)), 1);
+    CHECK_EQ(rd(T_GLV_TEPC(vsi_num)), 1);
+    t.c.fw.phy.up = false;
+    txd_data(2, TX_BUFS, n, EOP_RS, 0, 0);
+    wr(QTX_COMM_DBELL(TXQ), 3);
+    t.c.fw.phy.up = true;
+    CHECK_EQ(rd(T_GLPRT_TDOLD), 1);
+    CHECK_EQ(rd64(T_GLPRT_UPTCL), 1);
+    /* The VSI sent it; the port dropped it. */
+    CHECK_EQ(rd64(T_GLV_GOTCL(vsi_num)), 2 * n);
+
+    /* Read-only, kept across a PF reset; 40-bit counters read as L/H
+     * and wrap at 2^40. */
+    wr(T_GLPRT_UPRCL, 0x1234);
+    CHECK_EQ(rd64(T_GLPRT_UPRCL), 2);
+    wr(PFGEN_CTRL, PFGEN_CTRL_PFSWR);
+    CHECK_EQ(rd64(T_GLPRT_UPRCL), 2);
+    CHECK_EQ(rd64(T_GLV_GOTCL(vsi_num)), 2 * n);
+    t.c.lan.port_stats[E810_PS_GORC] = (3ull << 40) | 0x12345678ABull;
+    CHECK_EQ(rd(T_GLPRT_GORCL), 0x345678AB);
+    CHECK_EQ(rd(T_GLPRT_GORCL + 4), 0x12);
+    CHECK_EQ(rd64(T_GLPRT_GORCL), 0x12345678ABull);
+    /* Other ports count nothing. */
+    CHECK_EQ(rd64(T_GLPRT_UPRCL + 8), 0);
+    aq_test_cleanup(&t);
+}
+
 int main(void)
 {
     RUN(test_tx_single);
@@ -1033,5 +1097,6 @@ int main(void)
     RUN(test_rx_drops);
     RUN(test_rx_rss_vlan_fcs);
     RUN(test_mac_loopback);
+    RUN(test_stats);
     return CHECK_DONE();
 }

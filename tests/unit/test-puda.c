@@ -9,6 +9,7 @@
  * WQEs are dropped and counted.
  */
 #include "aq-util.h"
+#include "cqp-util.h"
 #include "check.h"
 
 static AqTest t;
@@ -22,12 +23,6 @@ static const uint8_t peer_mac[6] = { 0x52, 0x54, 0x00, 0xab, 0xcd, 0xef };
 
 /* Guest memory above the admin queue (which ends at 0x4C0000). */
 #define M(off)          (FAKE_MEM_BASE + 0x800000 + (off))
-#define CTX_PA          M(0x0000)
-#define SQ_PA           M(0x1000)
-#define QUERY_PA        M(0x2000)
-#define COMMIT_PA       M(0x3000)
-#define CCQ_PA          M(0x4000)
-#define CCQ_SHADOW      M(0x5000)
 #define CEQ_PA          M(0x6000)
 #define CQ1_PA          M(0x7000)
 #define CQ1_SHADOW      M(0x8000)
@@ -48,7 +43,8 @@ static const uint8_t peer_mac[6] = { 0x52, 0x54, 0x00, 0xab, 0xcd, 0xef };
 #define CQ1_CTX         0xFFFF8880CAFE0000ull
 #define CEQ_VEC         4
 
-static unsigned sq_head, sq_pol, ccq_head, ccq_pol, cq1_head, cq1_pol;
+static CqpRing ring;
+static unsigned cq1_head, cq1_pol;
 static unsigned ilq_sq_head, ilq_sq_pol;
 
 static uint32_t rd(uint32_t off)
@@ -78,24 +74,6 @@ static void set64(uint64_t pa, uint64_t v)
 
 /* ---- reference checksums (independent of the device code) ------------- */
 
-static uint16_t ref_sum(const uint8_t *a, size_t alen, const uint8_t *b,
-                        size_t blen)
-{
-    uint64_t s = 0;
-    const uint8_t *parts[2] = { a, b };
-    size_t lens[2] = { alen, blen };
-
-    for (int k = 0; k < 2; k++) {
-        for (size_t i = 0; i < lens[k]; i++) {
-            s += (i & 1) ? parts[k][i] : (uint64_t)parts[k][i] << 8;
-        }
-    }
-    while (s >> 16) {
-        s = (s & 0xFFFF) + (s >> 16);
-    }
-    return (uint16_t)s;
-}
-
 /* TCP checksum of @tcp (its checksum field taken as 0). */
 static uint16_t ref_tcp_csum(const uint8_t *ip, bool v6, const uint8_t *tcp,
                              size_t len)
@@ -103,18 +81,7 @@ static uint16_t ref_tcp_csum(const uint8_t *ip, bool v6, const uint8_t *tcp,
     uint8_t ph[40], seg[2048];
     size_t phl;
 
-    memset(ph, 0, sizeof(ph));
-    if (v6) {
-        memcpy(ph, ip + 8, 32);
-        stbe32(ph + 32, len);
-        ph[39] = 6;
-        phl = 40;
-    } else {
-        memcpy(ph, ip + 12, 8);
-        ph[9] = 6;
-        stbe16(ph + 10, len);
-        phl = 12;
-    }
+    phl = ref_pseudo(ph, ip, v6, 6, len);
     memcpy(seg, tcp, len);
     seg[16] = seg[17] = 0;
     return ~ref_sum(ph, phl, seg, len);
@@ -124,45 +91,13 @@ static uint16_t ref_tcp_csum(const uint8_t *ip, bool v6, const uint8_t *tcp,
 
 static void post(const uint64_t q[8], uint64_t hdr)
 {
-    uint64_t pa = SQ_PA + 64ull * sq_head;
-
-    if (sq_head == 0) {
-        sq_pol ^= 1;
-    }
-    for (int i = 0; i < 8; i++) {
-        set64(pa + 8 * i, q ? q[i] : 0);
-    }
-    set64(pa + 24, hdr | (uint64_t)sq_pol << 63);
-    sq_head = (sq_head + 1) % CQP_SQ_SIZE;
-    wr(PFPE_CQPDB, sq_head);
+    cqp_ring_post(&ring, q, hdr);
 }
 
 /* Post a CQP op and return its CCQE's error bit (0 = fine). */
 static unsigned cqp(unsigned op, const uint64_t q[8], uint64_t hdr_extra)
 {
-    uint64_t pa = CCQ_PA + 32ull * ccq_head;
-    unsigned err;
-
-    post(q, (uint64_t)op << 32 | hdr_extra);
-    if ((mem64(pa + 24) >> 63) != ccq_pol) {
-        return 2;
-    }
-    err = (mem64(pa + 24) >> 55) & 1;
-    ccq_head = (ccq_head + 1) % CCQ_SIZE;
-    if (ccq_head == 0) {
-        ccq_pol ^= 1;
-    }
-    return err;
-}
-
-static uint64_t mac_u64(const uint8_t *a)
-{
-    uint64_t v = 0;
-
-    for (int i = 0; i < 6; i++) {
-        v = v << 8 | a[i];
-    }
-    return v;
+    return cqp_ring_op(&ring, op, q, hdr_extra);
 }
 
 static void ah_add(unsigned idx, bool lpb, uint32_t src, uint32_t dst,
@@ -217,14 +152,7 @@ static void apbvt(uint16_t port, bool add)
 /* Post RQ buffers [0, PUDA_Q) as irdma_puda_post_recvbuf(initial). */
 static void ilq_post_rq(void)
 {
-    for (unsigned i = 0; i < PUDA_Q; i++) {
-        uint64_t w = ILQ_RQ + 32ull * i;
-
-        set64(w, RXBUF_PA + (uint64_t)RXBUF * i);
-        set64(w + 8, (uint64_t)RXBUF << 32 | 1ull << 63);
-        set64(w + 16, 0);
-        set64(w + 24, 1ull << 63);
-    }
+    puda_post_rq(&h, ILQ_RQ, RXBUF_PA, PUDA_Q, RXBUF);
 }
 
 static uint16_t vsi_num;
@@ -236,10 +164,7 @@ static void setup_pe(bool pe)
     aq_test_init(&t);
     CHECK_EQ(aq_add_pf_vsi(&t, 0, 1, pe, &vsi_num), 0);
     CHECK_EQ(aq_add_mac_rule(&t, vsi_num, our_mac), 0);
-    sq_head = 0;
-    sq_pol = 0;
-    ccq_head = 0;
-    ccq_pol = 1;
+    cqp_ring_init(&ring, &h, &c, SQ_PA, CQP_SQ_SIZE, CCQ_PA, CCQ_SIZE);
     cq1_head = 0;
     cq1_pol = 1;
     ilq_sq_head = 0;
@@ -265,13 +190,7 @@ static void setup_pe(bool pe)
     q[4] = COMMIT_PA;
     post(q, 0x21ull << 32 | 208);
     /* CCQ (CQ 0) */
-    memset(q, 0, sizeof(q));
-    q[0] = CCQ_SIZE;
-    q[4] = CCQ_PA;
-    q[5] = CCQ_SHADOW;
-    memset(mem(CCQ_PA), 0, 32 * CCQ_SIZE);
-    post(q, 0x03ull << 32 | 1ull << 49 | 1ull << 46);
-    ccq_head = 1;
+    cqp_ring_create_ccq(&ring, CCQ_SHADOW, 1ull << 49);
     CHECK_EQ(mem64(CCQ_PA + 24) >> 63, 1);
     /* CEQ 0 -> vector CEQ_VEC */
     memset(q, 0, sizeof(q));
@@ -797,6 +716,19 @@ static void test_ilq_rx_ipv6(void)
     teardown();
 }
 
+/* An IPv4 TCP segment @sip:@sp -> @dip:@dp with @flags from the wire;
+ * the ILQ then has taken @ilq segments and the APBVT dropped @apbvt. */
+static void steer_expect(uint32_t sip, uint16_t sp, uint32_t dip, uint16_t dp,
+                         uint8_t flags, uint64_t ilq, uint64_t apbvt)
+{
+    uint8_t f[2048];
+    size_t n = mk_syn4(f, sip, sp, dip, dp, flags, 0);
+
+    e810_receive(&c, f, n);
+    CHECK_EQ(c.puda.stats.rx_ilq, ilq);
+    CHECK_EQ(c.puda.stats.rx_apbvt_drop, apbvt);
+}
+
 static void test_steering(void)
 {
     uint8_t f[2048];
@@ -813,28 +745,16 @@ static void test_steering(void)
     qhash(1, true, OUR_IP, 40000, OUR_IP, 5000);
 
     /* Pure SYN to the listener -> ILQ */
-    n = mk_syn4(f, PEER_IP, 33333, OUR_IP, 5000, 0x02, 0);
-    e810_receive(&c, f, n);
-    CHECK_EQ(c.puda.stats.rx_ilq, 1);
+    steer_expect(PEER_IP, 33333, OUR_IP, 5000, 0x02, 1, 0);
     /* ACK to the listener port without a quad -> dropped (APBVT) */
-    n = mk_syn4(f, PEER_IP, 33333, OUR_IP, 5000, 0x10, 0);
-    e810_receive(&c, f, n);
-    CHECK_EQ(c.puda.stats.rx_ilq, 1);
-    CHECK_EQ(c.puda.stats.rx_apbvt_drop, 1);
+    steer_expect(PEER_IP, 33333, OUR_IP, 5000, 0x10, 1, 1);
     /* Established quad, all four elements -> ILQ */
-    n = mk_syn4(f, OUR_IP, 5000, OUR_IP, 40000, 0x12, 0);
-    e810_receive(&c, f, n);
-    CHECK_EQ(c.puda.stats.rx_ilq, 2);
+    steer_expect(OUR_IP, 5000, OUR_IP, 40000, 0x12, 2, 1);
     /* Same ports, other remote address: not the quad -> APBVT drop */
-    n = mk_syn4(f, PEER_IP, 5000, OUR_IP, 40000, 0x12, 0);
-    e810_receive(&c, f, n);
-    CHECK_EQ(c.puda.stats.rx_ilq, 2);
-    CHECK_EQ(c.puda.stats.rx_apbvt_drop, 2);
+    steer_expect(PEER_IP, 5000, OUR_IP, 40000, 0x12, 2, 2);
     /* The reverse direction of the loopback quad is a different entry:
      * 10.0.0.1:40000 -> 10.0.0.1:5000 is a pure SYN to the listener. */
-    n = mk_syn4(f, OUR_IP, 40000, OUR_IP, 5000, 0x02, 0);
-    e810_receive(&c, f, n);
-    CHECK_EQ(c.puda.stats.rx_ilq, 3);
+    steer_expect(OUR_IP, 40000, OUR_IP, 5000, 0x02, 3, 2);
     /* Plain LAN traffic: other port -> LAN (dropped there: no Rx queue) */
     lan_drops = c.stats.rx_dropped;
     n = mk_syn4(f, PEER_IP, 33333, OUR_IP, 22, 0x02, 0);

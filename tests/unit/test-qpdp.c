@@ -869,6 +869,176 @@ static void test_sq_tail_shadow(void)
     teardown();
 }
 
+/* Frames that leave the device while the path is cut: only counted. */
+static unsigned cut_frames;
+static int64_t cut_t[16];
+
+static void cut_sink(void *opaque, const void *frame, size_t len)
+{
+    (void)opaque;
+    (void)frame;
+    (void)len;
+    if (cut_frames < 16) {
+        cut_t[cut_frames] = h.now;
+    }
+    cut_frames++;
+}
+
+/*
+ * TCP retransmission as the QP context asks for it: after an RTT sample
+ * the RTO sits on RTOMIN (5 ms, as irdma sets it); with the path cut,
+ * the retransmissions back off, and after REXMIT_THRESH (8) of them the
+ * connection is dropped with IRDMA_AE_LLP_TOO_MANY_RETRIES (0x050a).
+ */
+static void test_rexmit_limit(void)
+{
+    uint64_t q[4], ctx;
+    unsigned qp, code;
+    bool seen = false;
+
+    setup(false);
+    /* A Write that goes through: the RTT sample. */
+    fill(BUF_PA(0), 3000, 5);
+    q[0] = BUF_PA(0);
+    q[1] = 3000ull << 32 | STAG(0);
+    q[2] = BUF_PA(1) + 0x2000;
+    sq_post(0, q, 0x00ull << 32 | STAG(1), 1, NULL);
+    run();
+    CHECK(!memcmp(mem(BUF_PA(1) + 0x2000), mem(BUF_PA(0)), 3000));
+    /* Cut the path: our frames no longer loop back (another MAC). */
+    c.mac[5] ^= 1;
+    cut_frames = 0;
+    h.frame_cb = cut_sink;
+    q[1] = 1000ull << 32 | STAG(0);     /* one segment */
+    sq_post(0, q, 0x00ull << 32 | STAG(1), 1, NULL);
+    run();
+    CHECK(cut_frames >= 2);
+    /* First retransmission one RTOMIN after the original. */
+    CHECK(cut_t[1] - cut_t[0] >= 5000000 && cut_t[1] - cut_t[0] < 6000000);
+    /* then doubling */
+    if (cut_frames >= 3) {
+        CHECK(cut_t[2] - cut_t[1] >= 10000000 &&
+              cut_t[2] - cut_t[1] < 12000000);
+    }
+    while (aeqe_next(&ctx, &qp, &code)) {
+        CHECK(code != 0x050a);
+    }
+    /* 5 ms * (2^9 - 1): the ninth expiry ends it. */
+    for (unsigned k = 0; k < 20; k++) {
+        run();
+    }
+    while (aeqe_next(&ctx, &qp, &code)) {
+        if (qp == 3 && code == 0x050a) {
+            seen = true;
+        }
+    }
+    CHECK(seen);
+    /* original + 8 retransmissions + the RST */
+    CHECK_EQ(cut_frames, 10);
+    h.frame_cb = NULL;
+    c.mac[5] ^= 1;
+    teardown();
+}
+
+/* GATHER_STATS into @pa: 0 on success. */
+static unsigned gather(uint64_t pa)
+{
+    uint64_t w[8] = { 0 };
+
+    memset(mem(pa), 0xEE, 1024);
+    w[4] = pa;
+    return cqp(0x2e, w, 0);
+}
+
+/* A counter of the gather buffer at @byte, bits @bit..+@width
+ * (icrdma_hw_stat_map). */
+static uint64_t stat_at(uint64_t pa, unsigned byte, unsigned bit,
+                        unsigned width)
+{
+    return (mem64(pa + byte) >> bit) & ((1ull << width) - 1);
+}
+
+#define ST_IP4RXOCTS(p)     stat_at(p, 8, 0, 48)
+#define ST_IP4RXPKTS(p)     stat_at(p, 16, 0, 48)
+#define ST_IP4TXOCTS(p)     stat_at(p, 104, 0, 48)
+#define ST_IP4TXPKTS(p)     stat_at(p, 112, 0, 48)
+#define ST_TCPRXSEGS(p)     stat_at(p, 192, 32, 32)
+#define ST_TCPTXSEG(p)      stat_at(p, 208, 0, 48)
+#define ST_TCPRTXSEG(p)     stat_at(p, 216, 32, 32)
+#define ST_RDMARXWRS(p)     stat_at(p, 240, 0, 48)
+#define ST_RDMARXRDS(p)     stat_at(p, 248, 0, 48)
+#define ST_RDMARXSNDS(p)    stat_at(p, 256, 0, 48)
+#define ST_RDMATXWRS(p)     stat_at(p, 264, 0, 48)
+#define ST_RDMATXRDS(p)     stat_at(p, 272, 0, 48)
+#define ST_RDMATXSNDS(p)    stat_at(p, 280, 0, 48)
+
+static void test_gather_stats(void)
+{
+    const uint64_t s0 = BUF_PA(2), s1 = BUF_PA(2) + 0x400;
+    uint64_t q[4], cqe[4];
+    uint64_t tx_segs, tx_pkts;
+
+    setup(false);
+    CHECK_EQ(gather(s0), 0);
+    /* Nothing but the buffer's 41 counters: the rest is zero. */
+    CHECK_EQ(mem64(s0 + 1016), 0);
+    CHECK_EQ(ST_RDMATXSNDS(s0), 0);
+
+    /* A Send of 3000 bytes, an RDMA Write of 20000, an RDMA Read of
+     * 10000, QP 3 -> QP 4 through the loopback. */
+    fill(BUF_PA(0), 0x8000, 1);
+    rq_post(1, BUF_PA(1), 4096);
+    q[0] = BUF_PA(0);
+    q[1] = 3000ull << 32 | STAG(0);
+    q[2] = 0;
+    sq_post(0, q, 0x03ull << 32 | 1ull << 62, 1, NULL);
+    q[1] = 20000ull << 32 | STAG(0);
+    q[2] = BUF_PA(1) + 0x1000;
+    sq_post(0, q, 0x00ull << 32 | 1ull << 62 | STAG(1), 1, NULL);
+    q[0] = BUF_PA(0) + 0x6000;
+    q[1] = 10000ull << 32 | STAG(0);
+    q[2] = BUF_PA(1) + 0x1000;
+    sq_post(0, q, 0x01ull << 32 | 1ull << 62 | STAG(1), 1, NULL);
+    run();
+    while (cqe_next(cqe)) {
+        CHECK(!(cqe[3] & (1ull << 55)));
+    }
+    CHECK(!memcmp(mem(BUF_PA(1)), mem(BUF_PA(0)), 3000));
+    CHECK(!memcmp(mem(BUF_PA(0) + 0x6000), mem(BUF_PA(0)), 10000));
+
+    CHECK_EQ(gather(s1), 0);
+    CHECK_EQ(ST_RDMATXSNDS(s1), 1);
+    CHECK_EQ(ST_RDMARXSNDS(s1), 1);
+    CHECK_EQ(ST_RDMATXWRS(s1), 1);
+    CHECK_EQ(ST_RDMATXRDS(s1), 1);
+    CHECK_EQ(ST_RDMARXRDS(s1), 1);
+    /* Inbound Writes count per tagged segment: 20000 bytes at MSS 1460
+     * (less the MPA/DDP framing) take 14 or more. */
+    CHECK(ST_RDMARXWRS(s1) >= 14);
+    /* Through the loopback every segment sent is received, one per IPv4
+     * packet; the octets hold at least the payload. */
+    tx_segs = ST_TCPTXSEG(s1) - ST_TCPTXSEG(s0);
+    tx_pkts = ST_IP4TXPKTS(s1) - ST_IP4TXPKTS(s0);
+    CHECK(tx_segs >= 2 * 14 + 7);
+    CHECK_EQ(tx_pkts, tx_segs);
+    CHECK_EQ(ST_IP4RXPKTS(s1) - ST_IP4RXPKTS(s0), tx_pkts);
+    CHECK_EQ(ST_TCPRXSEGS(s1) - ST_TCPRXSEGS(s0), tx_segs);
+    CHECK(ST_IP4TXOCTS(s1) - ST_IP4TXOCTS(s0) >= 33000 + 40 * tx_pkts);
+    CHECK_EQ(ST_IP4RXOCTS(s1) - ST_IP4RXOCTS(s0),
+             ST_IP4TXOCTS(s1) - ST_IP4TXOCTS(s0));
+    CHECK_EQ(ST_TCPRTXSEG(s1), 0);
+    CHECK_EQ(c.rdma.pestat[E810_PE_RDMAVINV], 0);
+
+    /* A buffer outside guest memory: the op fails, nothing else. */
+    {
+        uint64_t w[8] = { 0 };
+
+        w[4] = 0xdead00000000ull;
+        CHECK_EQ(cqp(0x2e, w, 0), 1);
+    }
+    teardown();
+}
+
 int main(void)
 {
     RUN(test_send_write_read);
@@ -886,5 +1056,7 @@ int main(void)
     RUN(test_fast_reg_remote);
     RUN(test_read_local_inv);
     RUN(test_sq_tail_shadow);
+    RUN(test_rexmit_limit);
+    RUN(test_gather_stats);
     return CHECK_DONE();
 }

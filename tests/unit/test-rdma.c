@@ -5,7 +5,7 @@
  * requests (error completions, no crash).
  */
 #include "fake-host.h"
-#include "bytes.h"
+#include "cqp-util.h"
 #include "check.h"
 
 static FakeHost h;
@@ -14,12 +14,6 @@ static const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 
 /* Guest memory layout */
 #define M(off)          (FAKE_MEM_BASE + (off))
-#define CTX_PA          M(0x0000)
-#define SQ_PA           M(0x1000)
-#define QUERY_PA        M(0x2000)
-#define COMMIT_PA       M(0x3000)
-#define CCQ_PA          M(0x4000)
-#define CCQ_SHADOW      M(0x5000)
 #define CEQ_PA          M(0x6000)
 #define AEQ_PA          M(0x7000)
 #define QPCTX_PA        M(0x8000)
@@ -34,10 +28,7 @@ static const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 #define CCQ_SIZE        4
 #define CQP_COOKIE      0xFFFF888812345678ull
 
-static unsigned sq_head;
-static unsigned sq_pol;
-static unsigned ccq_head;
-static unsigned ccq_pol;
+static CqpRing ring;
 
 static uint32_t rd(uint32_t off)
 {
@@ -63,10 +54,7 @@ static void setup(void)
 {
     fake_host_init(&h);
     e810_core_init(&c, &h.host, mac);
-    sq_head = 0;
-    sq_pol = 0;
-    ccq_head = 0;
-    ccq_pol = 1;
+    cqp_ring_init(&ring, &h, &c, SQ_PA, SQ_SIZE, CCQ_PA, CCQ_SIZE);
 }
 
 static void teardown(void)
@@ -95,20 +83,7 @@ static uint32_t cqp_create_proto(unsigned protocol)
 /* Post one CQP WQE (qwords 0-2, 4-7 from @q, header @hdr) and ring. */
 static unsigned post(const uint64_t q[8], uint64_t hdr)
 {
-    uint64_t pa = SQ_PA + 64ull * sq_head;
-    unsigned idx = sq_head;
-    int i;
-
-    if (sq_head == 0) {
-        sq_pol ^= 1;
-    }
-    for (i = 0; i < 8; i++) {
-        set64(pa + 8 * i, q ? q[i] : 0);
-    }
-    set64(pa + 24, hdr | (uint64_t)sq_pol << 63);
-    sq_head = (sq_head + 1) % SQ_SIZE;
-    wr(PFPE_CQPDB, sq_head);
-    return idx;
+    return cqp_ring_post(&ring, q, hdr);
 }
 
 static unsigned post_op(unsigned op, const uint64_t q[8], uint64_t hdr_extra)
@@ -119,20 +94,7 @@ static unsigned post_op(unsigned op, const uint64_t q[8], uint64_t hdr_extra)
 /* Next CCQE: returns false if none is valid yet. */
 static bool ccq_next(uint64_t cqe[4])
 {
-    uint64_t pa = CCQ_PA + 32ull * ccq_head;
-    int i;
-
-    for (i = 0; i < 4; i++) {
-        cqe[i] = mem64(pa + 8 * i);
-    }
-    if ((cqe[3] >> 63) != ccq_pol) {
-        return false;
-    }
-    ccq_head = (ccq_head + 1) % CCQ_SIZE;
-    if (ccq_head == 0) {
-        ccq_pol ^= 1;
-    }
-    return true;
+    return cqp_ring_ccqe(&ring, cqe);
 }
 
 static void init_hmc(void)
@@ -274,25 +236,25 @@ static void test_ccq_wrap(void)
         CHECK_EQ((cqe[3] >> 32) & 0x7FFF, idx);
         CHECK_EQ(cqe[1], CQP_COOKIE);
         CHECK_EQ((cqe[3] >> 55) & 1, 0);
-        CHECK_EQ(rd(PFPE_CQPTAIL) & PFPE_CQPTAIL_WQTAIL_M, sq_head);
+        CHECK_EQ(rd(PFPE_CQPTAIL) & PFPE_CQPTAIL_WQTAIL_M, ring.sq_head);
     }
     CHECK(!ccq_next(cqe));
     CHECK_EQ(h.guest_errors, 0);
     /* Several WQEs on one doorbell complete in order. */
     {
         uint64_t pa;
-        unsigned first = sq_head;
+        unsigned first = ring.sq_head;
 
         for (i = 0; i < 3; i++) {
-            pa = SQ_PA + 64ull * sq_head;
-            if (sq_head == 0) {
-                sq_pol ^= 1;
+            pa = SQ_PA + 64ull * ring.sq_head;
+            if (ring.sq_head == 0) {
+                ring.sq_pol ^= 1;
             }
             memset(fake_mem(&h, pa), 0, 64);
-            set64(pa + 24, 0x24ull << 32 | (uint64_t)sq_pol << 63);
-            sq_head = (sq_head + 1) % SQ_SIZE;
+            set64(pa + 24, 0x24ull << 32 | (uint64_t)ring.sq_pol << 63);
+            ring.sq_head = (ring.sq_head + 1) % SQ_SIZE;
         }
-        wr(PFPE_CQPDB, sq_head);
+        wr(PFPE_CQPDB, ring.sq_head);
         for (i = 0; i < 3; i++) {
             CHECK(ccq_next(cqe));
             CHECK_EQ((cqe[3] >> 32) & 0x7FFF, (first + i) % SQ_SIZE);
@@ -687,7 +649,7 @@ static void test_malformed(void)
     {
         unsigned t = rd(PFPE_CQPTAIL) & PFPE_CQPTAIL_WQTAIL_M;
 
-        set64(SQ_PA + 64ull * t + 24, (uint64_t)!sq_pol << 63 | 0x24ull << 32);
+        set64(SQ_PA + 64ull * t + 24, (uint64_t)!ring.sq_pol << 63 | 0x24ull << 32);
         wr(PFPE_CQPDB, (t + 1) % SQ_SIZE);
         CHECK_EQ(rd(PFPE_CQPTAIL) & PFPE_CQPTAIL_WQTAIL_M, t);
         CHECK(!ccq_next(cqe));
@@ -1004,7 +966,7 @@ static void test_random_wqes(void)
             break;
         }
         CHECK(ccq_next(cqe));
-        CHECK_EQ((cqe[3] >> 32) & 0x7FFF, (sq_head + SQ_SIZE - 1) % SQ_SIZE);
+        CHECK_EQ((cqe[3] >> 32) & 0x7FFF, (ring.sq_head + SQ_SIZE - 1) % SQ_SIZE);
         if (rnd() % 8 == 0) {
             static const uint32_t regs[] = {
                 PFPE_CQARM, PFPE_CQACK, PFPE_AEQALLOC, PFPE_WQEALLOC,

@@ -189,6 +189,7 @@ int e810_sw_add_vsi(E810Core *c, E810AqCmd *cmd)
     unsigned num = E810_FW_MAX_VSI;
     E810Vsi *v;
 
+    c->fw.sw.lk.valid = false;     /* lookups may change */
     if (!cmd->has_buf || cmd->buf_len < E810_VSI_CTX_SIZE) {
         e810_guest_error(c, "add VSI: context of %u bytes", cmd->buf_len);
         return E810_AQ_RC_EINVAL;
@@ -262,6 +263,7 @@ int e810_sw_update_vsi(E810Core *c, E810AqCmd *cmd)
     unsigned num;
     int rc = vsi_from_cmd(c, cmd, "update VSI", &num);
 
+    c->fw.sw.lk.valid = false;     /* lookups may change */
     if (rc) {
         return rc;
     }
@@ -298,6 +300,7 @@ int e810_sw_free_vsi(E810Core *c, E810AqCmd *cmd)
     unsigned num;
     int rc = vsi_from_cmd(c, cmd, "free VSI", &num);
 
+    c->fw.sw.lk.valid = false;     /* lookups may change */
     if (rc) {
         return rc;
     }
@@ -349,6 +352,7 @@ int e810_sw_set_port_params(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSwitch *sw = &c->fw.sw;
 
+    c->fw.sw.lk.valid = false;     /* lookups may change */
     sw->port_flags = ld16(aq_param(cmd, 16));
     sw->bad_frame_vsi = ld16(aq_param(cmd, 18));
     sw->local_fwd_mode = cmd->desc[22];
@@ -459,6 +463,7 @@ int e810_sw_alloc_res(E810Core *c, E810AqCmd *cmd)
     int pool;
     int rc = res_parse(c, cmd, "alloc resources", &type, &pool, &ids);
 
+    c->fw.sw.lk.valid = false;     /* lookups may change */
     if (rc) {
         return -rc;
     }
@@ -507,6 +512,7 @@ int e810_sw_free_res(E810Core *c, E810AqCmd *cmd)
     int pool;
     int rc = res_parse(c, cmd, "free resources", &type, &pool, &ids);
 
+    c->fw.sw.lk.valid = false;     /* lookups may change */
     if (rc) {
         return -rc;
     }
@@ -658,6 +664,7 @@ static int sw_rules(E810Core *c, E810AqCmd *cmd, int op)
     size_t off = 0;
     int rc;
 
+    c->fw.sw.lk.valid = false;     /* lookups may change */
     if (!cmd->has_buf || num == 0) {
         e810_guest_error(c, "%s switch rules: %u rules", names[op], num);
         return E810_AQ_RC_EINVAL;
@@ -803,8 +810,8 @@ static void rule_targets(E810FwSwitch *sw, uint32_t act, uint8_t *map)
     }
 }
 
-int e810_fw_switch_lookup(E810Core *c, const uint8_t dst_mac[6], uint16_t vlan,
-                          uint16_t *vsis, int max)
+static int switch_lookup(E810Core *c, const uint8_t dst_mac[6], uint16_t vlan,
+                         uint16_t *vsis, int max)
 {
     E810FwSwitch *sw = &c->fw.sw;
     uint8_t hit[E810_FW_MAX_VSI / 8] = { 0 };
@@ -869,6 +876,29 @@ int e810_fw_switch_lookup(E810Core *c, const uint8_t dst_mac[6], uint16_t vlan,
             continue;
         }
         vsis[n++] = v;
+    }
+    return n;
+}
+
+int e810_fw_switch_lookup(E810Core *c, const uint8_t dst_mac[6], uint16_t vlan,
+                          uint16_t *vsis, int max)
+{
+    E810FwSwitch *sw = &c->fw.sw;
+    int n;
+
+    if (sw->lk.valid && sw->lk.vlan == vlan && sw->lk.max == max &&
+        !memcmp(sw->lk.mac, dst_mac, 6)) {
+        memcpy(vsis, sw->lk.vsis, (size_t)sw->lk.n * sizeof(vsis[0]));
+        return sw->lk.n;
+    }
+    n = switch_lookup(c, dst_mac, vlan, vsis, max);
+    if (max <= (int)(sizeof(sw->lk.vsis) / sizeof(sw->lk.vsis[0]))) {
+        sw->lk.valid = true;
+        memcpy(sw->lk.mac, dst_mac, 6);
+        sw->lk.vlan = vlan;
+        sw->lk.max = max;
+        sw->lk.n = n;
+        memcpy(sw->lk.vsis, vsis, (size_t)n * sizeof(vsis[0]));
     }
     return n;
 }

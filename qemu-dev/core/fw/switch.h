@@ -79,6 +79,15 @@ typedef struct E810FwSwitch {
     uint16_t pf_lut_size;
     uint8_t pf_lut[E810_RSS_PF_LUT_SIZE];
     uint8_t global_lut[E810_RSS_GLOBAL_LUTS][E810_RSS_GLOBAL_LUT_SIZE];
+    /* The last lookup's answer (every frame of a flow asks the same);
+     * any switch command invalidates it. */
+    struct {
+        bool valid;
+        uint8_t mac[6];
+        uint16_t vlan;
+        int max, n;
+        uint16_t vsis[8];
+    } lk;
 } E810FwSwitch;
 
 void e810_fw_switch_reset(E810Core *c, E810ResetType type);

@@ -16,8 +16,15 @@
 #define IW_READ_REQ_LEN     28
 #define IW_T_DDP_CATASTROPHIC IW_TERM(1, 0, 0x00)
 
-#define IW_RTO_MIN_NS       (200 * 1000 * 1000ll)
-#define IW_RTO_MAX_NS       (8 * 1000 * 1000 * 1000ll)
+/* RTO before the first RTT sample (RFC 6298 2.1), its default floor
+ * and its ceiling (2.4, 2.5); clock granularity G (2.3). */
+#define IW_RTO_INIT_NS          (1000 * 1000 * 1000ll)
+#define IW_RTO_MIN_DEFAULT_NS   (200 * 1000 * 1000ll)
+#define IW_RTO_MAX_NS           (60 * 1000 * 1000 * 1000ll)
+#define IW_RTO_G_NS             (100 * 1000ll)
+/* Delayed ACK (RFC 1122 4.2.3.2: well under 500 ms; every second full
+ * segment is acknowledged at once, RFC 5681 4.2). */
+#define IW_DELACK_NS            (500 * 1000ll)
 #define IW_TIME_WAIT_NS     (1000 * 1000 * 1000ll)
 
 static inline bool seq_lt(uint32_t a, uint32_t b)
@@ -44,7 +51,9 @@ void iw_ddp_input(IwConn *c, const uint8_t *data, size_t len,
 void iw_rx_error(IwConn *c, uint32_t term, const uint8_t *ulpdu, size_t len);
 
 /* tx.c */
-size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room);
+/* The next FPDU, at most @room bytes; with @tail_only only one that ends
+ * its message (or Read Response) -- no piece cut short by @room. */
+size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room, bool tail_only);
 bool iw_rdmap_pending(const IwConn *c);
 void iw_rdmap_acked(IwConn *c);
 /* Inbound Read Response for the oldest outstanding read: its message. */

@@ -143,6 +143,10 @@ typedef struct IwConnParams {
     uint16_t ird, ord;          /* inbound/outbound read limits */
     bool rd_ok, wr_ok;          /* accept inbound Read Req / Write+RResp */
     unsigned rexmit_thresh;     /* retries before giving up (0: 8) */
+    int64_t rto_min_ns;         /* RTO floor (0: IW_RTO_MIN_DEFAULT_NS) */
+    uint32_t cwnd;              /* initial congestion window (0: 2 MSS) */
+    uint32_t ssthresh;          /* initial slow-start threshold (0: max) */
+    unsigned dupack_thresh;     /* duplicate ACKs for fast retransmit (0: 3) */
     bool auto_terminate;        /* send a Terminate ourselves on errors */
 } IwConnParams;
 
@@ -152,6 +156,9 @@ typedef struct IwConnParams {
 #define IW_SEGQ         2048    /* segments in flight */
 #define IW_RBUF         (IW_MPA_MAX_FPDU + 16)
 #define IW_MPA_MAX_FPDU 65544
+/* Out-of-order segments kept for reassembly: whole frames, bounded. */
+#define IW_OOO_SEGS     256
+#define IW_OOO_BYTES    (384u << 10)
 
 typedef struct IwMsg {
     uint8_t op;
@@ -184,9 +191,29 @@ typedef struct IwSeg {
     bool fin;
 } IwSeg;
 
+/* A received segment beyond rcv_nxt, waiting for the hole before it. */
+typedef struct IwOooSeg {
+    uint32_t seq;
+    uint32_t len;           /* payload bytes */
+    bool fin;
+    uint16_t doff;          /* payload offset in frame */
+    uint32_t flen;
+    uint8_t *frame;         /* copy of the frame up to the TCP payload end */
+} IwOooSeg;
+
 typedef struct IwStats {
     uint64_t tx_segs, tx_bytes, rx_segs, rx_bytes;
-    uint64_t rexmits, rto, dup_acks, ooo_drops, bad_csum, bad_frame;
+    uint64_t rexmits;       /* segments sent again (any cause) */
+    uint64_t rto;           /* retransmission timeouts */
+    uint64_t fast_rexmits;  /* fast retransmits (third duplicate ACK) */
+    uint64_t partial_acks;  /* NewReno partial ACKs (one more resent) */
+    uint64_t dup_acks;
+    uint64_t ooo_queued;    /* out-of-order segments kept */
+    uint64_t ooo_drops;     /* out-of-order segments not kept (bound) */
+    uint64_t delayed_acks;  /* pure ACKs sent by the delayed-ACK timer */
+    uint64_t pure_acks;     /* pure ACKs sent */
+    uint64_t probes;        /* zero-window probes */
+    uint64_t bad_csum, bad_frame;
     uint64_t fpdus_rx, fpdus_tx, crc_errors;
 } IwStats;
 
@@ -206,10 +233,30 @@ typedef struct IwConn {
     unsigned depth;         /* nesting of entry points */
     unsigned dupacks;
     unsigned retries;
-    int64_t rto_ns;
+    /* Congestion control (RFC 5681, NewReno RFC 6582) */
+    uint32_t cwnd, ssthresh;
+    uint32_t bytes_acked;   /* congestion avoidance: since the last SMSS */
+    uint32_t recover;       /* snd_max when recovery began */
+    bool in_recovery;
+    unsigned dupack_thresh;
+    /* RTT and RTO (RFC 6298); one segment timed at a time (Karn) */
+    int64_t srtt_ns, rttvar_ns;
+    bool rtt_valid;
+    bool rtt_timing;
+    uint32_t rtt_seq;       /* timed: acked once snd_una passes this */
+    int64_t rtt_t0;
+    int64_t rto_min_ns;
+    int64_t rto_ns;         /* current RTO including backoff */
     int64_t rto_deadline;   /* -1 if not armed */
     int64_t tw_deadline;
-    int64_t armed;          /* last deadline given to ops->timer */
+    int64_t delack_deadline;
+    unsigned ack_pending;   /* full segments received, not yet acked */
+    int64_t armed;          /* deadline given to ops->timer, -1 none;
+                             * may be earlier than needed (never later) */
+    /* Receive reassembly: sorted by seq */
+    IwOooSeg ooo[IW_OOO_SEGS];
+    unsigned ooo_cnt;
+    size_t ooo_bytes;
     uint8_t *sbuf;          /* bytes snd_una .. snd_max */
     IwSeg segq[IW_SEGQ];
     unsigned seg_head, seg_cnt;
@@ -252,6 +299,8 @@ void iw_conn_destroy(IwConn *c);
 
 /* Inputs */
 void iw_input(IwConn *c, const uint8_t *frame, size_t len);
+/* The same for a frame whose IPv4 and TCP checksums the owner verified. */
+void iw_input_csum_ok(IwConn *c, const uint8_t *frame, size_t len);
 void iw_timer(IwConn *c);
 
 /* Work.  Return 0, or -1 when the queue (or ORD) is full: try later. */

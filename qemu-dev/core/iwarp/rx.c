@@ -210,6 +210,27 @@ static void rx_ulpdu(IwConn *c, const uint8_t *u, size_t ulen,
 void iw_ddp_input(IwConn *c, const uint8_t *data, size_t len,
                   const uint8_t *frame, size_t flen)
 {
+    /* Nothing half-received: whole FPDUs are taken from the frame where
+     * they are; only a partial one is copied to the reassembly buffer. */
+    while (len && !c->rx_halted && c->rbuf && !c->rlen) {
+        size_t fl, ul;
+        int r = iw_mpa_check(data, len, 0, &fl, &ul);
+
+        if (r == IW_MPA_MORE) {
+            break;
+        }
+        if (r != IW_MPA_OK) {
+            c->stats.crc_errors++;
+            iw_rx_error(c, IW_T_MPA_CRC, data + IW_MPA_HDR,
+                        len - IW_MPA_HDR < 64 ? len - IW_MPA_HDR : 64);
+            c->rlen = 0;
+            return;
+        }
+        c->stats.fpdus_rx++;
+        rx_ulpdu(c, data + IW_MPA_HDR, ul, frame, flen);
+        data += fl;
+        len -= fl;
+    }
     while (len && !c->rx_halted && c->rbuf) {
         size_t n = IW_RBUF - c->rlen, pos = 0;
 

@@ -25,6 +25,11 @@ static uint16_t csum_fold(uint32_t sum)
 
 /* ---- timers ------------------------------------------------------------- */
 
+/*
+ * The owner's timer is armed at the earliest deadline; a deadline that
+ * moves later (the RTO restarted by every ACK) leaves it where it is and
+ * the early expiry re-arms it, so ACKs cost no timer calls.
+ */
 static void timer_update(IwConn *c)
 {
     int64_t d = -1;
@@ -35,7 +40,10 @@ static void timer_update(IwConn *c)
     if (c->tw_deadline >= 0 && (d < 0 || c->tw_deadline < d)) {
         d = c->tw_deadline;
     }
-    if (d != c->armed) {
+    if (c->delack_deadline >= 0 && (d < 0 || c->delack_deadline < d)) {
+        d = c->delack_deadline;
+    }
+    if (d >= 0 && (c->armed < 0 || d < c->armed)) {
         c->armed = d;
         c->ops->timer(c->opaque, d);
     }
@@ -46,12 +54,56 @@ static void rto_arm(IwConn *c)
     c->rto_deadline = c->ops->now(c->opaque) + c->rto_ns;
 }
 
+/* RTO from the estimate, no backoff (RFC 6298 2.2-2.5). */
+static void rto_compute(IwConn *c)
+{
+    int64_t rto;
+
+    if (!c->rtt_valid) {
+        return;
+    }
+    rto = c->srtt_ns + (4 * c->rttvar_ns > IW_RTO_G_NS ? 4 * c->rttvar_ns
+                                                       : IW_RTO_G_NS);
+    if (rto < c->rto_min_ns) {
+        rto = c->rto_min_ns;
+    }
+    c->rto_ns = rto > IW_RTO_MAX_NS ? IW_RTO_MAX_NS : rto;
+}
+
+/* One measurement @r (RFC 6298 2.2, 2.3). */
+static void rtt_sample(IwConn *c, int64_t r)
+{
+    if (r < 0) {
+        return;
+    }
+    if (!c->rtt_valid) {
+        c->srtt_ns = r;
+        c->rttvar_ns = r / 2;
+        c->rtt_valid = true;
+    } else {
+        int64_t e = c->srtt_ns - r;
+
+        c->rttvar_ns = (3 * c->rttvar_ns + (e < 0 ? -e : e)) / 4;
+        c->srtt_ns = (7 * c->srtt_ns + r) / 8;
+    }
+    rto_compute(c);
+}
+
 /* ---- output ------------------------------------------------------------- */
 
-static void emit(IwConn *c, uint32_t seq, uint8_t flags, const uint8_t *payload,
-                 size_t plen)
+#define IW_FRAME_MAX    (ETH_HLEN + 4 + 40 + 20 + IW_MAX_MSS)
+
+/* Where the payload goes in this connection's frames. */
+static size_t hdr_len(const IwConn *c)
 {
-    uint8_t f[ETH_HLEN + 4 + 40 + 20 + IW_MAX_MSS];
+    return ETH_HLEN + (c->p.vlan ? 4 : 0) + (c->p.ipv4 ? 20 : 40) + 20;
+}
+
+/* Put the headers in front of the @plen payload bytes already at
+ * @f + hdr_len(c), checksum, send. */
+static void emit_frame(IwConn *c, uint8_t *f, uint32_t seq, uint8_t flags,
+                       size_t plen)
+{
     uint8_t *ip, *th;
     size_t l3, off = 0;
     uint32_t win, sum;
@@ -104,16 +156,27 @@ static void emit(IwConn *c, uint32_t seq, uint8_t flags, const uint8_t *payload,
     stbe16(th + 14, (uint16_t)(win > 0xFFFF ? 0xFFFF : win));
     stbe16(th + 16, 0);
     stbe16(th + 18, 0);
-    if (plen) {
-        memcpy(th + 20, payload, plen);
-    }
     sum = e810_csum_pseudo_addr(c->p.ipv4, c->p.lip, c->p.rip, IP_PROTO_TCP,
                                 20 + plen);
     cs = csum_fold(e810_csum_add(sum, th, 20 + plen));
     stbe16(th + 16, cs);
     c->stats.tx_segs++;
     c->stats.tx_bytes += plen;
+    if (flags & TCP_ACK) {
+        /* Every segment carries the ACK: nothing is owed any more. */
+        c->ack_now = false;
+        c->ack_pending = 0;
+        c->delack_deadline = -1;
+    }
     c->ops->frame_out(c->opaque, f, (size_t)(th - f) + 20 + plen);
+}
+
+/* A segment without payload (ACK, FIN, RST). */
+static void emit(IwConn *c, uint32_t seq, uint8_t flags)
+{
+    uint8_t f[ETH_HLEN + 4 + 40 + 20];
+
+    emit_frame(c, f, seq, flags, 0);
 }
 
 static void sbuf_put(IwConn *c, uint32_t seq, const uint8_t *p, size_t len)
@@ -138,51 +201,96 @@ static void sbuf_get(const IwConn *c, uint32_t seq, uint8_t *p, size_t len)
     memcpy(p + n, c->sbuf, len - n);
 }
 
-/* Resend everything in flight (go-back-N): the receiver drops what came
- * after a hole anyway. */
-static void retransmit(IwConn *c, bool all)
+/* The segment in flight holding sequence number @seq, NULL if none. */
+static IwSeg *seg_at(IwConn *c, uint32_t seq)
 {
-    uint8_t buf[IW_MAX_MSS];
     unsigned i;
 
     for (i = 0; i < c->seg_cnt; i++) {
         IwSeg *s = &c->segq[(c->seg_head + i) % IW_SEGQ];
-        uint32_t seq = s->seq, len = s->len;
 
-        if (seq_lt(seq, c->snd_una)) {     /* partly acknowledged */
-            uint32_t skip = c->snd_una - seq;
-
-            if (skip >= len) {
-                if (!s->fin) {
-                    continue;
-                }
-                skip = len;
-            }
-            seq += skip;
-            len -= skip;
-        }
-        sbuf_get(c, seq, buf, len);
-        emit(c, seq, TCP_ACK | (s->fin ? TCP_FIN : 0) | (len ? TCP_PSH : 0),
-             buf, len);
-        c->stats.rexmits++;
-        if (!all) {
-            break;
+        if (seq_leq(s->seq, seq) &&
+            seq_lt(seq, s->seq + s->len + (s->fin ? 1 : 0))) {
+            return s;
         }
     }
+    return NULL;
+}
+
+/*
+ * Send again the part of the segment holding @seq from @seq on; returns
+ * the sequence space it covered (0 if nothing is there).  The timed
+ * segment is no longer a valid sample (Karn).
+ */
+static uint32_t resend(IwConn *c, uint32_t seq)
+{
+    uint8_t f[IW_FRAME_MAX];
+    IwSeg *s = seg_at(c, seq);
+    uint32_t skip, len;
+
+    if (!s) {
+        return 0;
+    }
+    skip = seq - s->seq;
+    len = skip < s->len ? s->len - skip : 0;
+    sbuf_get(c, seq, f + hdr_len(c), len);
+    emit_frame(c, f, seq, TCP_ACK | (s->fin ? TCP_FIN : 0) | (len ? TCP_PSH : 0),
+               len);
+    c->stats.rexmits++;
+    c->rtt_timing = false;
+    return len + (s->fin ? 1 : 0);
+}
+
+static uint32_t flight(const IwConn *c)
+{
+    return c->snd_max - c->snd_una;
+}
+
+/* Usable window: the peer's, the congestion window, our buffer.  The
+ * first duplicate ACKs each let one more new segment go (limited
+ * transmit, RFC 3042) so that a loss in a small window still gets its
+ * three duplicates instead of waiting for the RTO. */
+static uint32_t send_window(const IwConn *c)
+{
+    uint32_t cw = c->cwnd, w;
+
+    if (!c->in_recovery && c->dupacks && c->dupacks < c->dupack_thresh) {
+        cw += c->dupacks * c->p.mss;
+    }
+    w = c->snd_wnd < cw ? c->snd_wnd : cw;
+
+    return w < IW_SBUF ? w : IW_SBUF;
 }
 
 void iw_tcp_output(IwConn *c)
 {
-    uint8_t buf[IW_MAX_MSS];
+    uint8_t f[IW_FRAME_MAX];
+    uint8_t *buf = f + hdr_len(c);  /* FPDUs are framed in place */
     bool sent = false;
 
     if (c->dead || c->state == IW_TCP_CLOSED) {
         return;
     }
-    while ((c->state == IW_TCP_ESTABLISHED || c->state == IW_TCP_CLOSE_WAIT) &&
+    /* After an RTO: go back from snd_una in slow start; what the peer
+     * kept out of order is skipped as its ACKs move snd_nxt on. */
+    while (seq_lt(c->snd_nxt, c->snd_max)) {
+        uint32_t out = c->snd_nxt - c->snd_una, n;
+
+        if (out && out + c->p.mss > send_window(c)) {
+            break;
+        }
+        n = resend(c, c->snd_nxt);
+        if (!n) {
+            c->snd_nxt = c->snd_max;
+            break;
+        }
+        c->snd_nxt += n;
+        sent = true;
+    }
+    while (c->snd_nxt == c->snd_max &&
+           (c->state == IW_TCP_ESTABLISHED || c->state == IW_TCP_CLOSE_WAIT) &&
            !c->fin_sent && c->seg_cnt < IW_SEGQ) {
-        uint32_t inflight = c->snd_max - c->snd_una;
-        uint32_t wnd = c->snd_wnd < IW_SBUF ? c->snd_wnd : IW_SBUF;
+        uint32_t inflight = flight(c), wnd = send_window(c);
         uint32_t room;
         size_t n;
         IwSeg *s;
@@ -200,12 +308,13 @@ void iw_tcp_output(IwConn *c)
                 break;
             }
             c->probe = false;
+            c->stats.probes++;
             room = c->p.mss;
         }
-        if (room < 64 && inflight) {
-            break;
-        }
-        n = iw_rdmap_next(c, buf, room);
+        /* Silly-window avoidance (RFC 1122 4.2.3.4): with data in
+         * flight, a segment goes full or with the end of a message,
+         * never a piece cut short by the window; its ACK opens more. */
+        n = iw_rdmap_next(c, buf, room, inflight && room < c->p.mss);
         if (!n) {
             break;
         }
@@ -214,7 +323,12 @@ void iw_tcp_output(IwConn *c)
         s->seq = c->snd_max;
         s->len = (uint32_t)n;
         s->fin = false;
-        emit(c, c->snd_max, TCP_ACK | TCP_PSH, buf, n);
+        emit_frame(c, f, c->snd_max, TCP_ACK | TCP_PSH, n);
+        if (!c->rtt_timing) {
+            c->rtt_timing = true;
+            c->rtt_seq = c->snd_max;
+            c->rtt_t0 = c->ops->now(c->opaque);
+        }
         c->snd_max += (uint32_t)n;
         c->snd_nxt = c->snd_max;
         if (c->rto_deadline < 0) {
@@ -223,7 +337,7 @@ void iw_tcp_output(IwConn *c)
         sent = true;
     }
     if (c->fin_queued && !c->fin_sent && !iw_rdmap_pending(c) &&
-        c->seg_cnt < IW_SEGQ &&
+        c->snd_nxt == c->snd_max && c->seg_cnt < IW_SEGQ &&
         (c->state == IW_TCP_ESTABLISHED || c->state == IW_TCP_CLOSE_WAIT)) {
         IwSeg *s = &c->segq[(c->seg_head + c->seg_cnt++) % IW_SEGQ];
 
@@ -231,7 +345,7 @@ void iw_tcp_output(IwConn *c)
         s->len = 0;
         s->fin = true;
         c->fin_seq = c->snd_max;
-        emit(c, c->snd_max, TCP_ACK | TCP_FIN, NULL, 0);
+        emit(c, c->snd_max, TCP_ACK | TCP_FIN);
         c->snd_max++;
         c->snd_nxt = c->snd_max;
         c->fin_sent = true;
@@ -243,7 +357,8 @@ void iw_tcp_output(IwConn *c)
         sent = true;
     }
     if (c->ack_now && !sent) {
-        emit(c, c->snd_max, TCP_ACK, NULL, 0);
+        c->stats.pure_acks++;
+        emit(c, c->snd_max, TCP_ACK);
     }
     c->ack_now = false;
     timer_update(c);
@@ -257,6 +372,7 @@ static void set_closed(IwConn *c)
     c->state = IW_TCP_CLOSED;
     c->rto_deadline = -1;
     c->tw_deadline = -1;
+    c->delack_deadline = -1;
 }
 
 static void enter_time_wait(IwConn *c)
@@ -267,6 +383,112 @@ static void enter_time_wait(IwConn *c)
     c->ops->event(c->opaque, IW_EV_CLOSE_COMPLETE, 0, NULL, 0);
 }
 
+/* ssthresh after a loss (RFC 5681 (4)). */
+static void loss_ssthresh(IwConn *c)
+{
+    uint32_t half = flight(c) / 2, min = 2u * c->p.mss;
+
+    c->ssthresh = half > min ? half : min;
+    c->bytes_acked = 0;
+}
+
+static void new_ack(IwConn *c, uint32_t ack)
+{
+    uint32_t acked = ack - c->snd_una, mss = c->p.mss;
+
+    if (c->rtt_timing && seq_lt(c->rtt_seq, ack)) {
+        c->rtt_timing = false;
+        rtt_sample(c, c->ops->now(c->opaque) - c->rtt_t0);
+    } else if (c->retries) {
+        /* The path works again: drop the backoff, keep the estimate
+         * (without one, Karn's rule keeps the backed-off RTO). */
+        rto_compute(c);
+    }
+    c->snd_una = ack;
+    if (seq_lt(c->snd_nxt, ack)) {
+        c->snd_nxt = ack;
+    }
+    while (c->seg_cnt) {
+        IwSeg *s = &c->segq[c->seg_head];
+
+        if (!seq_leq(s->seq + s->len + (s->fin ? 1 : 0), ack)) {
+            break;
+        }
+        c->seg_head = (c->seg_head + 1) % IW_SEGQ;
+        c->seg_cnt--;
+    }
+    c->retries = 0;
+    if (c->in_recovery) {
+        if (seq_leq(c->recover, ack)) {
+            /* Full ACK: leave recovery (RFC 6582 3.2 (3), option 2). */
+            uint32_t f = flight(c) + mss;
+
+            c->cwnd = c->ssthresh < f ? c->ssthresh : f;
+            c->in_recovery = false;
+            c->dupacks = 0;
+        } else {
+            /* Partial ACK: the next hole is resent at once; deflate by
+             * what was acked, add back one segment (3.2 (4)). */
+            c->stats.partial_acks++;
+            resend(c, c->snd_una);
+            c->cwnd = c->cwnd > acked ? c->cwnd - acked : mss;
+            if (acked >= mss) {
+                c->cwnd += mss;
+            }
+            if (c->cwnd < mss) {
+                c->cwnd = mss;
+            }
+        }
+    } else {
+        c->dupacks = 0;
+        if (c->cwnd < c->ssthresh) {
+            /* Slow start; an ACK may cover two segments (delayed ACKs,
+             * RFC 3465 L = 2 SMSS). */
+            c->cwnd += acked < 2 * mss ? acked : 2 * mss;
+            c->bytes_acked = 0;
+        } else {
+            /* Congestion avoidance by byte counting (RFC 5681 3.1): one
+             * SMSS per cwnd acknowledged. */
+            c->bytes_acked += acked;
+            if (c->bytes_acked >= c->cwnd) {
+                c->bytes_acked -= c->cwnd;
+                c->cwnd += mss;
+            }
+        }
+    }
+    if (c->cwnd > (1u << 30)) {
+        c->cwnd = 1u << 30;
+    }
+    c->rto_deadline = -1;
+    if (c->snd_una != c->snd_max) {
+        rto_arm(c);
+    }
+}
+
+static void dup_ack(IwConn *c)
+{
+    c->stats.dup_acks++;
+    c->dupacks++;
+    if (c->in_recovery) {
+        c->cwnd += c->p.mss;        /* a segment has left the network */
+        return;
+    }
+    if (c->dupacks != c->dupack_thresh) {
+        return;
+    }
+    /* RFC 6582 3.2 (2): not for duplicates of data sent before the last
+     * RTO or recovery began. */
+    if (seq_lt(c->snd_una, c->recover)) {
+        return;
+    }
+    loss_ssthresh(c);
+    c->recover = c->snd_max;
+    c->in_recovery = true;
+    c->stats.fast_rexmits++;
+    resend(c, c->snd_una);
+    c->cwnd = c->ssthresh + c->dupack_thresh * c->p.mss;
+}
+
 static void process_ack(IwConn *c, uint32_t seq, uint32_t ack, uint32_t win,
                         size_t plen, uint8_t flags)
 {
@@ -275,23 +497,7 @@ static void process_ack(IwConn *c, uint32_t seq, uint32_t ack, uint32_t win,
         return;
     }
     if (seq_lt(c->snd_una, ack)) {
-        c->snd_una = ack;
-        while (c->seg_cnt) {
-            IwSeg *s = &c->segq[c->seg_head];
-
-            if (!seq_leq(s->seq + s->len + (s->fin ? 1 : 0), ack)) {
-                break;
-            }
-            c->seg_head = (c->seg_head + 1) % IW_SEGQ;
-            c->seg_cnt--;
-        }
-        c->retries = 0;
-        c->dupacks = 0;
-        c->rto_ns = IW_RTO_MIN_NS;
-        c->rto_deadline = -1;
-        if (c->snd_una != c->snd_max) {
-            rto_arm(c);
-        }
+        new_ack(c, ack);
         if (c->fin_sent && seq_lt(c->fin_seq, ack)) {
             switch (c->state) {
             case IW_TCP_FIN_WAIT_1:
@@ -312,16 +518,138 @@ static void process_ack(IwConn *c, uint32_t seq, uint32_t ack, uint32_t win,
     } else if (ack == c->snd_una && !plen && !(flags & (TCP_FIN | TCP_SYN)) &&
                c->snd_una != c->snd_max &&
                (win << c->p.snd_scale) == c->snd_wnd) {
-        c->stats.dup_acks++;
-        if (++c->dupacks == 3) {
-            retransmit(c, true);
-        }
+        dup_ack(c);
     }
     if (seq_lt(c->snd_wl1, seq) ||
         (c->snd_wl1 == seq && seq_leq(c->snd_wl2, ack))) {
         c->snd_wnd = win << c->p.snd_scale;
         c->snd_wl1 = seq;
         c->snd_wl2 = ack;
+    }
+}
+
+/* In-order payload (and FIN) at rcv_nxt. */
+static void rcv_in_order(IwConn *c, const uint8_t *data, size_t plen, bool fin,
+                         const uint8_t *frame, size_t flen)
+{
+    if (plen) {
+        c->rcv_nxt += (uint32_t)plen;
+        c->stats.rx_bytes += plen;
+        if (!c->rx_halted) {
+            iw_ddp_input(c, data, plen, frame, flen);
+        }
+        if (c->dead || c->state == IW_TCP_CLOSED) {
+            return;
+        }
+    }
+    if (fin) {
+        c->rcv_nxt++;
+        c->fin_rcvd = true;
+        c->ack_now = true;
+        switch (c->state) {
+        case IW_TCP_ESTABLISHED:
+            c->state = IW_TCP_CLOSE_WAIT;
+            c->ops->event(c->opaque, IW_EV_FIN_RCVD, 0, NULL, 0);
+            break;
+        case IW_TCP_FIN_WAIT_1:
+            c->state = IW_TCP_CLOSING;
+            break;
+        case IW_TCP_FIN_WAIT_2:
+            enter_time_wait(c);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+static void ooo_free(IwConn *c, unsigned i)
+{
+    c->ooo_bytes -= c->ooo[i].flen;
+    free(c->ooo[i].frame);
+    memmove(&c->ooo[i], &c->ooo[i + 1],
+            (c->ooo_cnt - i - 1) * sizeof(c->ooo[0]));
+    c->ooo_cnt--;
+}
+
+/* Keep a segment that starts beyond rcv_nxt (within the window). */
+static void ooo_insert(IwConn *c, uint32_t seq, size_t doff, size_t plen,
+                       bool fin, const uint8_t *frame, size_t flen)
+{
+    unsigned i;
+    IwOooSeg *o;
+    uint8_t *copy;
+
+    for (i = 0; i < c->ooo_cnt; i++) {
+        o = &c->ooo[i];
+        if (seq_leq(o->seq, seq) &&
+            seq_leq(seq + (uint32_t)plen, o->seq + o->len) &&
+            (o->fin || !fin)) {
+            return;                 /* already kept (a duplicate) */
+        }
+        if (seq_lt(seq, o->seq)) {
+            break;
+        }
+    }
+    if (c->ooo_cnt >= IW_OOO_SEGS || flen > IW_OOO_BYTES - c->ooo_bytes ||
+        !(copy = malloc(flen))) {
+        c->stats.ooo_drops++;
+        return;
+    }
+    memcpy(copy, frame, flen);
+    memmove(&c->ooo[i + 1], &c->ooo[i], (c->ooo_cnt - i) * sizeof(c->ooo[0]));
+    o = &c->ooo[i];
+    o->seq = seq;
+    o->len = (uint32_t)plen;
+    o->fin = fin;
+    o->doff = (uint16_t)doff;
+    o->flen = (uint32_t)flen;
+    o->frame = copy;
+    c->ooo_cnt++;
+    c->ooo_bytes += flen;
+    c->stats.ooo_queued++;
+}
+
+/* Deliver what the queue holds from rcv_nxt on. */
+static void ooo_drain(IwConn *c)
+{
+    while (c->ooo_cnt && !c->dead && c->state != IW_TCP_CLOSED &&
+           !c->fin_rcvd) {
+        IwOooSeg *o = &c->ooo[0];
+        uint32_t skip, end = o->seq + o->len;
+        uint8_t *frame;
+        size_t flen;
+        const uint8_t *data;
+        uint32_t len;
+        bool fin;
+
+        if (seq_lt(c->rcv_nxt, o->seq)) {
+            return;                 /* still a hole */
+        }
+        if (seq_lt(end, c->rcv_nxt) || (end == c->rcv_nxt && !o->fin)) {
+            ooo_free(c, 0);         /* all of it came already */
+            continue;
+        }
+        skip = c->rcv_nxt - o->seq;
+        /* Take it off the queue first: delivery may re-enter. */
+        frame = o->frame;
+        flen = o->flen;
+        data = frame + o->doff + skip;
+        len = o->len - skip;
+        fin = o->fin;
+        o->frame = NULL;
+        c->ooo_bytes -= flen;
+        memmove(&c->ooo[0], &c->ooo[1], (c->ooo_cnt - 1) * sizeof(c->ooo[0]));
+        c->ooo_cnt--;
+        rcv_in_order(c, data, len, fin, frame, flen);
+        free(frame);
+    }
+}
+
+static void ooo_clear(IwConn *c)
+{
+    while (c->ooo_cnt) {
+        ooo_free(c, c->ooo_cnt - 1);
     }
 }
 
@@ -335,14 +663,16 @@ static void tcp_segment(IwConn *c, const uint8_t *th, size_t tlen,
     const uint8_t *data = th + doff;
     size_t plen = tlen - doff;
     bool fin = flags & TCP_FIN;
+    uint32_t wnd = c->p.rcv_wnd ? c->p.rcv_wnd : 1;
 
     c->stats.rx_segs++;
     if (flags & TCP_RST) {
         /* In window only (RFC 5961 lite): exact match or within rcv wnd. */
         if (seq_leq(c->rcv_nxt, seq) &&
-            seq_lt(seq, c->rcv_nxt + (c->p.rcv_wnd ? c->p.rcv_wnd : 1))) {
+            seq_lt(seq, c->rcv_nxt + wnd)) {
             set_closed(c);
             c->dead = true;
+            ooo_clear(c);
             c->ops->event(c->opaque, IW_EV_RESET_RCVD, 0, NULL, 0);
         }
         return;
@@ -361,9 +691,25 @@ static void tcp_segment(IwConn *c, const uint8_t *th, size_t tlen,
     if (!plen && !fin) {
         return;
     }
+    if (c->fin_rcvd) {
+        c->ack_now = true;          /* data after FIN: ignore */
+        return;
+    }
     if (seq_lt(c->rcv_nxt, seq)) {
-        c->stats.ooo_drops++;
+        /* Beyond a hole: keep what fits the window, ACK the hole at once
+         * (the duplicate ACK drives the peer's fast retransmit). */
+        uint32_t off = seq - c->rcv_nxt;
+
         c->ack_now = true;
+        if (off >= wnd) {
+            return;
+        }
+        if (plen > wnd - off) {
+            plen = wnd - off;
+            fin = false;
+        }
+        ooo_insert(c, seq, (size_t)(data - frame), plen, fin, frame,
+                   (size_t)(data - frame) + plen);
         return;
     }
     if (seq_lt(seq, c->rcv_nxt)) {
@@ -373,53 +719,26 @@ static void tcp_segment(IwConn *c, const uint8_t *th, size_t tlen,
             c->ack_now = true;      /* old duplicate */
             return;
         }
-        if (skip == plen && fin && c->fin_rcvd) {
-            c->ack_now = true;
-            return;
-        }
         data += skip;
         plen -= skip;
     }
-    if (c->fin_rcvd) {
-        c->ack_now = true;          /* data after FIN: ignore */
-        return;
-    }
-    if (plen > c->p.rcv_wnd) {
-        plen = c->p.rcv_wnd;
+    if (plen > wnd) {
+        plen = wnd;
         fin = false;
     }
-    c->ack_now = true;
-    if (plen) {
-        c->rcv_nxt += (uint32_t)plen;
-        c->stats.rx_bytes += plen;
-        if (!c->rx_halted) {
-            iw_ddp_input(c, data, plen, frame, flen);
-        }
-        if (c->dead || c->state == IW_TCP_CLOSED) {
-            return;
-        }
+    /* Filling a hole is acknowledged at once, in-order data every
+     * second segment or by the delayed-ACK timer. */
+    if (c->ooo_cnt || ++c->ack_pending >= 2) {
+        c->ack_now = true;
     }
-    if (fin) {
-        c->rcv_nxt++;
-        c->fin_rcvd = true;
-        switch (c->state) {
-        case IW_TCP_ESTABLISHED:
-            c->state = IW_TCP_CLOSE_WAIT;
-            c->ops->event(c->opaque, IW_EV_FIN_RCVD, 0, NULL, 0);
-            break;
-        case IW_TCP_FIN_WAIT_1:
-            c->state = IW_TCP_CLOSING;
-            break;
-        case IW_TCP_FIN_WAIT_2:
-            enter_time_wait(c);
-            break;
-        default:
-            break;
-        }
+    if (!c->ack_now && c->delack_deadline < 0) {
+        c->delack_deadline = c->ops->now(c->opaque) + IW_DELACK_NS;
     }
+    rcv_in_order(c, data, plen, fin, frame, flen);
+    ooo_drain(c);
 }
 
-void iw_input(IwConn *c, const uint8_t *frame, size_t len)
+static void input(IwConn *c, const uint8_t *frame, size_t len, bool csum_ok)
 {
     size_t off = 12, l3len, tlen;
     uint16_t type;
@@ -449,7 +768,7 @@ void iw_input(IwConn *c, const uint8_t *frame, size_t len)
         l3len = ldbe16(ip + 2);
         if (ihl < 20 || l3len < ihl + 20 || l3len > len - off || ip[9] != 6 ||
             (ldbe16(ip + 6) & 0x3FFF) ||          /* fragments */
-            csum_fold(e810_csum_add(0, ip, ihl)) != 0 ||
+            (!csum_ok && csum_fold(e810_csum_add(0, ip, ihl)) != 0) ||
             memcmp(ip + 12, c->p.rip, 4) || memcmp(ip + 16, c->p.lip, 4)) {
             goto bad;
         }
@@ -473,7 +792,7 @@ void iw_input(IwConn *c, const uint8_t *frame, size_t len)
         ldbe16(th) != c->p.rport || ldbe16(th + 2) != c->p.lport) {
         goto bad;
     }
-    if (csum_fold(e810_csum_add(sum, th, tlen)) != 0) {
+    if (!csum_ok && csum_fold(e810_csum_add(sum, th, tlen)) != 0) {
         c->stats.bad_csum++;
         return;
     }
@@ -485,6 +804,16 @@ bad:
     c->stats.bad_frame++;
 }
 
+void iw_input(IwConn *c, const uint8_t *frame, size_t len)
+{
+    input(c, frame, len, false);
+}
+
+void iw_input_csum_ok(IwConn *c, const uint8_t *frame, size_t len)
+{
+    input(c, frame, len, true);
+}
+
 void iw_timer(IwConn *c)
 {
     int64_t now = c->ops->now(c->opaque);
@@ -494,23 +823,39 @@ void iw_timer(IwConn *c)
     if (c->tw_deadline >= 0 && now >= c->tw_deadline) {
         set_closed(c);
     }
+    if (c->delack_deadline >= 0 && now >= c->delack_deadline) {
+        c->delack_deadline = -1;
+        if (c->ack_pending && !c->dead && c->state != IW_TCP_CLOSED) {
+            c->ack_now = true;
+            c->stats.delayed_acks++;
+        }
+    }
     if (c->rto_deadline >= 0 && now >= c->rto_deadline && !c->dead) {
         c->rto_deadline = -1;
         if (c->snd_una == c->snd_max) {
             c->probe = true;        /* zero-window probe */
             rto_arm(c);
         } else if (c->retries >= (c->p.rexmit_thresh ? c->p.rexmit_thresh : 8)) {
-            emit(c, c->snd_max, TCP_RST | TCP_ACK, NULL, 0);
+            emit(c, c->snd_max, TCP_RST | TCP_ACK);
             set_closed(c);
             c->dead = true;
+            ooo_clear(c);
             c->ops->event(c->opaque, IW_EV_TOO_MANY_RETRIES, 0, NULL, 0);
         } else {
+            /* RFC 5681 (4) and after it slow start from snd_una; RFC 6298
+             * 5.4-5.6; RFC 6582 4: no fast retransmit for what was in
+             * flight now. */
             c->retries++;
             c->stats.rto++;
+            loss_ssthresh(c);
+            c->cwnd = c->p.mss;
+            c->in_recovery = false;
+            c->recover = c->snd_max;
+            c->dupacks = 0;
             c->rto_ns = c->rto_ns * 2 > IW_RTO_MAX_NS ? IW_RTO_MAX_NS
                                                       : c->rto_ns * 2;
-            c->dupacks = 0;
-            retransmit(c, true);
+            c->snd_nxt = c->snd_una;
+            c->snd_nxt += resend(c, c->snd_una);
             rto_arm(c);
         }
     }
@@ -549,9 +894,10 @@ void iw_abort(IwConn *c)
     if (c->dead || c->state == IW_TCP_CLOSED) {
         return;
     }
-    emit(c, c->snd_max, TCP_RST | TCP_ACK, NULL, 0);
+    emit(c, c->snd_max, TCP_RST | TCP_ACK);
     set_closed(c);
     c->dead = true;
+    ooo_clear(c);
     timer_update(c);
 }
 
@@ -591,9 +937,22 @@ bool iw_conn_init(IwConn *c, const IwConnParams *p, const IwOps *ops,
     c->snd_wl1 = p->rcv_nxt - 1;
     c->snd_wl2 = c->snd_una;
     c->rcv_nxt = p->rcv_nxt;
-    c->rto_ns = IW_RTO_MIN_NS;
+    c->rto_min_ns = p->rto_min_ns > 0 ? p->rto_min_ns : IW_RTO_MIN_DEFAULT_NS;
+    if (c->rto_min_ns > IW_RTO_MAX_NS) {
+        c->rto_min_ns = IW_RTO_MAX_NS;
+    }
+    c->rto_ns = IW_RTO_INIT_NS > c->rto_min_ns ? IW_RTO_INIT_NS
+                                                : c->rto_min_ns;
+    c->cwnd = p->cwnd >= c->p.mss ? p->cwnd : 2u * c->p.mss;
+    if (c->cwnd > (1u << 30)) {
+        c->cwnd = 1u << 30;
+    }
+    c->ssthresh = p->ssthresh >= 2u * c->p.mss ? p->ssthresh : 0x3FFFFFFF;
+    c->dupack_thresh = p->dupack_thresh ? p->dupack_thresh : 3;
+    c->recover = c->snd_una;
     c->rto_deadline = -1;
     c->tw_deadline = -1;
+    c->delack_deadline = -1;
     c->armed = -1;
     c->sbuf = calloc(1, IW_SBUF);
     c->rbuf = calloc(1, IW_RBUF);
@@ -615,6 +974,7 @@ void iw_conn_destroy(IwConn *c)
     if (c->armed >= 0 && c->ops) {
         c->ops->timer(c->opaque, -1);
     }
+    ooo_clear(c);
     free(c->sbuf);
     free(c->rbuf);
     c->sbuf = c->rbuf = NULL;

@@ -194,7 +194,7 @@ static void tx_fail(IwConn *c, IwMsg *m, uint32_t term)
     }
 }
 
-size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room)
+size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room, bool tail_only)
 {
     size_t maxu = iw_mpa_max_ulpdu(room);
     uint8_t *u = out + IW_MPA_HDR;
@@ -229,7 +229,7 @@ size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room)
         if (n > left) {
             n = left;
         }
-        if (n < left && n < 16) {
+        if (n < left && (n < 16 || tail_only)) {
             return 0;
         }
         last = n == left;
@@ -263,6 +263,9 @@ size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room)
     case IW_OP_RAW: {
         size_t left = m->len - m->off;
 
+        if (tail_only && room < left) {
+            return 0;
+        }
         n = room < left ? room : left;
         if (n && c->ops->gather(c->opaque, m->cookie, m->off, out, n)) {
             tx_fail(c, m, IW_T_RDMAP_CATASTROPHIC);
@@ -307,7 +310,7 @@ size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room)
         if (len > left) {
             len = left;
         }
-        if (len < left && len < 16) {
+        if (len < left && (len < 16 || tail_only)) {
             return 0;
         }
         last = len == left;

@@ -159,7 +159,35 @@ typedef struct E810RxRing {
     uint16_t rxmax;
 } E810RxRing;
 
+/*
+ * Statistics the driver reads (ice_update_pf_stats, ice_update_eth_stats):
+ * the port's MAC counters and each VSI's.  They survive PF resets (the
+ * driver takes its first read as the base) and are read-only.
+ */
+enum {
+    E810_PS_GORC, E810_PS_UPRC, E810_PS_MPRC, E810_PS_BPRC,
+    E810_PS_GOTC, E810_PS_UPTC, E810_PS_MPTC, E810_PS_BPTC,
+    E810_PS_PRC64, E810_PS_PRC127, E810_PS_PRC255, E810_PS_PRC511,
+    E810_PS_PRC1023, E810_PS_PRC1522, E810_PS_PRC9522,
+    E810_PS_PTC64, E810_PS_PTC127, E810_PS_PTC255, E810_PS_PTC511,
+    E810_PS_PTC1023, E810_PS_PTC1522, E810_PS_PTC9522,
+    E810_PS_TDOLD,              /* Tx dropped: link down */
+    E810_PS_RUC,                /* Rx undersize */
+    E810_PS_ROC,                /* Rx oversize */
+    E810_PS_RLEC,               /* Rx 802.3 length field errors */
+    E810_PS_RDPC,               /* Rx discards (PRTRPB_RDPC) */
+    E810_PS_COUNT
+};
+enum {
+    E810_VS_GORC, E810_VS_UPRC, E810_VS_MPRC, E810_VS_BPRC, E810_VS_RDPC,
+    E810_VS_GOTC, E810_VS_UPTC, E810_VS_MPTC, E810_VS_BPTC, E810_VS_TEPC,
+    E810_VS_COUNT
+};
+#define E810_LAN_STAT_VSIS          768
+
 typedef struct E810Lan {
+    uint64_t port_stats[E810_PS_COUNT];
+    uint64_t vsi_stats[E810_LAN_STAT_VSIS][E810_VS_COUNT];
     E810TxRing txq[E810_LAN_TXQ];
     E810RxRing rxq[E810_LAN_RXQ];
     uint8_t gather[E810_TX_GATHER_MAX];
@@ -174,6 +202,22 @@ bool e810_lan_write(E810Core *c, uint32_t off, uint32_t val);
 bool e810_lan_tx_write(E810Core *c, uint32_t off, uint32_t val);
 /* Rx from the wire (or MAC loopback); returns nothing: drops are counted. */
 void e810_lan_receive(E810Core *c, const E810Frame *fr);
+
+/* ---- statistics (lan/stats.c) ----------------------------------------- */
+
+/* Statistics register read; true (and *val) if @off is one. */
+bool e810_lan_stats_read(E810Core *c, uint32_t off, uint32_t *val);
+/* Statistics registers are read-only: true if @off is one. */
+bool e810_lan_stats_reg(uint32_t off);
+/* A frame the MAC received from the wire / put on it (or would have: the
+ * link is down). */
+void e810_lan_stats_port_rx(E810Core *c, const uint8_t *f, size_t len);
+void e810_lan_stats_port_tx(E810Core *c, const uint8_t *f, size_t len,
+                            bool link_up);
+/* A frame delivered to / sent by VSI @vsi; one it dropped or refused. */
+void e810_lan_stats_vsi(E810Core *c, unsigned vsi, const uint8_t *f,
+                        size_t len, bool tx);
+void e810_lan_stats_vsi_count(E810Core *c, unsigned vsi, unsigned which);
 
 /* ---- receive side scaling (lan/rss.c) ------------------------------- */
 

@@ -33,10 +33,15 @@ static void rx_drop(E810Core *c, uint64_t *counter, size_t len,
     trace_e810_rx_drop(len, why);
 }
 
-static void rxq_drop(E810Core *c, unsigned q, uint64_t *counter, size_t len,
-                     const char *why)
+/* A frame for @vsi's queue @q that was not delivered. */
+static void rxq_drop(E810Core *c, unsigned vsi, unsigned q, uint64_t *counter,
+                     size_t len, const char *why)
 {
     (*counter)++;
+    e810_lan_stats_vsi_count(c, vsi, E810_VS_RDPC);
+    if (counter == &c->stats.rx_no_desc) {
+        c->lan.port_stats[E810_PS_RDPC]++;
+    }
     c->stats.rx_dropped++;
     trace_e810_rxq_drop(q, len, why);
 }
@@ -219,20 +224,21 @@ static void rx_to_queue(E810Core *c, unsigned vsi, unsigned q,
     uint32_t ctl;
 
     if (!r->enabled) {
-        rxq_drop(c, q, &c->stats.rx_queue_off, len, "queue disabled");
+        rxq_drop(c, vsi, q, &c->stats.rx_queue_off, len, "queue disabled");
         return;
     }
     if (!r->valid) {
-        rxq_drop(c, q, &c->stats.rx_queue_off, len, "bad queue context");
+        rxq_drop(c, vsi, q, &c->stats.rx_queue_off, len, "bad queue context");
         return;
     }
     if (rxdid != E810_RXDID_FLEX_NIC) {
-        rxq_drop(c, q, &c->stats.rx_queue_off, len, "unsupported RXDID");
+        rxq_drop(c, vsi, q, &c->stats.rx_queue_off, len, "unsupported RXDID");
         e810_unimp(c, "rxq %u: descriptor format RXDID %u", q, rxdid);
         return;
     }
     if (tail >= r->qlen) {
-        rxq_drop(c, q, &c->stats.rx_queue_off, len, "tail beyond the ring");
+        rxq_drop(c, vsi, q, &c->stats.rx_queue_off, len,
+                 "tail beyond the ring");
         e810_guest_error(c, "rxq %u: tail %u beyond ring of %u", q, tail,
                          r->qlen);
         return;
@@ -260,17 +266,18 @@ static void rx_to_queue(E810Core *c, unsigned vsi, unsigned q,
         len = n;
     }
     if (len > r->rxmax) {
-        rxq_drop(c, q, &c->stats.rx_oversize, len, "frame larger than rxmax");
+        rxq_drop(c, vsi, q, &c->stats.rx_oversize, len,
+                 "frame larger than rxmax");
         return;
     }
     nbuf = (len + r->dbuf - 1) / r->dbuf;
     avail = (tail + r->qlen - r->head) % r->qlen;
     if (nbuf > RX_MAX_BUFS) {
-        rxq_drop(c, q, &c->stats.rx_oversize, len, "too many buffers");
+        rxq_drop(c, vsi, q, &c->stats.rx_oversize, len, "too many buffers");
         return;
     }
     if (avail < nbuf) {
-        rxq_drop(c, q, &c->stats.rx_no_desc, len, "no free descriptors");
+        rxq_drop(c, vsi, q, &c->stats.rx_no_desc, len, "no free descriptors");
         return;
     }
     /* Read every buffer address first: a bad ring drops the whole frame. */
@@ -280,7 +287,7 @@ static void rx_to_queue(E810Core *c, unsigned vsi, unsigned q,
 
         if (e810_dma_read(c, r->base + (uint64_t)at * E810_RXD_SIZE,
                                   qw0, sizeof(qw0))) {
-            rxq_drop(c, q, &c->stats.rx_queue_off, len,
+            rxq_drop(c, vsi, q, &c->stats.rx_queue_off, len,
                      "descriptor DMA read failed");
             e810_guest_error(c, "rxq %u: descriptor %u unreadable", q, at);
             return;
@@ -331,6 +338,7 @@ static void rx_to_queue(E810Core *c, unsigned vsi, unsigned q,
     r->head = (r->head + nbuf) % r->qlen;
     c->stats.rx_frames++;
     c->stats.rx_bytes += len;
+    e810_lan_stats_vsi(c, vsi, f, len, false);
     ctl = e810_reg(c, QINT_RQCTL(q));
     irq = ctl & E810_CTL_CAUSE_ENA;
     trace_e810_rx_frame(q, len, in->ptype, nbuf, hash, r->head,
@@ -353,6 +361,7 @@ static void rx_to_vsi(E810Core *c, unsigned vsi, const uint8_t *f, size_t len,
 
     if (nq == 0) {
         trace_e810_rx_steer(vsi, 0, 0, -1, 0, false);
+        e810_lan_stats_vsi_count(c, vsi, E810_VS_RDPC);
         rx_drop(c, &c->stats.rx_queue_off, len, "VSI has no Rx queues");
         return;
     }
@@ -368,6 +377,7 @@ static void rx_to_vsi(E810Core *c, unsigned vsi, const uint8_t *f, size_t len,
     q = e810_fw_vsi_rxq(c, vsi, idx);
     trace_e810_rx_steer(vsi, nq, idx, q, hash, hashed);
     if (q < 0 || q >= E810_LAN_RXQ) {
+        e810_lan_stats_vsi_count(c, vsi, E810_VS_RDPC);
         rx_drop(c, &c->stats.rx_queue_off, len, "VSI queue out of range");
         return;
     }

@@ -31,10 +31,19 @@ typedef struct TxPkt {
     size_t len;                 /* bytes gathered */
 } TxPkt;
 
+/* The VSI a queue sends for (its statistics), or -1. */
+static int tx_vsi(E810Core *c, unsigned q)
+{
+    const E810TxQueueCtx *tq = e810_fw_txq(c, q);
+
+    return tq ? tq->src_vsi : -1;
+}
+
 static void tx_drop(E810Core *c, const TxPkt *p, uint64_t *counter,
                     const char *why)
 {
     (*counter)++;
+    e810_lan_stats_vsi_count(c, tx_vsi(c, p->q), E810_VS_TEPC);
     trace_e810_tx_drop(p->q, p->first, why);
     e810_guest_error(c, "txq %u desc %u: packet dropped: %s", p->q, p->first,
                      why);
@@ -91,6 +100,8 @@ static void tx_emit(E810Core *c, const TxPkt *p, uint8_t *f, size_t len)
     }
     c->stats.tx_frames++;
     c->stats.tx_bytes += len;
+    e810_lan_stats_vsi(c, tx_vsi(c, p->q), f, len, true);
+    e810_lan_stats_port_tx(c, f, len, loop || c->fw.phy.up);
     if (loop) {
         E810Frame fr;
 

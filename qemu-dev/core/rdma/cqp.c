@@ -67,18 +67,6 @@ static void cqp_query_features(E810Core *c, const uint64_t *wqe,
     }
 }
 
-static void cqp_gather_stats(E810Core *c, const uint64_t *wqe,
-                             E810CqpResult *r)
-{
-    /* No engine counters are kept yet: the 1 KiB block reads as zeros. */
-    static const uint8_t zero[1024];
-
-    if (e810_dma_write(c, wqe[4], zero, sizeof(zero))) {
-        e810_cqp_fail(c, r, E810_CQP_MIN_DMA,
-                      "stats buffer at 0x%" PRIx64, wqe[4]);
-    }
-}
-
 /* ---- the opcode table ---------------------------------------------------- */
 
 /*
@@ -142,7 +130,7 @@ static void cqp_suspend(E810Core *c, unsigned op, const uint64_t *wqe,
 static void cqp_gather(E810Core *c, unsigned op, const uint64_t *wqe,
                        E810CqpResult *r)
 {
-    cqp_gather_stats(c, wqe, r);
+    e810_pestat_gather(c, wqe, r);
 }
 
 static void cqp_push_pages(E810Core *c, unsigned op, const uint64_t *wqe,

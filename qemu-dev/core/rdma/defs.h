@@ -174,6 +174,11 @@ enum {
 #define CQPSQ_AH_INSERTVLANTAG      (1ull << 60)
 #define CQPSQ_AH_DOLOOPBACKCHECK    (1ull << 62)
 
+/* MANAGE_STATS / GATHER_STATS header */
+#define CQPSQ_STATS_INST_INDEX(h)   ((unsigned)e810_fld(h, 6, 0))
+#define CQPSQ_STATS_USE_INST        (1ull << 61)
+#define CQPSQ_STATS_ALLOC_INST      (1ull << 62)
+
 /* MANAGE_QHASH entry types */
 #define QHASH_TYPE_ESTABLISHED      1
 #define QHASH_TYPE_SYN              2

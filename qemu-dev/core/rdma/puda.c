@@ -120,12 +120,15 @@ bool e810_rdma_xmit(E810Core *c, const uint8_t *frame, size_t len,
     }
     if (loopback || !memcmp(frame, c->mac, 6)) {
         c->puda.stats.tx_loopback++;
+        e810_pestat_tx(c, frame, len);
         e810_rx_loopback(c, frame, len);
         return true;
     }
+    e810_lan_stats_port_tx(c, frame, len, c->fw.phy.up);
     if (!c->fw.phy.up) {
         return false;
     }
+    e810_pestat_tx(c, frame, len);
     return c->host.ops->send_frame(c->host.opaque, frame, len);
 }
 
@@ -164,6 +167,7 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
     v4 = ah[3] & CQPSQ_AH_IPV4VALID;
     arp = (unsigned)e810_fld(ah[2], 63, 48);
     if (arp >= E810_RDMA_MAX_ARP || !c->rdma.arp[arp].valid) {
+        c->rdma.pestat[v4 ? E810_PE_IP4TXNOROUTE : E810_PE_IP6TXNOROUTE]++;
         puda_tx_drop(c, id, idx, "ARP entry not valid");
         return true;
     }

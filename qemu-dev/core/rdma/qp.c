@@ -476,25 +476,3 @@ void e810_rdma_ws_node(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     trace_e810_rdma_ws(op == 0 ? "add" : op == 1 ? "modify" : "delete", id,
                        leaf, teid);
 }
-
-void e810_rdma_stats(E810Core *c, unsigned op, const uint64_t *wqe,
-                     E810CqpResult *r)
-{
-    uint64_t h = wqe[3];
-    unsigned idx = (unsigned)e810_fld(h, 6, 0);
-    unsigned i;
-
-    (void)op;
-    if (!(h & (1ull << 62))) {
-        e810_bit_set(c->rdma.stats_inst, idx, false);
-        return;
-    }
-    for (i = 0; i < E810_RDMA_STATS_INST; i++) {
-        if (!e810_bit(c->rdma.stats_inst, i)) {
-            e810_bit_set(c->rdma.stats_inst, i, true);
-            r->retval = i;
-            return;
-        }
-    }
-    e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM, "no free stats instance");
-}

@@ -30,7 +30,8 @@
 #define QPDP_MAX_INLINE         256
 #define QPDP_MAX_MSG            0x7FFFFFFFu
 /* Host memory of one connection: the engine state and its buffers. */
-#define QPDP_CONN_BYTES         (sizeof(IwConn) + IW_SBUF + IW_RBUF)
+#define QPDP_CONN_BYTES         (sizeof(IwConn) + IW_SBUF + IW_RBUF + \
+                                 IW_OOO_BYTES)
 
 typedef E810Sge QpdpSge;
 
@@ -415,6 +416,14 @@ static void sq_advance(QpdpQp *q, unsigned quanta)
     }
 }
 
+/* An RDMA operation handed to the connection (@r 0) counts. */
+static void pe_count(QpdpQp *q, int r, unsigned which)
+{
+    if (!r) {
+        q->c->rdma.pestat[which]++;
+    }
+}
+
 static void sq_run(QpdpQp *q)
 {
     if (q->in_run) {
@@ -491,6 +500,7 @@ static void sq_run(QpdpQp *q)
                            w->op == OP_RDMA_WRITE_SOL) {
                     r = iw_post_write(q->conn, (uint32_t)h, qw[2], w->len,
                                       w->seq);
+                    pe_count(q, r, E810_PE_RDMATXWRS);
                 } else {
                     static const uint8_t map[] = {
                         [OP_RDMA_SEND] = IW_OP_SEND,
@@ -500,6 +510,7 @@ static void sq_run(QpdpQp *q)
                     };
                     r = iw_post_send(q->conn, map[w->op], (uint32_t)h,
                                      w->len, w->seq);
+                    pe_count(q, r, E810_PE_RDMATXSNDS);
                 }
                 break;
             case OP_RDMA_READ:
@@ -516,6 +527,11 @@ static void sq_run(QpdpQp *q)
                 r = iw_post_read(q->conn, w->nsge ? w->sge[0].stag : 0,
                                  w->nsge ? w->sge[0].to : 0, w->len,
                                  (uint32_t)h, qw[2], w->seq);
+                /* Zero-length Reads (MPA's RTR) are not counted: the
+                 * receiving side does not see them as Read Requests. */
+                if (w->len) {
+                    pe_count(q, r, E810_PE_RDMATXRDS);
+                }
                 break;
             default:
                 w->status = AE_WQE_UNEXPECTED_OPCODE;
@@ -607,6 +623,11 @@ static void qpdp_timer_cb(void *opaque)
     timer_rearm(c);
 }
 
+/*
+ * The engine asks only for earlier deadlines (a later one waits for the
+ * early expiry), so this is O(1): the shared timer moves only forward in
+ * urgency; the slot scan happens when it fires.
+ */
 static void cb_timer(void *opaque, int64_t deadline)
 {
     QpdpQp *q = opaque;
@@ -616,7 +637,13 @@ static void cb_timer(void *opaque, int64_t deadline)
     if (!d->timer) {
         d->timer = e810_timer_new(q->c, qpdp_timer_cb, q->c);
     }
-    timer_rearm(q->c);
+    if (deadline < 0) {
+        return;                 /* a spurious expiry is harmless */
+    }
+    if (d->armed < 0 || deadline < d->armed) {
+        d->armed = deadline;
+        e810_timer_mod(d->timer, deadline);
+    }
 }
 
 static int cb_gather(void *opaque, uint64_t cookie, uint64_t off,
@@ -665,6 +692,7 @@ static int cb_place(void *opaque, uint32_t stag, uint64_t to,
     }
     r = e810_rdma_xlate(q->c, stag, to, len, E810_ACC_REMOTE_WRITE, q->pd,
                         false, e810_xcopy_fn, &x);
+    pe_count(q, r, E810_PE_RDMARXWRS);
     return xlate_term(r, true);
 }
 
@@ -766,6 +794,7 @@ static int cb_recv(void *opaque, const IwRecvSeg *s)
               CQ_SOEVENT : 0);
     trace_e810_iw_cqe(q->id, q->rxcq, false, q->rcv_idx, s->op, 0);
     e810_rdma_cq_post(q->c, q->rxcq, cqe);
+    q->c->rdma.pestat[E810_PE_RDMARXSNDS]++;
     return 0;
 }
 
@@ -775,6 +804,7 @@ static int cb_read_check(void *opaque, uint32_t stag, uint64_t to,
     QpdpQp *q = opaque;
     E810XCopy x = { q->c, NULL, NULL, false, true };
 
+    q->c->rdma.pestat[E810_PE_RDMARXRDS]++;
     return xlate_term(e810_rdma_xlate(q->c, stag, to, len,
                                       E810_ACC_REMOTE_READ, q->pd, false,
                                       e810_xcopy_fn, &x), false);
@@ -882,6 +912,17 @@ static void qp_drop(E810Core *c, uint32_t id)
         return;
     }
     if (q->conn) {
+        const IwStats *st = &q->conn->stats;
+
+        if (q->up) {
+            trace_e810_iw_tcp_stats(id, st->tx_segs, st->rexmits, st->rto,
+                                    st->fast_rexmits, st->ooo_queued,
+                                    st->ooo_drops, st->pure_acks,
+                                    q->conn->srtt_ns / 1000,
+                                    q->conn->rto_ns / 1000);
+        }
+        /* Its retransmissions stay in the statistics. */
+        c->rdma.pestat[E810_PE_TCPRTXSEG] += q->conn->stats.rexmits;
         iw_conn_destroy(q->conn);
         free(q->conn);
         e810_mem_release(c, QPDP_CONN_BYTES);
@@ -1031,6 +1072,12 @@ static bool qp_rts(QpdpQp *q, const uint64_t *x, bool toe)
     p.rcv_wnd = (uint32_t)(x[11] >> 32);
     p.snd_una = (uint32_t)(x[12] >> 32);
     p.rexmit_thresh = (unsigned)e810_fld(x[16], 53, 48);
+    /* RTOMIN, in milliseconds (irdma asks for 5), the congestion state
+     * irdma_init_tcp_ctx() starts with, DUPACK_THRESH (0: 3). */
+    p.rto_min_ns = (int64_t)e810_fld(x[16], 63, 57) * 1000 * 1000;
+    p.ssthresh = (uint32_t)x[14];
+    p.cwnd = (uint32_t)(x[14] >> 32);
+    p.dupack_thresh = (unsigned)e810_fld(x[0], 18, 16);
     p.ord = (uint16_t)e810_fld(x[20], 7, 0);
     p.ird = ird_tab[e810_fld(x[20], 18, 16)];
     p.rd_ok = x[20] & (1ull << 21);
@@ -1257,7 +1304,8 @@ bool e810_iwarp_rx(E810Core *c, uint32_t qp_id, const uint8_t *frame,
     if (!q || !q->up) {
         return false;
     }
-    iw_input(q->conn, frame, len);
+    /* e810_rdma_steer() checked the IPv4 and TCP checksums. */
+    iw_input_csum_ok(q->conn, frame, len);
     sq_run(q);
     return true;
 }
@@ -1277,6 +1325,19 @@ void e810_qpdp_reset(E810Core *c)
     }
     e810_timer_del(d->timer);
     d->armed = -1;
+}
+
+uint64_t e810_qpdp_rexmits(E810Core *c)
+{
+    E810Qpdp *d = c->rdma.qpdp;
+    uint64_t n = 0;
+
+    for (unsigned i = 0; d && i < E810_RDMA_MAX_QPS; i++) {
+        if (d->qp[i] && d->qp[i]->conn) {
+            n += d->qp[i]->conn->stats.rexmits;
+        }
+    }
+    return n;
 }
 
 void e810_qpdp_cleanup(E810Core *c)

@@ -20,6 +20,8 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
 void e810_qpdp_doorbell(E810Core *c, uint32_t qp_id);
 /* The engine goes away (CQP destroy, PF reset) / the device is freed. */
 void e810_qpdp_reset(E810Core *c);
+/* TCP segments the live connections retransmitted. */
+uint64_t e810_qpdp_rexmits(E810Core *c);
 void e810_qpdp_cleanup(E810Core *c);
 
 #endif

@@ -15,6 +15,7 @@
 #include "../types.h"
 #include "defs.h"
 #include "../bytes.h"
+#include "../net/net.h"
 
 /* ---- device limits (what QUERY_FPM_VAL reports; also table caps) -------- */
 
@@ -147,6 +148,32 @@ typedef struct E810RdmaCounters {
     uint64_t stag_errors;       /* refused fast-register / invalidate */
 } E810RdmaCounters;
 
+/*
+ * Protocol engine statistics (pestat.c), what GATHER_STATS reports and
+ * irdma shows in `rdma statistic show`: the IP/TCP/UDP traffic the engine
+ * itself sends and receives (its CM's segments through the ILQ and its
+ * offloaded connections) and the RDMA operations of its QPs.
+ */
+enum {
+    E810_PE_IP4RXOCTS, E810_PE_IP4RXPKTS, E810_PE_IP4RXDISCARD,
+    E810_PE_IP4RXTRUNC, E810_PE_IP4RXMCOCTS, E810_PE_IP4RXMCPKTS,
+    E810_PE_IP6RXOCTS, E810_PE_IP6RXPKTS, E810_PE_IP6RXDISCARD,
+    E810_PE_IP6RXTRUNC, E810_PE_IP6RXMCOCTS, E810_PE_IP6RXMCPKTS,
+    E810_PE_IP4TXOCTS, E810_PE_IP4TXPKTS, E810_PE_IP4TXMCOCTS,
+    E810_PE_IP4TXMCPKTS, E810_PE_IP6TXOCTS, E810_PE_IP6TXPKTS,
+    E810_PE_IP6TXMCOCTS, E810_PE_IP6TXMCPKTS,
+    E810_PE_IP4TXNOROUTE, E810_PE_IP6TXNOROUTE,
+    E810_PE_TCPRXSEGS, E810_PE_TCPRXPROTOERR, E810_PE_TCPTXSEG,
+    E810_PE_TCPRTXSEG,          /* of connections already gone */
+    E810_PE_UDPRXPKTS, E810_PE_UDPTXPKTS,
+    E810_PE_RDMARXWRS, E810_PE_RDMARXRDS, E810_PE_RDMARXSNDS,
+    E810_PE_RDMATXWRS, E810_PE_RDMATXRDS, E810_PE_RDMATXSNDS,
+    E810_PE_RDMAVINV,
+    E810_PE_COUNT
+};
+/* Kinds of received segments the engine discards. */
+enum { E810_PE_ERR_DISCARD, E810_PE_ERR_TRUNC, E810_PE_ERR_TCP };
+
 typedef struct E810Rdma {
     /* CQP */
     bool cqp_active;
@@ -184,6 +211,7 @@ typedef struct E810Rdma {
     uint8_t stats_inst[E810_RDMA_STATS_INST / 8];
 
     E810RdmaCounters stats;
+    uint64_t pestat[E810_PE_COUNT];
     struct E810Qpdp *qpdp;      /* iWARP data path (qpdp.c), lazily */
     struct E810Roce *roce;      /* RoCEv2 data path (core/roce/), lazily */
 } E810Rdma;
@@ -292,6 +320,13 @@ void e810_rdma_ws_node(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 void e810_rdma_stats(E810Core *c, unsigned op, const uint64_t *wqe,
                      E810CqpResult *r);
 void e810_rdma_wqe_alloc(E810Core *c, uint32_t qp_id);
+
+/* Statistics (pestat.c): a frame the engine sent (@tx) or accepted from
+ * the wire; a received segment it discarded; GATHER_STATS. */
+void e810_pestat_tx(E810Core *c, const uint8_t *f, size_t len);
+void e810_pestat_rx(E810Core *c, const E810Frame *fr);
+void e810_pestat_rx_err(E810Core *c, bool ipv4, unsigned kind);
+void e810_pestat_gather(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 bool e810_rdma_qp_show_sq_tail(E810Core *c, uint32_t qp_id, uint32_t tail);
 /* xlate.c: STag translation.  Access rights as in the STag WQEs. */
 #define E810_ACC_LOCAL_READ     0x01

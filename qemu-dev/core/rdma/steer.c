@@ -50,6 +50,7 @@ typedef struct RxSeg {
     size_t seg_len;             /* TCP header + payload, per the IP header */
     size_t pkt_len;             /* Ethernet + IP packet (no padding) */
     const char *bad;            /* why the headers are unusable, or NULL */
+    unsigned bad_kind;          /* E810_PE_ERR_* of @bad */
     bool csum_ok;               /* IPv4 header and TCP checksums */
     E810Quad quad;              /* local = destination of the frame */
 } RxSeg;
@@ -97,6 +98,7 @@ static bool rx_seg(const E810Frame *fr, RxSeg *s)
     if (!fr->l3_ok) {
         s->bad = fr->ipv4 ? "IPv4 total length beyond the frame"
                           : "IPv6 payload length beyond the frame";
+        s->bad_kind = E810_PE_ERR_TRUNC;
         return true;
     }
     s->seg_len = fr->l4_len;
@@ -105,8 +107,10 @@ static bool rx_seg(const E810Frame *fr, RxSeg *s)
     doff = s->seg_len >= TCP_HLEN ? (s->tcp[12] >> 4) * 4u : 0;
     if (s->seg_len < TCP_HLEN) {
         s->bad = "truncated TCP header";
+        s->bad_kind = E810_PE_ERR_TCP;
     } else if (doff < TCP_HLEN || doff > s->seg_len) {
         s->bad = "bad TCP data offset";
+        s->bad_kind = E810_PE_ERR_TCP;
     }
     return true;
 }
@@ -190,10 +194,12 @@ static bool rx_pe_enabled(E810Core *c, const uint8_t *frame)
     return false;
 }
 
+/* A segment for the engine that it discards (@kind: E810_PE_ERR_*). */
 static void rx_drop(E810Core *c, uint64_t *ctr, const RxSeg *s,
-                    const char *why)
+                    unsigned kind, const char *why)
 {
     (*ctr)++;
+    e810_pestat_rx_err(c, s->ipv4, kind);
     trace_e810_steer_drop(s->quad.rport, s->quad.lport, why);
 }
 
@@ -238,13 +244,15 @@ bool e810_rdma_steer(E810Core *c, const E810Frame *fr)
         return false;
     }
     if (s.bad) {
-        rx_drop(c, &p->stats.rx_malformed, &s, s.bad);
+        rx_drop(c, &p->stats.rx_malformed, &s, s.bad_kind, s.bad);
         return true;
     }
     if (!s.csum_ok) {
-        rx_drop(c, &p->stats.rx_bad_csum, &s, "bad checksum");
+        rx_drop(c, &p->stats.rx_bad_csum, &s, E810_PE_ERR_DISCARD,
+                "bad checksum");
         return true;
     }
+    e810_pestat_rx(c, fr);
     if (v == V_QP) {
         trace_e810_steer(s.quad.rport, s.quad.lport, s.tcp[13], "qp", qp_id);
         if (e810_iwarp_rx(c, qp_id, frame, s.pkt_len)) {
@@ -262,7 +270,8 @@ bool e810_rdma_steer(E810Core *c, const E810Frame *fr)
         }
     }
     if (v == V_APBVT) {
-        rx_drop(c, &p->stats.rx_apbvt_drop, &s, "accelerated port");
+        rx_drop(c, &p->stats.rx_apbvt_drop, &s, E810_PE_ERR_DISCARD,
+                "accelerated port");
         return true;
     }
     trace_e810_steer(s.quad.rport, s.quad.lport, s.tcp[13], "ilq",

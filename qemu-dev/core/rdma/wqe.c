@@ -133,6 +133,7 @@ unsigned e810_stag_invalidate(const E810MemOwner *q, uint32_t stag,
         return ae;
     }
     mr->registered = false;
+    q->c->rdma.pestat[E810_PE_RDMAVINV]++;
     trace_e810_rdma_stag(remote ? "remote invalidate" : "invalidate",
                          stag >> 8, mr->len, mr->rights);
     return 0;

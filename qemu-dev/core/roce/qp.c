@@ -227,6 +227,7 @@ static void xmit(RoceQp *q, size_t len, unsigned opcode, uint32_t psn,
 
     trace_e810_roce_tx(q->id, opcode, psn, payload);
     e->stats.tx_pkts++;
+    q->c->rdma.pestat[E810_PE_UDPTXPKTS]++;
     if (!e810_rdma_xmit(q->c, e->tx, len, false)) {
         e->stats.tx_dropped++;
     }
@@ -721,6 +722,14 @@ static unsigned reads_outstanding(RoceQp *q)
     return n;
 }
 
+/* The RDMA operation statistics (rdma/pestat.c), per message. */
+static void count_tx(RoceQp *q, unsigned op)
+{
+    q->c->rdma.pestat[op_is_read(op) ? E810_PE_RDMATXRDS :
+                      (op == OP_RDMA_WRITE || op == OP_RDMA_WRITE_SOL) ?
+                      E810_PE_RDMATXWRS : E810_PE_RDMATXSNDS]++;
+}
+
 static void rc_run(RoceQp *q)
 {
     uint64_t h;
@@ -774,6 +783,7 @@ static void rc_run(RoceQp *q)
                 q->snd++;
                 continue;
             }
+            count_tx(q, w->op);
             w->first_psn = q->psn_next;
             w->npkts = npkts_of(q, w->len);
             w->psn_valid = true;
@@ -1003,6 +1013,7 @@ static void resp_read(RoceQp *q, const RocePkt *k, bool dup)
     }
     n = npkts_of(q, len);
     if (!dup) {
+        q->c->rdma.pestat[E810_PE_RDMARXRDS]++;
         q->epsn = (k->psn + n) & ROCE_PSN_MASK;
         q->msn = (q->msn + 1) & 0xFFFFFF;
     }
@@ -1224,6 +1235,8 @@ static void resp_request(RoceQp *q, const RocePkt *k)
         uint64_t flags = k->se ? CQ_SOEVENT : 0, lo = 0;
 
         q->msn = (q->msn + 1) & 0xFFFFFF;
+        q->c->rdma.pestat[is_send(op) ? E810_PE_RDMARXSNDS :
+                          E810_PE_RDMARXWRS]++;
         if (inv) {
             if (e810_stag_invalidate(&o, inv_stag, true)) {
                 resp_error(q, k, ROCE_NAK_INVALID_REQ,
@@ -1348,6 +1361,7 @@ static void ud_send(RoceQp *q, RoceWqe *w)
     q->psn_next = (q->psn_next + 1) & ROCE_PSN_MASK;
     trace_e810_roce_tx(q->id, opcode, psn, w->len);
     e->stats.tx_pkts++;
+    q->c->rdma.pestat[E810_PE_UDPTXPKTS]++;
     if (!e810_rdma_xmit(q->c, b, roce_frame_seal(b, &path, off, p), false)) {
         e->stats.tx_dropped++;
     }
@@ -1462,6 +1476,7 @@ bool e810_roce_rx(E810Core *c, const E810Frame *fr)
         return true;
     }
     trace_e810_roce_rx(k.dqpn, k.opcode, k.psn, (unsigned)k.ext_len);
+    c->rdma.pestat[E810_PE_UDPRXPKTS]++;
     q = qp_find(c, k.dqpn);
     if (!q || q->halted ||
         (q->state != QP_STATE_RTR && q->state != QP_STATE_RTS && q->state != QP_STATE_SQD)) {

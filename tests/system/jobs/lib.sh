@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Guest-side helpers of the system tests' jobs (tests/system/jobs/*.sh):
+# the host's vm_job puts this file at /job/files/lib.sh; a job sources it.
+# /bin/sh is dash.  Parameters reach a job as environment variables
+# (vm_job ... --env NAME=VALUE), never through the host's shell.
+
+# up: bring irdma up in iWARP mode (guest-driver/bringup); its log in
+# /tmp/bringup.log, printed and the job ended if it fails.  IBDEV: the
+# iWARP device.
+up() {
+	sh /job/files/bringup "$@" > /tmp/bringup.log 2>&1 || { cat /tmp/bringup.log; exit 1; }
+	IBDEV=$(sed -n 's/^bringup: iWARP device //p' /tmp/bringup.log)
+}
+
+# listen_wait TAG [SECONDS]: wait for an rdma_cm listener on this guest
+# (a server started in the background); says so and fails if none comes.
+listen_wait() {
+	rdma-listen-wait "${2:-30}" 2>/dev/null || { echo "$1: server not listening"; return 1; }
+}
+
+# rdma_active [SECONDS]: wait until an RDMA port is ACTIVE; prints the
+# device.
+rdma_active() {
+	rdma-wait '*' "${1:-30}"
+}
+
+# rdma_netdev: the netdev under the first ACTIVE RDMA link.
+rdma_netdev() {
+	rdma link show | awk '/state ACTIVE/ { for (i = 1; i < NF; i++) if ($i == "netdev") print $(i + 1); exit }'
+}
+
+# rdma_res [DEV]: "pd N cq N qp N cm_id N mr N" of DEV (default: all).
+rdma_res() {
+	rdma resource show | grep "^[0-9]*: ${1:-[^:]*}: " |
+		sed -n 's/.*\(pd [0-9]* cq [0-9]* qp [0-9]* cm_id [0-9]* mr [0-9]*\).*/\1/p'
+}
+
+# rdma_res_ulp DEV: the counts a kernel ULP leaves behind, without the
+# CQs of ib_core's shared CQ pool (ib_cq_pool_get(): they stay allocated
+# until the device goes away) that are idle (users 0).
+rdma_res_ulp() {
+	rdma res show | awk -v d="$1:" '$2 == d {
+		for (i = 3; i < NF; i += 2)
+			if ($i ~ /^(pd|qp|cm_id|mr)$/) printf "%s %s ", $i, $(i + 1)
+		}'
+	echo "cq $(rdma res show cq | grep -c "dev $1 ") $(rdma res show cq | grep "dev $1 " | grep -c 'users 0 .*comm \[ib_core\]')" |
+		awk '{ print "cq", $2 - $3 }'
+}
+
+# res_baseline CMD BASE [TRIES]: wait (0.2 s steps, default 100) until
+# CMD prints BASE again; says "res after: ..." and, if it did, "res counts
+# back to baseline".
+res_baseline() {
+	t=0
+	while [ "$($1)" != "$2" ] && [ $t -lt "${3:-100}" ]; do sleep 0.2; t=$((t + 1)); done
+	after=$($1)
+	echo "res after: $after"
+	[ -n "$2" ] && [ "$2" = "$after" ] && echo "res counts back to baseline"
+}
+
+# pair TAG SERVER SECONDS SERVER-CMD CLIENT-CMD: one rdma_cm client/server
+# run.  Guest SERVER starts SERVER-CMD in the background and, once it
+# listens, lets the other guest run CLIENT-CMD (barrier listen-TAG); each
+# bounded by SECONDS.  Output in /tmp/TAG.log, the exit status in $r.
+pair() {
+	if [ "$GUEST_ID" = "$2" ]; then
+		timeout "$3" $4 > /tmp/$1.log 2>&1 &
+		pid=$!
+		listen_wait "$1"
+		vm-barrier "listen-$1"
+		r=0; wait $pid || r=$?
+	else
+		vm-barrier "listen-$1" || exit 1
+		r=0; timeout "$3" $5 > /tmp/$1.log 2>&1 || r=$?
+	fi
+}
+
+# stats: the device's statistics as the host's ethtool_stat / rdma_stat
+# read them: ethtool -S of NETDEV, rdma statistic show on one line.
+stats() {
+	echo "rdma-stat: $(rdma statistic show | tr '\n' ' ')"
+	ethtool -S "$1" | sed 's/^ */ethtool: /'
+}
+
+# uptime_s: seconds since boot (for durations: date has 1 s steps).
+uptime_s() {
+	cut -d' ' -f1 /proc/uptime
+}
+
+# since T0: seconds from T0 (an uptime_s) to now.
+since() {
+	awk -v a="$1" -v b="$(uptime_s)" 'BEGIN { print b - a }'
+}

@@ -1,0 +1,88 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# nvmeof.sh: guest 0 the NVMe/RDMA target, guest 1 the host running fio
+# (SEQ_MB, RAND_MB per job), a pattern read back, a reconnect and a port
+# removal of PORT_DOWN s under I/O.
+. /job/files/lib.sh
+. /job/files/nvmeof
+sh /job/files/bringup || exit 1
+dev=$(rdma_active)
+res() { rdma_res_ulp $dev; }
+mark() { echo "nvmeof-test: $*" > /dev/kmsg; echo "== $*"; }
+baseline() {
+	res_baseline res "$before"
+	rdma res show cq | sed "s/^/cq: /"
+}
+before=$(res)
+echo "res before: $before"
+rc=0
+if [ $GUEST_ID = 0 ]; then
+	nvmet_setup rdma $GUEST_IP 256 || { echo "target setup failed"; vm-barrier up; exit 1; }
+	echo "target up: $(cat $NVMET/ports/1/addr_traddr):$PORT"
+	vm-barrier up
+	vm-barrier written
+	echo "target md5 $(dd if=/dev/ram0 bs=1M skip=160 count=64 2>/dev/null | md5sum | cut -d' ' -f1)"
+	vm-barrier compared
+	vm-barrier io-running
+	sleep 3
+	mark "port removed"
+	nvmet_port_del || { echo "port removal failed"; rc=1; }
+	sleep $PORT_DOWN
+	nvmet_port_add || { echo "port re-add failed"; rc=1; }
+	mark "port back"
+	vm-barrier io-done
+	vm-barrier disconnected
+	nvmet_teardown
+	baseline
+	exit $rc
+fi
+vm-barrier up
+FIO="fio --ioengine=libaio --direct=1 --group_reporting --minimal --verify=crc32c --verify_fatal=1 --numjobs=2"
+fio_run() {
+	name=$1
+	shift
+	$FIO --name=$name --filename=/dev/$NVME_DEV "$@" > /tmp/fio.$name 2>&1
+	r=$?
+	echo "fio $name exit $r: $(grep '^3;' /tmp/fio.$name | cut -d';' -f3-9,47-49)"
+	grep -v '^3;' /tmp/fio.$name | head -5
+	[ $r = 0 ] || rc=1
+}
+SEQ="--bs=128k --iodepth=8 --size=${SEQ_MB}M --offset_increment=${SEQ_MB}M"
+RAND="--bs=4k --iodepth=16 --size=${RAND_MB}M --offset=$((2 * SEQ_MB))M --offset_increment=${RAND_MB}M"
+t0=$(uptime_s)
+nvme_connect rdma $PEER_IP --reconnect-delay=1 --ctrl-loss-tmo=120 || { echo "connect failed"; exit 1; }
+echo "namespace $NVME_DEV: $(($(cat /sys/block/$NVME_DEV/size) / 2048)) MiB, io queues $(ls -d /sys/class/nvme/nvme*/ 2>/dev/null | wc -l) ctrl"
+nvme list 2>&1 | grep -i nvme
+echo "connected after $(since $t0) s"
+echo "during connect: res $(res)"
+fio_run seqwrite --rw=write $SEQ --do_verify=0
+fio_run seqread --rw=read $SEQ
+fio_run randwrite --rw=randwrite $RAND
+fio_run randread --rw=randread $RAND --verify_header_seed=0
+dd if=/dev/urandom of=/tmp/pattern bs=1M count=64 2>/dev/null
+echo "pattern md5 $(md5sum < /tmp/pattern | cut -d' ' -f1)"
+dd if=/tmp/pattern of=/dev/$NVME_DEV bs=1M seek=160 conv=fsync 2>/dev/null || { echo "dd write failed"; rc=1; }
+echo 3 > /proc/sys/vm/drop_caches
+echo "readback md5 $(dd if=/dev/$NVME_DEV bs=1M skip=160 count=64 2>/dev/null | md5sum | cut -d' ' -f1)"
+rm -f /tmp/pattern
+vm-barrier written
+vm-barrier compared
+nvme_disconnect && echo "disconnected" || { echo "disconnect failed"; rc=1; }
+nvme_connect rdma $PEER_IP --reconnect-delay=1 --ctrl-loss-tmo=120 && echo "reconnected" ||
+	{ echo "reconnect failed"; rc=1; }
+fio_run seqread2 --rw=read $SEQ
+mark "port flap"
+$FIO --name=flap --filename=/dev/$NVME_DEV --rw=read $SEQ --time_based --runtime=$((PORT_DOWN + 10)) > /tmp/fio.flap 2>&1 &
+fpid=$!
+sleep 1
+vm-barrier io-running
+r=0; wait $fpid || r=$?
+echo "fio flap exit $r: $(grep '^3;' /tmp/fio.flap | cut -d';' -f3-9)"
+grep -v '^3;' /tmp/fio.flap | head -5
+[ $r = 0 ] || rc=1
+vm-barrier io-done
+fio_run afterflap --rw=randread $RAND --verify_header_seed=0
+nvme_disconnect && echo "disconnected" || { echo "disconnect failed"; rc=1; }
+vm-barrier disconnected
+baseline
+exit $rc
