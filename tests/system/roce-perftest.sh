@@ -26,57 +26,10 @@ read_lat|ib_read_lat -R -s 64 -n $ITERS
 write_bw_gid|ib_write_bw -x GIDX -s 65536 -n $ITERS"
 printf '%s\n' "$RUNS" > "$OUT/runs.txt"
 
-cat > "$OUT/job.sh" <<'EOS'
-#!/bin/sh
-MODE=roce sh /job/files/bringup > /tmp/bringup.log 2>&1 || { cat /tmp/bringup.log; exit 1; }
-IBDEV=$(sed -n 's/^bringup: RoCEv2 device \(irdma[0-9]*\)$/\1/p' /tmp/bringup.log)
-GIDX=$(sed -n 's/^bringup: GID of .*: index \([0-9]*\) .*/\1/p' /tmp/bringup.log)
-echo "device $IBDEV gid index $GIDX"
-listening() {
-	i=0
-	until rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
-		i=$((i + 1)); [ $i -lt 300 ] || return 1
-		sleep 0.1
-	done
-}
-rc=0
-while IFS='|' read -r name cmd; do
-	[ -n "$name" ] || continue
-	cmd=$(echo "$cmd" | sed "s/GIDX/$GIDX/")
-	t0=$(date +%s)
-	if [ $GUEST_ID = 0 ]; then
-		timeout 240 $cmd -d $IBDEV > /tmp/$name.log 2>&1 &
-		pid=$!
-		case $cmd in
-		*-R*) listening || echo "$name: server not listening" ;;
-		*) sleep 2 ;;
-		esac
-		vm-barrier "listen-$name"
-		r=0; wait $pid || r=$?
-	else
-		vm-barrier "listen-$name"
-		case $cmd in *-R*) ;; *) sleep 2 ;; esac
-		r=0; timeout 240 $cmd -d $IBDEV $PEER_IP > /tmp/$name.log 2>&1 || r=$?
-	fi
-	rows=$(awk '/^ #bytes/ { t = 1; next } t && /^-+$/ { t = 0 } t && /^ *[0-9]/' /tmp/$name.log | wc -l)
-	echo "run $name: exit $r rows $rows ($(( $(date +%s) - t0 )) s)"
-	sed -n '/^ #bytes/,/^-*$/p' /tmp/$name.log | sed "s/^/table $name: /"
-	# The passive side of the READ and WRITE bandwidth runs and of
-	# ib_read_lat prints no table of its own.
-	[ $r = 0 ] && { [ $rows -gt 0 ] || [ $GUEST_ID = 0 ]; } || { tail -15 /tmp/$name.log; rc=1; }
-	vm-barrier "done-$name"
-done < /job/files/runs.txt
-sleep 1
-echo "--- rdma res after"
-rdma resource show
-echo "qps after: $(rdma resource show qp | grep -vc 'type GSI')"
-exit $rc
-EOS
-
 run_and_check() {
 	FAILS=()
-	vm_run --guests 2 --nic e810 --env COLDPLUG=0 --file "$TOP/guest-driver/bringup" \
-		--file "$OUT/runs.txt" --script "$OUT/job.sh" --timeout ${TIMEOUT:-900}
+	vm_job roce-perftest --guests 2 --nic e810 --env COLDPLUG=0 \
+		--file "$OUT/runs.txt" --timeout ${TIMEOUT:-900}
 	while IFS='|' read -r name cmd; do
 		assert_output 1 "^run $name: exit 0 rows 1 "
 		case $name in

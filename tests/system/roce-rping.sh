@@ -18,45 +18,8 @@ set -u
 COUNT=${COUNT:-50}
 SIZES=${SIZES:-64 4096 65535}   # rping takes at most 64 KiB - 1
 
-cat > "$OUT/job.sh" <<EOS
-#!/bin/sh
-MODE=roce sh /job/files/bringup || exit 1
-IBDEV=\$(ls /sys/class/infiniband | head -1)
-echo "transport: \$(ibv_devinfo -d \$IBDEV | sed -n 's/.*transport:[[:space:]]*//p')"
-rc=0
-for round in 0 1; do
-	for size in $SIZES; do
-		tag="round \$round size \$size"
-		if [ \$GUEST_ID = \$round ]; then
-			timeout 300 rping -s -a \$GUEST_IP -C $COUNT -v -V -S \$size > /tmp/rping.log 2>&1 &
-			pid=\$!
-			i=0
-			until rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
-				i=\$((i + 1)); [ \$i -lt 200 ] || { echo "\$tag: server not listening"; cat /tmp/rping.log; exit 1; }
-				sleep 0.1
-			done
-			vm-barrier "listen-\$round-\$size"
-			r=0; wait \$pid || r=\$?
-			echo "\$tag: server data lines \$(grep -c 'server ping data: rdma-ping-' /tmp/rping.log) exit \$r"
-		else
-			vm-barrier "listen-\$round-\$size" || exit 1
-			timeout 300 rping -c -a \$PEER_IP -C $COUNT -v -V -S \$size > /tmp/rping.log 2>&1
-			r=\$?
-			echo "\$tag: client data lines \$(grep -c '^ping data: rdma-ping-' /tmp/rping.log) exit \$r"
-		fi
-		[ \$r = 0 ] || { tail -5 /tmp/rping.log; rc=1; }
-		vm-barrier "done-\$round-\$size"
-	done
-done
-sleep 1
-echo "--- rdma res after"
-rdma resource show
-echo "qps after: \$(rdma resource show qp | grep -vc 'type GSI')"
-exit \$rc
-EOS
-
-vm_run --guests 2 --nic e810 --env COLDPLUG=0 --file "$TOP/guest-driver/bringup" \
-	--script "$OUT/job.sh" --pcap "$OUT/link.pcap" --timeout 900
+vm_job roce-rping --guests 2 --nic e810 --env COLDPLUG=0 \
+	--env COUNT="$COUNT" --env SIZES="$SIZES" --pcap "$OUT/link.pcap" --timeout 900
 for g in 0 1; do
 	assert_status $g 0
 	assert_clean_dmesg $g

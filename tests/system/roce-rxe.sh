@@ -16,51 +16,8 @@ set -u
 COUNT=${COUNT:-50}
 SIZES=${SIZES:-64 4096 65535}
 
-cat > "$OUT/job.sh" <<EOS
-#!/bin/sh
-if [ \$GUEST_ID = 0 ]; then
-	MODE=roce sh /job/files/bringup || exit 1
-else
-	modprobe virtio_net 2>/dev/null	# COLDPLUG=0 (for the e810 guest) loads nothing
-	dev=\$(net-up) || exit 1
-	rdma link add rxe0 type rxe netdev \$dev || exit 1
-	rdma link show
-	i=0
-	until ping -c 1 -W 2 \$PEER_IP >/dev/null; do
-		i=\$((i + 1)); [ \$i -lt 15 ] || exit 1
-	done
-fi
-rc=0
-for round in 0 1; do
-	for size in $SIZES; do
-		tag="round \$round size \$size"
-		if [ \$GUEST_ID = \$round ]; then
-			timeout 300 rping -s -a \$GUEST_IP -C $COUNT -v -V -S \$size > /tmp/rping.log 2>&1 &
-			pid=\$!
-			i=0
-			until rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
-				i=\$((i + 1)); [ \$i -lt 200 ] || { echo "\$tag: server not listening"; cat /tmp/rping.log; exit 1; }
-				sleep 0.1
-			done
-			vm-barrier "listen-\$round-\$size"
-			r=0; wait \$pid || r=\$?
-			echo "\$tag: server data lines \$(grep -c 'server ping data: rdma-ping-' /tmp/rping.log) exit \$r"
-		else
-			vm-barrier "listen-\$round-\$size" || exit 1
-			timeout 300 rping -c -a \$PEER_IP -C $COUNT -v -V -S \$size > /tmp/rping.log 2>&1
-			r=\$?
-			echo "\$tag: client data lines \$(grep -c '^ping data: rdma-ping-' /tmp/rping.log) exit \$r"
-		fi
-		[ \$r = 0 ] || { tail -5 /tmp/rping.log; rc=1; }
-		vm-barrier "done-\$round-\$size"
-	done
-done
-exit \$rc
-EOS
-
-vm_run --guests 2 --nic0 e810 --nic1 virtio --env COLDPLUG=0 \
-	--file "$TOP/guest-driver/bringup" --script "$OUT/job.sh" \
-	--pcap "$OUT/link.pcap" --timeout 900
+vm_job roce-rxe --guests 2 --nic0 e810 --nic1 virtio --env COLDPLUG=0 \
+	--env COUNT="$COUNT" --env SIZES="$SIZES" --pcap "$OUT/link.pcap" --timeout 900
 for g in 0 1; do
 	assert_status $g 0
 	assert_clean_dmesg $g

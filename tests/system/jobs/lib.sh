@@ -4,12 +4,12 @@
 # /bin/sh is dash.  Parameters reach a job as environment variables
 # (vm_job ... --env NAME=VALUE), never through the host's shell.
 
-# up: bring irdma up in iWARP mode (guest-driver/bringup); its log in
-# /tmp/bringup.log, printed and the job ended if it fails.  IBDEV: the
-# iWARP device.
+# up: bring irdma up in iWARP mode, or RoCEv2 mode with MODE=roce
+# (guest-driver/bringup); its log in /tmp/bringup.log, printed and the job
+# ended if it fails.  IBDEV: the device.
 up() {
 	sh /job/files/bringup "$@" > /tmp/bringup.log 2>&1 || { cat /tmp/bringup.log; exit 1; }
-	IBDEV=$(sed -n 's/^bringup: iWARP device //p' /tmp/bringup.log)
+	IBDEV=$(sed -n 's/^bringup: \(iWARP\|RoCEv2\) device \(irdma[0-9]*\)$/\2/p' /tmp/bringup.log)
 }
 
 # listen_wait TAG [SECONDS]: wait for an rdma_cm listener on this guest

@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# roce-rxe.sh: guest 0 brings irdma up in RoCEv2 mode, guest 1 makes an
+# rxe device on its virtio-net NIC; two rounds (guest ROUND serves), COUNT
+# verified rping iterations at each size in SIZES.
+. /job/files/lib.sh
+if [ $GUEST_ID = 0 ]; then
+	MODE=roce sh /job/files/bringup || exit 1
+else
+	modprobe virtio_net 2>/dev/null	# COLDPLUG=0 (for the e810 guest) loads nothing
+	dev=$(net-up) || exit 1
+	rdma link add rxe0 type rxe netdev $dev || exit 1
+	rdma link show
+	i=0
+	until ping -c 1 -W 2 $PEER_IP >/dev/null; do
+		i=$((i + 1)); [ $i -lt 15 ] || exit 1
+	done
+fi
+rc=0
+for round in 0 1; do
+	for size in $SIZES; do
+		tag="round $round size $size"
+		pair "rping-$round-$size" $round 300 \
+			"rping -s -a $GUEST_IP -C $COUNT -v -V -S $size" \
+			"rping -c -a $PEER_IP -C $COUNT -v -V -S $size"
+		if [ $GUEST_ID = $round ]; then
+			echo "$tag: server data lines $(grep -c 'server ping data: rdma-ping-' /tmp/rping-$round-$size.log) exit $r"
+		else
+			echo "$tag: client data lines $(grep -c '^ping data: rdma-ping-' /tmp/rping-$round-$size.log) exit $r"
+		fi
+		[ $r = 0 ] || { tail -5 /tmp/rping-$round-$size.log; rc=1; }
+		vm-barrier "done-$round-$size"
+	done
+done
+exit $rc
