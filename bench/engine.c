@@ -31,16 +31,8 @@ typedef struct Wire {
     uint64_t frames, acks;
 } Wire;
 
-static IfxState dev_a = {
-    .mac = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x0a },
-    .peer_mac = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x0b },
-    .ip = 0x0A000001u, .peer_ip = 0x0A000002u,
-};
-static IfxState dev_b = {
-    .mac = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x0b },
-    .peer_mac = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x0a },
-    .ip = 0x0A000002u, .peer_ip = 0x0A000001u,
-};
+static IfxState dev_a = IFX_DEV_A;
+static IfxState dev_b = IFX_DEV_B;
 static Wire a_to_b, b_to_a;
 
 #define FRAME_MAX   9216

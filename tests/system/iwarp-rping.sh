@@ -23,9 +23,7 @@ for g in 0 1; do
 	assert_status $g 0
 	assert_clean_dmesg $g
 	assert_rdma_dmesg $g
-	for size in $SIZES; do
-		assert_output $g "^round [01] size $size: (server|client) data lines $COUNT exit 0\$" 2
-	done
+	assert_rping_rounds $g
 	# Each guest is the server of one round: per iteration it reads the
 	# client's buffer and writes it back, and both sides send twice.
 	bytes=0

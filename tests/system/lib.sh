@@ -84,10 +84,20 @@ assert_ge() {
 }
 
 # assert_rdma_dmesg GUEST: no irdma line about a failure, error or timeout.
-assert_rdma_dmesg() {
-	local bad
-	bad=$(grep -iE 'irdma.*(fail|error|timeout|timed out)' "$OUT/run/g$1/dmesg.log" | head -3)
+assert_rdma_dmesg() {	# GUEST [abnormal]: with "abnormal", AE reports count too
+	local bad words='fail|error|timeout|timed out'
+	[ "${2:-}" = abnormal ] && words="$words|abnormal"
+	bad=$(grep -iE "irdma.*($words)" "$OUT/run/g$1/dmesg.log" | head -3)
 	[ -z "$bad" ] || fail "g$1 irdma says: $bad"
+}
+
+# assert_rping_rounds GUEST: the guest's rping_rounds (jobs/lib.sh) moved
+# COUNT verified iterations at every size in SIZES in both rounds.
+assert_rping_rounds() {
+	local size
+	for size in $SIZES; do
+		assert_output $1 "^round [01] size $size: (server|client) data lines $COUNT exit 0\$" 2
+	done
 }
 
 # assert_ulp_guests: both guests' jobs exited 0 with their RDMA resource
@@ -162,4 +172,38 @@ assert_ice_dmesg() {
 		grep -iE 'fail|error|unable|cannot|could not|not supported|timeout|timed out|hang|invalid' |
 		grep -vE "$ICE_DMESG_EXPECTED" | head -5)
 	[ -z "$bad" ] || fail "g$1 ice says: $bad"
+}
+
+# perftest measures the CPU clock against gettimeofday before it reports
+# and gives up ("Correlation coefficient r^2 ... < 0.9", "Can't produce a
+# report", exit 1) when the guest's vCPU threads are descheduled by host
+# load: a property of the tool under TCG on a busy host, not of the data
+# path.  Only then the whole test ($1, a function that runs and checks into
+# $OUT/run) runs once more (the first run is kept in run-1/); any other
+# failure stands.  Every failed check must be about a run whose client
+# (guest 1) gave up that way.
+perftest_calib_only() {
+	local calib f n ok=0
+	calib=$(sed -n "s/^table \([a-z_0-9-]*\): Can't produce a report.*/\1/p" \
+		"$OUT/run/g1/output.log" 2>/dev/null | sort -u)
+	[ -n "$calib" ] || return 1
+	for f in "${FAILS[@]}"; do
+		case $f in
+		*"status '1', expected '0'"*) continue ;;
+		esac
+		ok=1
+		for n in $calib; do
+			case $f in *"^run $n: "*) ok=0 ;; esac
+		done
+		[ $ok = 0 ] || return 1
+	done
+}
+
+perftest_calibration_rerun() {
+	if [ ${#FAILS[@]} -gt 0 ] && perftest_calib_only; then
+		echo "perftest could not calibrate its clock (host load): running the test once more"
+		rm -rf "$OUT/run-1"
+		mv "$OUT/run" "$OUT/run-1"
+		"$1"
+	fi
 }

@@ -23,15 +23,12 @@ vm_job roce-rping --guests 2 --nic e810 --env COLDPLUG=0 \
 for g in 0 1; do
 	assert_status $g 0
 	assert_clean_dmesg $g
-	bad=$(grep -iE 'irdma.*(fail|error|timeout|timed out|abnormal)' "$OUT/run/g$g/dmesg.log" | head -3)
-	[ -z "$bad" ] || fail "g$g irdma says: $bad"
+	assert_rdma_dmesg $g abnormal
 	assert_output $g '^bringup: RoCEv2 device irdma'
 	assert_output $g '^bringup: GID of .*RoCE v2'
 	assert_output $g '^transport: InfiniBand'
 	assert_output $g '^qps after: 0$'
-	for size in $SIZES; do
-		assert_output $g "^round [01] size $size: (server|client) data lines $COUNT exit 0\$" 2
-	done
+	assert_rping_rounds $g
 done
 
 # The wire: every RoCEv2 frame with a good ICRC; CM MADs on UD (0x64),

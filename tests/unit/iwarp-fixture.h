@@ -29,6 +29,14 @@ typedef struct IfxState {
     unsigned qsq_head[2], qsq_pol[2], qrq_head[2], qrq_pol[2];
 } IfxState;
 
+/* Two devices facing each other on one link, 10.0.0.1 and 10.0.0.2. */
+#define IFX_DEV_A { .mac = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x0a }, \
+                    .peer_mac = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x0b }, \
+                    .ip = 0x0A000001u, .peer_ip = 0x0A000002u }
+#define IFX_DEV_B { .mac = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x0b }, \
+                    .peer_mac = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x0a }, \
+                    .ip = 0x0A000002u, .peer_ip = 0x0A000001u }
+
 extern IfxState *ifx_cur;
 extern unsigned ifx_failures;     /* set-up steps that failed */
 #define ifx             (ifx_cur->dev)

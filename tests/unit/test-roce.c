@@ -357,16 +357,8 @@ static unsigned link_n, link_sent, link_lost, link_drop_every;
 static IfxState *one_device;    /* the fixture's default device */
 static bool link_cut;
 
-static IfxState dev_a = {
-    .mac = { 0x52, 0x54, 0x00, 0xAA, 0x00, 0x01 },
-    .peer_mac = { 0x52, 0x54, 0x00, 0xBB, 0x00, 0x02 },
-    .ip = 0x0A000001u, .peer_ip = 0x0A000002u,
-};
-static IfxState dev_b = {
-    .mac = { 0x52, 0x54, 0x00, 0xBB, 0x00, 0x02 },
-    .peer_mac = { 0x52, 0x54, 0x00, 0xAA, 0x00, 0x01 },
-    .ip = 0x0A000002u, .peer_ip = 0x0A000001u,
-};
+static IfxState dev_a = IFX_DEV_A;
+static IfxState dev_b = IFX_DEV_B;
 
 static void link_frame(void *opaque, const void *frame, size_t len)
 {

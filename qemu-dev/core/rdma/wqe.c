@@ -6,6 +6,7 @@
  * registration of STags, reads of the QP rings.
  */
 #include "../e810.h"
+#include "../bytes.h"
 #include "../../trace.h"
 #include "rdma.h"
 #include "wqe.h"
@@ -201,3 +202,197 @@ bool e810_ring_read(E810Core *c, const E810RdmaRing *ring, uint64_t off,
     return true;
 }
 
+unsigned e810_sq_inline(E810Core *c, const E810RdmaRing *sq, uint32_t idx,
+                        const uint8_t *raw, unsigned len, unsigned max,
+                        uint8_t *out, uint8_t *quanta)
+{
+    uint8_t buf[32];
+    unsigned got, k;
+
+    if (len > max || e810_inline_quanta(len) > 8) {
+        return AE_WQE_INVALID_PARAMETER;
+    }
+    *quanta = (uint8_t)e810_inline_quanta(len);
+    /* uk.c irdma_copy_inline_data: qword 1, then 31 bytes per quantum. */
+    got = len < 8 ? len : 8;
+    memcpy(out, raw + 8, got);
+    for (k = 1; got < len; k++) {
+        unsigned n = len - got < 31 ? len - got : 31;
+
+        if (!e810_ring_read(c, sq, ((uint64_t)idx + k) * 32, buf, 32)) {
+            return AE_WQE_INVALID_PARAMETER;
+        }
+        memcpy(out + got, buf, n);
+        got += n;
+    }
+    return 0;
+}
+
+static void sge_from(E810Sge *s, uint64_t to, uint64_t frag)
+{
+    s->to = to;
+    s->stag = QPSQ_FRAG_STAG(frag);
+    s->len = QPSQ_FRAG_LEN(frag);
+}
+
+unsigned e810_sq_sges(E810Core *c, const E810RdmaRing *sq, uint32_t idx,
+                      uint64_t h, const uint64_t *qw, bool keep_empty0,
+                      E810Sge *sge, unsigned *nsge, uint32_t *len,
+                      uint8_t *quanta)
+{
+    unsigned nfrag = QPSQ_ADDFRAGCNT(h), n = 0, k;
+    uint64_t sum = 0;
+
+    *nsge = 0;
+    *len = 0;
+    if (1 + (nfrag + 1) / 2 > 8) {
+        *quanta = 1;
+        return AE_WQE_INVALID_PARAMETER;
+    }
+    *quanta = (uint8_t)(1 + (nfrag + 1) / 2);
+    if (!(h & QPSQ_IMMDATAFLAG) && (keep_empty0 || QPSQ_FRAG_LEN(qw[1]))) {
+        sge_from(&sge[n++], qw[0], qw[1]);
+    }
+    for (k = 0; k < nfrag && n < E810_WQE_MAX_SGE; k++) {
+        uint8_t f[16];
+
+        if (!e810_ring_read(c, sq, (uint64_t)idx * 32 + 32 + 16 * k, f, 16)) {
+            *nsge = n;
+            return AE_WQE_INVALID_PARAMETER;
+        }
+        if (!QPSQ_FRAG_LEN(ld64(f + 8))) {
+            continue;               /* null pad fragment */
+        }
+        sge_from(&sge[n++], ld64(f), ld64(f + 8));
+    }
+    *nsge = n;
+    for (k = 0; k < n; k++) {
+        sum += sge[k].len;
+    }
+    /* A longer SGE list is a malformed WQE, not a wrapped length. */
+    if (sum > E810_WQE_MAX_MSG) {
+        return AE_WQE_INVALID_PARAMETER;
+    }
+    *len = (uint32_t)sum;
+    return 0;
+}
+
+bool e810_rq_sges(E810Core *c, const E810RdmaRing *rq, unsigned shift,
+                  uint32_t idx, unsigned pol, E810Sge *sge, unsigned *nsge,
+                  uint64_t *cap)
+{
+    unsigned wqe_size = 32u << shift, nfrag, n = 0, k;
+    uint64_t base = (uint64_t)idx * wqe_size, qw1, qw3;
+    uint8_t raw[32];
+
+    if (!(rq->size >> shift) || !e810_ring_read(c, rq, base, raw, 32)) {
+        return false;
+    }
+    qw3 = ld64(raw + 24);
+    if (!!(qw3 & QPSQ_VALID) != pol) {
+        return false;
+    }
+    qw1 = ld64(raw + 8);
+    if (QPSQ_FRAG_LEN(qw1)) {
+        sge_from(&sge[n++], ld64(raw), qw1);
+    }
+    nfrag = QPSQ_ADDFRAGCNT(qw3);
+    for (k = 0; k < nfrag && n < E810_WQE_MAX_SGE; k++) {
+        uint8_t f[16];
+
+        if (32 + 16 * k + 16 > wqe_size ||
+            !e810_ring_read(c, rq, base + 32 + 16 * k, f, 16)) {
+            break;
+        }
+        if (QPSQ_FRAG_LEN(ld64(f + 8))) {
+            sge_from(&sge[n++], ld64(f), ld64(f + 8));
+        }
+    }
+    *nsge = n;
+    *cap = 0;
+    for (k = 0; k < n; k++) {
+        *cap += sge[k].len;
+    }
+    return true;
+}
+
+void e810_qp_ctx_rings(const uint64_t *x, bool vq, E810RdmaRing *sq,
+                       E810RdmaRing *rq, unsigned *rq_shift)
+{
+    *rq_shift = (unsigned)e810_fld(x[0], 9, 8);
+    memset(sq, 0, sizeof(*sq));
+    memset(rq, 0, sizeof(*rq));
+    sq->size = 4u << e810_fld(x[3], 15, 12);
+    rq->size = 4u << e810_fld(x[3], 11, 8);
+    sq->virt = rq->virt = vq;
+    if (vq) {
+        sq->pble_idx = (uint32_t)x[1];
+        rq->pble_idx = (uint32_t)x[2];
+    } else {
+        sq->pa = x[1];
+        rq->pa = x[2];
+    }
+}
+
+void e810_sq_cqe(uint64_t cqe[4], uint32_t qp, uint64_t comp_ctx, uint32_t idx,
+                 unsigned op, uint32_t len, unsigned status)
+{
+    cqe[0] = len;
+    cqe[1] = comp_ctx;
+    cqe[2] = (uint64_t)(qp & 0xFFFFFF) << CQ_QPID_S;
+    cqe[3] = (uint64_t)(idx & 0x7FFF) << CQ_WQEIDX_S |
+             (uint64_t)(op & 0x3F) << CQ_OP_S | CQ_SQ;
+    if (status) {
+        cqe[3] |= CQ_ERROR | (uint64_t)(status & 0xFFFF) |
+                  (uint64_t)0xFFFF << CQ_MAJERR_S;
+    }
+}
+
+void e810_flush_user(E810Core *c, const uint64_t *wqe, const E810FlushQp *f)
+{
+    uint64_t h = wqe[3], cqe[4];
+    bool user = h & CQPSQ_FWQE_USERFLCODE;
+    unsigned sq_min = user ? (unsigned)e810_fld(wqe[2], 47, 32) : 0;
+    unsigned rq_min = user ? (unsigned)e810_fld(wqe[2], 15, 0) : 0;
+    uint8_t raw[32];
+
+    cqe[0] = 0;
+    cqe[1] = f->comp_ctx;
+    cqe[2] = (uint64_t)(f->id & 0xFFFFFF) << CQ_QPID_S;
+    if (h & CQPSQ_FWQE_FLUSHSQ) {
+        uint32_t idx = f->sq_idx;
+        unsigned op = 0;
+        bool any = false;
+
+        if (f->have_head) {
+            idx = f->head_idx;
+            op = f->head_op;
+            any = true;
+        } else if (e810_ring_read(c, f->sq, (uint64_t)idx * 32, raw, 32) &&
+                   !!(ld64(raw + 24) & QPSQ_VALID) == f->sq_pol) {
+            op = QPSQ_OPCODE(ld64(raw + 24));
+            any = true;
+        }
+        if (any) {
+            cqe[3] = (uint64_t)(idx & 0x7FFF) << CQ_WQEIDX_S |
+                     (uint64_t)(op & 0x3F) << CQ_OP_S | CQ_SQ | CQ_ERROR |
+                     (uint64_t)FLUSH_MAJOR_ERR << CQ_MAJERR_S | sq_min;
+            trace_e810_rdma_flush_cqe(f->id, f->txcq, true, idx, op, sq_min);
+            e810_rdma_cq_post(c, f->txcq, cqe);
+        }
+    }
+    if ((h & CQPSQ_FWQE_FLUSHRQ) && f->rq->size) {
+        uint32_t idx = f->rq_idx;
+
+        if (e810_ring_read(c, f->rq, (uint64_t)idx * (32u << f->rq_shift),
+                           raw, 32) &&
+            !!(ld64(raw + 24) & QPSQ_VALID) == f->rq_pol) {
+            cqe[3] = (uint64_t)((idx << f->rq_shift) & 0x7FFF) << CQ_WQEIDX_S |
+                     (uint64_t)OP_TYPE_REC << CQ_OP_S | CQ_ERROR |
+                     (uint64_t)FLUSH_MAJOR_ERR << CQ_MAJERR_S | rq_min;
+            trace_e810_rdma_flush_cqe(f->id, f->rxcq, false, idx, OP_TYPE_REC,
+                                      rq_min);
+            e810_rdma_cq_post(c, f->rxcq, cqe);
+        }
+    }
+}

@@ -55,4 +55,74 @@ unsigned e810_fast_reg(const E810MemOwner *o, const uint64_t *w);
 bool e810_ring_read(E810Core *c, const E810RdmaRing *ring, uint64_t off,
                     void *buf, size_t len);
 
+/* Work requests as uk.c writes them, shared by both transports. */
+#define E810_WQE_MAX_SGE            16
+#define E810_WQE_MAX_INLINE         256
+#define E810_WQE_MAX_MSG            0x7FFFFFFFu     /* the driver's max_msg_sz */
+
+/* SQ quanta (32 bytes) an inline payload of @len bytes takes: 8 bytes in
+ * quantum 0 (qword 1), 31 in each further one. */
+static inline unsigned e810_inline_quanta(unsigned len)
+{
+    return len <= 8 ? 1 : 1 + (len - 8 + 30) / 31;
+}
+
+/*
+ * The inline payload of the SQ WQE at quantum @idx, whose first quantum is
+ * @raw, into @out (@len <= @max bytes); sets *@quanta.  0 or the AE.
+ */
+unsigned e810_sq_inline(E810Core *c, const E810RdmaRing *sq, uint32_t idx,
+                        const uint8_t *raw, unsigned len, unsigned max,
+                        uint8_t *out, uint8_t *quanta);
+/*
+ * The SGEs of the SQ WQE at quantum @idx (header @h, first quantum @qw):
+ * fragment 0 in quantum 0 unless it holds immediate data (a zero-length
+ * one only with @keep_empty0), ADDFRAGCNT more at byte 32 + 16 k, zero-
+ * length pads skipped.  Fills @sge (at most E810_WQE_MAX_SGE), *@nsge,
+ * *@len (checked against E810_WQE_MAX_MSG) and *@quanta.  0 or the AE.
+ */
+unsigned e810_sq_sges(E810Core *c, const E810RdmaRing *sq, uint32_t idx,
+                      uint64_t h, const uint64_t *qw, bool keep_empty0,
+                      E810Sge *sge, unsigned *nsge, uint32_t *len,
+                      uint8_t *quanta);
+/*
+ * QP context qwords 0-3 (both transports): the RQ WQE size, ring sizes,
+ * and ring addresses (or PBLE indexes with @vq).
+ */
+void e810_qp_ctx_rings(const uint64_t *x, bool vq, E810RdmaRing *sq,
+                       E810RdmaRing *rq, unsigned *rq_shift);
+
+/* A send-queue completion for the WQE at quantum @idx (@status: 0 or AE). */
+void e810_sq_cqe(uint64_t cqe[4], uint32_t qp, uint64_t comp_ctx, uint32_t idx,
+                 unsigned op, uint32_t len, unsigned status);
+
+/*
+ * FLUSH_WQES as user QPs get it: one flush CQE for the oldest outstanding
+ * WQE of each queue asked for; libirdma reports every later WQE of that
+ * queue from it (irdma_uk_cq_poll_cmpl(), move_cq_head = false).  The
+ * transport says which SQ WQE is oldest when it knows (@have_head).
+ */
+typedef struct E810FlushQp {
+    uint32_t id;
+    uint64_t comp_ctx;
+    const E810RdmaRing *sq, *rq;
+    uint32_t sq_idx, rq_idx;
+    unsigned sq_pol, rq_pol, rq_shift;
+    uint32_t txcq, rxcq;
+    bool have_head;
+    uint32_t head_idx;
+    unsigned head_op;
+} E810FlushQp;
+
+void e810_flush_user(E810Core *c, const uint64_t *wqe, const E810FlushQp *f);
+
+/*
+ * The SGEs of the RQ WQE at @idx (WQEs of 32 << @shift bytes) if it is
+ * posted (its valid bit is @pol); *@cap is their total length.  False if
+ * none is posted or it cannot be read.
+ */
+bool e810_rq_sges(E810Core *c, const E810RdmaRing *rq, unsigned shift,
+                  uint32_t idx, unsigned pol, E810Sge *sge, unsigned *nsge,
+                  uint64_t *cap);
+
 #endif

@@ -181,15 +181,8 @@ static void sq_cqe(RoceQp *q, const RoceWqe *w)
 {
     uint64_t cqe[4];
 
-    cqe[0] = w->len;
-    cqe[1] = q->c->rdma.qp[q->id].comp_ctx;
-    cqe[2] = (uint64_t)(q->id & 0xFFFFFF) << 32;
-    cqe[3] = (uint64_t)(w->idx & 0x7FFF) << 32 |
-             (uint64_t)(w->op & 0x3F) << 56 | CQ_SQ;
-    if (w->status) {
-        cqe[3] |= CQ_ERROR | (uint64_t)(w->status & 0xFFFF) |
-                  (uint64_t)0xFFFF << 16;
-    }
+    e810_sq_cqe(cqe, q->id, q->c->rdma.qp[q->id].comp_ctx, w->idx, w->op,
+                w->len, (unsigned)w->status);
     trace_e810_roce_cqe(q->id, q->txcq, true, w->idx, w->op, w->status);
     e810_rdma_cq_post(q->c, q->txcq, cqe);
 }
@@ -259,11 +252,6 @@ static void send_nak(RoceQp *q, unsigned code, uint32_t psn)
 
 /* ---- queues ------------------------------------------------------------- */
 
-static unsigned inline_quanta(unsigned len)
-{
-    return len <= 8 ? 1 : 1 + (len - 8 + 30) / 31;
-}
-
 static bool op_is_local(unsigned op)
 {
     return op == OP_FAST_REGISTER || op == OP_LOCAL_INVALIDATE || op == OP_NOP;
@@ -280,8 +268,7 @@ static bool sq_fetch(RoceQp *q, RoceWqe *w, uint64_t *hdr)
 {
     uint8_t raw[32];
     uint64_t h, qw[4];
-    unsigned i, k, nfrag;
-    uint64_t sum = 0;
+    unsigned i;
 
     if (!e810_ring_read(q->c, &q->sq, (uint64_t)q->sq_idx * 32, raw, 32)) {
         return false;
@@ -321,72 +308,17 @@ static bool sq_fetch(RoceQp *q, RoceWqe *w, uint64_t *hdr)
         return true;
     }
     if (h & QPSQ_INLINEDATAFLAG) {
-        unsigned len = QPSQ_INLINEDATALEN(h), got;
+        unsigned len = QPSQ_INLINEDATALEN(h);
 
-        if (len > ROCE_MAX_INLINE || inline_quanta(len) > 8) {
-            w->status = AE_WQE_INVALID_PARAMETER;
-            return true;
-        }
         w->inl = true;
         w->len = len;
-        w->quanta = (uint8_t)inline_quanta(len);
-        /* uk.c irdma_copy_inline_data: 8 bytes in qword 1 (qword 0 may
-         * hold immediate data), then 31 per quantum. */
-        got = len < 8 ? len : 8;
-        memcpy(w->inl_data, raw + 8, got);
-        for (k = 1; got < len; k++) {
-            unsigned n = len - got < 31 ? len - got : 31;
-
-            if (!e810_ring_read(q->c, &q->sq,
-                                ((uint64_t)q->sq_idx + k) * 32, raw, 32)) {
-                w->status = AE_WQE_INVALID_PARAMETER;
-                return true;
-            }
-            memcpy(w->inl_data + got, raw, n);
-            got += n;
-        }
+        w->status = (int)e810_sq_inline(q->c, &q->sq, q->sq_idx, raw, len,
+                                        ROCE_MAX_INLINE, w->inl_data,
+                                        &w->quanta);
         return true;
     }
-    /* Fragment 0 in quantum 0 unless it holds immediate data; ADDFRAGCNT
-     * more at byte 32 + 16 k (uk.c; with immediate data the first SGE is
-     * at byte 32). */
-    nfrag = QPSQ_ADDFRAGCNT(h);
-    w->quanta = (uint8_t)(1 + (nfrag + 1) / 2);
-    if (w->quanta > 8) {
-        w->status = AE_WQE_INVALID_PARAMETER;
-        w->quanta = 1;
-        return true;
-    }
-    if (!w->imm && QPSQ_FRAG_LEN(qw[1])) {
-        w->sge[0].to = qw[0];
-        w->sge[0].stag = QPSQ_FRAG_STAG(qw[1]);
-        w->sge[0].len = QPSQ_FRAG_LEN(qw[1]);
-        w->nsge = 1;
-    }
-    for (k = 0; k < nfrag && w->nsge < ROCE_MAX_SGE; k++) {
-        uint8_t f[16];
-
-        if (!e810_ring_read(q->c, &q->sq,
-                            (uint64_t)q->sq_idx * 32 + 32 + 16 * k, f, 16)) {
-            w->status = AE_WQE_INVALID_PARAMETER;
-            return true;
-        }
-        if (!QPSQ_FRAG_LEN(ld64(f + 8))) {
-            continue;           /* null pad fragment */
-        }
-        w->sge[w->nsge].to = ld64(f);
-        w->sge[w->nsge].stag = QPSQ_FRAG_STAG(ld64(f + 8));
-        w->sge[w->nsge].len = QPSQ_FRAG_LEN(ld64(f + 8));
-        w->nsge++;
-    }
-    for (k = 0; k < w->nsge; k++) {
-        sum += w->sge[k].len;
-    }
-    if (sum > 0x7FFFFFFFu) {    /* max_msg_sz */
-        w->status = AE_WQE_INVALID_PARAMETER;
-        return true;
-    }
-    w->len = (uint32_t)sum;
+    w->status = (int)e810_sq_sges(q->c, &q->sq, q->sq_idx, h, qw, false,
+                                  w->sge, &w->nsge, &w->len, &w->quanta);
     return true;
 }
 
@@ -402,50 +334,13 @@ static void sq_advance(RoceQp *q, unsigned quanta)
 /* Take the RQ WQE at the consumer index; false if none is posted. */
 static bool rq_take(RoceQp *q)
 {
-    unsigned wqe_size = 32u << q->rq_shift, nfrag, k;
     uint32_t nwqe = q->rq.size >> q->rq_shift;
-    uint8_t raw[32];
-    uint64_t qw1, qw3;
 
-    if (!nwqe || !e810_ring_read(q->c, &q->rq,
-                                 (uint64_t)q->rq_idx * wqe_size, raw, 32)) {
+    if (!e810_rq_sges(q->c, &q->rq, q->rq_shift, q->rq_idx, q->rq_pol,
+                      q->rcv_sge, &q->rcv_nsge, &q->rcv_cap)) {
         return false;
     }
-    qw3 = ld64(raw + 24);
-    if (!!(qw3 & QPSQ_VALID) != q->rq_pol) {
-        return false;
-    }
-    q->rcv_nsge = 0;
-    q->rcv_cap = 0;
     q->rcv_off = 0;
-    qw1 = ld64(raw + 8);
-    if (QPSQ_FRAG_LEN(qw1)) {
-        q->rcv_sge[0].to = ld64(raw);
-        q->rcv_sge[0].stag = QPSQ_FRAG_STAG(qw1);
-        q->rcv_sge[0].len = QPSQ_FRAG_LEN(qw1);
-        q->rcv_nsge = 1;
-    }
-    nfrag = QPSQ_ADDFRAGCNT(qw3);
-    for (k = 0; k < nfrag && q->rcv_nsge < ROCE_MAX_SGE; k++) {
-        uint8_t f[16];
-
-        if (32 + 16 * k + 16 > wqe_size ||
-            !e810_ring_read(q->c, &q->rq,
-                            (uint64_t)q->rq_idx * wqe_size + 32 + 16 * k,
-                            f, 16)) {
-            break;
-        }
-        if (!QPSQ_FRAG_LEN(ld64(f + 8))) {
-            continue;
-        }
-        q->rcv_sge[q->rcv_nsge].to = ld64(f);
-        q->rcv_sge[q->rcv_nsge].stag = QPSQ_FRAG_STAG(ld64(f + 8));
-        q->rcv_sge[q->rcv_nsge].len = QPSQ_FRAG_LEN(ld64(f + 8));
-        q->rcv_nsge++;
-    }
-    for (k = 0; k < q->rcv_nsge; k++) {
-        q->rcv_cap += q->rcv_sge[k].len;
-    }
     q->rcv_idx = q->rq_idx;
     if (++q->rq_idx >= nwqe) {
         q->rq_idx = 0;
@@ -1603,19 +1498,7 @@ static void qp_load(RoceQp *q, const uint64_t *x)
     E810Core *c = q->c;
     unsigned i;
 
-    q->rq_shift = (unsigned)e810_fld(x[0], 9, 8);
-    memset(&q->sq, 0, sizeof(q->sq));
-    memset(&q->rq, 0, sizeof(q->rq));
-    q->sq.size = 4u << e810_fld(x[3], 15, 12);
-    q->rq.size = 4u << e810_fld(x[3], 11, 8);
-    q->sq.virt = q->rq.virt = q->vq;
-    if (q->vq) {
-        q->sq.pble_idx = (uint32_t)x[1];
-        q->rq.pble_idx = (uint32_t)x[2];
-    } else {
-        q->sq.pa = x[1];
-        q->rq.pa = x[2];
-    }
+    e810_qp_ctx_rings(x, q->vq, &q->sq, &q->rq, &q->rq_shift);
     q->pd = (uint32_t)(e810_fld(x[7], 63, 48) | e810_fld(x[0], 21, 20) << 16);
     q->txcq = (uint32_t)e810_fld(x[17], 24, 0);
     q->rxcq = (uint32_t)e810_fld(x[17], 56, 32);
@@ -1677,56 +1560,26 @@ static void qp_drop(E810Core *c, uint32_t id)
  * iWARP, see rdma/qpdp.c). */
 static void qp_flush(RoceQp *q, const uint64_t *wqe)
 {
-    uint64_t h = wqe[3], cqe[4];
-    bool user = h & CQPSQ_FWQE_USERFLCODE;
-    unsigned sq_min = user ? (unsigned)e810_fld(wqe[2], 47, 32) : 0;
-    unsigned rq_min = user ? (unsigned)e810_fld(wqe[2], 15, 0) : 0;
-    uint8_t raw[32];
+    E810FlushQp f = {
+        .id = q->id, .comp_ctx = q->c->rdma.qp[q->id].comp_ctx,
+        .sq = &q->sq, .rq = &q->rq, .sq_idx = q->sq_idx, .rq_idx = q->rq_idx,
+        .sq_pol = q->sq_pol, .rq_pol = q->rq_pol, .rq_shift = q->rq_shift,
+        .txcq = q->txcq, .rxcq = q->rxcq, .have_head = q->wq_cnt != 0,
+    };
 
     q->halted = true;
     q->deadline = -1;
-    cqe[1] = q->c->rdma.qp[q->id].comp_ctx;
-    cqe[2] = (uint64_t)(q->id & 0xFFFFFF) << 32;
-    if ((h & CQPSQ_FWQE_FLUSHSQ) && !q->priv) {
-        uint32_t idx = q->sq_idx;
-        unsigned op = 0;
-        bool any = false;
-
-        if (q->wq_cnt) {
-            idx = wq_at(q, 0)->idx;
-            op = wq_at(q, 0)->op;
-            any = true;
-        } else if (e810_ring_read(q->c, &q->sq, (uint64_t)idx * 32, raw, 32) &&
-                   !!(ld64(raw + 24) & QPSQ_VALID) == q->sq_pol) {
-            op = QPSQ_OPCODE(ld64(raw + 24));
-            any = true;
-        }
-        if (any) {
-            cqe[0] = 0;
-            cqe[3] = (uint64_t)(idx & 0x7FFF) << 32 |
-                     (uint64_t)(op & 0x3F) << 56 | CQ_SQ | CQ_ERROR |
-                     (uint64_t)FLUSH_MAJOR_ERR << 16 | sq_min;
-            trace_e810_roce_cqe(q->id, q->txcq, true, idx, op,
-                                0x10000 | sq_min);
-            e810_rdma_cq_post(q->c, q->txcq, cqe);
-        }
+    if (q->priv) {
+        return;
+    }
+    if (q->wq_cnt) {
+        f.head_idx = wq_at(q, 0)->idx;
+        f.head_op = wq_at(q, 0)->op;
+    }
+    e810_flush_user(q->c, wqe, &f);
+    if (wqe[3] & CQPSQ_FWQE_FLUSHSQ) {
         q->wq_cnt = 0;
         q->snd = q->snd_pkt = 0;
-    }
-    if ((h & CQPSQ_FWQE_FLUSHRQ) && !q->priv && q->rq.size) {
-        unsigned wqe_size = 32u << q->rq_shift;
-
-        if (e810_ring_read(q->c, &q->rq, (uint64_t)q->rq_idx * wqe_size, raw,
-                           32) &&
-            !!(ld64(raw + 24) & QPSQ_VALID) == q->rq_pol) {
-            cqe[0] = 0;
-            cqe[3] = (uint64_t)((q->rq_idx << q->rq_shift) & 0x7FFF) << 32 |
-                     (uint64_t)OP_TYPE_REC << 56 | CQ_ERROR |
-                     (uint64_t)FLUSH_MAJOR_ERR << 16 | rq_min;
-            trace_e810_roce_cqe(q->id, q->rxcq, false, q->rq_idx, OP_TYPE_REC,
-                                0x10000 | rq_min);
-            e810_rdma_cq_post(q->c, q->rxcq, cqe);
-        }
     }
 }
 

@@ -91,3 +91,25 @@ uptime_s() {
 since() {
 	awk -v a="$1" -v b="$(uptime_s)" 'BEGIN { print b - a }'
 }
+
+# Two rounds (guest ROUND serves), COUNT verified rping iterations at each
+# size in SIZES, with the data lines each side saw; non-zero if any failed.
+rping_rounds() {
+	local rc=0 round size tag
+	for round in 0 1; do
+		for size in $SIZES; do
+			tag="round $round size $size"
+			pair "rping-$round-$size" $round 300 \
+				"rping -s -a $GUEST_IP -C $COUNT -v -V -S $size" \
+				"rping -c -a $PEER_IP -C $COUNT -v -V -S $size"
+			if [ $GUEST_ID = $round ]; then
+				echo "$tag: server data lines $(grep -c 'server ping data: rdma-ping-' /tmp/rping-$round-$size.log) exit $r"
+			else
+				echo "$tag: client data lines $(grep -c '^ping data: rdma-ping-' /tmp/rping-$round-$size.log) exit $r"
+			fi
+			[ $r = 0 ] || { tail -5 /tmp/rping-$round-$size.log; rc=1; }
+			vm-barrier "done-$round-$size"
+		done
+	done
+	return $rc
+}
