@@ -299,8 +299,14 @@ void iw_conn_destroy(IwConn *c);
 
 /* Inputs */
 void iw_input(IwConn *c, const uint8_t *frame, size_t len);
-/* The same for a frame whose IPv4 and TCP checksums the owner verified. */
-void iw_input_csum_ok(IwConn *c, const uint8_t *frame, size_t len);
+/*
+ * A segment of this connection the owner has already parsed and checked
+ * (the device's one frame parse and steering: addresses and ports of the
+ * quad, IPv4/TCP checksums, TCP data offset): the TCP header at @l4_off of
+ * @frame, @tlen bytes of TCP header and payload.
+ */
+void iw_input_segment(IwConn *c, const uint8_t *frame, size_t l4_off,
+                      size_t tlen);
 void iw_timer(IwConn *c);
 
 /* Work.  Return 0, or -1 when the queue (or ORD) is full: try later. */

@@ -738,7 +738,7 @@ static void tcp_segment(IwConn *c, const uint8_t *th, size_t tlen,
     ooo_drain(c);
 }
 
-static void input(IwConn *c, const uint8_t *frame, size_t len, bool csum_ok)
+static void input(IwConn *c, const uint8_t *frame, size_t len)
 {
     size_t off = 12, l3len, tlen;
     uint16_t type;
@@ -768,7 +768,7 @@ static void input(IwConn *c, const uint8_t *frame, size_t len, bool csum_ok)
         l3len = ldbe16(ip + 2);
         if (ihl < 20 || l3len < ihl + 20 || l3len > len - off || ip[9] != 6 ||
             (ldbe16(ip + 6) & 0x3FFF) ||          /* fragments */
-            (!csum_ok && csum_fold(e810_csum_add(0, ip, ihl)) != 0) ||
+            csum_fold(e810_csum_add(0, ip, ihl)) != 0 ||
             memcmp(ip + 12, c->p.rip, 4) || memcmp(ip + 16, c->p.lip, 4)) {
             goto bad;
         }
@@ -792,7 +792,7 @@ static void input(IwConn *c, const uint8_t *frame, size_t len, bool csum_ok)
         ldbe16(th) != c->p.rport || ldbe16(th + 2) != c->p.lport) {
         goto bad;
     }
-    if (!csum_ok && csum_fold(e810_csum_add(sum, th, tlen)) != 0) {
+    if (csum_fold(e810_csum_add(sum, th, tlen)) != 0) {
         c->stats.bad_csum++;
         return;
     }
@@ -806,12 +806,18 @@ bad:
 
 void iw_input(IwConn *c, const uint8_t *frame, size_t len)
 {
-    input(c, frame, len, false);
+    input(c, frame, len);
 }
 
-void iw_input_csum_ok(IwConn *c, const uint8_t *frame, size_t len)
+void iw_input_segment(IwConn *c, const uint8_t *frame, size_t l4_off,
+                      size_t tlen)
 {
-    input(c, frame, len, true);
+    if (c->dead || c->state == IW_TCP_CLOSED) {
+        return;
+    }
+    iw_enter(c);
+    tcp_segment(c, frame + l4_off, tlen, frame, l4_off + tlen);
+    iw_leave(c);
 }
 
 void iw_timer(IwConn *c)

@@ -14,17 +14,17 @@
 #define E810_IWARP_HOOKS_H
 
 #include "../types.h"
+#include "../net/net.h"
 
 /*
- * Implemented by the data path: a frame (Ethernet header included, as
- * received, untagged) whose TCP 4-tuple belongs to offloaded QP @qp_id.
+ * Implemented by the data path: a frame (parsed once at the device's
+ * entry, untagged) whose TCP 4-tuple belongs to offloaded QP @qp_id.
  * The IPv4/IPv6 and TCP headers have been validated (lengths, no IPv4
  * options, checksums).  Return true if the frame was consumed (placed or
  * dropped by the engine); false sends it on to the ILQ steering path, as
  * if the QP did not own the quad.  Implemented in qpdp.c.
  */
-bool e810_iwarp_rx(E810Core *c, uint32_t qp_id, const uint8_t *frame,
-                   size_t len);
+bool e810_iwarp_rx(E810Core *c, uint32_t qp_id, const E810Frame *fr);
 
 /*
  * Implemented by steer.c, for the data path's use.

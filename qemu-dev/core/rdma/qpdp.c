@@ -1151,16 +1151,16 @@ void e810_qpdp_doorbell(E810Core *c, uint32_t qp_id)
     }
 }
 
-bool e810_iwarp_rx(E810Core *c, uint32_t qp_id, const uint8_t *frame,
-                   size_t len)
+bool e810_iwarp_rx(E810Core *c, uint32_t qp_id, const E810Frame *fr)
 {
     QpdpQp *q = qp_find(c, qp_id);
 
     if (!q || !q->up) {
         return false;
     }
-    /* e810_rdma_steer() checked the IPv4 and TCP checksums. */
-    iw_input_csum_ok(q->conn, frame, len);
+    /* Parsed once at the device's entry; e810_rdma_steer() matched the
+     * quad and checked the checksums and the TCP header. */
+    iw_input_segment(q->conn, fr->data, fr->l4_off, fr->l4_len);
     sq_run(q);
     return true;
 }

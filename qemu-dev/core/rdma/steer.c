@@ -255,7 +255,7 @@ bool e810_rdma_steer(E810Core *c, const E810Frame *fr)
     e810_pestat_rx(c, fr);
     if (v == V_QP) {
         trace_e810_steer(s.quad.rport, s.quad.lport, s.tcp[13], "qp", qp_id);
-        if (e810_iwarp_rx(c, qp_id, frame, s.pkt_len)) {
+        if (e810_iwarp_rx(c, qp_id, fr)) {
             p->stats.rx_iwarp++;
             return true;
         }
