@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # iwarp-cm.sh: ucmatose with 1 and CONNS connections (MSGS messages), then
-# CYCLES rping connect/disconnect cycles; resources back to the start.
+# CYCLES rping connect/disconnect cycles; resources back to the start
+# (MODE=roce: bringup leaves the function in RoCEv2 mode).
 . /job/files/lib.sh
 up
+echo "rdma device: $IBDEV ($(ibv_devinfo -d $IBDEV | sed -n 's/.*transport:[[:space:]]*//p'))"
 base=$(rdma_res)
 echo "resources at start: $base"
 rc=0
