@@ -142,6 +142,40 @@ static void create_ccq(void)
     CHECK_EQ((cqe[3] >> 55) & 1, 0);
 }
 
+/* The engine up to a CCQ: device, CQP (iWARP), HMC, CCQ. */
+static void setup_ccq(void)
+{
+    setup();
+    cqp_create_proto(1);
+    init_hmc();
+    create_ccq();
+}
+
+/* CREATE_CEQ (0x16) / CREATE_AEQ (0x19) of @n entries at @pa, completed. */
+static void eq_create(unsigned op, uint64_t pa, unsigned n)
+{
+    uint64_t q[8] = { 0 };
+    uint64_t cqe[4];
+
+    memset(fake_mem(&h, pa), 0, 64);
+    q[2] = n;
+    q[4] = pa;
+    post_op(op, q, 0);
+    CHECK(ccq_next(cqe));
+}
+
+/* Post one CQP op and take its CCQE: its error bit, or 2 if none came. */
+static int op_err(unsigned op, const uint64_t *q, uint64_t hdr)
+{
+    uint64_t cqe[4];
+
+    post_op(op, q, hdr);
+    if (!ccq_next(cqe)) {
+        return 2;
+    }
+    return (int)((cqe[3] >> 55) & 1);
+}
+
 static void test_cqp_handshake(void)
 {
     setup();
@@ -225,10 +259,7 @@ static void test_ccq_wrap(void)
     uint64_t cqe[4];
     unsigned i, idx;
 
-    setup();
-    cqp_create_proto(1);
-    init_hmc();
-    create_ccq();
+    setup_ccq();
     /* More ops than either ring holds: both valid bits must flip. */
     for (i = 0; i < 3 * SQ_SIZE; i++) {
         idx = post_op(0x24, NULL, 0);
@@ -280,16 +311,9 @@ static void test_ceq_interrupt(void)
     uint64_t q[8] = { 0 };
     uint64_t cqe[4];
 
-    setup();
-    cqp_create_proto(1);
-    init_hmc();
-    create_ccq();
+    setup_ccq();
     /* CEQ 0: 8 entries, routed to vector 3. */
-    memset(fake_mem(&h, CEQ_PA), 0, 64);
-    q[2] = 8;
-    q[4] = CEQ_PA;
-    post_op(0x16, q, 0);
-    CHECK(ccq_next(cqe));
+    eq_create(0x16, CEQ_PA, 8);
     /* Not armed yet: no CEQE for the CEQ create's own completion. */
     CHECK_EQ(mem64(CEQ_PA), 0);
     wr(GLINT_CEQCTL(0), E810_CTL_CAUSE_ENA | 3);
@@ -316,9 +340,7 @@ static void test_ceq_interrupt(void)
     CHECK_EQ(fake_irq_count(&h, 3), 2);
     /* Destroy CEQ 0. */
     memset(q, 0, sizeof(q));
-    post_op(0x18, q, 0);
-    CHECK(ccq_next(cqe));
-    CHECK_EQ((cqe[3] >> 55) & 1, 0);
+    CHECK_EQ(op_err(0x18, q, 0), 0);
     CHECK(!c.rdma.ceq[0].valid);
     teardown();
 }
@@ -338,15 +360,8 @@ static void test_aeq_and_qp(void)
     uint64_t q[8] = { 0 };
     uint64_t cqe[4];
 
-    setup();
-    cqp_create_proto(1);
-    init_hmc();
-    create_ccq();
-    memset(fake_mem(&h, AEQ_PA), 0, 64);
-    q[2] = 2;
-    q[4] = AEQ_PA;
-    post_op(0x19, q, 0);
-    CHECK(ccq_next(cqe));
+    setup_ccq();
+    eq_create(0x19, AEQ_PA, 2);
     wr(PFINT_AEQCTL, E810_CTL_CAUSE_ENA | 5);
     wr(GLINT_DYN_CTL(5), GLINT_DYN_CTL_INTENA);
     /* QP 3: create idle, modify to RTS, GEN_AE. */
@@ -392,12 +407,8 @@ static void test_aeq_and_qp(void)
     /* Destroy QP 3; destroying it again fails. */
     memset(q, 0, sizeof(q));
     q[2] = QPCTX_PA;
-    post_op(0x02, q, 3);
-    CHECK(ccq_next(cqe));
-    CHECK_EQ((cqe[3] >> 55) & 1, 0);
-    post_op(0x02, q, 3);
-    CHECK(ccq_next(cqe));
-    CHECK_EQ((cqe[3] >> 55) & 1, 1);
+    CHECK_EQ(op_err(0x02, q, 3), 0);
+    CHECK_EQ(op_err(0x02, q, 3), 1);
     teardown();
 }
 
@@ -406,10 +417,7 @@ static void test_tables(void)
     uint64_t q[8] = { 0 };
     uint64_t cqe[4];
 
-    setup();
-    cqp_create_proto(1);
-    init_hmc();
-    create_ccq();
+    setup_ccq();
     /* WS leaf add returns a qs_handle in OPRETVAL. */
     post_op(0x2c, NULL, 7 | 1ull << 61 | 1ull << 62);
     CHECK(ccq_next(cqe));
@@ -428,17 +436,13 @@ static void test_tables(void)
     q[1] = 0x1000 | 4ull << 46;
     q[2] = (0x10ull << 8) | 0x42;
     q[4] = BUF_PA;
-    post_op(0x0a, q, 1ull << 43 | 0x3ull << 48 | 1ull << 59);
-    CHECK(ccq_next(cqe));
-    CHECK_EQ((cqe[3] >> 55) & 1, 0);
+    CHECK_EQ(op_err(0x0a, q, 1ull << 43 | 0x3ull << 48 | 1ull << 59), 0);
     CHECK(c.rdma.mr[0x10].registered);
     CHECK_EQ(c.rdma.mr[0x10].pd, 4);
     post_op(0x0a, q, 1ull << 43);               /* same STag again */
     CHECK(ccq_next(cqe));
     CHECK_EQ((cqe[3] >> 55) & 1, 1);
-    post_op(0x0d, q, 1ull << 43);
-    CHECK(ccq_next(cqe));
-    CHECK_EQ((cqe[3] >> 55) & 1, 0);
+    CHECK_EQ(op_err(0x0d, q, 1ull << 43), 0);
     CHECK(!c.rdma.mr[0x10].valid);
     memset(q, 0, sizeof(q));
     q[2] = 4791;
@@ -607,30 +611,16 @@ static void test_malformed(void)
     CHECK(ccq_next(cqe));
     CHECK_EQ(cqe[3] & 0xFFFF, E810_CQP_MIN_BAD_PARAM);
     /* Modify/flush of a QP that does not exist. */
-    post_op(0x01, q, 9);
-    CHECK(ccq_next(cqe));
-    CHECK_EQ((cqe[3] >> 55) & 1, 1);
-    post_op(0x22, q, 9 | 1ull << 61);
-    CHECK(ccq_next(cqe));
-    CHECK_EQ((cqe[3] >> 55) & 1, 1);
+    CHECK_EQ(op_err(0x01, q, 9), 1);
+    CHECK_EQ(op_err(0x22, q, 9 | 1ull << 61), 1);
     /* STag/ARP/AH/WS/CEQ ids out of range. */
     memset(q, 0, sizeof(q));
     q[2] = 0xFFFFFFull << 8;
-    post_op(0x09, q, 1ull << 43);
-    CHECK(ccq_next(cqe));
-    CHECK_EQ((cqe[3] >> 55) & 1, 1);
-    post_op(0x0f, NULL, 0xFFF | 1ull << 42);
-    CHECK(ccq_next(cqe));
-    CHECK_EQ((cqe[3] >> 55) & 1, 1);
-    post_op(0x1c, NULL, 0xFFFFFF);
-    CHECK(ccq_next(cqe));
-    CHECK_EQ((cqe[3] >> 55) & 1, 1);
-    post_op(0x2c, NULL, 0x3FFF);
-    CHECK(ccq_next(cqe));
-    CHECK_EQ((cqe[3] >> 55) & 1, 1);
-    post_op(0x16, NULL, 0x3FF);
-    CHECK(ccq_next(cqe));
-    CHECK_EQ((cqe[3] >> 55) & 1, 1);
+    CHECK_EQ(op_err(0x09, q, 1ull << 43), 1);
+    CHECK_EQ(op_err(0x0f, NULL, 0xFFF | 1ull << 42), 1);
+    CHECK_EQ(op_err(0x1c, NULL, 0xFFFFFF), 1);
+    CHECK_EQ(op_err(0x2c, NULL, 0x3FFF), 1);
+    CHECK_EQ(op_err(0x16, NULL, 0x3FF), 1);
     post_op(0x18, NULL, 3);                     /* CEQ 3 never created */
     CHECK(ccq_next(cqe));
     CHECK_EQ((cqe[3] >> 55) & 1, 1);
@@ -696,18 +686,15 @@ static void reg_mr(uint32_t idx, uint8_t key, uint32_t pd, uint64_t va,
                    unsigned rights, bool remote, bool va_based)
 {
     uint64_t q[8] = { 0 };
-    uint64_t cqe[4];
 
     q[0] = va;
     q[1] = len | (uint64_t)pd << 46;
     q[2] = (uint64_t)idx << 8 | key;
     q[4] = pa;
     q[6] = pble;
-    post_op(0x0a, q, 1ull << 43 | (uint64_t)lpbl << 44 |
+    CHECK_EQ(op_err(0x0a, q, 1ull << 43 | (uint64_t)lpbl << 44 |
             (uint64_t)rights << 48 | (remote ? 1ull << 53 : 0) |
-            (va_based ? 1ull << 59 : 0));
-    CHECK(ccq_next(cqe));
-    CHECK_EQ((cqe[3] >> 55) & 1, 0);
+            (va_based ? 1ull << 59 : 0)), 0);
 }
 
 #define LR E810_ACC_LOCAL_READ
@@ -715,14 +702,11 @@ static void reg_mr(uint32_t idx, uint8_t key, uint32_t pd, uint64_t va,
 static void test_xlate(void)
 {
     Pieces p;
-    uint64_t pble_pa, q[8] = { 0 }, cqe[4];
+    uint64_t pble_pa, q[8] = { 0 };
     const uint64_t va = 0x70001234;
     const uint64_t P0 = M(0x30000), P1 = M(0x50000), P2 = M(0x40000);
 
-    setup();
-    cqp_create_proto(1);
-    init_hmc();
-    create_ccq();
+    setup_ccq();
     pble_pa = SD1_PA + (c.rdma.obj[E810_HMC_PBLE].base - (2u << 20));
 
     /* Contiguous, VA based: split at 4 KiB boundaries. */
@@ -807,9 +791,7 @@ static void test_xlate(void)
     /* ALLOC_STAG gives an STag that is not usable until registered. */
     q[1] = 0x1000 | 4ull << 46;
     q[2] = 0x27ull << 8;
-    post_op(0x09, q, 1ull << 43 | 1ull << 44 | 0x3ull << 48);
-    CHECK(ccq_next(cqe));
-    CHECK_EQ((cqe[3] >> 55) & 1, 0);
+    CHECK_EQ(op_err(0x09, q, 1ull << 43 | 1ull << 44 | 0x3ull << 48), 0);
     CHECK_EQ(xl(0x2700, 0, 8, LR, 4, false, &p),
              E810_XLATE_INVALID);
     /* The whole region: four pieces (partial pages at both ends). */
@@ -946,10 +928,7 @@ static void test_random_wqes(void)
     uint64_t q[8], cqe[4];
     unsigned i, j, op;
 
-    setup();
-    cqp_create_proto(1);
-    init_hmc();
-    create_ccq();
+    setup_ccq();
     for (i = 0; i < 20000; i++) {
         op = ops[rnd() % (sizeof(ops) / sizeof(ops[0]))];
         for (j = 0; j < 8; j++) {
