@@ -5,6 +5,7 @@
  */
 #include "aq-util.h"
 #include "check.h"
+#include <stddef.h>
 
 #include <stdio.h>
 
@@ -191,43 +192,39 @@ static void parse_caps(const AqMsg *m, Caps *caps)
         const uint8_t *e = m->buf + 32 * i;
         uint32_t number = ld32(e + 4), logical = ld32(e + 8), phys = ld32(e + 12);
 
-        switch (ld16(e)) {
-        case 0x0005:
-            caps->valid_funcs = number;
-            break;
-        case 0x0017:
-            caps->vsi = number;
-            break;
-        case 0x0040:
-            caps->rss_size = number;
-            caps->rss_width = logical;
-            break;
-        case 0x0041:
-            caps->rxq = number;
-            caps->rxq_first = phys;
-            break;
-        case 0x0042:
-            caps->txq = number;
-            break;
-        case 0x0043:
-            caps->msix = number;
-            caps->msix_first = phys;
-            break;
-        case 0x0045:
-            caps->fd = number;
-            break;
-        case 0x0047:
-            caps->mtu = number;
-            break;
-        case 0x0051:
-            caps->rdma = number;
-            break;
-        case 0x0085:
-            caps->tx_topo = number;
-            break;
-        default:
+        /* Capability id -> where its number (and its logical id or
+         * physical id, for the few that have one) goes. */
+        static const struct {
+            uint16_t id;
+            size_t number, second;      /* offsetof in Caps; 0: none */
+            bool phys;
+        } map[] = {
+            { 0x0005, offsetof(Caps, valid_funcs), 0, false },
+            { 0x0017, offsetof(Caps, vsi), 0, false },
+            { 0x0040, offsetof(Caps, rss_size), offsetof(Caps, rss_width), false },
+            { 0x0041, offsetof(Caps, rxq), offsetof(Caps, rxq_first), true },
+            { 0x0042, offsetof(Caps, txq), 0, false },
+            { 0x0043, offsetof(Caps, msix), offsetof(Caps, msix_first), true },
+            { 0x0045, offsetof(Caps, fd), 0, false },
+            { 0x0047, offsetof(Caps, mtu), 0, false },
+            { 0x0051, offsetof(Caps, rdma), 0, false },
+            { 0x0085, offsetof(Caps, tx_topo), 0, false },
+        };
+        unsigned k;
+
+        for (k = 0; k < sizeof(map) / sizeof(map[0]); k++) {
+            if (map[k].id == ld16(e)) {
+                break;
+            }
+        }
+        if (k == sizeof(map) / sizeof(map[0])) {
             caps->unknown++;
-            break;
+            continue;
+        }
+        *(uint32_t *)((char *)caps + map[k].number) = number;
+        if (map[k].second) {
+            *(uint32_t *)((char *)caps + map[k].second) =
+                map[k].phys ? phys : logical;
         }
     }
 }
