@@ -238,6 +238,18 @@ enum {
 #define AEQE_AECODE_S               34
 #define AEQE_AESRC_S                50
 #define AEQE_IWSTATE_S              54
+#define AEQE_TCPSTATE_S             57
+#define AEQE_Q2DATA                 (1ull << 61)
+
+/* AEQE qword 1 of QP/CQ @id: AE @code from @src, the QP's iWARP state. */
+static inline uint64_t e810_aeqe_qw1(uint32_t id, unsigned code, unsigned src,
+                                     unsigned iwstate)
+{
+    return AEQE_QPCQID_LO(id) | AEQE_QPCQID_HI(id) |
+           (uint64_t)(code & 0xFFF) << AEQE_AECODE_S |
+           (uint64_t)(src & 0xF) << AEQE_AESRC_S |
+           (uint64_t)(iwstate & 7) << AEQE_IWSTATE_S;
+}
 
 /* AE codes (user.h) */
 #define AE_AMP_INVALID_STAG         0x0103

@@ -40,10 +40,7 @@ static bool qp_post_ae(E810Core *c, uint32_t id, E810RdmaQp *qp,
                        unsigned code, unsigned src)
 {
     return e810_rdma_aeq_post(c, qp->comp_ctx,
-                              AEQE_QPCQID_LO(id) | AEQE_QPCQID_HI(id) |
-                              (uint64_t)(code & 0xFFF) << AEQE_AECODE_S |
-                              (uint64_t)(src & 0xF) << AEQE_AESRC_S |
-                              (uint64_t)(qp->state & 7) << AEQE_IWSTATE_S);
+                              e810_aeqe_qw1(id, code, src, qp->state));
 }
 
 void e810_rdma_qp_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)

@@ -117,10 +117,8 @@ static void post_ae(QpdpQp *q, unsigned code, unsigned src, bool q2data)
     unsigned tcp = q->up ? q->conn->state : IW_TCP_CLOSED;
     uint64_t qw1;
 
-    qw1 = ((uint64_t)q->id & 0x3FFFF) | (uint64_t)((q->id >> 18) & 1) << 46 |
-          (uint64_t)(code & 0xFFF) << 34 | (uint64_t)(src & 0xF) << 50 |
-          (uint64_t)(qp_iwstate(q) & 7) << 54 | (uint64_t)(tcp & 0xF) << 57 |
-          (uint64_t)(q2data ? 1 : 0) << 61;
+    qw1 = e810_aeqe_qw1(q->id, code, src, qp_iwstate(q)) |
+          (uint64_t)(tcp & 0xF) << AEQE_TCPSTATE_S | (q2data ? AEQE_Q2DATA : 0);
     trace_e810_iw_ae(q->id, code, src, qp_iwstate(q), tcp);
     e810_rdma_aeq_post(c, c->rdma.qp[q->id].comp_ctx, qw1);
 }

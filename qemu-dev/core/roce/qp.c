@@ -160,9 +160,7 @@ static void post_ae(RoceQp *q, unsigned code, unsigned src)
 {
     uint64_t qw1;
 
-    qw1 = ((uint64_t)q->id & 0x3FFFF) | (uint64_t)((q->id >> 18) & 1) << 46 |
-          (uint64_t)(code & 0xFFF) << 34 | (uint64_t)(src & 0xF) << 50 |
-          (uint64_t)(q->state & 7) << 54;
+    qw1 = e810_aeqe_qw1(q->id, code, src, q->state);
     trace_e810_roce_ae(q->id, code, src, q->state);
     e810_rdma_aeq_post(q->c, q->c->rdma.qp[q->id].comp_ctx, qw1);
 }
