@@ -351,27 +351,33 @@ static void test_rc_rnr_and_access_error(void)
 static struct {
     E810Core *dst;
     size_t len;
+    unsigned due;               /* link_now at which it is delivered */
     uint8_t f[ROCE_FRAME_MAX];
 } link_q[LINK_QMAX];
 static unsigned link_n, link_sent, link_lost, link_drop_every;
+/* Random impairments, in per mille (test_rc_impaired), and their tally. */
+static unsigned link_loss, link_dup, link_delay, link_now;
+static unsigned link_dups, link_delayed;
+static uint32_t link_seed;
 static IfxState *one_device;    /* the fixture's default device */
 static bool link_cut;
 
 static IfxState dev_a = IFX_DEV_A;
 static IfxState dev_b = IFX_DEV_B;
 
-static void link_frame(void *opaque, const void *frame, size_t len)
+static unsigned link_rand(void)
 {
-    IfxState *to = opaque;
+    link_seed = link_seed * 1103515245u + 12345u;
+    return (link_seed >> 16) % 1000;
+}
 
-    link_sent++;
-    if (link_cut || (link_drop_every && link_sent % link_drop_every == 0)) {
-        link_lost++;
-        return;
-    }
+static void link_put(IfxState *to, const void *frame, size_t len,
+                     unsigned due)
+{
     if (link_n < LINK_QMAX && len <= ROCE_FRAME_MAX) {
         link_q[link_n].dst = &to->dev.c;
         link_q[link_n].len = len;
+        link_q[link_n].due = due;
         memcpy(link_q[link_n].f, frame, len);
         link_n++;
     } else {
@@ -379,21 +385,49 @@ static void link_frame(void *opaque, const void *frame, size_t len)
     }
 }
 
-/* Deliver what is on the link and let 1 ms pass on both devices. */
+static void link_frame(void *opaque, const void *frame, size_t len)
+{
+    IfxState *to = opaque;
+    unsigned due = link_now;
+
+    link_sent++;
+    if (link_cut || (link_drop_every && link_sent % link_drop_every == 0) ||
+        (link_loss && link_rand() < link_loss)) {
+        link_lost++;
+        return;
+    }
+    if (link_delay && link_rand() < link_delay) {
+        due += 1 + link_rand() % 4;     /* overtaken by later frames */
+        link_delayed++;
+    }
+    link_put(to, frame, len, due);
+    if (link_dup && link_rand() < link_dup) {
+        link_put(to, frame, len, due + link_rand() % 6);
+        link_dups++;
+    }
+}
+
+/* Deliver what is due on the link and let 1 ms pass on both devices. */
 static void link_step(void)
 {
     static uint8_t f[ROCE_FRAME_MAX];
-    unsigned i, n = link_n;
+    unsigned i, n = link_n, kept = 0;
 
     for (i = 0; i < n; i++) {
-        size_t len = link_q[0].len;
-        E810Core *dst = link_q[0].dst;
+        size_t len = link_q[kept].len;
+        E810Core *dst = link_q[kept].dst;
 
-        memcpy(f, link_q[0].f, len);
-        memmove(link_q, link_q + 1, (link_n - 1) * sizeof(link_q[0]));
+        if (link_q[kept].due > link_now) {
+            kept++;             /* not yet: stays in front of the new ones */
+            continue;
+        }
+        memcpy(f, link_q[kept].f, len);
+        memmove(link_q + kept, link_q + kept + 1,
+                (link_n - kept - 1) * sizeof(link_q[0]));
         link_n--;
         e810_receive(dst, f, len);
     }
+    link_now++;
     fake_host_advance(&dev_a.dev.h, 1000000);
     fake_host_advance(&dev_b.dev.h, 1000000);
 }
@@ -496,6 +530,91 @@ static void test_rc_lossy(void)
     ifx_cur = &dev_b;
     CHECK(!cqe_next(cqe));
     link_drop_every = 0;
+    ifx_cur = &dev_a;
+    ifx_teardown();
+    ifx_cur = &dev_b;
+    ifx_teardown();
+    ifx_cur = one_device;
+}
+
+/*
+ * A's QP 3 and B's QP 4 over a link that loses, duplicates and delays
+ * (reorders) frames at random, with up to four WRITEs and READs of up to
+ * 12 packets outstanding at a time: late and duplicate NAKs and READ
+ * responses meet READs asked for again from the middle.  Every byte read
+ * and written is where it belongs, every WQE completes once without
+ * error, in order.
+ */
+static void test_rc_impaired(void)
+{
+    unsigned b, i, k, sq_cqes = 0, errors = 0, bad = 0, nops;
+    uint64_t q[4], cqe[4];
+    unsigned kind[4], len[4];
+
+    two_devices();
+    link_seed = 7;
+    link_loss = 30;
+    link_dup = 30;
+    link_delay = 50;
+    link_now = link_dups = link_delayed = 0;
+    for (b = 0; b < 60; b++) {
+        nops = 1 + b % 4;
+        for (i = 0; i < nops; i++) {
+            /* Op i uses slot i of the MRs on both sides. */
+            uint64_t loc = BUF_PA(0) + 0x4000 * i;
+            uint64_t rmt = BUF_PA(1) + 0x4000 * i;
+
+            kind[i] = link_rand() % 2;
+            len[i] = 1 + (link_rand() * 13 + b) % 12000;
+            ifx_cur = &dev_a;
+            if (kind[i] == 0) {
+                fill(loc, len[i], b * 8 + i);
+                q[0] = loc;
+                q[1] = (uint64_t)len[i] << 32 | STAG(0);
+                q[2] = rmt;
+                ifx_sq_put(0, q, 0x00ull << 32 | SIG | STAG(1), 1, NULL);
+            } else {
+                ifx_cur = &dev_b;
+                fill(rmt, len[i], b * 8 + i + 100);
+                ifx_cur = &dev_a;
+                memset(mem(loc), 0xEE, len[i]);
+                q[0] = loc;
+                q[1] = (uint64_t)len[i] << 32 | STAG(0);
+                q[2] = rmt;
+                ifx_sq_put(0, q, 0x01ull << 32 | SIG | STAG(1), 1, NULL);
+            }
+        }
+        ifx_cur = &dev_a;
+        ifx_wr(PFPE_WQEALLOC, 3);      /* one doorbell for the batch */
+        for (k = 0, i = 0; k < 20000 && i < nops; k++) {
+            link_step();
+            ifx_cur = &dev_a;
+            while (cqe_next(cqe)) {
+                errors += !!(cqe[3] & CQE_ERROR);
+                CHECK_EQ((cqe[3] >> 56) & 0x3F, i < nops ? kind[i] : 9u);
+                i++;
+                sq_cqes++;
+            }
+        }
+        CHECK_EQ(i, nops);
+        for (i = 0; i < nops; i++) {
+            bad += !!memcmp(fake_mem(&dev_b.dev.h, BUF_PA(1) + 0x4000 * i),
+                            fake_mem(&dev_a.dev.h, BUF_PA(0) + 0x4000 * i),
+                            len[i]);
+        }
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(errors, 0);
+    printf("# link: %u sent, %u lost, %u duplicated, %u delayed\n", link_sent,
+           link_lost, link_dups, link_delayed);
+    CHECK(link_lost > 0 && link_dups > 0 && link_delayed > 0);
+    CHECK(e810_roce_stats(&dev_a.dev.c)->retransmits > 0);
+    ifx_cur = &dev_b;
+    CHECK(!cqe_next(cqe));
+    link_loss = link_dup = link_delay = 0;
+    for (k = 0; k < 20; k++) {
+        link_step();            /* what is still on the link */
+    }
     ifx_cur = &dev_a;
     ifx_teardown();
     ifx_cur = &dev_b;
@@ -651,6 +770,7 @@ int main(void)
     RUN(test_rc_loopback);
     RUN(test_rc_rnr_and_access_error);
     RUN(test_rc_lossy);
+    RUN(test_rc_impaired);
     RUN(test_rc_retry_exceeded);
     RUN(test_ud_gsi);
     return CHECK_DONE();

@@ -107,6 +107,8 @@ typedef struct RoceQp {
     uint32_t psn_una;           /* oldest unacknowledged PSN */
     unsigned retries, rnr_retries;
     bool rnr_wait;
+    bool gap_asked;             /* READ responses ahead of psn_una seen */
+    uint32_t gap_psn;           /* ... and asked for again from here */
     int64_t deadline;
     /* responder */
     uint32_t epsn, msn;
@@ -506,7 +508,7 @@ static void ack_upto(RoceQp *q, uint32_t psn)
             if (!w->done) {
                 /* The responder is past a READ whose responses did not
                  * all arrive: ask for the rest. */
-                q->psn_una = w->first_psn + w->got;
+                q->psn_una = (w->first_psn + w->got) & ROCE_PSN_MASK;
                 rewind_to(q, q->psn_una);
                 return;
             }
@@ -524,20 +526,29 @@ static void send_pkt(RoceQp *q, RoceWqe *w, uint32_t k)
     E810Roce *e = q->c->rdma.roce;
     size_t off = roce_frame_start(e->tx, &q->path), p;
     uint8_t *b = e->tx;
-    bool first = k == 0, last = k + 1 >= w->npkts, se = false;
-    uint32_t psn = (w->first_psn + k) & ROCE_PSN_MASK;
-    uint32_t poff = k * q->mtu, plen = 0;
+    bool first, last, se = false;
+    uint32_t psn, poff, plen = 0;
     unsigned opcode;
     bool ackreq;
 
+    /*
+     * A READ is always asked for from its first missing response: its PSN
+     * and its remote address must name the same packet, or the responses
+     * of a rewound READ land at the wrong offset.
+     */
+    if (op_is_read(w->op)) {
+        k = w->got;
+    }
+    first = k == 0;
+    last = k + 1 >= w->npkts;
+    psn = (w->first_psn + k) & ROCE_PSN_MASK;
+    poff = k * q->mtu;
     p = off + ROCE_BTH_LEN;
     if (op_is_read(w->op)) {
-        uint32_t done = w->got * q->mtu;
-
         opcode = ROCE_READ_REQ;
-        stbe64(b + p, w->raddr + done);
+        stbe64(b + p, w->raddr + poff);
         stbe32(b + p + 8, w->rkey);
-        stbe32(b + p + 12, w->len - done);
+        stbe32(b + p + 12, w->len - poff);
         p += ROCE_RETH_LEN;
         last = true;
     } else {
@@ -684,8 +695,10 @@ static void rc_run(RoceQp *q)
             q->snd_pkt = 0;
         }
         w = wq_at(q, q->snd);
-        if (!w->psn_valid) {
-            q->snd++;           /* local op, already done */
+        if (!w->psn_valid || w->done) {
+            /* A local op, or (sending again after a rewind) one already
+             * done: a READ whose responses all came is not asked again. */
+            q->snd++;
             q->snd_pkt = 0;
             continue;
         }
@@ -726,6 +739,18 @@ static void rx_ack(RoceQp *q, const RocePkt *k)
         return;
     }
     syn = k->ext[0];
+    if ((syn & 0x60) != ROCE_AETH_ACK &&
+        (roce_psn_diff(k->psn, q->psn_una) < 0 ||
+         roce_psn_diff(k->psn, q->psn_next) >= 0)) {
+        /*
+         * A NAK for a PSN already acknowledged (a duplicate or a late one
+         * off the link) or never sent: going back to it would send again
+         * what the responder has done, so it is ignored.
+         */
+        q->c->rdma.roce->stats.rx_unexpected++;
+        trace_e810_roce_drop(q->id, k->opcode, k->psn, "stale NAK");
+        return;
+    }
     switch (syn & 0x60) {
     case ROCE_AETH_ACK:
         ack_upto(q, k->psn);
@@ -801,20 +826,38 @@ static void rx_read_resp(RoceQp *q, const RocePkt *k)
         return;
     }
     len = k->ext_len - hl - k->padcnt;
+    /*
+     * Responses come in PSN order: only the next one of the oldest READ
+     * still waiting is taken.  Taking a later READ's response across a
+     * hole would acknowledge what the hole holds.
+     */
     for (i = 0; i < q->wq_cnt && i < q->snd + 1; i++) {
         RoceWqe *x = wq_at(q, i);
 
-        if (x->psn_valid && op_is_read(x->op) && !x->done &&
-            k->psn == ((x->first_psn + x->got) & ROCE_PSN_MASK)) {
+        if (x->psn_valid && op_is_read(x->op) && !x->done) {
             w = x;
             break;
         }
     }
-    if (!w) {
-        /* A response we do not wait for (a duplicate, or ahead of a
-         * lost one: the timer asks again). */
+    if (!w || k->psn != ((w->first_psn + w->got) & ROCE_PSN_MASK)) {
+        uint32_t want = w ? (w->first_psn + w->got) & ROCE_PSN_MASK : 0;
+
         e->stats.rx_unexpected++;
         trace_e810_roce_drop(q->id, k->opcode, k->psn, "unexpected response");
+        if (w && roce_psn_diff(k->psn, want) > 0 &&
+            roce_psn_diff(k->psn, q->psn_next) < 0 &&
+            (!q->gap_asked || q->gap_psn != want)) {
+            /* Ahead of a lost response: ask again from the hole, once
+             * per hole (the timer covers a lost request). */
+            q->gap_asked = true;
+            q->gap_psn = want;
+            ack_upto(q, (w->first_psn - 1) & ROCE_PSN_MASK);
+            e->stats.retransmits++;
+            trace_e810_roce_retry(q->id, "READ response ahead", want,
+                                  q->rexmit_thresh - q->retries);
+            rewind_to(q, want);
+            rc_run(q);
+        }
         return;
     }
     /* Everything before the READ is acknowledged by its response. */
