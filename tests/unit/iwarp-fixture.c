@@ -432,6 +432,18 @@ bool ifx_aeqe_next(uint64_t *qw0, unsigned *qp, unsigned *code)
     return true;
 }
 
+bool ifx_ae_seen(unsigned qpn, unsigned ae)
+{
+    uint64_t qw0;
+    unsigned got_qp, got_code;
+    bool seen = false;
+
+    while (ifx_aeqe_next(&qw0, &got_qp, &got_code)) {
+        seen |= got_qp == qpn && got_code == ae;
+    }
+    return seen;
+}
+
 void ifx_fill(uint64_t pa, size_t len, unsigned seed)
 {
     for (size_t i = 0; i < len; i++) {

@@ -132,6 +132,8 @@ void ifx_rq_post(unsigned i, uint64_t to, uint32_t len);
 void ifx_run(void);
 bool ifx_cqe_next(uint64_t cqe[4]);
 bool ifx_aeqe_next(uint64_t *qw0, unsigned *qp, unsigned *code);
+/* Drain the AEQ: whether AE @ae came for QP @qpn among what was there. */
+bool ifx_ae_seen(unsigned qpn, unsigned ae);
 void ifx_fill(uint64_t pa, size_t len, unsigned seed);
 
 #endif

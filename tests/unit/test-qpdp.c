@@ -134,32 +134,19 @@ static void test_send_write_read(void)
 
 static void test_remote_error(void)
 {
-    uint64_t q[4], ctx;
-    unsigned qp, code;
-    bool seen = false;
+    uint64_t q[4];
 
     setup(false);
     /* Write to an STag QP4 does not have: QP4 raises an AMP AE. */
     ifx_sq_op(0, 0x00, BUF_PA(0), 100, 0, 0x777777u);
     run();
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 4 && code == 0x0103) {
-            seen = true;
-        }
-    }
-    CHECK(seen);
+    CHECK(ifx_ae_seen(4, 0x0103));
     /* Send without a posted receive: no buffer. */
     teardown();
     setup(false);
-    seen = false;
     ifx_sq_op(0, 0x03, BUF_PA(0), 10, 0, 0);
     run();
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 4 && code == 0x0306) {
-            seen = true;
-        }
-    }
-    CHECK(seen);
+    CHECK(ifx_ae_seen(4, 0x0306));
     /* Local protection error: bad lkey -> error CQE for the WQE. */
     {
         uint64_t cqe[4];
@@ -316,9 +303,6 @@ static void test_xlate_fbo_wrap(void)
  * Terminate-class error (AE at the responder), never bytes. */
 static void test_read_of_bad_region(void)
 {
-    uint64_t ctx;
-    unsigned qp, code;
-    bool ae = false;
 
     setup(false);
     memset(mem(BUF_PA(0) + 0x4000), 0xEE, 0x1000);
@@ -332,12 +316,8 @@ static void test_read_of_bad_region(void)
             break;
         }
     }
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 4 && code == 0x0108) {
-            ae = true;                      /* AMP bounds at the responder */
-        }
-    }
-    CHECK(ae);
+    /* AMP bounds at the responder */
+    CHECK(ifx_ae_seen(4, 0x0108));
     teardown();
 }
 
@@ -345,10 +325,8 @@ static void test_read_of_bad_region(void)
  * (error CQE + AE), no message of a made-up length. */
 static void test_sge_sum(void)
 {
-    uint64_t q[4], cqe[4], ctx;
-    unsigned qp, code;
+    uint64_t q[4], cqe[4];
     uint8_t frag[32] = { 0 };
-    bool ae = false;
 
     setup(false);
     st64(frag, BUF_PA(0));
@@ -364,12 +342,7 @@ static void test_sge_sum(void)
     CHECK(cqe_next(cqe));
     CHECK(cqe[3] & (1ull << 55));
     CHECK_EQ(cqe[3] & 0xFFFF, 0x020b);
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 3 && code == 0x020b) {
-            ae = true;
-        }
-    }
-    CHECK(ae);
+    CHECK(ifx_ae_seen(3, 0x020b));
     teardown();
 }
 
@@ -380,10 +353,8 @@ static void test_sge_sum(void)
  */
 static void test_write_source_unreadable(void)
 {
-    uint64_t q[8] = { 0 }, cqe[4], ctx;
+    uint64_t q[8] = { 0 }, cqe[4];
     uint32_t stag = (uint32_t)0x30 << 8 | 0x22;
-    unsigned qp, code;
-    bool ae = false;
 
     setup(false);
     q[0] = 0x100000000000ull;               /* VA = PA, outside RAM */
@@ -407,12 +378,7 @@ static void test_write_source_unreadable(void)
     CHECK(cqe_next(cqe));
     CHECK(cqe[3] & (1ull << 55));
     CHECK_EQ(cqe[3] & 0xFFFF, 0x0700);
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 3 && code == 0x0700) {
-            ae = true;
-        }
-    }
-    CHECK(ae);
+    CHECK(ifx_ae_seen(3, 0x0700));
     CHECK(c.stats.dma_errors >= 1);
     teardown();
 }
@@ -559,7 +525,6 @@ static void test_fast_reg_remote(void)
     const uint32_t fr = FR_IDX(0) << 8 | 0x11;
     uint64_t pbl, cqe[4], ctx;
     unsigned idx, qp, code;
-    bool ae4 = false, term3 = false;
 
     setup(false);
     pbl = map_pbles();
@@ -614,12 +579,7 @@ static void test_fast_reg_remote(void)
     memset(mem(PG(0)), 0xEE, 0x1000);
     ifx_sq_op(0, 0x00, BUF_PA(0), 100, va, fr);
     run();
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 4 && code == 0x0103) {
-            ae4 = true;
-        }
-    }
-    CHECK(ae4);
+    CHECK(ifx_ae_seen(4, 0x0103));
     /* irdma_terminate_connection(): the TERMINATE header in Q2 (RDMAP,
      * remote protection, invalid STag), MODIFY_QP to TERMINATE. */
     {
@@ -631,12 +591,7 @@ static void test_fast_reg_remote(void)
         CHECK_EQ(cqp(0x01, w, 4 | 1ull << 48 | 5ull << 60), 0);
     }
     run();
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 3 && code == 0x0509) {
-            term3 = true;
-        }
-    }
-    CHECK(term3);
+    CHECK(ifx_ae_seen(3, 0x0509));
     CHECK_EQ(mem(PG(0))[0x123], 0xEE);          /* nothing placed */
     teardown();
 }
@@ -650,7 +605,6 @@ static void test_read_local_inv(void)
 {
     uint64_t pbl, q[4], cqe[4], ctx;
     unsigned idx, qp, code, k, key = 0x30;
-    bool seen = false;
 
     setup(false);
     pbl = map_pbles();
@@ -712,12 +666,7 @@ static void test_read_local_inv(void)
                         0, 0, 0x0A);
     run();
     expect_sq_cqe(0, idx, 0x09, 0x010c);
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 3 && code == 0x010c) {
-            seen = true;
-        }
-    }
-    CHECK(seen);
+    CHECK(ifx_ae_seen(3, 0x010c));
     CHECK_EQ(c.rdma.stats.stag_errors, 1);
     CHECK_EQ(c.rdma.mr[FR_IDX(1)].key, key + 1);
     teardown();
@@ -734,13 +683,7 @@ static void test_read_local_inv(void)
     rq_post(1, BUF_PA(1), 64);
     ifx_sq_op(0, 0x04, BUF_PA(0), 16, 0, FR_IDX(2) << 8 | 0x44);
     run();
-    seen = false;
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 4 && code == 0x0103) {
-            seen = true;
-        }
-    }
-    CHECK(seen);
+    CHECK(ifx_ae_seen(4, 0x0103));
     CHECK(c.rdma.mr[FR_IDX(2)].registered);
     teardown();
 
@@ -828,7 +771,6 @@ static void test_rexmit_limit(void)
 {
     uint64_t ctx;
     unsigned qp, code;
-    bool seen = false;
 
     setup(false);
     /* A Write that goes through: the RTT sample. */
@@ -858,12 +800,7 @@ static void test_rexmit_limit(void)
     for (unsigned k = 0; k < 20; k++) {
         run();
     }
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 3 && code == 0x050a) {
-            seen = true;
-        }
-    }
-    CHECK(seen);
+    CHECK(ifx_ae_seen(3, 0x050a));
     /* original + 8 retransmissions + the RST */
     CHECK_EQ(cut_frames, 10);
     h.frame_cb = NULL;
