@@ -37,8 +37,7 @@ printf '%s\n' "$RUNS" > "$OUT/runs.txt"
 
 run_and_check() {
 	FAILS=()
-	vm_job iwarp-perftest --guests 2 --nic e810 --env COLDPLUG=0 \
-		--file "$OUT/runs.txt" --timeout ${TIMEOUT:-900}
+	perftest_pair_job iwarp-perftest
 	while IFS='|' read -r name cmd; do
 		case $cmd in
 		*-a*) n=23 ;;	# 2 B .. 8 MiB
@@ -52,9 +51,7 @@ run_and_check() {
 		esac
 	done < "$OUT/runs.txt"
 	for g in 0 1; do
-		assert_status $g 0
-		assert_clean_dmesg $g
-		assert_rdma_dmesg $g
+		assert_rdma_guest $g
 	done
 	# The record: the client's tables (bandwidth) and both latency tables.
 	grep -hE '^(run|table) ' "$OUT/run/g1/output.log"

@@ -17,12 +17,9 @@ set -u
 COUNT=${COUNT:-100}
 SIZES=${SIZES:-64 4096 65535}   # rping takes at most 64 KiB - 1
 
-vm_job iwarp-rping --guests 2 --nic e810 --env COLDPLUG=0 \
-	--env COUNT="$COUNT" --env SIZES="$SIZES" --pcap "$OUT/link.pcap" --timeout 900
+rping_pair_job iwarp-rping
 for g in 0 1; do
-	assert_status $g 0
-	assert_clean_dmesg $g
-	assert_rdma_dmesg $g
+	assert_rdma_guest $g
 	assert_rping_rounds $g
 	# Each guest is the server of one round: per iteration it reads the
 	# client's buffer and writes it back, and both sides send twice.

@@ -91,6 +91,30 @@ assert_rdma_dmesg() {	# GUEST [abnormal]: with "abnormal", AE reports count too
 	[ -z "$bad" ] || fail "g$1 irdma says: $bad"
 }
 
+# assert_rdma_guest GUEST [abnormal]: the guest's job exited 0 and its
+# kernel log is clean, irdma's included (assert_rdma_dmesg).
+assert_rdma_guest() {
+	assert_status $1 0
+	assert_clean_dmesg $1
+	assert_rdma_dmesg "$@"
+}
+
+# perftest_pair_job NAME: the guests' job NAME on two e810 guests running
+# the perftest runs listed in $OUT/runs.txt (NAME|ARGS a line).
+perftest_pair_job() {
+	vm_job "$1" --guests 2 --nic e810 --env COLDPLUG=0 \
+		--file "$OUT/runs.txt" --timeout ${TIMEOUT:-900}
+}
+
+# rping_pair_job NAME: the guests' job NAME on two e810 guests moving
+# COUNT iterations at every size in SIZES, the link captured to
+# $OUT/link.pcap.
+rping_pair_job() {
+	vm_job "$1" --guests 2 --nic e810 --env COLDPLUG=0 \
+		--env COUNT="$COUNT" --env SIZES="$SIZES" --pcap "$OUT/link.pcap" \
+		--timeout 900
+}
+
 # assert_rping_rounds GUEST: the guest's rping_rounds (jobs/lib.sh) moved
 # COUNT verified iterations at every size in SIZES in both rounds.
 assert_rping_rounds() {

@@ -14,8 +14,14 @@ up() {
 
 # listen_wait TAG [SECONDS]: wait for an rdma_cm listener on this guest
 # (a server started in the background); says so and fails if none comes.
+# rdma_listen() shows the ID as LISTEN before it has put the listen in
+# place on the devices (cma.c: the state first, then cma_ib_listen() or
+# cma_listen_on_all()); a server whose vCPU is preempted right there would
+# reject a connection coming at once (IB CM: invalid service ID), so the
+# peer is let go a moment later.
 listen_wait() {
 	rdma-listen-wait "${2:-30}" 2>/dev/null || { echo "$1: server not listening"; return 1; }
+	sleep 1
 }
 
 # rdma_active [SECONDS]: wait until an RDMA port is ACTIVE; prints the
