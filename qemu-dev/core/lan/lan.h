@@ -140,6 +140,7 @@
 typedef struct E810TxRing {
     uint32_t gen;               /* E810TxQueueCtx.gen the head belongs to */
     uint16_t head;              /* next descriptor the device fetches */
+    bool stalled;               /* stopped short of its tail: tx blocked */
 } E810TxRing;
 
 /* An Rx queue context as QENA_REQ took it over (ice_rlan_ctx). */
@@ -200,6 +201,8 @@ void e810_lan_reset(E810Core *c);
 bool e810_lan_write(E810Core *c, uint32_t off, uint32_t val);
 /* QTX_COMM_DBELL writes (lan/tx.c); true if @off is a doorbell. */
 bool e810_lan_tx_write(E810Core *c, uint32_t off, uint32_t val);
+/* Tx queues stopped by a full backend go on (txsched.c). */
+void e810_lan_tx_resume(E810Core *c);
 /* Rx from the wire (or MAC loopback); returns nothing: drops are counted. */
 void e810_lan_receive(E810Core *c, const E810Frame *fr);
 

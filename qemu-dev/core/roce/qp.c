@@ -86,6 +86,7 @@ typedef struct RoceQp {
     bool vq;
     bool halted;                /* ERROR: no more work, no more CQEs */
     bool in_run;
+    bool tx_pending;            /* work for the bottom half (txsched.h) */
     E810RdmaRing sq, rq;
     unsigned rq_shift;
     uint32_t sq_idx, rq_idx;
@@ -128,6 +129,7 @@ struct E810Roce {
     E810CoreTimer *timer;
     int64_t armed;
     E810RoceCounters stats;
+    unsigned tx_next;           /* where the bottom half goes on */
     uint8_t tx[ROCE_FRAME_MAX];
 };
 
@@ -708,6 +710,10 @@ static void rc_run(RoceQp *q)
         }
         if (op_is_read(w->op) && q->snd_pkt == w->got &&
             reads_outstanding(q) >= (q->ord ? q->ord : 1)) {
+            break;
+        }
+        if (!e810_tx_may_send(q->c)) {
+            q->tx_pending = true;       /* the bottom half goes on */
             break;
         }
         if (q->deadline < 0) {
@@ -1309,6 +1315,10 @@ static void ud_run(RoceQp *q)
     uint64_t h;
 
     while (!q->halted && q->state == QP_STATE_RTS) {
+        if (!e810_tx_may_send(q->c)) {
+            q->tx_pending = true;       /* the bottom half goes on */
+            break;
+        }
         if (!sq_fetch(q, &w, &h)) {
             if (e810_rdma_qp_show_sq_tail(q->c, q->id, q->sq_idx)) {
                 continue;
@@ -1760,11 +1770,9 @@ void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
     }
 }
 
-void e810_roce_doorbell(E810Core *c, uint32_t qp_id)
+static void sq_run(RoceQp *q)
 {
-    RoceQp *q = qp_find(c, qp_id);
-
-    if (!q || q->in_run) {
+    if (q->in_run) {
         return;
     }
     q->in_run = true;
@@ -1774,6 +1782,36 @@ void e810_roce_doorbell(E810Core *c, uint32_t qp_id)
         rc_run(q);
     }
     q->in_run = false;
+}
+
+/* The doorbell only notes the work: the bottom half runs it. */
+void e810_roce_doorbell(E810Core *c, uint32_t qp_id)
+{
+    RoceQp *q = qp_find(c, qp_id);
+
+    if (q) {
+        q->tx_pending = true;
+        e810_tx_schedule(c);
+    }
+}
+
+void e810_roce_tx_run(E810Core *c)
+{
+    E810Roce *e = c->rdma.roce;
+
+    for (unsigned i = 0; e && i < E810_RDMA_MAX_QPS; i++) {
+        unsigned id = (e->tx_next + i) % E810_RDMA_MAX_QPS;
+        RoceQp *q = e->qp[id];
+
+        if (!e810_tx_may_send(c)) {
+            e->tx_next = id;        /* out of budget or blocked */
+            return;
+        }
+        if (q && q->tx_pending) {
+            q->tx_pending = false;
+            sq_run(q);
+        }
+    }
 }
 
 void e810_roce_reset(E810Core *c)
