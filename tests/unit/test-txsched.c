@@ -205,7 +205,8 @@ static void backpressure(bool roce)
 {
     E810Core *a = &dev_a.dev.c;
     FakeHost *ha = &dev_a.dev.h;
-    unsigned n0;
+    unsigned n0, qp, code;
+    uint64_t ctx;
 
     two_devices(roce, 0);
     put_write(0, LEN, 7);
@@ -228,6 +229,15 @@ static void backpressure(bool roce)
     }
     CHECK_EQ(a->txs.stats.blocked, 11);
     CHECK_EQ(a->txs.stats.resumed, 10);
+    /* Backed up for 3 s, past the 2.5 s the retransmission limit would
+     * allow a silent peer: no retry counted, nothing sent again. */
+    for (unsigned k = 0; k < 30; k++) {
+        fake_host_advance(ha, 100000000);
+        fake_host_advance(&dev_b.dev.h, 100000000);
+        pump();
+    }
+    CHECK_EQ(ha->nheld, 1);
+    CHECK_EQ(a_to_b.total - n0, 10);
     ha->tx_full = false;
     fake_host_tx_release(ha, a, FAKE_MAX_HELD);
     CHECK_EQ(ha->nheld, 0);
@@ -243,6 +253,8 @@ static void backpressure(bool roce)
         CHECK_EQ(e810_qpdp_rexmits(a), 0);
     }
     CHECK_EQ(ha->guest_errors, 0);
+    ifx_cur = &dev_a;
+    CHECK(!ifx_aeqe_next(&ctx, &qp, &code));   /* no retry limit, no error */
     two_devices_down();
 }
 

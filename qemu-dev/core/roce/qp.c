@@ -1494,6 +1494,12 @@ static void qp_timeout(RoceQp *q)
     if (roce_psn_diff(q->psn_next, q->psn_una) <= 0) {
         return;
     }
+    if (q->c->txs.blocked) {
+        /* Our own port is backed up: the peer may not have seen the
+         * packets yet, so this is no retry; look again later. */
+        q->deadline = e810_now(q->c) + rto(q);
+        return;
+    }
     e->stats.timeouts++;
     if (q->retries >= q->rexmit_thresh) {
         qp_fatal(q, AE_LLP_TOO_MANY_RETRIES, AE_SOURCE_SQ);
