@@ -65,7 +65,8 @@ typedef struct E810HostOps {
     void (*timer_free)(void *host, E810Timer *t);
     /*
      * Deferred work (a bottom half): @cb runs once from the host's main
-     * loop after each bh_schedule, outside any device entry point.
+     * loop after each bh_schedule, outside any device entry point.  The
+     * RDMA data path runs there (txsched.h): a host must provide these.
      */
     E810Bh *(*bh_new)(void *host, E810TimerCb *cb, void *opaque);
     void (*bh_schedule)(void *host, E810Bh *bh);
