@@ -190,6 +190,7 @@ typedef struct E810Lan {
     uint64_t port_stats[E810_PS_COUNT];
     uint64_t vsi_stats[E810_LAN_STAT_VSIS][E810_VS_COUNT];
     E810TxRing txq[E810_LAN_TXQ];
+    bool txq_stalled;                       /* some txq[].stalled */
     E810RxRing rxq[E810_LAN_RXQ];
     uint8_t gather[E810_TX_GATHER_MAX];
     uint8_t frame[E810_LAN_FRAME_BUF];      /* one Tx frame being built */

@@ -513,6 +513,7 @@ static void tx_doorbell(E810Core *c, unsigned q, uint32_t val)
             /* Backend full: fetch no more, as the MAC stops pulling
              * descriptors; e810_lan_tx_resume() goes on from the head. */
             r->stalled = true;
+            c->lan.txq_stalled = true;
             break;
         }
         /* Fetch up to the end of the packet. */
@@ -573,12 +574,20 @@ out:
 
 void e810_lan_tx_resume(E810Core *c)
 {
-    for (unsigned q = 0; q < E810_LAN_TXQ && !c->txs.blocked; q++) {
+    if (!c->lan.txq_stalled) {
+        return;
+    }
+    c->lan.txq_stalled = false;
+    for (unsigned q = 0; q < E810_LAN_TXQ; q++) {
         E810TxRing *r = &c->lan.txq[q];
         const E810TxQueueCtx *tq;
 
         if (!r->stalled) {
             continue;
+        }
+        if (c->txs.blocked) {
+            c->lan.txq_stalled = true;      /* the rest next time */
+            return;
         }
         r->stalled = false;
         tq = e810_fw_txq(c, q);

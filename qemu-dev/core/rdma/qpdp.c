@@ -86,6 +86,7 @@ struct E810Qpdp {
     E810CoreTimer *timer;
     int64_t armed;
     unsigned tx_next;           /* where the bottom half goes on */
+    bool tx_any;                /* some QP has tx_pending */
 };
 
 static E810Qpdp *qpdp_get(E810Core *c)
@@ -500,6 +501,13 @@ static void cb_frame_out(void *opaque, const uint8_t *frame, size_t len)
     e810_rdma_xmit(q->c, frame, len, false);
 }
 
+/* Note work of @q for the bottom half (e810_qpdp_tx_run). */
+static void tx_note(QpdpQp *q)
+{
+    q->tx_pending = true;
+    q->c->rdma.qpdp->tx_any = true;
+}
+
 /* The engine's gate before each frame: when sending must wait, the QP
  * is noted for the bottom half, which kicks it again. */
 static bool cb_tx_ready(void *opaque)
@@ -507,7 +515,7 @@ static bool cb_tx_ready(void *opaque)
     QpdpQp *q = opaque;
 
     if (!e810_tx_may_send(q->c)) {
-        q->tx_pending = true;
+        tx_note(q);
         return false;
     }
     return true;
@@ -1162,7 +1170,7 @@ void e810_qpdp_doorbell(E810Core *c, uint32_t qp_id)
     QpdpQp *q = qp_find(c, qp_id);
 
     if (q && q->up) {
-        q->tx_pending = true;
+        tx_note(q);
         e810_tx_schedule(c);
     }
 }
@@ -1171,13 +1179,18 @@ void e810_qpdp_tx_run(E810Core *c)
 {
     E810Qpdp *d = c->rdma.qpdp;
 
-    for (unsigned i = 0; d && i < E810_RDMA_MAX_QPS; i++) {
+    if (!d || !d->tx_any) {
+        return;
+    }
+    d->tx_any = false;
+    for (unsigned i = 0; i < E810_RDMA_MAX_QPS; i++) {
         unsigned id = (d->tx_next + i) % E810_RDMA_MAX_QPS;
         QpdpQp *q = d->qp[id];
 
         if (!e810_tx_may_send(c)) {
             /* Out of budget or blocked: go on from here next time. */
             d->tx_next = id;
+            d->tx_any = true;
             return;
         }
         if (!q || !q->tx_pending) {

@@ -130,6 +130,7 @@ struct E810Roce {
     int64_t armed;
     E810RoceCounters stats;
     unsigned tx_next;           /* where the bottom half goes on */
+    bool tx_any;                /* some QP has tx_pending */
     uint8_t tx[ROCE_FRAME_MAX];
 };
 
@@ -149,6 +150,13 @@ static RoceQp *qp_find(E810Core *c, uint32_t id)
     E810Roce *e = c->rdma.roce;
 
     return e && id < E810_RDMA_MAX_QPS ? e->qp[id] : NULL;
+}
+
+/* Note work of @q for the bottom half (e810_roce_tx_run). */
+static void tx_note(RoceQp *q)
+{
+    q->tx_pending = true;
+    q->c->rdma.roce->tx_any = true;
 }
 
 static E810MemOwner owner(RoceQp *q)
@@ -713,7 +721,7 @@ static void rc_run(RoceQp *q)
             break;
         }
         if (!e810_tx_may_send(q->c)) {
-            q->tx_pending = true;       /* the bottom half goes on */
+            tx_note(q);                 /* the bottom half goes on */
             break;
         }
         if (q->deadline < 0) {
@@ -1316,7 +1324,7 @@ static void ud_run(RoceQp *q)
 
     while (!q->halted && q->state == QP_STATE_RTS) {
         if (!e810_tx_may_send(q->c)) {
-            q->tx_pending = true;       /* the bottom half goes on */
+            tx_note(q);                 /* the bottom half goes on */
             break;
         }
         if (!sq_fetch(q, &w, &h)) {
@@ -1796,7 +1804,7 @@ void e810_roce_doorbell(E810Core *c, uint32_t qp_id)
     RoceQp *q = qp_find(c, qp_id);
 
     if (q) {
-        q->tx_pending = true;
+        tx_note(q);
         e810_tx_schedule(c);
     }
 }
@@ -1805,12 +1813,17 @@ void e810_roce_tx_run(E810Core *c)
 {
     E810Roce *e = c->rdma.roce;
 
-    for (unsigned i = 0; e && i < E810_RDMA_MAX_QPS; i++) {
+    if (!e || !e->tx_any) {
+        return;
+    }
+    e->tx_any = false;
+    for (unsigned i = 0; i < E810_RDMA_MAX_QPS; i++) {
         unsigned id = (e->tx_next + i) % E810_RDMA_MAX_QPS;
         RoceQp *q = e->qp[id];
 
         if (!e810_tx_may_send(c)) {
             e->tx_next = id;        /* out of budget or blocked */
+            e->tx_any = true;
             return;
         }
         if (q && q->tx_pending) {
