@@ -307,6 +307,76 @@ unsigned ifx_sq_post(unsigned i, const uint64_t q[4], uint64_t hdr,
     return idx;
 }
 
+unsigned ifx_sq_op_put(unsigned i, unsigned op, uint64_t loc, uint32_t len,
+                       uint64_t raddr, uint64_t flags)
+{
+    uint64_t q[4] = { loc, (uint64_t)len << 32 | STAG(i), raddr, 0 };
+
+    return ifx_sq_put(i, q, (uint64_t)op << 32 | flags, 1, NULL);
+}
+
+unsigned ifx_sq_op(unsigned i, unsigned op, uint64_t loc, uint32_t len,
+                   uint64_t raddr, uint64_t flags)
+{
+    unsigned idx = ifx_sq_op_put(i, op, loc, len, raddr, flags);
+
+    ifx_wr(PFPE_WQEALLOC, 3 + i);
+    return idx;
+}
+
+unsigned ifx_sq_inline50(unsigned i, uint64_t q0, uint64_t flags)
+{
+    uint64_t q[4] = { q0, 0x0706050403020100ull, 0, 0 };
+    uint8_t inl[64] = { 0 };
+
+    for (unsigned k = 0; k < 42; k++) {
+        inl[k + (k / 31)] = (uint8_t)(0xA0 + k);    /* bytes 8..49 */
+    }
+    inl[31] = 0x80;                                 /* valid bytes */
+    inl[63] = 0x80;
+    return ifx_sq_post(i, q, 0x05ull << 32 | 1ull << 57 | 50ull << 48 | flags,
+                       3, inl);
+}
+
+bool ifx_inline50_at(uint64_t pa)
+{
+    const uint8_t *m = ifx_mem(pa);
+
+    for (unsigned k = 0; k < 50; k++) {
+        if (m[k] != (k < 8 ? k : 0xA0 + k - 8)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+unsigned ifx_read_2sge(uint64_t frag_valid)
+{
+    uint64_t q[4] = { BUF_PA(0) + 0x8000, 4000ull << 32 | STAG(0),
+                      BUF_PA(1) + 0x6000, 0 };
+    uint8_t frag[32] = { 0 };
+
+    ifx_fill(BUF_PA(1) + 0x6000, 10000, 3);
+    st64(frag, BUF_PA(0) + 0xA000);
+    st64(frag + 8, 6000ull << 32 | STAG(0) | frag_valid);
+    /* ADDFRAGCNT 1: 1 + 1 quanta */
+    return ifx_sq_post(0, q, 0x01ull << 32 | 1ull << 62 | 1ull << 38 |
+                       STAG(1), 2, frag);
+}
+
+bool ifx_read_2sge_done(unsigned idx)
+{
+    uint64_t cqe[4];
+
+    return !memcmp(ifx_mem(BUF_PA(0) + 0x8000), ifx_mem(BUF_PA(1) + 0x6000),
+                   4000) &&
+           !memcmp(ifx_mem(BUF_PA(0) + 0xA000),
+                   ifx_mem(BUF_PA(1) + 0x6000 + 4000), 6000) &&
+           ifx_cqe_next(cqe) && ((cqe[3] >> 56) & 0x3F) == 0x01 &&
+           ((cqe[3] >> 32) & 0x7FFF) == idx && !(cqe[3] & (1ull << 55)) &&
+           !ifx_cqe_next(cqe);
+}
+
 void ifx_rq_post(unsigned i, uint64_t to, uint32_t len)
 {
     uint64_t pa = QRQ_PA(i) + 32ull * ifx_qrq_head[i];
@@ -362,6 +432,18 @@ bool ifx_aeqe_next(uint64_t *qw0, unsigned *qp, unsigned *code)
     }
     ifx_wr(PFPE_AEQALLOC, 1);
     return true;
+}
+
+bool ifx_ae_seen(unsigned qpn, unsigned ae)
+{
+    uint64_t qw0;
+    unsigned got_qp, got_code;
+    bool seen = false;
+
+    while (ifx_aeqe_next(&qw0, &got_qp, &got_code)) {
+        seen |= got_qp == qpn && got_code == ae;
+    }
+    return seen;
 }
 
 void ifx_fill(uint64_t pa, size_t len, unsigned seed)

@@ -106,11 +106,34 @@ unsigned ifx_sq_put(unsigned i, const uint64_t q[4], uint64_t hdr,
                     unsigned quanta, const uint8_t *extra);
 unsigned ifx_sq_post(unsigned i, const uint64_t q[4], uint64_t hdr,
                      unsigned quanta, const uint8_t *extra);
+/* A one-quantum WQE of opcode @op (0 WRITE, 1 READ, 3 SEND, ...): @len
+ * bytes at @loc in QP 3 + @i's own MR (STAG(@i)), @raddr remote; @flags
+ * the rest of the header (remote STag, SIG, ...).  _put without the
+ * doorbell. */
+unsigned ifx_sq_op_put(unsigned i, unsigned op, uint64_t loc, uint32_t len,
+                       uint64_t raddr, uint64_t flags);
+unsigned ifx_sq_op(unsigned i, unsigned op, uint64_t loc, uint32_t len,
+                   uint64_t raddr, uint64_t flags);
+/* An inline SEND with SE (op 5) of 50 bytes, 0..7 then 0xA0 + k, laid
+ * out as uk.c writes them (8 in qword 1, then 31 per quantum: 3
+ * quanta); @q0 (immediate data), @flags the rest of the header; and
+ * whether @pa holds those 50 bytes. */
+unsigned ifx_sq_inline50(unsigned i, uint64_t q0, uint64_t flags);
+bool ifx_inline50_at(uint64_t pa);
+/* A signaled READ of 10000 bytes from the peer's MR at BUF_PA(1) + 0x6000
+ * (filled here) into two SGEs (4000 at BUF_PA(0) + 0x8000, 6000 at
+ * BUF_PA(0) + 0xA000; @frag_valid the fragment's valid bit); then, once
+ * run, whether the data is there and WQE @idx completed alone without
+ * error. */
+unsigned ifx_read_2sge(uint64_t frag_valid);
+bool ifx_read_2sge_done(unsigned idx);
 void ifx_rq_post(unsigned i, uint64_t to, uint32_t len);
 /* Let timers run for 200 ms of virtual time. */
 void ifx_run(void);
 bool ifx_cqe_next(uint64_t cqe[4]);
 bool ifx_aeqe_next(uint64_t *qw0, unsigned *qp, unsigned *code);
+/* Drain the AEQ: whether AE @ae came for QP @qpn among what was there. */
+bool ifx_ae_seen(unsigned qpn, unsigned ae);
 void ifx_fill(uint64_t pa, size_t len, unsigned seed);
 
 #endif

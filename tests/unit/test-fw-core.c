@@ -766,6 +766,25 @@ static uint8_t *load_file(const char *path, long *len)
     return d;
 }
 
+/*
+ * The package's next buffer @bh (@inside: within the file): the one
+ * before it goes down (not last), @bh waits, as ice sends them; false at
+ * the end of the buffers (outside the file, or a metadata buffer).
+ */
+static bool queue_buf(const uint8_t **pending, unsigned *sent,
+                      const uint8_t *bh, bool inside)
+{
+    if (!inside || ld32(bh + 4) & 0x80000000u) {
+        return false;
+    }
+    if (*pending) {
+        CHECK_EQ(download(*pending, false), 0);
+        (*sent)++;
+    }
+    *pending = bh;
+    return true;
+}
+
 static void test_ddp_real_package(void)
 {
     const char *path = getenv("E810_ICE_PKG");
@@ -800,15 +819,10 @@ static void test_ddp_real_package(void)
         for (uint32_t k = 0; k < nb; k++) {
             const uint8_t *bh = s + 112 + 4096 * k;
 
-            if (so + 112 + 4096 * (k + 1) > (uint32_t)len ||
-                ld32(bh + 4) & 0x80000000u) {
+            if (!queue_buf(&pending, &sent, bh,
+                           so + 112 + 4096 * (k + 1) <= (uint32_t)len)) {
                 break;
             }
-            if (pending) {
-                CHECK_EQ(download(pending, false), 0);
-                sent++;
-            }
-            pending = bh;
         }
         /* Configuration segment buffers start..start+count. */
         if (ld32(s + 52) >= nseg) {
@@ -828,15 +842,10 @@ static void test_ddp_real_package(void)
         for (uint32_t k = start; k < start + cnt; k++) {
             const uint8_t *bh = d + bt + 4 + 4096u * k;
 
-            if (bt + 4 + 4096u * (k + 1) > (uint32_t)len ||
-                ld32(bh + 4) & 0x80000000u) {
+            if (!queue_buf(&pending, &sent, bh,
+                           bt + 4 + 4096u * (k + 1) <= (uint32_t)len)) {
                 break;
             }
-            if (pending) {
-                CHECK_EQ(download(pending, false), 0);
-                sent++;
-            }
-            pending = bh;
         }
         if (pending) {
             CHECK_EQ(download(pending, true), 0);

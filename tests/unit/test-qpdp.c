@@ -52,18 +52,14 @@
 
 static void test_send_write_read(void)
 {
-    uint64_t q[4], cqe[4], ctx;
+    uint64_t cqe[4], ctx;
     unsigned idx, qp, code, n;
-    uint8_t inl[96];
 
     setup(false);
     /* Send 3000 bytes QP3 -> QP4 */
     fill(BUF_PA(0), 3000, 1);
     rq_post(1, BUF_PA(1) + 0x100, 4096);
-    q[0] = BUF_PA(0);
-    q[1] = 3000ull << 32 | STAG(0);
-    q[2] = 0;
-    idx = sq_post(0, q, 0x03ull << 32 | 1ull << 62, 1, NULL);
+    idx = ifx_sq_op(0, 0x03, BUF_PA(0), 3000, 0, 1ull << 62);
     run();
     CHECK(!memcmp(mem(BUF_PA(1) + 0x100), mem(BUF_PA(0)), 3000));
     n = 0;
@@ -87,33 +83,12 @@ static void test_send_write_read(void)
     /* RDMA Write 20000 bytes into QP4's MR at +0x2000, unsignaled, then a
      * signaled inline Send (50 bytes: 3 quanta) with SE. */
     fill(BUF_PA(0) + 0x1000, 20000, 7);
-    q[0] = BUF_PA(0) + 0x1000;
-    q[1] = 20000ull << 32 | STAG(0);
-    q[2] = BUF_PA(1) + 0x2000;
-    sq_post(0, q, 0x00ull << 32 | STAG(1), 1, NULL);
-    for (unsigned k = 0; k < 50; k++) {
-        inl[k < 8 ? k : 0] = 0;
-    }
+    ifx_sq_op(0, 0x00, BUF_PA(0) + 0x1000, 20000, BUF_PA(1) + 0x2000, STAG(1));
     rq_post(1, BUF_PA(1) + 0x8000, 100);
-    memset(inl, 0, sizeof(inl));
-    for (unsigned k = 0; k < 42; k++) {
-        inl[k + (k / 31)] = (uint8_t)(0xA0 + k);    /* bytes 8..49 */
-    }
-    inl[31] = 0x80;                                 /* valid bytes */
-    inl[63] = 0x80;
-    q[0] = 0;
-    q[1] = 0x0706050403020100ull;
-    q[2] = 0;
-    idx = sq_post(0, q, 0x05ull << 32 | 1ull << 62 | 1ull << 57 |
-                  50ull << 48, 3, inl);
+    idx = ifx_sq_inline50(0, 0, 1ull << 62);
     run();
     CHECK(!memcmp(mem(BUF_PA(1) + 0x2000), mem(BUF_PA(0) + 0x1000), 20000));
-    for (unsigned k = 0; k < 8; k++) {
-        CHECK_EQ(mem(BUF_PA(1) + 0x8000)[k], k);
-    }
-    for (unsigned k = 0; k < 42; k++) {
-        CHECK_EQ(mem(BUF_PA(1) + 0x8000)[8 + k], 0xA0 + k);
-    }
+    CHECK(ifx_inline50_at(BUF_PA(1) + 0x8000));
     n = 0;
     while (cqe_next(cqe)) {
         n++;
@@ -127,28 +102,9 @@ static void test_send_write_read(void)
     CHECK_EQ(n, 2);
 
     /* RDMA Read 10000 bytes of QP4's MR into two SGEs of QP3's */
-    fill(BUF_PA(1) + 0x6000, 10000, 3);
-    {
-        uint8_t frag[32] = { 0 };
-
-        st64(frag, BUF_PA(0) + 0xA000);
-        st64(frag + 8, 6000ull << 32 | STAG(0) | 1ull << 63);
-        q[0] = BUF_PA(0) + 0x8000;
-        q[1] = 4000ull << 32 | STAG(0);
-        q[2] = BUF_PA(1) + 0x6000;
-        /* ADDFRAGCNT 1: 1 + 1 quanta */
-        idx = sq_post(0, q, 0x01ull << 32 | 1ull << 62 | 1ull << 38 |
-                      STAG(1), 2, frag);
-    }
+    idx = ifx_read_2sge(1ull << 63);
     run();
-    CHECK(!memcmp(mem(BUF_PA(0) + 0x8000), mem(BUF_PA(1) + 0x6000), 4000));
-    CHECK(!memcmp(mem(BUF_PA(0) + 0xA000), mem(BUF_PA(1) + 0x6000 + 4000),
-                  6000));
-    CHECK(cqe_next(cqe));
-    CHECK_EQ((cqe[3] >> 56) & 0x3F, 0x01);
-    CHECK_EQ((cqe[3] >> 32) & 0x7FFF, idx);
-    CHECK(!(cqe[3] & (1ull << 55)));
-    CHECK(!cqe_next(cqe));
+    CHECK(ifx_read_2sge_done(idx));
     CHECK(!aeqe_next(&ctx, &qp, &code));
 
     /* Graceful close: QP3 -> CLOSING sends FIN; QP4 sees FIN_RECEIVED. */
@@ -178,41 +134,26 @@ static void test_send_write_read(void)
 
 static void test_remote_error(void)
 {
-    uint64_t q[4], ctx;
-    unsigned qp, code;
-    bool seen = false;
+    uint64_t q[4];
 
     setup(false);
     /* Write to an STag QP4 does not have: QP4 raises an AMP AE. */
-    q[0] = BUF_PA(0);
-    q[1] = 100ull << 32 | STAG(0);
-    q[2] = 0;
-    sq_post(0, q, 0x00ull << 32 | 0x777777u, 1, NULL);
+    ifx_sq_op(0, 0x00, BUF_PA(0), 100, 0, 0x777777u);
     run();
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 4 && code == 0x0103) {
-            seen = true;
-        }
-    }
-    CHECK(seen);
+    CHECK(ifx_ae_seen(4, 0x0103));
     /* Send without a posted receive: no buffer. */
     teardown();
     setup(false);
-    seen = false;
-    q[1] = 10ull << 32 | STAG(0);
-    sq_post(0, q, 0x03ull << 32, 1, NULL);
+    ifx_sq_op(0, 0x03, BUF_PA(0), 10, 0, 0);
     run();
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 4 && code == 0x0306) {
-            seen = true;
-        }
-    }
-    CHECK(seen);
+    CHECK(ifx_ae_seen(4, 0x0306));
     /* Local protection error: bad lkey -> error CQE for the WQE. */
     {
         uint64_t cqe[4];
 
+        q[0] = BUF_PA(0);
         q[1] = 10ull << 32 | 0x999999u;
+        q[2] = 0;
         sq_post(0, q, 0x03ull << 32 | 1ull << 62, 1, NULL);
         run();
         CHECK(cqe_next(cqe));
@@ -266,14 +207,11 @@ static void test_reentry_cq_on_bar0(void)
     /* 1-byte signaled Send: RQ CQE len 1 = PFSWR; SQ CQE after the ACK. */
     fill(BUF_PA(0), 16, 5);
     rq_post(1, BUF_PA(1), 64);
-    q[0] = BUF_PA(0);
-    q[1] = 1ull << 32 | STAG(0);
-    q[2] = 0;
-    sq_post(0, q, 0x03ull << 32 | 1ull << 62, 1, NULL);
+    ifx_sq_op(0, 0x03, BUF_PA(0), 1, 0, 1ull << 62);
     run();
     /* And a timer-driven retransmission path: more traffic after it. */
     rq_post(1, BUF_PA(1), 64);
-    sq_post(0, q, 0x03ull << 32 | 1ull << 62, 1, NULL);
+    ifx_sq_op(0, 0x03, BUF_PA(0), 1, 0, 1ull << 62);
     run();
     CHECK(h.bar0_dma > 0);
     CHECK(c.stats.reentry_blocked > 0);
@@ -365,18 +303,12 @@ static void test_xlate_fbo_wrap(void)
  * Terminate-class error (AE at the responder), never bytes. */
 static void test_read_of_bad_region(void)
 {
-    uint64_t q[8] = { 0 }, ctx;
-    unsigned qp, code;
-    bool ae = false;
 
     setup(false);
     memset(mem(BUF_PA(0) + 0x4000), 0xEE, 0x1000);
     c.rdma.mr[0x11].va_based = false;       /* QP4's MR, STAG(1) */
     c.rdma.mr[0x11].va = 0xFFFFFFFFFFFFF000ull;
-    q[0] = BUF_PA(0) + 0x4000;
-    q[1] = 0x1000ull << 32 | STAG(0);
-    q[2] = 0x100;
-    sq_post(0, q, 0x01ull << 32 | 1ull << 62 | STAG(1), 1, NULL);
+    ifx_sq_op(0, 0x01, BUF_PA(0) + 0x4000, 0x1000, 0x100, 1ull << 62 | STAG(1));
     run();
     for (unsigned i = 0; i < 0x1000; i++) {
         if (mem(BUF_PA(0) + 0x4000)[i] != 0xEE) {
@@ -384,12 +316,8 @@ static void test_read_of_bad_region(void)
             break;
         }
     }
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 4 && code == 0x0108) {
-            ae = true;                      /* AMP bounds at the responder */
-        }
-    }
-    CHECK(ae);
+    /* AMP bounds at the responder */
+    CHECK(ifx_ae_seen(4, 0x0108));
     teardown();
 }
 
@@ -397,10 +325,8 @@ static void test_read_of_bad_region(void)
  * (error CQE + AE), no message of a made-up length. */
 static void test_sge_sum(void)
 {
-    uint64_t q[4], cqe[4], ctx;
-    unsigned qp, code;
+    uint64_t q[4], cqe[4];
     uint8_t frag[32] = { 0 };
-    bool ae = false;
 
     setup(false);
     st64(frag, BUF_PA(0));
@@ -416,12 +342,7 @@ static void test_sge_sum(void)
     CHECK(cqe_next(cqe));
     CHECK(cqe[3] & (1ull << 55));
     CHECK_EQ(cqe[3] & 0xFFFF, 0x020b);
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 3 && code == 0x020b) {
-            ae = true;
-        }
-    }
-    CHECK(ae);
+    CHECK(ifx_ae_seen(3, 0x020b));
     teardown();
 }
 
@@ -432,10 +353,8 @@ static void test_sge_sum(void)
  */
 static void test_write_source_unreadable(void)
 {
-    uint64_t q[8] = { 0 }, cqe[4], ctx;
+    uint64_t q[8] = { 0 }, cqe[4];
     uint32_t stag = (uint32_t)0x30 << 8 | 0x22;
-    unsigned qp, code;
-    bool ae = false;
 
     setup(false);
     q[0] = 0x100000000000ull;               /* VA = PA, outside RAM */
@@ -459,12 +378,7 @@ static void test_write_source_unreadable(void)
     CHECK(cqe_next(cqe));
     CHECK(cqe[3] & (1ull << 55));
     CHECK_EQ(cqe[3] & 0xFFFF, 0x0700);
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 3 && code == 0x0700) {
-            ae = true;
-        }
-    }
-    CHECK(ae);
+    CHECK(ifx_ae_seen(3, 0x0700));
     CHECK(c.stats.dma_errors >= 1);
     teardown();
 }
@@ -609,9 +523,8 @@ static void test_fast_reg_remote(void)
 {
     const uint64_t va = 0x7F0000000123ull;
     const uint32_t fr = FR_IDX(0) << 8 | 0x11;
-    uint64_t pbl, q[4], cqe[4], ctx;
+    uint64_t pbl, cqe[4], ctx;
     unsigned idx, qp, code;
-    bool ae4 = false, term3 = false;
 
     setup(false);
     pbl = map_pbles();
@@ -629,10 +542,7 @@ static void test_fast_reg_remote(void)
 
     /* Write 5000 bytes at VA + 0x800: page 0 from 0x923, then page 1. */
     fill(BUF_PA(0), 5000, 9);
-    q[0] = BUF_PA(0);
-    q[1] = 5000ull << 32 | STAG(0);
-    q[2] = va + 0x800;
-    sq_post(0, q, 0x00ull << 32 | fr, 1, NULL);
+    ifx_sq_op(0, 0x00, BUF_PA(0), 5000, va + 0x800, fr);
     run();
     CHECK(!memcmp(mem(PG(0) + 0x923), mem(BUF_PA(0)), 0x1000 - 0x923));
     CHECK(!memcmp(mem(PG(1)), mem(BUF_PA(0)) + 0x1000 - 0x923,
@@ -641,10 +551,8 @@ static void test_fast_reg_remote(void)
 
     /* Read 9000 bytes from VA + 0x10 (three pages) back. */
     fill(PG(2), 0x1000, 5);
-    q[0] = BUF_PA(0) + 0x4000;
-    q[1] = 9000ull << 32 | STAG(0);
-    q[2] = va + 0x10;
-    idx = sq_post(0, q, 0x01ull << 32 | 1ull << 62 | fr, 1, NULL);
+    idx = ifx_sq_op(0, 0x01, BUF_PA(0) + 0x4000, 9000, va + 0x10,
+                    1ull << 62 | fr);
     run();
     expect_sq_cqe(0, idx, 0x01, 0);
     CHECK(!memcmp(mem(BUF_PA(0) + 0x4000), mem(PG(0) + 0x133),
@@ -656,10 +564,7 @@ static void test_fast_reg_remote(void)
 
     /* Send with Invalidate: QP 4's receive completes with the STag. */
     rq_post(1, BUF_PA(1), 64);
-    q[0] = BUF_PA(0);
-    q[1] = 16ull << 32 | STAG(0);
-    q[2] = 0;
-    sq_post(0, q, 0x04ull << 32 | fr, 1, NULL);
+    ifx_sq_op(0, 0x04, BUF_PA(0), 16, 0, fr);
     run();
     CHECK(cqe_next(cqe));
     CHECK(!(cqe[3] & (1ull << 62)));
@@ -672,17 +577,9 @@ static void test_fast_reg_remote(void)
 
     /* The invalidated STag refuses the peer's Write: AE + TERMINATE. */
     memset(mem(PG(0)), 0xEE, 0x1000);
-    q[0] = BUF_PA(0);
-    q[1] = 100ull << 32 | STAG(0);
-    q[2] = va;
-    sq_post(0, q, 0x00ull << 32 | fr, 1, NULL);
+    ifx_sq_op(0, 0x00, BUF_PA(0), 100, va, fr);
     run();
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 4 && code == 0x0103) {
-            ae4 = true;
-        }
-    }
-    CHECK(ae4);
+    CHECK(ifx_ae_seen(4, 0x0103));
     /* irdma_terminate_connection(): the TERMINATE header in Q2 (RDMAP,
      * remote protection, invalid STag), MODIFY_QP to TERMINATE. */
     {
@@ -694,12 +591,7 @@ static void test_fast_reg_remote(void)
         CHECK_EQ(cqp(0x01, w, 4 | 1ull << 48 | 5ull << 60), 0);
     }
     run();
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 3 && code == 0x0509) {
-            term3 = true;
-        }
-    }
-    CHECK(term3);
+    CHECK(ifx_ae_seen(3, 0x0509));
     CHECK_EQ(mem(PG(0))[0x123], 0xEE);          /* nothing placed */
     teardown();
 }
@@ -713,7 +605,6 @@ static void test_read_local_inv(void)
 {
     uint64_t pbl, q[4], cqe[4], ctx;
     unsigned idx, qp, code, k, key = 0x30;
-    bool seen = false;
 
     setup(false);
     pbl = map_pbles();
@@ -775,12 +666,7 @@ static void test_read_local_inv(void)
                         0, 0, 0x0A);
     run();
     expect_sq_cqe(0, idx, 0x09, 0x010c);
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 3 && code == 0x010c) {
-            seen = true;
-        }
-    }
-    CHECK(seen);
+    CHECK(ifx_ae_seen(3, 0x010c));
     CHECK_EQ(c.rdma.stats.stag_errors, 1);
     CHECK_EQ(c.rdma.mr[FR_IDX(1)].key, key + 1);
     teardown();
@@ -795,18 +681,9 @@ static void test_read_local_inv(void)
     run();
     expect_sq_cqe(1, idx, 0x09, 0);
     rq_post(1, BUF_PA(1), 64);
-    q[0] = BUF_PA(0);
-    q[1] = 16ull << 32 | STAG(0);
-    q[2] = 0;
-    sq_post(0, q, 0x04ull << 32 | (FR_IDX(2) << 8 | 0x44), 1, NULL);
+    ifx_sq_op(0, 0x04, BUF_PA(0), 16, 0, FR_IDX(2) << 8 | 0x44);
     run();
-    seen = false;
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 4 && code == 0x0103) {
-            seen = true;
-        }
-    }
-    CHECK(seen);
+    CHECK(ifx_ae_seen(4, 0x0103));
     CHECK(c.rdma.mr[FR_IDX(2)].registered);
     teardown();
 
@@ -892,25 +769,21 @@ static void cut_sink(void *opaque, const void *frame, size_t len)
  */
 static void test_rexmit_limit(void)
 {
-    uint64_t q[4], ctx;
+    uint64_t ctx;
     unsigned qp, code;
-    bool seen = false;
 
     setup(false);
     /* A Write that goes through: the RTT sample. */
     fill(BUF_PA(0), 3000, 5);
-    q[0] = BUF_PA(0);
-    q[1] = 3000ull << 32 | STAG(0);
-    q[2] = BUF_PA(1) + 0x2000;
-    sq_post(0, q, 0x00ull << 32 | STAG(1), 1, NULL);
+    ifx_sq_op(0, 0x00, BUF_PA(0), 3000, BUF_PA(1) + 0x2000, STAG(1));
     run();
     CHECK(!memcmp(mem(BUF_PA(1) + 0x2000), mem(BUF_PA(0)), 3000));
     /* Cut the path: our frames no longer loop back (another MAC). */
     c.mac[5] ^= 1;
     cut_frames = 0;
     h.frame_cb = cut_sink;
-    q[1] = 1000ull << 32 | STAG(0);     /* one segment */
-    sq_post(0, q, 0x00ull << 32 | STAG(1), 1, NULL);
+    /* One segment. */
+    ifx_sq_op(0, 0x00, BUF_PA(0), 1000, BUF_PA(1) + 0x2000, STAG(1));
     run();
     CHECK(cut_frames >= 2);
     /* First retransmission one RTOMIN after the original. */
@@ -927,12 +800,7 @@ static void test_rexmit_limit(void)
     for (unsigned k = 0; k < 20; k++) {
         run();
     }
-    while (aeqe_next(&ctx, &qp, &code)) {
-        if (qp == 3 && code == 0x050a) {
-            seen = true;
-        }
-    }
-    CHECK(seen);
+    CHECK(ifx_ae_seen(3, 0x050a));
     /* original + 8 retransmissions + the RST */
     CHECK_EQ(cut_frames, 10);
     h.frame_cb = NULL;
@@ -975,7 +843,7 @@ static uint64_t stat_at(uint64_t pa, unsigned byte, unsigned bit,
 static void test_gather_stats(void)
 {
     const uint64_t s0 = BUF_PA(2), s1 = BUF_PA(2) + 0x400;
-    uint64_t q[4], cqe[4];
+    uint64_t cqe[4];
     uint64_t tx_segs, tx_pkts;
 
     setup(false);
@@ -988,17 +856,11 @@ static void test_gather_stats(void)
      * 10000, QP 3 -> QP 4 through the loopback. */
     fill(BUF_PA(0), 0x8000, 1);
     rq_post(1, BUF_PA(1), 4096);
-    q[0] = BUF_PA(0);
-    q[1] = 3000ull << 32 | STAG(0);
-    q[2] = 0;
-    sq_post(0, q, 0x03ull << 32 | 1ull << 62, 1, NULL);
-    q[1] = 20000ull << 32 | STAG(0);
-    q[2] = BUF_PA(1) + 0x1000;
-    sq_post(0, q, 0x00ull << 32 | 1ull << 62 | STAG(1), 1, NULL);
-    q[0] = BUF_PA(0) + 0x6000;
-    q[1] = 10000ull << 32 | STAG(0);
-    q[2] = BUF_PA(1) + 0x1000;
-    sq_post(0, q, 0x01ull << 32 | 1ull << 62 | STAG(1), 1, NULL);
+    ifx_sq_op(0, 0x03, BUF_PA(0), 3000, 0, 1ull << 62);
+    ifx_sq_op(0, 0x00, BUF_PA(0), 20000, BUF_PA(1) + 0x1000,
+              1ull << 62 | STAG(1));
+    ifx_sq_op(0, 0x01, BUF_PA(0) + 0x6000, 10000, BUF_PA(1) + 0x1000,
+              1ull << 62 | STAG(1));
     run();
     while (cqe_next(cqe)) {
         CHECK(!(cqe[3] & (1ull << 55)));

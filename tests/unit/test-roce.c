@@ -196,10 +196,8 @@ static void test_rc_loopback(void)
     /* WRITE 20000 bytes (20 packets), unsignaled, then WRITE with
      * immediate 10 bytes, which takes a receive WQE. */
     fill(BUF_PA(0) + 0x1000, 20000, 7);
-    q[0] = BUF_PA(0) + 0x1000;
-    q[1] = 20000ull << 32 | STAG(0);
-    q[2] = BUF_PA(1) + 0x2000;
-    sq_post(0, q, 0x00ull << 32 | STAG(1), 1, NULL);
+    ifx_sq_op(0, 0x00, BUF_PA(0) + 0x1000, 20000, BUF_PA(1) + 0x2000,
+              STAG(1));
     rq_post(1, BUF_PA(1) + 0x9000, 64);
     st64(frag, BUF_PA(0) + 0x100);
     st64(frag + 8, 10ull << 32 | STAG(0));
@@ -229,48 +227,16 @@ static void test_rc_loopback(void)
     CHECK_EQ(n, 2);
 
     /* READ 10000 bytes into two SGEs. */
-    fill(BUF_PA(1) + 0x6000, 10000, 3);
-    memset(frag, 0, sizeof(frag));
-    st64(frag, BUF_PA(0) + 0xA000);
-    st64(frag + 8, 6000ull << 32 | STAG(0));
-    q[0] = BUF_PA(0) + 0x8000;
-    q[1] = 4000ull << 32 | STAG(0);
-    q[2] = BUF_PA(1) + 0x6000;
-    idx = sq_post(0, q, 0x01ull << 32 | SIG | 1ull << 38 | STAG(1), 2, frag);
+    idx = ifx_read_2sge(0);
     run();
-    CHECK(!memcmp(mem(BUF_PA(0) + 0x8000), mem(BUF_PA(1) + 0x6000), 4000));
-    CHECK(!memcmp(mem(BUF_PA(0) + 0xA000), mem(BUF_PA(1) + 0x6000 + 4000),
-                  6000));
-    CHECK(cqe_next(cqe));
-    CHECK_EQ((cqe[3] >> 56) & 0x3F, 0x01);
-    CHECK_EQ((cqe[3] >> 32) & 0x7FFF, idx);
-    CHECK(!(cqe[3] & CQE_ERROR));
-    CHECK(!cqe_next(cqe));
+    CHECK(ifx_read_2sge_done(idx));
 
     /* Inline SEND with SE and immediate data: 50 bytes, 8 in qword 1,
      * then 31 per quantum (uk.c irdma_copy_inline_data). */
     rq_post(1, BUF_PA(1) + 0x8000, 100);
-    {
-        uint8_t inl[64] = { 0 };
-
-        for (unsigned k = 0; k < 42; k++) {
-            inl[k + (k / 31)] = (uint8_t)(0xA0 + k);
-        }
-        inl[31] = 0x80;
-        inl[63] = 0x80;
-        q[0] = 0x5EED;
-        q[1] = 0x0706050403020100ull;
-        q[2] = 0;
-        sq_post(0, q, 0x05ull << 32 | SIG | IMM | 1ull << 57 | 50ull << 48, 3,
-                inl);
-    }
+    ifx_sq_inline50(0, 0x5EED, SIG | IMM);
     run();
-    for (unsigned k = 0; k < 8; k++) {
-        CHECK_EQ(mem(BUF_PA(1) + 0x8000)[k], k);
-    }
-    for (unsigned k = 0; k < 42; k++) {
-        CHECK_EQ(mem(BUF_PA(1) + 0x8000)[8 + k], 0xA0 + k);
-    }
+    CHECK(ifx_inline50_at(BUF_PA(1) + 0x8000));
     n = 0;
     while (cqe_next(cqe)) {
         if (!(cqe[3] & CQE_SQ)) {
@@ -296,15 +262,12 @@ static void test_rc_loopback(void)
  * error, an error CQE and AE on the requester, an AE on the responder. */
 static void test_rc_rnr_and_access_error(void)
 {
-    uint64_t q[4], cqe[4], ctx;
+    uint64_t cqe[4], ctx;
     unsigned qp, code, n, ae_req = 0, ae_resp = 0;
 
     setup_roce();
     fill(BUF_PA(0), 3000, 9);
-    q[0] = BUF_PA(0);
-    q[1] = 3000ull << 32 | STAG(0);
-    q[2] = 0;
-    sq_post(0, q, 0x03ull << 32 | SIG, 1, NULL);
+    ifx_sq_op(0, 0x03, BUF_PA(0), 3000, 0, SIG);
     for (int k = 0; k < 2; k++) {
         fake_host_advance(&H, 1000000);
     }
@@ -320,10 +283,7 @@ static void test_rc_rnr_and_access_error(void)
     }
     CHECK_EQ(n, 2);
 
-    q[0] = BUF_PA(0);
-    q[1] = 100ull << 32 | STAG(0);
-    q[2] = BUF_PA(1);
-    sq_post(0, q, 0x00ull << 32 | SIG | (STAG(1) ^ 0x01), 1, NULL);
+    ifx_sq_op(0, 0x00, BUF_PA(0), 100, BUF_PA(1), SIG | (STAG(1) ^ 0x01));
     run();
     CHECK(cqe_next(cqe));
     CHECK(cqe[3] & CQE_SQ);
@@ -454,13 +414,32 @@ static void two_devices(void)
     dev_b.dev.h.frame_opaque = &dev_a;
 }
 
+/* B has nothing left to complete; the link back to normal, both down. */
+static void two_devices_end(void)
+{
+    uint64_t cqe[4];
+
+    ifx_cur = &dev_b;
+    CHECK(!cqe_next(cqe));
+    link_drop_every = link_loss = link_dup = link_delay = 0;
+    link_cut = false;
+    for (unsigned k = 0; k < 20; k++) {
+        link_step();            /* what is still on the link */
+    }
+    ifx_cur = &dev_a;
+    ifx_teardown();
+    ifx_cur = &dev_b;
+    ifx_teardown();
+    ifx_cur = one_device;
+}
+
 /* A's QP 3 moves 40 messages (SEND, WRITE, READ in turn, up to 9000
  * bytes) to B's QP 4 while every 7th frame is lost both ways: every byte
  * arrives, every WQE completes once, in order. */
 static void test_rc_lossy(void)
 {
     unsigned i, sq_cqes = 0, rq_cqes = 0, errors = 0, k;
-    uint64_t q[4], cqe[4];
+    uint64_t cqe[4];
 
     two_devices();
     link_drop_every = 7;
@@ -474,23 +453,16 @@ static void test_rc_lossy(void)
             ifx_cur = &dev_b;
             rq_post(1, BUF_PA(1) + 0x8000, 0x4000);
             ifx_cur = &dev_a;
-            q[0] = src;
-            q[1] = (uint64_t)len << 32 | STAG(0);
-            q[2] = 0;
-            sq_post(0, q, 0x03ull << 32 | SIG, 1, NULL);
+            ifx_sq_op(0, 0x03, src, len, 0, SIG);
         } else if (kind == 1) {
-            q[0] = src;
-            q[1] = (uint64_t)len << 32 | STAG(0);
-            q[2] = BUF_PA(1) + 0x100;
-            sq_post(0, q, 0x00ull << 32 | SIG | STAG(1), 1, NULL);
+            ifx_sq_op(0, 0x00, src, len, BUF_PA(1) + 0x100,
+                      SIG | STAG(1));
         } else {
             ifx_cur = &dev_b;
             fill(BUF_PA(1) + 0xC000, len, i + 100);
             ifx_cur = &dev_a;
-            q[0] = BUF_PA(0) + 0xC000;
-            q[1] = (uint64_t)len << 32 | STAG(0);
-            q[2] = BUF_PA(1) + 0xC000;
-            sq_post(0, q, 0x01ull << 32 | SIG | STAG(1), 1, NULL);
+            ifx_sq_op(0, 0x01, BUF_PA(0) + 0xC000, len, BUF_PA(1) + 0xC000,
+                      SIG | STAG(1));
         }
         for (k = 0; k < 3000; k++) {
             bool got = false;
@@ -527,14 +499,7 @@ static void test_rc_lossy(void)
     CHECK_EQ(errors, 0);
     CHECK(link_lost > 0);
     CHECK(e810_roce_stats(&dev_a.dev.c)->retransmits > 0);
-    ifx_cur = &dev_b;
-    CHECK(!cqe_next(cqe));
-    link_drop_every = 0;
-    ifx_cur = &dev_a;
-    ifx_teardown();
-    ifx_cur = &dev_b;
-    ifx_teardown();
-    ifx_cur = one_device;
+    two_devices_end();
 }
 
 /*
@@ -548,7 +513,7 @@ static void test_rc_lossy(void)
 static void test_rc_impaired(void)
 {
     unsigned b, i, k, sq_cqes = 0, errors = 0, bad = 0, nops;
-    uint64_t q[4], cqe[4];
+    uint64_t cqe[4];
     unsigned kind[4], len[4];
 
     two_devices();
@@ -569,20 +534,13 @@ static void test_rc_impaired(void)
             ifx_cur = &dev_a;
             if (kind[i] == 0) {
                 fill(loc, len[i], b * 8 + i);
-                q[0] = loc;
-                q[1] = (uint64_t)len[i] << 32 | STAG(0);
-                q[2] = rmt;
-                ifx_sq_put(0, q, 0x00ull << 32 | SIG | STAG(1), 1, NULL);
             } else {
                 ifx_cur = &dev_b;
                 fill(rmt, len[i], b * 8 + i + 100);
                 ifx_cur = &dev_a;
                 memset(mem(loc), 0xEE, len[i]);
-                q[0] = loc;
-                q[1] = (uint64_t)len[i] << 32 | STAG(0);
-                q[2] = rmt;
-                ifx_sq_put(0, q, 0x01ull << 32 | SIG | STAG(1), 1, NULL);
             }
+            ifx_sq_op_put(0, kind[i], loc, len[i], rmt, SIG | STAG(1));
         }
         ifx_cur = &dev_a;
         ifx_wr(PFPE_WQEALLOC, 3);      /* one doorbell for the batch */
@@ -609,33 +567,20 @@ static void test_rc_impaired(void)
            link_lost, link_dups, link_delayed);
     CHECK(link_lost > 0 && link_dups > 0 && link_delayed > 0);
     CHECK(e810_roce_stats(&dev_a.dev.c)->retransmits > 0);
-    ifx_cur = &dev_b;
-    CHECK(!cqe_next(cqe));
-    link_loss = link_dup = link_delay = 0;
-    for (k = 0; k < 20; k++) {
-        link_step();            /* what is still on the link */
-    }
-    ifx_cur = &dev_a;
-    ifx_teardown();
-    ifx_cur = &dev_b;
-    ifx_teardown();
-    ifx_cur = one_device;
+    two_devices_end();
 }
 
 /* The peer is gone: REXMIT_THRESH (7) retransmissions, then the QP
  * reports LLP_TOO_MANY_RETRIES. */
 static void test_rc_retry_exceeded(void)
 {
-    uint64_t q[4], ctx;
+    uint64_t ctx;
     unsigned k, qp, code, found = 0;
 
     two_devices();
     link_cut = true;
     ifx_cur = &dev_a;
-    q[0] = BUF_PA(0);
-    q[1] = 100ull << 32 | STAG(0);
-    q[2] = BUF_PA(1);
-    sq_post(0, q, 0x00ull << 32 | SIG | STAG(1), 1, NULL);
+    ifx_sq_op(0, 0x00, BUF_PA(0), 100, BUF_PA(1), SIG | STAG(1));
     for (k = 0; k < 20000 && !found; k++) {
         link_step();
         while (aeqe_next(&ctx, &qp, &code)) {
@@ -647,11 +592,7 @@ static void test_rc_retry_exceeded(void)
     CHECK_EQ(found, 1);
     CHECK_EQ(e810_roce_stats(&dev_a.dev.c)->retransmits, 7);
     CHECK_EQ(link_sent, 8);
-    link_cut = false;
-    ifx_teardown();
-    ifx_cur = &dev_b;
-    ifx_teardown();
-    ifx_cur = one_device;
+    two_devices_end();
 }
 
 /* ---- QP 1 (GSI) as a UD QP ---------------------------------------------- */

@@ -660,15 +660,29 @@ bad_len:
     return E810_AQ_RC_EINVAL;
 }
 
+/* How many profiles an Add/Remove RL Profiles command carries, into @n;
+ * false unless its buffer holds them all. */
+static bool rl_count(E810Core *c, E810AqCmd *cmd, const char *what,
+                     uint16_t *n)
+{
+    *n = ld16(aq_param(cmd, 16));
+    if (!cmd->has_buf || *n == 0 ||
+        (size_t)*n * RL_ELEM_SIZE > cmd->buf_len) {
+        e810_guest_error(c, "%s RL profiles: %u in %u bytes", what, *n,
+                         cmd->buf_len);
+        return false;
+    }
+    return true;
+}
+
 /* 0x0410 Add RL Profiles: store them, hand out profile IDs from 1. */
 int e810_sched_add_rl(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
-    uint16_t n = ld16(aq_param(cmd, 16));
+    uint16_t n;
     unsigned free_slots = 0;
 
-    if (!cmd->has_buf || n == 0 || (size_t)n * RL_ELEM_SIZE > cmd->buf_len) {
-        e810_guest_error(c, "add RL profiles: %u in %u bytes", n, cmd->buf_len);
+    if (!rl_count(c, cmd, "add", &n)) {
         return E810_AQ_RC_EINVAL;
     }
     for (unsigned i = 0; i < E810_SCHED_MAX_RL_PROF; i++) {
@@ -712,11 +726,9 @@ int e810_sched_add_rl(E810Core *c, E810AqCmd *cmd)
 int e810_sched_remove_rl(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
-    uint16_t n = ld16(aq_param(cmd, 16));
-    uint16_t done = 0;
+    uint16_t n, done = 0;
 
-    if (!cmd->has_buf || n == 0 || (size_t)n * RL_ELEM_SIZE > cmd->buf_len) {
-        e810_guest_error(c, "remove RL profiles: %u in %u bytes", n, cmd->buf_len);
+    if (!rl_count(c, cmd, "remove", &n)) {
         return E810_AQ_RC_EINVAL;
     }
     for (unsigned i = 0; i < n; i++) {
