@@ -20,8 +20,8 @@
 # with these impairments (e.g. "loss=1%,reorder=1%,seed=7"); the relay must
 # then have done at least one of each impairment it was asked for, and with
 # loss the engines' statistics must show retransmitted segments.
-# STALL=SECS: SECS into the transfer the client guest stops the server
-# guest (HMP stop) for STALL_LEN (default 4) s: the server's QEMU stops
+# STALL=MIB: once its port has sent MIB MiB, the client guest stops the
+# server guest (HMP stop) for STALL_LEN (default 4) s: the server's QEMU stops
 # reading the link, the client's backend fills up; the client must stay
 # responsive (it prints ticks and resumes the peer itself), its device
 # must have stopped sending (trace e810_tx_blocked) and resumed, and the
