@@ -54,8 +54,15 @@ typedef struct E810HostOps {
     int (*dma_write)(void *host, uint64_t addr, const void *buf, size_t len);
     /* Send MSI-X message @vector (PCI function relative). */
     void (*msix_notify)(void *host, unsigned vector);
-    /* Put one Ethernet frame (no FCS) on the wire.  Never blocks. */
-    E810TxResult (*send_frame)(void *host, const void *frame, size_t len);
+    /*
+     * Put one Ethernet frame (no FCS) on the wire.  Never blocks.  With
+     * @flow false the host answers sent or dropped only: a frame it has
+     * to queue is its own business (LAN frames: the guest's stack does
+     * its own flow control, and a Tx ring must never hang on a peer that
+     * takes nothing, e.g. a lone hub port).
+     */
+    E810TxResult (*send_frame)(void *host, const void *frame, size_t len,
+                               bool flow);
     /* Monotonic virtual clock in nanoseconds. */
     int64_t (*clock_ns)(void *host);
     /* One-shot timers on the virtual clock. */

@@ -4,7 +4,6 @@
  * and the deferred RDMA data path (see txsched.h).
  */
 #include "e810.h"
-#include "lan/lan.h"
 #include "rdma/qpdp.h"
 #include "roce/roce.h"
 #include "trace.h"
@@ -20,14 +19,14 @@ void e810_tx_schedule(E810Core *c)
     c->host.ops->bh_schedule(c->host.opaque, t->bh);
 }
 
-bool e810_wire_send(E810Core *c, const void *frame, size_t len)
+bool e810_wire_send(E810Core *c, const void *frame, size_t len, bool flow)
 {
     E810TxSched *t = &c->txs;
 
     if (t->budget) {
         t->budget--;
     }
-    switch (c->host.ops->send_frame(c->host.opaque, frame, len)) {
+    switch (c->host.ops->send_frame(c->host.opaque, frame, len, flow)) {
     case E810_TX_SENT:
         return true;
     case E810_TX_QUEUED:
@@ -60,6 +59,11 @@ bool e810_tx_may_send(E810Core *c)
         return false;
     }
     return true;
+}
+
+bool e810_tx_backed_up(E810Core *c)
+{
+    return c->txs.blocked && e810_now(c) - c->txs.blocked_at < E810_TX_GRACE_NS;
 }
 
 /*
@@ -102,7 +106,6 @@ void e810_txsched_run(E810Core *c)
     if (t->blocked) {
         return;
     }
-    e810_lan_tx_resume(c);
     e810_qpdp_tx_run(c);
     e810_roce_tx_run(c);
 }

@@ -12,9 +12,10 @@
  *
  * When the host answers E810_TX_QUEUED (its backend cannot take more) the
  * device is "tx blocked": the frame is delivered later by the host, and
- * the engines build no new ones (LAN queues stop fetching descriptors,
- * QPs stop sending) until the host has handed on every queued frame
- * (e810_tx_drained); then the bottom half resumes them.
+ * the RDMA engines build no new ones until the host has handed on every
+ * queued frame (e810_tx_drained); then the bottom half resumes them.
+ * LAN frames go to the host without back-pressure (as before: QEMU queues
+ * or drops them), so an ice Tx ring never hangs on the peer.
  */
 #ifndef E810_TXSCHED_H
 #define E810_TXSCHED_H
@@ -44,8 +45,18 @@ typedef struct E810TxSched {
 } E810TxSched;
 
 /* Hand one frame to the host; false if it was lost (the caller counts
- * it).  A queued frame is not lost: it counts as sent. */
-bool e810_wire_send(E810Core *c, const void *frame, size_t len);
+ * it).  A queued frame is not lost: it counts as sent.  @flow: the frame
+ * takes part in the back-pressure (RDMA frames; LAN frames do not). */
+bool e810_wire_send(E810Core *c, const void *frame, size_t len, bool flow);
+
+/*
+ * Backed up for less than E810_TX_GRACE_NS: a retransmission timer that
+ * expires now is no retry (what is unacknowledged may still sit in the
+ * host's queue).  Past the grace a peer that takes nothing counts as
+ * silent, and connections time out as on a dead link.
+ */
+#define E810_TX_GRACE_NS            (10 * 1000000000ll)
+bool e810_tx_backed_up(E810Core *c);
 
 /*
  * May an engine send an RDMA data frame now?  When false, the caller

@@ -92,21 +92,22 @@ static void e810_host_frame_sent(NetClientState *nc, ssize_t ret)
 
 /*
  * Never blocks the caller: when the backend cannot take the frame, QEMU
- * queues it and calls e810_host_frame_sent once it is delivered; the
- * core sends nothing new until then.
+ * queues it and (@flow) calls e810_host_frame_sent once it is delivered;
+ * the core sends no new RDMA frames until then.  Without @flow QEMU
+ * queues up to its limit and drops beyond it, as for any NIC.
  */
 static E810TxResult e810_host_send_frame(void *opaque, const void *frame,
-                                         size_t len)
+                                         size_t len, bool flow)
 {
     E810PCIState *s = opaque;
     ssize_t ret = qemu_send_packet_async(qemu_get_queue(s->nic), frame, len,
-                                         e810_host_frame_sent);
+                                         flow ? e810_host_frame_sent : NULL);
 
     trace_e810_tx_frame(len, ret >= 0);
-    if (ret == 0) {
+    if (ret == 0 && flow) {
         return E810_TX_QUEUED;
     }
-    return ret > 0 ? E810_TX_SENT : E810_TX_DROPPED;
+    return ret >= 0 ? E810_TX_SENT : E810_TX_DROPPED;
 }
 
 static int64_t e810_host_clock_ns(void *opaque)

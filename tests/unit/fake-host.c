@@ -98,7 +98,8 @@ static E810TxResult fake_deliver(FakeHost *h, const void *frame, size_t len)
     return E810_TX_SENT;
 }
 
-static E810TxResult fake_send_frame(void *opaque, const void *frame, size_t len)
+static E810TxResult fake_send_frame(void *opaque, const void *frame, size_t len,
+                                    bool flow)
 {
     FakeHost *h = opaque;
 
@@ -110,25 +111,29 @@ static E810TxResult fake_send_frame(void *opaque, const void *frame, size_t len)
         }
         h->held[h->nheld] = malloc(len);
         memcpy(h->held[h->nheld], frame, len);
+        h->held_flow[h->nheld] = flow;
         h->held_len[h->nheld++] = len;
-        return E810_TX_QUEUED;
+        return flow ? E810_TX_QUEUED : E810_TX_SENT;
     }
     return fake_deliver(h, frame, len);
 }
 
 unsigned fake_host_tx_release(FakeHost *h, E810Core *c, unsigned n)
 {
-    unsigned i;
+    unsigned i, flows = 0;
 
     for (i = 0; i < n && i < h->nheld; i++) {
         fake_deliver(h, h->held[i], h->held_len[i]);
         free(h->held[i]);
+        flows += h->held_flow[i];
     }
     memmove(h->held, h->held + i, (h->nheld - i) * sizeof(h->held[0]));
     memmove(h->held_len, h->held_len + i,
             (h->nheld - i) * sizeof(h->held_len[0]));
+    memmove(h->held_flow, h->held_flow + i,
+            (h->nheld - i) * sizeof(h->held_flow[0]));
     h->nheld -= i;
-    for (unsigned k = 0; k < i; k++) {
+    for (unsigned k = 0; k < flows; k++) {
         e810_tx_drained(c, true);
     }
     return i;

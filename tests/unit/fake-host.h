@@ -60,12 +60,13 @@ typedef struct FakeHost {
     uint64_t n_bh_runs;
     /*
      * A backend that cannot take more: while tx_full is set, or frames are
-     * still held, a sent frame is held (E810_TX_QUEUED) until
-     * fake_host_tx_release() hands it on, in order.
+     * still held, a sent frame is held (E810_TX_QUEUED, or quietly
+     * without flow) until fake_host_tx_release() hands it on, in order.
      */
     bool tx_full;
     uint8_t *held[FAKE_MAX_HELD];
     size_t held_len[FAKE_MAX_HELD];
+    bool held_flow[FAKE_MAX_HELD];      /* reported when handed on */
     unsigned nheld;
 } FakeHost;
 

@@ -283,12 +283,12 @@ static void test_tx_single(void)
 }
 
 /*
- * A backend that cannot take more: the queue stops after the frame it
- * queued (head and write-backs stop there too), a new doorbell meanwhile
- * sends nothing, and each frame handed on lets the next packet go; all
- * arrive in order, none dropped.
+ * A backend that cannot take more (a stuck peer, a lone hub port): LAN
+ * frames take no part in the back-pressure -- the ring goes on to its
+ * tail and completes, the host keeps (or drops) what it cannot send, and
+ * nothing waits for it (ice's Tx watchdog never sees a hung queue).
  */
-static void test_tx_backpressure(void)
+static void test_tx_backend_full(void)
 {
     uint8_t f[60];
     size_t n = eth(f, peer_mac, our_mac, 0x0806);
@@ -300,35 +300,21 @@ static void test_tx_backpressure(void)
         txd_data(i, TX_BUFS + 0x100 * i, sizeof(f), EOP_RS, 0, 0);
     }
     t.h.tx_full = true;
-    wr(QTX_COMM_DBELL(TXQ), 3);
-    CHECK_EQ(t.h.nheld, 1);
-    CHECK(t.c.txs.blocked);
-    CHECK(t.c.lan.txq[TXQ].stalled);
-    CHECK_EQ(rd(QTX_COMM_HEAD(TXQ)) & QTX_COMM_HEAD_HEAD_M, 1);
-    CHECK_EQ(txd_dtype(0), E810_TXD_DTYPE_DONE);
-    CHECK(txd_dtype(1) != E810_TXD_DTYPE_DONE);
     wr(QTX_COMM_DBELL(TXQ), 4);
-    fake_host_run_bh(&t.h);
-    CHECK_EQ(t.h.nheld, 1);
-    CHECK_EQ(fake_host_tx_release(&t.h, &t.c, 1), 1);
-    CHECK_EQ(t.h.nframes, 1);
-    fake_host_run_bh(&t.h);
-    CHECK_EQ(t.h.nheld, 1);                     /* the second one */
-    CHECK_EQ(rd(QTX_COMM_HEAD(TXQ)) & QTX_COMM_HEAD_HEAD_M, 2);
+    CHECK_EQ(t.h.nheld, 4);
+    CHECK(!t.c.txs.blocked);
+    CHECK_EQ(rd(QTX_COMM_HEAD(TXQ)) & QTX_COMM_HEAD_HEAD_M, 4);
+    for (unsigned i = 0; i < 4; i++) {
+        CHECK_EQ(txd_dtype(i), E810_TXD_DTYPE_DONE);
+    }
     t.h.tx_full = false;
-    fake_host_tx_release(&t.h, &t.c, FAKE_MAX_HELD);
-    fake_host_run_bh(&t.h);
-    CHECK_EQ(t.h.nheld, 0);
+    CHECK_EQ(fake_host_tx_release(&t.h, &t.c, FAKE_MAX_HELD), 4);
     CHECK_EQ(t.h.nframes, 4);
     for (unsigned i = 0; i < 4 && i < t.h.nframes; i++) {
         CHECK_EQ(t.h.frames[i][n], i);
-        CHECK_EQ(txd_dtype(i), E810_TXD_DTYPE_DONE);
     }
-    CHECK_EQ(rd(QTX_COMM_HEAD(TXQ)) & QTX_COMM_HEAD_HEAD_M, 4);
-    CHECK(!t.c.lan.txq[TXQ].stalled);
     CHECK_EQ(t.c.stats.tx_dropped, 0);
-    CHECK_EQ(t.c.txs.stats.blocked, 2);
-    CHECK_EQ(t.c.txs.stats.resumed, 2);
+    CHECK_EQ(t.c.txs.stats.blocked, 0);
     aq_test_cleanup(&t);
 }
 
@@ -1135,7 +1121,7 @@ static void test_stats(void)
 int main(void)
 {
     RUN(test_tx_single);
-    RUN(test_tx_backpressure);
+    RUN(test_tx_backend_full);
     RUN(test_tx_multi_desc);
     RUN(test_tx_csum);
     RUN(test_tx_tso);

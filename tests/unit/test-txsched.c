@@ -6,7 +6,8 @@
  * that cannot take more (the fake host holds frames, E810_TX_QUEUED)
  * stops the iWARP and RoCEv2 engines and the LAN Tx queues after one
  * frame, and they go on frame by frame as the backend drains -- no frame
- * lost, nothing retransmitted, the data where it belongs.
+ * lost, nothing retransmitted, the data where it belongs; a backend that
+ * never drains lets connections time out after E810_TX_GRACE_NS.
  */
 #include "check.h"
 
@@ -296,11 +297,50 @@ static void test_queued_frame_discarded(void)
     two_devices_down();
 }
 
+/*
+ * A backend that never takes anything (a peer gone for good): within
+ * E810_TX_GRACE_NS the connection waits, past it the retransmission
+ * limit ends it with IRDMA_AE_LLP_TOO_MANY_RETRIES, as on a dead link
+ * (no RTT sample yet: RTO 1 s, doubling, 8 retries).
+ */
+static void test_backed_up_past_grace(void)
+{
+    E810Core *a = &dev_a.dev.c;
+    unsigned qp, code, k;
+    uint64_t ctx;
+    bool seen = false;
+
+    two_devices(false, 0);
+    put_write(0, 3000, 4);
+    dev_a.dev.h.tx_full = true;
+    e810_mmio_write(a, PFPE_WQEALLOC, 3, 4);
+    fake_host_run_bh(&dev_a.dev.h);
+    CHECK(a->txs.blocked);
+    for (k = 0; k < 4000 && !seen; k++) {
+        fake_host_advance(&dev_a.dev.h, 100000000);
+        ifx_cur = &dev_a;
+        while (ifx_aeqe_next(&ctx, &qp, &code)) {
+            if (qp == 3 && code == 0x050a) {
+                seen = true;
+            }
+        }
+        /* Nothing gives up inside the grace. */
+        CHECK(seen ? (int64_t)(k + 1) * 100000000 >= E810_TX_GRACE_NS : true);
+    }
+    CHECK(seen);
+    CHECK(e810_qpdp_rexmits(a) > 0);
+    dev_a.dev.h.tx_full = false;
+    fake_host_tx_release(&dev_a.dev.h, a, FAKE_MAX_HELD);
+    CHECK(!a->txs.blocked);
+    two_devices_down();
+}
+
 int main(void)
 {
     RUN(test_doorbell_deferred_budget);
     RUN(test_backpressure_iwarp);
     RUN(test_backpressure_roce);
     RUN(test_queued_frame_discarded);
+    RUN(test_backed_up_past_grace);
     return CHECK_DONE();
 }

@@ -848,10 +848,9 @@ void iw_timer(IwConn *c)
     }
     if (c->rto_deadline >= 0 && now >= c->rto_deadline && !c->dead) {
         c->rto_deadline = -1;
-        if (!tx_ready(c)) {
-            /* Our own transmit path is backed up (a timer entry has its
-             * full budget): what is unacknowledged may not have reached
-             * the peer yet, so this is no retry; look again later. */
+        if (c->ops->tx_backed_up && c->ops->tx_backed_up(c->opaque)) {
+            /* What is unacknowledged may not have reached the peer yet:
+             * this is no retry; look again later. */
             rto_arm(c);
         } else if (c->snd_una == c->snd_max) {
             c->probe = true;        /* zero-window probe */

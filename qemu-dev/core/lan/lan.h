@@ -140,7 +140,6 @@
 typedef struct E810TxRing {
     uint32_t gen;               /* E810TxQueueCtx.gen the head belongs to */
     uint16_t head;              /* next descriptor the device fetches */
-    bool stalled;               /* stopped short of its tail: tx blocked */
 } E810TxRing;
 
 /* An Rx queue context as QENA_REQ took it over (ice_rlan_ctx). */
@@ -190,7 +189,6 @@ typedef struct E810Lan {
     uint64_t port_stats[E810_PS_COUNT];
     uint64_t vsi_stats[E810_LAN_STAT_VSIS][E810_VS_COUNT];
     E810TxRing txq[E810_LAN_TXQ];
-    bool txq_stalled;                       /* some txq[].stalled */
     E810RxRing rxq[E810_LAN_RXQ];
     uint8_t gather[E810_TX_GATHER_MAX];
     uint8_t frame[E810_LAN_FRAME_BUF];      /* one Tx frame being built */
@@ -202,8 +200,6 @@ void e810_lan_reset(E810Core *c);
 bool e810_lan_write(E810Core *c, uint32_t off, uint32_t val);
 /* QTX_COMM_DBELL writes (lan/tx.c); true if @off is a doorbell. */
 bool e810_lan_tx_write(E810Core *c, uint32_t off, uint32_t val);
-/* Tx queues stopped by a full backend go on (txsched.c). */
-void e810_lan_tx_resume(E810Core *c);
 /* Rx from the wire (or MAC loopback); returns nothing: drops are counted. */
 void e810_lan_receive(E810Core *c, const E810Frame *fr);
 

@@ -121,7 +121,6 @@ bool e810_lan_write(E810Core *c, uint32_t off, uint32_t val)
 void e810_lan_reset(E810Core *c)
 {
     memset(c->lan.txq, 0, sizeof(c->lan.txq));
-    c->lan.txq_stalled = false;
     memset(c->lan.rxq, 0, sizeof(c->lan.rxq));
 }
 

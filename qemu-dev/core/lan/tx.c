@@ -115,7 +115,7 @@ static void tx_emit(E810Core *c, const TxPkt *p, uint8_t *f, size_t len)
         trace_e810_tx_drop(p->q, p->first, "link down");
         return;
     }
-    sent = e810_wire_send(c, f, len);
+    sent = e810_wire_send(c, f, len, false);
     trace_e810_tx_frame_out(p->q, len, sent);
     if (!sent) {
         c->stats.tx_dropped++;
@@ -503,19 +503,11 @@ static void tx_doorbell(E810Core *c, unsigned q, uint32_t val)
     }
     trace_e810_tx_doorbell(q, r->head, tail);
 
-    r->stalled = false;
     while (r->head != tail) {
         TxPkt p = { .q = q, .first = r->head };
         unsigned idx = r->head, n = 0;
         bool eop = false;
 
-        if (c->txs.blocked) {
-            /* Backend full: fetch no more, as the MAC stops pulling
-             * descriptors; e810_lan_tx_resume() goes on from the head. */
-            r->stalled = true;
-            c->lan.txq_stalled = true;
-            break;
-        }
         /* Fetch up to the end of the packet. */
         while (idx != tail && n < E810_TX_MAX_DESC_PER_PKT) {
             uint64_t qw1;
@@ -568,31 +560,6 @@ out:
                            !!(ctl & E810_CTL_CAUSE_ENA));
         if (ctl & E810_CTL_CAUSE_ENA) {
             e810_intr_cause_ctl(c, ctl);
-        }
-    }
-}
-
-void e810_lan_tx_resume(E810Core *c)
-{
-    if (!c->lan.txq_stalled) {
-        return;
-    }
-    c->lan.txq_stalled = false;
-    for (unsigned q = 0; q < E810_LAN_TXQ; q++) {
-        E810TxRing *r = &c->lan.txq[q];
-        const E810TxQueueCtx *tq;
-
-        if (!r->stalled) {
-            continue;
-        }
-        if (c->txs.blocked) {
-            c->lan.txq_stalled = true;      /* the rest next time */
-            return;
-        }
-        r->stalled = false;
-        tq = e810_fw_txq(c, q);
-        if (tq && tq->enabled && r->gen == tq->gen) {
-            tx_doorbell(c, q, e810_reg(c, QTX_COMM_DBELL(q)));
         }
     }
 }

@@ -521,6 +521,13 @@ static bool cb_tx_ready(void *opaque)
     return true;
 }
 
+static bool cb_tx_backed_up(void *opaque)
+{
+    QpdpQp *q = opaque;
+
+    return e810_tx_backed_up(q->c);
+}
+
 static int64_t cb_now(void *opaque)
 {
     QpdpQp *q = opaque;
@@ -812,7 +819,7 @@ static void cb_event(void *opaque, IwEvent ev, uint32_t term,
 
 static const IwOps qpdp_ops = {
     .frame_out = cb_frame_out, .tx_ready = cb_tx_ready,
-    .now = cb_now, .timer = cb_timer,
+    .tx_backed_up = cb_tx_backed_up, .now = cb_now, .timer = cb_timer,
     .gather = cb_gather, .place = cb_place, .recv = cb_recv,
     .read_check = cb_read_check, .read_fetch = cb_read_fetch,
     .done = cb_done, .event = cb_event,

@@ -1502,7 +1502,7 @@ static void qp_timeout(RoceQp *q)
     if (roce_psn_diff(q->psn_next, q->psn_una) <= 0) {
         return;
     }
-    if (q->c->txs.blocked) {
+    if (e810_tx_backed_up(q->c)) {
         /* Our own port is backed up: the peer may not have seen the
          * packets yet, so this is no retry; look again later. */
         q->deadline = e810_now(q->c) + rto(q);
