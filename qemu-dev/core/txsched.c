@@ -26,6 +26,9 @@ bool e810_wire_send(E810Core *c, const void *frame, size_t len, bool flow)
     if (t->budget) {
         t->budget--;
     }
+    if (t->blocked && !e810_tx_backed_up(c)) {
+        flow = false;       /* past the grace: a lossy wire, QEMU's limit */
+    }
     switch (c->host.ops->send_frame(c->host.opaque, frame, len, flow)) {
     case E810_TX_SENT:
         return true;
@@ -48,7 +51,7 @@ bool e810_tx_may_send(E810Core *c)
 {
     E810TxSched *t = &c->txs;
 
-    if (t->blocked) {
+    if (e810_tx_backed_up(c)) {
         return false;       /* e810_tx_drained() schedules the resume */
     }
     if (!t->budget) {

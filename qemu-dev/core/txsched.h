@@ -50,10 +50,12 @@ typedef struct E810TxSched {
 bool e810_wire_send(E810Core *c, const void *frame, size_t len, bool flow);
 
 /*
- * Backed up for less than E810_TX_GRACE_NS: a retransmission timer that
- * expires now is no retry (what is unacknowledged may still sit in the
- * host's queue).  Past the grace a peer that takes nothing counts as
- * silent, and connections time out as on a dead link.
+ * Backed up for less than E810_TX_GRACE_NS: the engines wait, and a
+ * retransmission timer that expires now is no retry (what is
+ * unacknowledged may still sit in the host's queue).  Past the grace a
+ * peer that takes nothing is a dead link: frames go on without
+ * back-pressure (the host's queue limit drops them), connections time
+ * out, loopback traffic is not held up for good.
  */
 #define E810_TX_GRACE_NS            (10 * 1000000000ll)
 bool e810_tx_backed_up(E810Core *c);

@@ -329,6 +329,10 @@ static void test_backed_up_past_grace(void)
     }
     CHECK(seen);
     CHECK(e810_qpdp_rexmits(a) > 0);
+    /* Past the grace frames went without back-pressure: only the first
+     * one is waited for. */
+    CHECK_EQ(a->txs.queued, 1);
+    CHECK(dev_a.dev.h.nheld > 1);
     dev_a.dev.h.tx_full = false;
     fake_host_tx_release(&dev_a.dev.h, a, FAKE_MAX_HELD);
     CHECK(!a->txs.blocked);
