@@ -106,7 +106,7 @@ void e810_txsched_run(E810Core *c)
 
     t->scheduled = false;
     t->stats.bh_runs++;
-    if (t->blocked) {
+    if (e810_tx_backed_up(c)) {
         return;
     }
     e810_qpdp_tx_run(c);
