@@ -106,10 +106,13 @@ perftest_pair_job() {
 		--file "$OUT/runs.txt" --timeout ${TIMEOUT:-900}
 }
 
-# rping_pair_job NAME: the guests' job NAME on two e810 guests moving
-# COUNT iterations at every size in SIZES, the link captured to
-# $OUT/link.pcap.
+# rping_pair_job NAME COUNT: the guests' job NAME on two e810 guests
+# moving $COUNT (default COUNT) iterations at every size in $SIZES
+# (default 64 4096 65535: rping takes at most 64 KiB - 1), the link
+# captured to $OUT/link.pcap.
 rping_pair_job() {
+	COUNT=${COUNT:-$2}
+	SIZES=${SIZES:-64 4096 65535}
 	vm_job "$1" --guests 2 --nic e810 --env COLDPLUG=0 \
 		--env COUNT="$COUNT" --env SIZES="$SIZES" --pcap "$OUT/link.pcap" \
 		--timeout 900

@@ -269,18 +269,27 @@ static void test_backpressure_roce(void)
     backpressure(true);
 }
 
+/* iWARP: a 3000-byte WRITE (pattern @seed) rung while A's backend takes
+ * nothing: its first frame is held and A is blocked. */
+static void write_into_full_backend(unsigned seed)
+{
+    E810Core *a = &dev_a.dev.c;
+
+    two_devices(false, 0);
+    put_write(0, 3000, seed);
+    dev_a.dev.h.tx_full = true;
+    e810_mmio_write(a, PFPE_WQEALLOC, 3, 4);
+    fake_host_run_bh(&dev_a.dev.h);
+    CHECK(a->txs.blocked);
+}
+
 /* A queued frame the backend throws away after all is counted as lost,
  * and sending resumes. */
 static void test_queued_frame_discarded(void)
 {
     E810Core *a = &dev_a.dev.c;
 
-    two_devices(false, 0);
-    put_write(0, 3000, 3);
-    dev_a.dev.h.tx_full = true;
-    e810_mmio_write(a, PFPE_WQEALLOC, 3, 4);
-    fake_host_run_bh(&dev_a.dev.h);
-    CHECK(a->txs.blocked);
+    write_into_full_backend(3);
     CHECK_EQ(dev_a.dev.h.nheld, 1);
     /* The host purges its queue (the peer went away). */
     free(dev_a.dev.h.held[0]);
@@ -310,12 +319,7 @@ static void test_backed_up_past_grace(void)
     uint64_t ctx;
     bool seen = false;
 
-    two_devices(false, 0);
-    put_write(0, 3000, 4);
-    dev_a.dev.h.tx_full = true;
-    e810_mmio_write(a, PFPE_WQEALLOC, 3, 4);
-    fake_host_run_bh(&dev_a.dev.h);
-    CHECK(a->txs.blocked);
+    write_into_full_backend(4);
     for (k = 0; k < 4000 && !seen; k++) {
         fake_host_advance(&dev_a.dev.h, 100000000);
         ifx_cur = &dev_a;
