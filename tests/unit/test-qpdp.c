@@ -323,6 +323,32 @@ static void test_read_of_bad_region(void)
 
 /* 3 SGEs of 2^31-1 bytes: the sum wrapped in 32 bits.  Now an invalid WQE
  * (error CQE + AE), no message of a made-up length. */
+/*
+ * Two NOPs and a SEND with the local fence, posted with one doorbell (as a
+ * chain of posts does, or several posts before the deferred run): the NOPs
+ * are done at once, so the fence does not hold the SEND, which arrives.
+ */
+static void test_local_fence_after_done(void)
+{
+    uint64_t cqe[4];
+    unsigned n = 0;
+
+    setup(false);
+    fill(BUF_PA(0), 100, 4);
+    rq_post(1, BUF_PA(1), 4096);
+    ifx_sq_op_put(0, 0x0c, 0, 0, 0, 0);
+    ifx_sq_op_put(0, 0x0c, 0, 0, 0, 0);
+    ifx_sq_op(0, 0x03, BUF_PA(0), 100, 0, 1ull << 62 | 1ull << 61);
+    run();
+    while (cqe_next(cqe)) {
+        CHECK(!(cqe[3] & (1ull << 55)));
+        n++;
+    }
+    CHECK_EQ(n, 2);                 /* the SEND's and the receive's */
+    CHECK(!memcmp(mem(BUF_PA(1)), mem(BUF_PA(0)), 100));
+    teardown();
+}
+
 static void test_sge_sum(void)
 {
     uint64_t q[4], cqe[4];
@@ -910,6 +936,7 @@ int main(void)
     RUN(test_reentry_mmio_from_doorbell);
     RUN(test_xlate_fbo_wrap);
     RUN(test_read_of_bad_region);
+    RUN(test_local_fence_after_done);
     RUN(test_sge_sum);
     RUN(test_write_source_unreadable);
     RUN(test_qp_memory);

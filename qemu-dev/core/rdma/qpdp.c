@@ -279,18 +279,27 @@ static QpdpWqe *wq_by_seq(QpdpQp *q, uint64_t seq)
     return NULL;
 }
 
-static bool wq_has_read(QpdpQp *q)
+/* Whether a WQE before the next one (a READ, with @reads) is not done:
+ * what a read or local fence waits for.  Done WQEs still queued for their
+ * completion do not count: several posted with one doorbell reach here
+ * before any of them retires. */
+static bool wq_undone(QpdpQp *q, bool reads)
 {
     unsigned i;
 
     for (i = 0; i < q->wq_cnt; i++) {
         QpdpWqe *w = &q->wq[(q->wq_head + i) % q->wq_size];
 
-        if (w->is_read && !w->done) {
+        if ((w->is_read || !reads) && !w->done) {
             return true;
         }
     }
     return false;
+}
+
+static bool wq_has_read(QpdpQp *q)
+{
+    return wq_undone(q, true);
 }
 
 /* Parse the WQE at the SQ consumer index.  Returns false if none is
@@ -375,7 +384,7 @@ static void sq_run(QpdpQp *q)
             }
             break;
         }
-        if ((h & QPSQ_LOCALFENCE) && q->wq_cnt) {
+        if ((h & QPSQ_LOCALFENCE) && wq_undone(q, false)) {
             break;
         }
         if ((h & QPSQ_READFENCE) && wq_has_read(q)) {

@@ -626,6 +626,20 @@ static unsigned reads_outstanding(RoceQp *q)
     return n;
 }
 
+/* A local fence waits for every WQE before it to be done; done ones still
+ * queued for their completion do not hold it. */
+static bool wqes_undone(RoceQp *q)
+{
+    unsigned i;
+
+    for (i = 0; i < q->wq_cnt; i++) {
+        if (!wq_at(q, i)->done) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* The RDMA operation statistics (rdma/pestat.c), per message. */
 static void count_tx(RoceQp *q, unsigned op)
 {
@@ -652,7 +666,7 @@ static void rc_run(RoceQp *q)
                 }
                 break;
             }
-            if ((h & QPSQ_LOCALFENCE) && q->wq_cnt) {
+            if ((h & QPSQ_LOCALFENCE) && wqes_undone(q)) {
                 break;
             }
             if ((h & QPSQ_READFENCE) && reads_outstanding(q)) {
