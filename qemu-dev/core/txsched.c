@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 transmit scheduling: non-blocking frame output with back-pressure
+ * and the deferred RDMA data path (see txsched.h).
+ */
+#include "e810.h"
+#include "rdma/qpdp.h"
+#include "roce/roce.h"
+#include "trace.h"
+
+void e810_tx_schedule(E810Core *c)
+{
+    E810TxSched *t = &c->txs;
+
+    if (t->scheduled || !t->bh) {
+        return;
+    }
+    t->scheduled = true;
+    c->host.ops->bh_schedule(c->host.opaque, t->bh);
+}
+
+bool e810_wire_send(E810Core *c, const void *frame, size_t len, bool flow)
+{
+    E810TxSched *t = &c->txs;
+
+    if (t->budget) {
+        t->budget--;
+    }
+    if (t->blocked && !e810_tx_backed_up(c)) {
+        flow = false;       /* past the grace: a lossy wire, QEMU's limit */
+    }
+    switch (c->host.ops->send_frame(c->host.opaque, frame, len, flow)) {
+    case E810_TX_SENT:
+        return true;
+    case E810_TX_QUEUED:
+        t->queued++;
+        t->stats.queued++;
+        if (!t->blocked) {
+            t->blocked = true;
+            t->blocked_at = e810_now(c);
+            t->stats.blocked++;
+            trace_e810_tx_blocked(t->queued, t->stats.blocked);
+        }
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool e810_tx_may_send(E810Core *c)
+{
+    E810TxSched *t = &c->txs;
+
+    if (e810_tx_backed_up(c)) {
+        return false;       /* e810_tx_drained() schedules the resume */
+    }
+    if (!t->budget) {
+        if (!t->scheduled) {
+            t->stats.yields++;
+        }
+        e810_tx_schedule(c);
+        return false;
+    }
+    return true;
+}
+
+bool e810_tx_backed_up(E810Core *c)
+{
+    return c->txs.blocked && e810_now(c) - c->txs.blocked_at < E810_TX_GRACE_NS;
+}
+
+/*
+ * The host delivered (or discarded) one frame it had queued.  Called from
+ * the host's queue flush, possibly inside a send of our own: only state
+ * changes here, the work resumes from the bottom half.
+ */
+void e810_tx_drained(E810Core *c, bool delivered)
+{
+    E810TxSched *t = &c->txs;
+
+    if (!delivered) {
+        t->stats.lost_queued++;
+        c->stats.tx_dropped++;
+        trace_e810_tx_queued_lost(t->stats.lost_queued);
+    }
+    if (t->queued) {
+        t->queued--;
+    }
+    if (!t->queued && t->blocked) {
+        t->blocked = false;
+        t->stats.resumed++;
+        trace_e810_tx_resumed(e810_now(c) - t->blocked_at, t->stats.resumed);
+        e810_tx_schedule(c);
+    }
+}
+
+void e810_txsched_entry(E810Core *c)
+{
+    c->txs.budget = E810_TX_BUDGET;
+}
+
+/* The bottom half, inside the entry guard: pending work in turn. */
+void e810_txsched_run(E810Core *c)
+{
+    E810TxSched *t = &c->txs;
+
+    t->scheduled = false;
+    t->stats.bh_runs++;
+    if (e810_tx_backed_up(c)) {
+        return;
+    }
+    e810_qpdp_tx_run(c);
+    e810_roce_tx_run(c);
+}
+
+void e810_txsched_init(E810Core *c, E810TimerCb *bh_cb)
+{
+    if (c->host.ops->bh_new) {
+        c->txs.bh = c->host.ops->bh_new(c->host.opaque, bh_cb, c);
+    }
+}
+
+void e810_txsched_cleanup(E810Core *c)
+{
+    if (c->txs.bh) {
+        c->host.ops->bh_free(c->host.opaque, c->txs.bh);
+        c->txs.bh = NULL;
+    }
+}
