@@ -210,6 +210,8 @@ typedef struct Node {
     bool verbose;
     /* The guest took the memory away: gather / read_fetch fail. */
     bool gather_gone, fetch_gone;
+    uint64_t gather_bad_from;   /* gather fails from this offset (0: no) */
+    bool done_unacked[MAX_DONE];    /* bytes in flight at a completion */
 } Node;
 
 typedef struct Frame {
@@ -334,7 +336,7 @@ static int n_gather(void *o, uint64_t cookie, uint64_t off, uint8_t *buf,
     Node *n = o;
     uint64_t a = (cookie & 0xFFFFFFFF) + off;
 
-    if (n->gather_gone) {
+    if (n->gather_gone || (n->gather_bad_from && off >= n->gather_bad_from)) {
         return IW_T_RDMAP_INV_STAG;
     }
     if (a + len > MEM_SIZE) {
@@ -419,6 +421,7 @@ static void n_done(void *o, uint64_t cookie, int status)
     if (n->ndone < MAX_DONE) {
         n->done_cookie[n->ndone] = cookie;
         n->done_status[n->ndone] = status;
+        n->done_unacked[n->ndone] = n->c.snd_una != n->c.snd_max;
     }
     n->ndone++;
 }
@@ -1346,6 +1349,28 @@ static void test_rexmit_source_gone(void)
     CHECK_EQ(b->c.state, IW_TCP_CLOSED);
     CHECK_EQ(a->events[IW_EV_RESET_RCVD], 1);
     CHECK_EQ(a->ndone, ndone);
+    teardown_pair();
+
+    /* A Write whose payload becomes unreadable after its first segments
+     * went out (the second one lost): it fails, but completes only once
+     * those are acknowledged -- they are resent from its buffer. */
+    setup_pair(0, 0, 0, 1460);
+    fill(a, 0, 20000, 6);
+    a->gather_bad_from = 2000;
+    drop_nth[0] = 2;
+    CHECK_EQ(iw_post_write(&a->c, STAG_MEM, 1u << 20, 20000, 0), 0);
+    run(100 * MS);
+    CHECK_EQ(a->ndone, 0);          /* the lost segment is not resent yet */
+    run(5000 * MS);
+    CHECK_EQ(a->ndone, 1);
+    CHECK_EQ(a->done_status[0], -1);
+    CHECK(!a->done_unacked[0]);
+    CHECK_EQ(a->c.stats.rexmits, 1);
+    CHECK_EQ(a->c.stats.rexmit_fails, 0);
+    /* two segments of 1440 bytes (MSS 1460: 1454 ULPDU, 14 header) */
+    CHECK(!memcmp(b->mem + (1u << 20), a->mem, 2 * 1440));
+    CHECK_EQ(b->mem[(1u << 20) + 2 * 1440], 0);
+    CHECK_EQ(a->events[IW_EV_ERROR], 0);
     teardown_pair();
 }
 

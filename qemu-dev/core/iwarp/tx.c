@@ -176,22 +176,29 @@ static void msg_framed(IwConn *c, IwMsg *m, size_t n)
 /*
  * Framing failed locally: the payload of @m (or an inbound Read's source,
  * @m NULL) could not be read.  Stop framing; the message ends here, its
- * owner learns it failed once the framer has returned (iw_rdmap_tx_error).
+ * owner learns it failed once the framer has returned (iw_rdmap_tx_error)
+ * or, when its first segments are in flight (they may be resent from its
+ * buffers), once they are acknowledged.
  */
 static void tx_fail(IwConn *c, IwMsg *m, uint32_t term)
 {
     c->tx_halted = true;
-    c->tx_err_pending = true;
-    c->tx_err_term = term;
     if (m) {
         m->status = -1;
         m->sent = true;
-        m->acked_wait = false;
         m->resp_wait = false;
         c->mq_tx++;
+        if (m->off && c->snd_max != c->snd_una) {
+            m->acked_wait = true;
+            m->end_seq = c->snd_max;
+            return;
+        }
+        m->acked_wait = false;
         c->tx_err_msg = true;
         c->tx_err_cookie = m->cookie;
     }
+    c->tx_err_pending = true;
+    c->tx_err_term = term;
 }
 
 /* Keep the @hl header bytes at @u in @d, the payload from @src. */

@@ -818,13 +818,13 @@ static void cb_event(void *opaque, IwEvent ev, uint32_t term,
     case IW_EV_REXMIT_FAILED:
         /* A retransmission found its source gone (the guest deregistered
          * or invalidated the MR, a DMA failed): the connection is reset,
-         * the QP is done, the driver hears why. */
-        q->halted = true;
+         * the QP is done, the driver hears why (once: a QP already in
+         * error, its WQEs flushed, says nothing more). */
         if (term != IW_T_RDMAP_CATASTROPHIC) {
-            post_ae(q, term_ae(term), AE_SOURCE_SQ, false);
+            qp_fatal(q, term_ae(term), AE_SOURCE_SQ);
         } else {
-            post_ae(q, q->gather_ae ? q->gather_ae : AE_LCE_QP_CATASTROPHIC,
-                    AE_SOURCE_SQ, false);
+            qp_fatal(q, q->gather_ae ? q->gather_ae : AE_LCE_QP_CATASTROPHIC,
+                     AE_SOURCE_SQ);
         }
         break;
     }
