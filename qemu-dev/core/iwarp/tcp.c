@@ -5,8 +5,9 @@
  *
  * The connection is handed over ESTABLISHED.  Sending: one FPDU per
  * segment, within the peer's window, every segment described (not
- * copied) until acknowledged; retransmission is go-back-N on the RTO
- * (exponential backoff) or on three duplicate ACKs.  Receiving: in order only;
+ * copied) until acknowledged and rebuilt from its source when resent;
+ * retransmission is go-back-N on the RTO (exponential backoff) or on
+ * three duplicate ACKs.  Receiving: in order only;
  * out-of-order segments are dropped and answered with a duplicate ACK.
  * No options are sent or honoured on data segments.
  */
@@ -179,18 +180,30 @@ static void emit(IwConn *c, uint32_t seq, uint8_t flags)
     emit_frame(c, f, seq, flags, 0);
 }
 
-/* The segment in flight holding sequence number @seq, NULL if none. */
+/* The segment in flight holding sequence number @seq, NULL if none.
+ * The queue is in sequence order: a binary search (a window of a few
+ * MiB holds thousands of segments, and go-back-N asks for each). */
 static IwSeg *seg_at(IwConn *c, uint32_t seq)
 {
-    unsigned i;
+    unsigned lo = 0, hi = c->seg_cnt;
+    IwSeg *s;
 
-    for (i = 0; i < c->seg_cnt; i++) {
-        IwSeg *s = &c->segq[(c->seg_head + i) % IW_SEGQ];
+    while (hi - lo > 1) {
+        unsigned mid = lo + (hi - lo) / 2;
 
-        if (seq_leq(s->seq, seq) &&
-            seq_lt(seq, s->seq + s->len + (s->fin ? 1 : 0))) {
-            return s;
+        if (seq_leq(c->segq[(c->seg_head + mid) % IW_SEGQ].seq, seq)) {
+            lo = mid;
+        } else {
+            hi = mid;
         }
+    }
+    if (!c->seg_cnt) {
+        return NULL;
+    }
+    s = &c->segq[(c->seg_head + lo) % IW_SEGQ];
+    if (seq_leq(s->seq, seq) &&
+        seq_lt(seq, s->seq + s->len + (s->fin ? 1 : 0))) {
+        return s;
     }
     return NULL;
 }

@@ -612,6 +612,7 @@ static int cb_gather(void *opaque, uint64_t cookie, uint64_t off,
     QpdpWqe *w = wq_by_seq(q, cookie);
     int r;
 
+    q->gather_ae = 0;
     if (!w) {
         return IW_T_RDMAP_CATASTROPHIC;
     }
