@@ -66,24 +66,14 @@ static void wire_put(void *opaque, const void *frame, size_t len)
     }
 }
 
-/* Deliver until both directions are quiet and no deferred work is due. */
+/* Deliver until both directions are quiet. */
 static void pump(void)
 {
-    for (;;) {
-        Wire *w;
-        E810Core *dst;
-        unsigned i;
+    while (a_to_b.cnt || b_to_a.cnt) {
+        Wire *w = a_to_b.cnt ? &a_to_b : &b_to_a;
+        E810Core *dst = w == &a_to_b ? &dev_b.dev.c : &dev_a.dev.c;
+        unsigned i = w->head;
 
-        if (!a_to_b.cnt && !b_to_a.cnt) {
-            if (!fake_host_run_bh(&dev_a.dev.h) &&
-                !fake_host_run_bh(&dev_b.dev.h)) {
-                return;
-            }
-            continue;
-        }
-        w = a_to_b.cnt ? &a_to_b : &b_to_a;
-        dst = w == &a_to_b ? &dev_b.dev.c : &dev_a.dev.c;
-        i = w->head;
         w->head = (w->head + 1) % w->cap;
         w->cnt--;
         e810_receive(dst, w->buf + (size_t)i * FRAME_MAX, w->len[i]);

@@ -107,7 +107,6 @@ static bool e810_enter(E810Core *c, const char *what, uint64_t addr)
         return false;
     }
     c->busy = true;
-    e810_txsched_entry(c);
     return true;
 }
 
@@ -196,22 +195,6 @@ void e810_mem_release(E810Core *c, size_t bytes)
     c->mem_used = bytes > c->mem_used ? 0 : c->mem_used - bytes;
 }
 
-/* The deferred transmit work (txsched.c), an entry point of its own. */
-static void e810_tx_bh(void *opaque)
-{
-    E810Core *c = opaque;
-
-    if (!e810_enter(c, "bottom half", 0)) {
-        /* Cannot happen with a host that runs bottom halves from its
-         * main loop; run it again rather than lose the work. */
-        c->txs.scheduled = false;
-        e810_tx_schedule(c);
-        return;
-    }
-    e810_txsched_run(c);
-    e810_leave(c);
-}
-
 /* ---- resets ------------------------------------------------------------- */
 
 static void e810_regs_defaults(E810Core *c)
@@ -264,7 +247,6 @@ void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6])
     c->regs = calloc(1, E810_REGFILE_SIZE);
     c->link_up = true;
     c->mem_limit = E810_MEM_LIMIT_DEFAULT;
-    e810_txsched_init(c, e810_tx_bh);
     e810_rdma_init(c);
     e810_puda_init(c);
     e810_core_reset(c, E810_RESET_POWER_ON);
@@ -275,7 +257,6 @@ void e810_core_cleanup(E810Core *c)
     e810_puda_cleanup(c);
     e810_rdma_cleanup(c);
     e810_intr_cleanup(c);
-    e810_txsched_cleanup(c);
     free(c->regs);
     c->regs = NULL;
 }

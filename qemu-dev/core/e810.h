@@ -14,7 +14,6 @@
 #include "lan/lan.h"
 #include "rdma/rdma.h"
 #include "rdma/puda.h"
-#include "txsched.h"
 
 /* Counters for everything the device refused or lost (never silent). */
 typedef struct E810Counters {
@@ -78,7 +77,6 @@ struct E810Core {
     E810Lan lan;
     E810Rdma rdma;
     E810Puda puda;              /* ILQ/IEQ, RDMA receive steering */
-    E810TxSched txs;            /* frame output, deferred data path */
 
     /*
      * Entry guard.  Everything the device does starts at one entry point
@@ -121,9 +119,6 @@ bool e810_can_receive(E810Core *c);
 /* Returns @len if the frame was consumed (delivered or counted as dropped). */
 size_t e810_receive(E810Core *c, const uint8_t *frame, size_t len);
 void e810_set_link(E810Core *c, bool up);
-/* The host handed on (@delivered) or discarded one frame it had queued
- * (send_frame returned E810_TX_QUEUED).  Safe to call at any time. */
-void e810_tx_drained(E810Core *c, bool delivered);
 
 /* Internal helpers shared by the blocks. */
 

@@ -29,20 +29,7 @@
 #endif
 
 typedef struct E810Timer E810Timer;
-typedef struct E810Bh E810Bh;
 typedef void E810TimerCb(void *opaque);
-
-/* What became of a frame handed to send_frame. */
-typedef enum E810TxResult {
-    E810_TX_DROPPED,    /* lost (counted by the core) */
-    E810_TX_SENT,       /* on the wire */
-    /*
-     * The backend cannot take more: the host keeps the frame and delivers
-     * it later, then calls e810_tx_drained() once for it (also if it is
-     * discarded after all).  The device sends no new data until then.
-     */
-    E810_TX_QUEUED,
-} E810TxResult;
 
 typedef struct E810HostOps {
     /*
@@ -54,15 +41,8 @@ typedef struct E810HostOps {
     int (*dma_write)(void *host, uint64_t addr, const void *buf, size_t len);
     /* Send MSI-X message @vector (PCI function relative). */
     void (*msix_notify)(void *host, unsigned vector);
-    /*
-     * Put one Ethernet frame (no FCS) on the wire.  Never blocks.  With
-     * @flow false the host answers sent or dropped only: a frame it has
-     * to queue is its own business (LAN frames: the guest's stack does
-     * its own flow control, and a Tx ring must never hang on a peer that
-     * takes nothing, e.g. a lone hub port).
-     */
-    E810TxResult (*send_frame)(void *host, const void *frame, size_t len,
-                               bool flow);
+    /* Put one Ethernet frame (no FCS) on the wire; false if it was dropped. */
+    bool (*send_frame)(void *host, const void *frame, size_t len);
     /* Monotonic virtual clock in nanoseconds. */
     int64_t (*clock_ns)(void *host);
     /* One-shot timers on the virtual clock. */
@@ -70,14 +50,6 @@ typedef struct E810HostOps {
     void (*timer_mod)(void *host, E810Timer *t, int64_t expire_ns);
     void (*timer_del)(void *host, E810Timer *t);
     void (*timer_free)(void *host, E810Timer *t);
-    /*
-     * Deferred work (a bottom half): @cb runs once from the host's main
-     * loop after each bh_schedule, outside any device entry point.  The
-     * RDMA data path runs there (txsched.h): a host must provide these.
-     */
-    E810Bh *(*bh_new)(void *host, E810TimerCb *cb, void *opaque);
-    void (*bh_schedule)(void *host, E810Bh *bh);
-    void (*bh_free)(void *host, E810Bh *bh);
     /* A guest programmed something invalid (LOG_GUEST_ERROR in QEMU). */
     void (*guest_error)(void *host, const char *msg);
     /* Something the device does not model yet (LOG_UNIMP in QEMU). */

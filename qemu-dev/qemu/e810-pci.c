@@ -10,7 +10,6 @@
 #include "qemu-version.h"
 #include "qapi/error.h"
 #include "qemu/log.h"
-#include "qemu/main-loop.h"
 #include "qemu/module.h"
 #include "qemu/timer.h"
 #include "qemu/units.h"
@@ -82,32 +81,14 @@ static void e810_host_msix_notify(void *opaque, unsigned vector)
     }
 }
 
-/* A frame the backend had queued was handed on (or purged: @ret 0). */
-static void e810_host_frame_sent(NetClientState *nc, ssize_t ret)
-{
-    E810PCIState *s = qemu_get_nic_opaque(nc);
-
-    e810_tx_drained(&s->core, ret > 0);
-}
-
-/*
- * Never blocks the caller: when the backend cannot take the frame, QEMU
- * queues it and (@flow) calls e810_host_frame_sent once it is delivered;
- * the core sends no new RDMA frames until then.  Without @flow QEMU
- * queues up to its limit and drops beyond it, as for any NIC.
- */
-static E810TxResult e810_host_send_frame(void *opaque, const void *frame,
-                                         size_t len, bool flow)
+static bool e810_host_send_frame(void *opaque, const void *frame, size_t len)
 {
     E810PCIState *s = opaque;
-    ssize_t ret = qemu_send_packet_async(qemu_get_queue(s->nic), frame, len,
-                                         flow ? e810_host_frame_sent : NULL);
+    ssize_t ret = qemu_send_packet(qemu_get_queue(s->nic), frame, len);
 
+    /* 0 means queued by the backend: it will still be delivered. */
     trace_e810_tx_frame(len, ret >= 0);
-    if (ret == 0 && flow) {
-        return E810_TX_QUEUED;
-    }
-    return ret >= 0 ? E810_TX_SENT : E810_TX_DROPPED;
+    return ret >= 0;
 }
 
 static int64_t e810_host_clock_ns(void *opaque)
@@ -168,23 +149,6 @@ static void e810_host_timer_free(void *opaque, E810Timer *t)
     g_free(t);
 }
 
-/* Bottom halves carry the device's re-entrancy guard, like its timers. */
-static E810Bh *e810_host_bh_new(void *opaque, E810TimerCb *cb, void *cb_opaque)
-{
-    return (E810Bh *)qemu_bh_new_guarded(cb, cb_opaque,
-                                         &DEVICE(opaque)->mem_reentrancy_guard);
-}
-
-static void e810_host_bh_schedule(void *opaque, E810Bh *bh)
-{
-    qemu_bh_schedule((QEMUBH *)bh);
-}
-
-static void e810_host_bh_free(void *opaque, E810Bh *bh)
-{
-    qemu_bh_delete((QEMUBH *)bh);
-}
-
 static void e810_host_guest_error(void *opaque, const char *msg)
 {
     qemu_log_mask(LOG_GUEST_ERROR, "e810: %s\n", msg);
@@ -205,9 +169,6 @@ static const E810HostOps e810_host_ops = {
     .timer_mod = e810_host_timer_mod,
     .timer_del = e810_host_timer_del,
     .timer_free = e810_host_timer_free,
-    .bh_new = e810_host_bh_new,
-    .bh_schedule = e810_host_bh_schedule,
-    .bh_free = e810_host_bh_free,
     .guest_error = e810_host_guest_error,
     .unimp = e810_host_unimp,
 };

@@ -80,113 +80,25 @@ static void fake_msix_notify(void *opaque, unsigned vector)
     }
 }
 
-static E810TxResult fake_deliver(FakeHost *h, const void *frame, size_t len)
-{
-    if (h->frame_cb) {
-        h->frame_cb(h->frame_opaque, frame, len);
-        return E810_TX_SENT;
-    }
-    if (h->quiet) {
-        return E810_TX_SENT;
-    }
-    if (h->nframes >= FAKE_MAX_FRAMES) {
-        return E810_TX_DROPPED;
-    }
-    h->frames[h->nframes] = malloc(len);
-    memcpy(h->frames[h->nframes], frame, len);
-    h->frame_len[h->nframes++] = len;
-    return E810_TX_SENT;
-}
-
-static E810TxResult fake_send_frame(void *opaque, const void *frame, size_t len,
-                                    bool flow)
+static bool fake_send_frame(void *opaque, const void *frame, size_t len)
 {
     FakeHost *h = opaque;
 
     h->n_frames++;
-    if (h->tx_full || h->nheld) {
-        /* Behind the frames already held, as QEMU's queue keeps order. */
-        if (h->nheld >= FAKE_MAX_HELD) {
-            return E810_TX_DROPPED;
-        }
-        h->held[h->nheld] = malloc(len);
-        memcpy(h->held[h->nheld], frame, len);
-        h->held_flow[h->nheld] = flow;
-        h->held_len[h->nheld++] = len;
-        return flow ? E810_TX_QUEUED : E810_TX_SENT;
+    if (h->frame_cb) {
+        h->frame_cb(h->frame_opaque, frame, len);
+        return true;
     }
-    return fake_deliver(h, frame, len);
-}
-
-unsigned fake_host_tx_release(FakeHost *h, E810Core *c, unsigned n)
-{
-    unsigned i, flows = 0;
-
-    for (i = 0; i < n && i < h->nheld; i++) {
-        fake_deliver(h, h->held[i], h->held_len[i]);
-        free(h->held[i]);
-        flows += h->held_flow[i];
+    if (h->quiet) {
+        return true;
     }
-    memmove(h->held, h->held + i, (h->nheld - i) * sizeof(h->held[0]));
-    memmove(h->held_len, h->held_len + i,
-            (h->nheld - i) * sizeof(h->held_len[0]));
-    memmove(h->held_flow, h->held_flow + i,
-            (h->nheld - i) * sizeof(h->held_flow[0]));
-    h->nheld -= i;
-    for (unsigned k = 0; k < flows; k++) {
-        e810_tx_drained(c, true);
+    if (h->nframes >= FAKE_MAX_FRAMES) {
+        return false;
     }
-    return i;
-}
-
-static E810Bh *fake_bh_new(void *opaque, E810TimerCb *cb, void *cb_opaque)
-{
-    FakeHost *h = opaque;
-    E810Bh *b;
-
-    if (h->nbhs >= FAKE_MAX_BHS) {
-        return NULL;
-    }
-    b = &h->bhs[h->nbhs++];
-    b->cb = cb;
-    b->opaque = cb_opaque;
-    b->scheduled = false;
-    return b;
-}
-
-static void fake_bh_schedule(void *opaque, E810Bh *b)
-{
-    (void)opaque;
-    b->scheduled = true;
-}
-
-static void fake_bh_free(void *opaque, E810Bh *b)
-{
-    (void)opaque;
-    b->cb = NULL;
-    b->scheduled = false;
-}
-
-unsigned fake_host_run_bh(FakeHost *h)
-{
-    unsigned runs = 0;
-    bool any;
-
-    do {
-        any = false;
-        for (unsigned i = 0; i < h->nbhs; i++) {
-            E810Bh *b = &h->bhs[i];
-
-            if (b->cb && b->scheduled) {
-                b->scheduled = false;
-                b->cb(b->opaque);
-                h->n_bh_runs++;
-                runs++;
-                any = true;
-            }
-        }
-    } while (any && runs < 1000000);
-    return runs;
+    h->frames[h->nframes] = malloc(len);
+    memcpy(h->frames[h->nframes], frame, len);
+    h->frame_len[h->nframes++] = len;
+    return true;
 }
 
 static int64_t fake_clock_ns(void *opaque)
@@ -264,9 +176,6 @@ static const E810HostOps fake_ops = {
     .timer_mod = fake_timer_mod,
     .timer_del = fake_timer_del,
     .timer_free = fake_timer_free,
-    .bh_new = fake_bh_new,
-    .bh_schedule = fake_bh_schedule,
-    .bh_free = fake_bh_free,
     .guest_error = fake_guest_error,
     .unimp = fake_unimp,
 };
@@ -294,9 +203,6 @@ void fake_host_cleanup(FakeHost *h)
     for (unsigned i = 0; i < h->nframes; i++) {
         free(h->frames[i]);
     }
-    for (unsigned i = 0; i < h->nheld; i++) {
-        free(h->held[i]);
-    }
     if (!spare_mem) {
         spare_mem = h->mem;
     } else {
@@ -312,7 +218,6 @@ void fake_host_advance(FakeHost *h, int64_t ns)
     for (;;) {
         E810Timer *next = NULL;
 
-        fake_host_run_bh(h);
         for (unsigned i = 0; i < h->ntimers; i++) {
             E810Timer *t = &h->timers[i];
             if (t->cb && t->expire >= 0 && t->expire <= end &&
@@ -330,7 +235,6 @@ void fake_host_advance(FakeHost *h, int64_t ns)
         next->cb(next->opaque);
     }
     h->now = end;
-    fake_host_run_bh(h);
 }
 
 void *fake_mem(FakeHost *h, uint64_t addr)

@@ -13,19 +13,11 @@
 #define FAKE_MAX_IRQS   256
 #define FAKE_MAX_FRAMES 64
 #define FAKE_MAX_TIMERS 160
-#define FAKE_MAX_BHS    4
-#define FAKE_MAX_HELD   8192
 
 struct E810Timer {
     E810TimerCb *cb;
     void *opaque;
     int64_t expire;          /* -1 when not armed */
-};
-
-struct E810Bh {
-    E810TimerCb *cb;
-    void *opaque;
-    bool scheduled;
 };
 
 typedef struct FakeHost {
@@ -55,32 +47,12 @@ typedef struct FakeHost {
     void *frame_opaque;
     /* What the device asked of the host (benchmarks). */
     uint64_t n_dma, n_timer_mod, n_frames;
-    struct E810Bh bhs[FAKE_MAX_BHS];
-    unsigned nbhs;
-    uint64_t n_bh_runs;
-    /*
-     * A backend that cannot take more: while tx_full is set, or frames are
-     * still held, a sent frame is held (E810_TX_QUEUED, or quietly
-     * without flow) until fake_host_tx_release() hands it on, in order.
-     */
-    bool tx_full;
-    uint8_t *held[FAKE_MAX_HELD];
-    size_t held_len[FAKE_MAX_HELD];
-    bool held_flow[FAKE_MAX_HELD];      /* reported when handed on */
-    unsigned nheld;
 } FakeHost;
 
 void fake_host_init(FakeHost *h);
 void fake_host_cleanup(FakeHost *h);
-/* Advance the clock, running due timers in order (and bottom halves
- * before and after each). */
+/* Advance the clock, running due timers in order. */
 void fake_host_advance(FakeHost *h, int64_t ns);
-/* Run the scheduled bottom halves (and those they schedule); returns
- * how many ran.  What a host's main loop does after every MMIO exit. */
-unsigned fake_host_run_bh(FakeHost *h);
-/* Hand on up to @n held frames (to the log or frame_cb) and report each
- * to @c (e810_tx_drained); returns how many. */
-unsigned fake_host_tx_release(FakeHost *h, E810Core *c, unsigned n);
 /* Pointer into fake guest memory at guest address @addr. */
 void *fake_mem(FakeHost *h, uint64_t addr);
 unsigned fake_irq_count(FakeHost *h, unsigned vector);

@@ -36,11 +36,9 @@ IfxState *ifx_cur = &ifx_default;
 #define our_mac ifx_mac
 
 
-/* A register write, then what the host's main loop runs after it. */
 void ifx_wr(uint32_t off, uint32_t val)
 {
     e810_mmio_write(&c, off, val, 4);
-    fake_host_run_bh(&h);
 }
 
 uint8_t *ifx_mem(uint64_t pa)

@@ -282,42 +282,6 @@ static void test_tx_single(void)
     aq_test_cleanup(&t);
 }
 
-/*
- * A backend that cannot take more (a stuck peer, a lone hub port): LAN
- * frames take no part in the back-pressure -- the ring goes on to its
- * tail and completes, the host keeps (or drops) what it cannot send, and
- * nothing waits for it (ice's Tx watchdog never sees a hung queue).
- */
-static void test_tx_backend_full(void)
-{
-    uint8_t f[60];
-    size_t n = eth(f, peer_mac, our_mac, 0x0806);
-
-    tx_setup();
-    for (unsigned i = 0; i < 4; i++) {
-        memset(f + n, i, sizeof(f) - n);
-        memcpy(mem(TX_BUFS + 0x100 * i), f, sizeof(f));
-        txd_data(i, TX_BUFS + 0x100 * i, sizeof(f), EOP_RS, 0, 0);
-    }
-    t.h.tx_full = true;
-    wr(QTX_COMM_DBELL(TXQ), 4);
-    CHECK_EQ(t.h.nheld, 4);
-    CHECK(!t.c.txs.blocked);
-    CHECK_EQ(rd(QTX_COMM_HEAD(TXQ)) & QTX_COMM_HEAD_HEAD_M, 4);
-    for (unsigned i = 0; i < 4; i++) {
-        CHECK_EQ(txd_dtype(i), E810_TXD_DTYPE_DONE);
-    }
-    t.h.tx_full = false;
-    CHECK_EQ(fake_host_tx_release(&t.h, &t.c, FAKE_MAX_HELD), 4);
-    CHECK_EQ(t.h.nframes, 4);
-    for (unsigned i = 0; i < 4 && i < t.h.nframes; i++) {
-        CHECK_EQ(t.h.frames[i][n], i);
-    }
-    CHECK_EQ(t.c.stats.tx_dropped, 0);
-    CHECK_EQ(t.c.txs.stats.blocked, 0);
-    aq_test_cleanup(&t);
-}
-
 static void test_tx_multi_desc(void)
 {
     uint8_t f[1514];
@@ -1121,7 +1085,6 @@ static void test_stats(void)
 int main(void)
 {
     RUN(test_tx_single);
-    RUN(test_tx_backend_full);
     RUN(test_tx_multi_desc);
     RUN(test_tx_csum);
     RUN(test_tx_tso);

@@ -103,11 +103,6 @@ typedef struct IwRecvSeg {
 typedef struct IwOps {
     /* An Ethernet frame (no FCS) for the wire. */
     void (*frame_out)(void *opaque, const uint8_t *frame, size_t len);
-    /* May a frame go now?  False holds back data, FIN and ACKs until the
-     * next iw_kick() (NULL: always). */
-    bool (*tx_ready)(void *opaque);
-    /* Is our transmit path backed up (an RTO now is no retry)?  NULL: no. */
-    bool (*tx_backed_up)(void *opaque);
     int64_t (*now)(void *opaque);
     /* (Re)arm the connection's one timer at @deadline ns, -1 cancels. */
     void (*timer)(void *opaque, int64_t deadline);

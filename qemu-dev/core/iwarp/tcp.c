@@ -287,11 +287,6 @@ static uint32_t send_window(const IwConn *c)
     return w < IW_SND_MAX ? w : IW_SND_MAX;
 }
 
-static bool tx_ready(IwConn *c)
-{
-    return !c->ops->tx_ready || c->ops->tx_ready(c->opaque);
-}
-
 void iw_tcp_output(IwConn *c)
 {
     uint8_t f[IW_FRAME_MAX];
@@ -306,7 +301,7 @@ void iw_tcp_output(IwConn *c)
     while (seq_lt(c->snd_nxt, c->snd_max)) {
         uint32_t out = c->snd_nxt - c->snd_una, n;
 
-        if ((out && out + c->p.mss > send_window(c)) || !tx_ready(c)) {
+        if (out && out + c->p.mss > send_window(c)) {
             break;
         }
         n = resend(c, c->snd_nxt);
@@ -325,9 +320,6 @@ void iw_tcp_output(IwConn *c)
         size_t n;
         IwSeg *s;
 
-        if (!iw_rdmap_pending(c) || !tx_ready(c)) {
-            break;
-        }
         room = wnd > inflight ? wnd - inflight : 0;
         if (room > c->p.mss) {
             room = c->p.mss;
@@ -371,8 +363,7 @@ void iw_tcp_output(IwConn *c)
     }
     if (c->fin_queued && !c->fin_sent && !iw_rdmap_pending(c) &&
         c->snd_nxt == c->snd_max && c->seg_cnt < IW_SEGQ &&
-        (c->state == IW_TCP_ESTABLISHED || c->state == IW_TCP_CLOSE_WAIT) &&
-        tx_ready(c)) {
+        (c->state == IW_TCP_ESTABLISHED || c->state == IW_TCP_CLOSE_WAIT)) {
         IwSeg *s = &c->segq[(c->seg_head + c->seg_cnt++) % IW_SEGQ];
 
         memset(s, 0, sizeof(*s));
@@ -390,12 +381,11 @@ void iw_tcp_output(IwConn *c)
         }
         sent = true;
     }
-    /* A segment sent carried the ACK; one held back goes with the next
-     * kick (ack_now stays set). */
-    if (c->ack_now && !sent && !c->dead && tx_ready(c)) {
+    if (c->ack_now && !sent && !c->dead) {
         c->stats.pure_acks++;
         emit(c, c->snd_max, TCP_ACK);
     }
+    c->ack_now = false;
     timer_update(c);
     iw_rdmap_tx_error(c);
 }
@@ -873,11 +863,7 @@ void iw_timer(IwConn *c)
     }
     if (c->rto_deadline >= 0 && now >= c->rto_deadline && !c->dead) {
         c->rto_deadline = -1;
-        if (c->ops->tx_backed_up && c->ops->tx_backed_up(c->opaque)) {
-            /* What is unacknowledged may not have reached the peer yet:
-             * this is no retry; look again later. */
-            rto_arm(c);
-        } else if (c->snd_una == c->snd_max) {
+        if (c->snd_una == c->snd_max) {
             c->probe = true;        /* zero-window probe */
             rto_arm(c);
         } else if (c->retries >= (c->p.rexmit_thresh ? c->p.rexmit_thresh : 8)) {

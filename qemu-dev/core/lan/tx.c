@@ -115,7 +115,7 @@ static void tx_emit(E810Core *c, const TxPkt *p, uint8_t *f, size_t len)
         trace_e810_tx_drop(p->q, p->first, "link down");
         return;
     }
-    sent = e810_wire_send(c, f, len, false);
+    sent = c->host.ops->send_frame(c->host.opaque, f, len);
     trace_e810_tx_frame_out(p->q, len, sent);
     if (!sent) {
         c->stats.tx_dropped++;

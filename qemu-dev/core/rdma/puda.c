@@ -129,7 +129,7 @@ bool e810_rdma_xmit(E810Core *c, const uint8_t *frame, size_t len,
         return false;
     }
     e810_pestat_tx(c, frame, len);
-    return e810_wire_send(c, frame, len, true);
+    return c->host.ops->send_frame(c->host.opaque, frame, len);
 }
 
 /*

@@ -77,7 +77,6 @@ typedef struct QpdpQp {
     uint64_t rcv_cap;
     int64_t deadline;
     bool in_run;
-    bool tx_pending;            /* work for the bottom half (txsched.h) */
     unsigned gather_ae;         /* why the last payload read failed */
 } QpdpQp;
 
@@ -85,8 +84,6 @@ struct E810Qpdp {
     QpdpQp *qp[E810_RDMA_MAX_QPS];
     E810CoreTimer *timer;
     int64_t armed;
-    unsigned tx_next;           /* where the bottom half goes on */
-    bool tx_any;                /* some QP has tx_pending */
 };
 
 static E810Qpdp *qpdp_get(E810Core *c)
@@ -501,33 +498,6 @@ static void cb_frame_out(void *opaque, const uint8_t *frame, size_t len)
     e810_rdma_xmit(q->c, frame, len, false);
 }
 
-/* Note work of @q for the bottom half (e810_qpdp_tx_run). */
-static void tx_note(QpdpQp *q)
-{
-    q->tx_pending = true;
-    q->c->rdma.qpdp->tx_any = true;
-}
-
-/* The engine's gate before each frame: when sending must wait, the QP
- * is noted for the bottom half, which kicks it again. */
-static bool cb_tx_ready(void *opaque)
-{
-    QpdpQp *q = opaque;
-
-    if (!e810_tx_may_send(q->c)) {
-        tx_note(q);
-        return false;
-    }
-    return true;
-}
-
-static bool cb_tx_backed_up(void *opaque)
-{
-    QpdpQp *q = opaque;
-
-    return e810_tx_backed_up(q->c);
-}
-
 static int64_t cb_now(void *opaque)
 {
     QpdpQp *q = opaque;
@@ -832,8 +802,7 @@ static void cb_event(void *opaque, IwEvent ev, uint32_t term,
 }
 
 static const IwOps qpdp_ops = {
-    .frame_out = cb_frame_out, .tx_ready = cb_tx_ready,
-    .tx_backed_up = cb_tx_backed_up, .now = cb_now, .timer = cb_timer,
+    .frame_out = cb_frame_out, .now = cb_now, .timer = cb_timer,
     .gather = cb_gather, .place = cb_place, .recv = cb_recv,
     .read_check = cb_read_check, .read_fetch = cb_read_fetch,
     .done = cb_done, .event = cb_event,
@@ -1185,46 +1154,12 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
     }
 }
 
-/* The doorbell only notes the work: the bottom half runs it. */
 void e810_qpdp_doorbell(E810Core *c, uint32_t qp_id)
 {
     QpdpQp *q = qp_find(c, qp_id);
 
     if (q && q->up) {
-        tx_note(q);
-        e810_tx_schedule(c);
-    }
-}
-
-void e810_qpdp_tx_run(E810Core *c)
-{
-    E810Qpdp *d = c->rdma.qpdp;
-
-    if (!d || !d->tx_any) {
-        return;
-    }
-    d->tx_any = false;
-    for (unsigned i = 0; i < E810_RDMA_MAX_QPS; i++) {
-        unsigned id = (d->tx_next + i) % E810_RDMA_MAX_QPS;
-        QpdpQp *q = d->qp[id];
-
-        if (!e810_tx_may_send(c)) {
-            /* Out of budget or blocked: go on from here next time. */
-            d->tx_next = id;
-            d->tx_any = true;
-            return;
-        }
-        if (!q || !q->tx_pending) {
-            continue;
-        }
-        q->tx_pending = false;
-        if (q->up) {
-            sq_run(q);
-            /* What the engine held back with nothing new posted. */
-            if (q->up && !q->conn->dead) {
-                iw_kick(q->conn);
-            }
-        }
+        sq_run(q);
     }
 }
 

@@ -86,7 +86,6 @@ typedef struct RoceQp {
     bool vq;
     bool halted;                /* ERROR: no more work, no more CQEs */
     bool in_run;
-    bool tx_pending;            /* work for the bottom half (txsched.h) */
     E810RdmaRing sq, rq;
     unsigned rq_shift;
     uint32_t sq_idx, rq_idx;
@@ -129,8 +128,6 @@ struct E810Roce {
     E810CoreTimer *timer;
     int64_t armed;
     E810RoceCounters stats;
-    unsigned tx_next;           /* where the bottom half goes on */
-    bool tx_any;                /* some QP has tx_pending */
     uint8_t tx[ROCE_FRAME_MAX];
 };
 
@@ -150,13 +147,6 @@ static RoceQp *qp_find(E810Core *c, uint32_t id)
     E810Roce *e = c->rdma.roce;
 
     return e && id < E810_RDMA_MAX_QPS ? e->qp[id] : NULL;
-}
-
-/* Note work of @q for the bottom half (e810_roce_tx_run). */
-static void tx_note(RoceQp *q)
-{
-    q->tx_pending = true;
-    q->c->rdma.roce->tx_any = true;
 }
 
 static E810MemOwner owner(RoceQp *q)
@@ -718,10 +708,6 @@ static void rc_run(RoceQp *q)
         }
         if (op_is_read(w->op) && q->snd_pkt == w->got &&
             reads_outstanding(q) >= (q->ord ? q->ord : 1)) {
-            break;
-        }
-        if (!e810_tx_may_send(q->c)) {
-            tx_note(q);                 /* the bottom half goes on */
             break;
         }
         if (q->deadline < 0) {
@@ -1323,10 +1309,6 @@ static void ud_run(RoceQp *q)
     uint64_t h;
 
     while (!q->halted && q->state == QP_STATE_RTS) {
-        if (!e810_tx_may_send(q->c)) {
-            tx_note(q);                 /* the bottom half goes on */
-            break;
-        }
         if (!sq_fetch(q, &w, &h)) {
             if (e810_rdma_qp_show_sq_tail(q->c, q->id, q->sq_idx)) {
                 continue;
@@ -1500,12 +1482,6 @@ static void qp_timeout(RoceQp *q)
         return;
     }
     if (roce_psn_diff(q->psn_next, q->psn_una) <= 0) {
-        return;
-    }
-    if (e810_tx_backed_up(q->c)) {
-        /* Our own port is backed up: the peer may not have seen the
-         * packets yet, so this is no retry; look again later. */
-        q->deadline = e810_now(q->c) + rto(q);
         return;
     }
     e->stats.timeouts++;
@@ -1784,9 +1760,11 @@ void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
     }
 }
 
-static void sq_run(RoceQp *q)
+void e810_roce_doorbell(E810Core *c, uint32_t qp_id)
 {
-    if (q->in_run) {
+    RoceQp *q = qp_find(c, qp_id);
+
+    if (!q || q->in_run) {
         return;
     }
     q->in_run = true;
@@ -1796,41 +1774,6 @@ static void sq_run(RoceQp *q)
         rc_run(q);
     }
     q->in_run = false;
-}
-
-/* The doorbell only notes the work: the bottom half runs it. */
-void e810_roce_doorbell(E810Core *c, uint32_t qp_id)
-{
-    RoceQp *q = qp_find(c, qp_id);
-
-    if (q) {
-        tx_note(q);
-        e810_tx_schedule(c);
-    }
-}
-
-void e810_roce_tx_run(E810Core *c)
-{
-    E810Roce *e = c->rdma.roce;
-
-    if (!e || !e->tx_any) {
-        return;
-    }
-    e->tx_any = false;
-    for (unsigned i = 0; i < E810_RDMA_MAX_QPS; i++) {
-        unsigned id = (e->tx_next + i) % E810_RDMA_MAX_QPS;
-        RoceQp *q = e->qp[id];
-
-        if (!e810_tx_may_send(c)) {
-            e->tx_next = id;        /* out of budget or blocked */
-            e->tx_any = true;
-            return;
-        }
-        if (q && q->tx_pending) {
-            q->tx_pending = false;
-            sq_run(q);
-        }
-    }
 }
 
 void e810_roce_reset(E810Core *c)

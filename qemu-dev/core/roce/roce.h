@@ -35,8 +35,6 @@ void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
                    E810CqpResult *r);
 /* SQ doorbell of QP @qp_id. */
 void e810_roce_doorbell(E810Core *c, uint32_t qp_id);
-/* The bottom half (txsched.c): pending QPs in turn, within the budget. */
-void e810_roce_tx_run(E810Core *c);
 /* A frame for the port MAC with the PE filter on: true if it was RoCEv2
  * (UDP port 4791) and is consumed (placed or dropped and counted). */
 bool e810_roce_rx(E810Core *c, const E810Frame *fr);

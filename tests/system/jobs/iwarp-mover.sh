@@ -2,10 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # iwarp-mover.sh: rdma-mover moves TOTAL bytes (CHUNK, DEPTH, SEED) from
 # the client (guest 1, or both with BIDI=1) to the server; MTU sets the
-# netdev's, FLAP takes the client's link down FLAP_LEN s after FLAP s;
-# STALL=MIB: once the client's port has sent MIB MiB, it stops guest 0
-# (HMP stop: its QEMU no longer reads the link) for STALL_LEN s, printing
-# a tick every 0.25 s meanwhile, and resumes it.
+# netdev's, FLAP takes the client's link down FLAP_LEN s after FLAP s.
 . /job/files/lib.sh
 sh /job/files/bringup || exit 1
 dev=$(rdma_active)
@@ -31,19 +28,6 @@ if [ $cli = 1 ]; then
 	if [ -n "$FLAP" ]; then
 		( sleep $FLAP; vm-monitor "set_link n0 off"; echo "link off"; sleep $FLAP_LEN
 		  vm-monitor "set_link n0 on"; echo "link on" ) &
-	fi
-	if [ -n "$STALL" ]; then
-		# By bytes sent, not by time: mid-transfer at any speed.
-		( nd=$(rdma_netdev)
-		  txb() { ethtool -S $nd | awk '$1 == "tx_bytes.nic:" { print $2 }'; }
-		  goal=$(( $(txb) + STALL * 1048576 ))
-		  while [ "$(txb)" -lt $goal ]; do sleep 0.1; done
-		  vm-monitor -g 0 stop >/dev/null; echo "peer stopped at $(uptime_s)"
-		  i=0
-		  while [ $i -lt $((STALL_LEN * 4)) ]; do
-			echo "stall tick $i $(uptime_s)"; sleep 0.25; i=$((i + 1))
-		  done
-		  vm-monitor -g 0 cont >/dev/null; echo "peer continued at $(uptime_s)" ) &
 	fi
 	/job/files/rdma-mover -c $PEER_IP -S $((SEED + 1 - GUEST_ID)) $args > /tmp/client.log 2>&1
 	r=$?
