@@ -206,7 +206,12 @@ typedef struct Node {
     unsigned ndone;
     unsigned events[16];
     uint32_t last_term;
+    uint32_t fail_term;         /* IW_EV_REXMIT_FAILED's code */
     bool verbose;
+    /* The guest took the memory away: gather / read_fetch fail. */
+    bool gather_gone, fetch_gone;
+    uint64_t gather_bad_from;   /* gather fails from this offset (0: no) */
+    bool done_unacked[MAX_DONE];    /* bytes in flight at a completion */
 } Node;
 
 typedef struct Frame {
@@ -231,6 +236,20 @@ static unsigned a_data_segs;
 static unsigned drop_nth[8];
 static unsigned link_drops;
 static int64_t pair_rto_min;        /* IwConnParams.rto_min_ns for both */
+static uint32_t pair_wnd;           /* both windows, scale 7 (0: 256 KiB) */
+/* B's data segments, numbered from 1 the same way; one may be dropped. */
+static unsigned b_data_segs, b_drop_nth;
+/* Capture of every data segment sent (both ways) for comparison. */
+typedef struct Cap {
+    int src;
+    uint32_t seq;
+    uint32_t len;
+    uint8_t *data;
+} Cap;
+static Cap *caps;
+static unsigned ncaps;
+static bool capture;
+static uint32_t a_max_flight;       /* A's snd_max - snd_una seen */
 
 static unsigned rnd(void)
 {
@@ -260,6 +279,24 @@ static void n_frame_out(void *o, const uint8_t *f, size_t len)
     int64_t delay = 10000;
 
     link_frames++;
+    if (n->id == 0 && n->c.snd_max - n->c.snd_una > a_max_flight) {
+        a_max_flight = n->c.snd_max - n->c.snd_una;
+    }
+    if (capture && len >= 14 + 40 && (f[14 + 2] << 8 | f[14 + 3]) > 40 &&
+        ncaps < MAX_FRAMES) {
+        Cap *k = &caps[ncaps++];
+
+        k->src = n->id;
+        k->seq = (uint32_t)f[38] << 24 | f[39] << 16 | f[40] << 8 | f[41];
+        k->len = (uint32_t)(len - 14 - 40);
+        k->data = malloc(k->len);
+        memcpy(k->data, f + 14 + 40, k->len);
+    }
+    if (n->id == 1 && len >= 14 + 40 && (f[14 + 2] << 8 | f[14 + 3]) > 40 &&
+        ++b_data_segs == b_drop_nth) {
+        link_drops++;
+        return;
+    }
     if (n->id == 0 && len >= 14 + 40 && (f[14 + 2] << 8 | f[14 + 3]) > 40) {
         unsigned k = ++a_data_segs, i;
 
@@ -299,6 +336,9 @@ static int n_gather(void *o, uint64_t cookie, uint64_t off, uint8_t *buf,
     Node *n = o;
     uint64_t a = (cookie & 0xFFFFFFFF) + off;
 
+    if (n->gather_gone || (n->gather_bad_from && off >= n->gather_bad_from)) {
+        return IW_T_RDMAP_INV_STAG;
+    }
     if (a + len > MEM_SIZE) {
         return IW_T_RDMAP_BOUNDS;
     }
@@ -364,6 +404,12 @@ static int n_read_fetch(void *o, uint32_t stag, uint64_t to, uint8_t *buf,
 {
     Node *n = o;
 
+    if (n->fetch_gone) {
+        return IW_T_RDMAP_INV_STAG;
+    }
+    if (to > MEM_SIZE || len > MEM_SIZE - to) {
+        return IW_T_RDMAP_BOUNDS;
+    }
     memcpy(buf, n->mem + to, len);
     return 0;
 }
@@ -375,6 +421,7 @@ static void n_done(void *o, uint64_t cookie, int status)
     if (n->ndone < MAX_DONE) {
         n->done_cookie[n->ndone] = cookie;
         n->done_status[n->ndone] = status;
+        n->done_unacked[n->ndone] = n->c.snd_una != n->c.snd_max;
     }
     n->ndone++;
 }
@@ -387,6 +434,9 @@ static void n_event(void *o, IwEvent ev, uint32_t term, const uint8_t *d,
     n->events[ev]++;
     if (ev == IW_EV_ERROR) {
         n->last_term = term;
+    }
+    if (ev == IW_EV_REXMIT_FAILED) {
+        n->fail_term = term;
     }
 }
 
@@ -411,6 +461,8 @@ static void setup_pair(unsigned drop, unsigned dup, unsigned reorder,
     a_data_segs = 0;
     link_drops = 0;
     memset(drop_nth, 0, sizeof(drop_nth));
+    b_data_segs = b_drop_nth = 0;
+    a_max_flight = 0;
     p_drop = drop;
     p_dup = dup;
     p_reorder = reorder;
@@ -438,9 +490,9 @@ static void setup_pair(unsigned drop, unsigned dup, unsigned reorder,
         p.ttl = 64;
         p.snd_nxt = p.snd_una = i ? 0xFFFFF000u : 1000;   /* wraps */
         p.rcv_nxt = i ? 1000 : 0xFFFFF000u;
-        p.snd_wnd = 0x3FFFC;
-        p.rcv_wnd = 0x3FFFC;
-        p.snd_scale = p.rcv_scale = 2;
+        p.snd_wnd = pair_wnd ? pair_wnd : 0x3FFFC;
+        p.rcv_wnd = pair_wnd ? pair_wnd : 0x3FFFC;
+        p.snd_scale = p.rcv_scale = pair_wnd ? 7 : 2;
         p.mss = mss;
         p.ird = p.ord = 16;
         p.rd_ok = p.wr_ok = true;
@@ -458,6 +510,11 @@ static void teardown_pair(void)
         free(frames[i].data);
     }
     nframes = 0;
+    for (i = 0; i < ncaps; i++) {
+        free(caps[i].data);
+    }
+    ncaps = 0;
+    capture = false;
     iw_conn_destroy(&nodes[0].c);
     iw_conn_destroy(&nodes[1].c);
 }
@@ -1109,6 +1166,214 @@ static void test_sws_small_messages(void)
     teardown_pair();
 }
 
+
+/* ---- retransmission from the source ------------------------------------ */
+
+/*
+ * Every data segment sent again carries what the first one carried at
+ * those sequence numbers: the same FPDU boundaries, headers, payload and
+ * CRC, rebuilt from the source.  Returns how many resent segments were
+ * compared.
+ */
+static unsigned check_resent_bytes(void)
+{
+    unsigned i, j, same = 0;
+
+    for (i = 0; i < ncaps; i++) {
+        for (j = 0; j < i; j++) {
+            const Cap *o = &caps[j], *r = &caps[i];
+            uint32_t skip = r->seq - o->seq;
+
+            if (o->src != r->src || (int32_t)(r->seq - o->seq) < 0 ||
+                skip >= o->len) {
+                continue;
+            }
+            /* @r starts inside the original @o: it repeats @o's bytes */
+            CHECK(r->len <= o->len - skip);
+            CHECK(!memcmp(r->data, o->data + skip,
+                          r->len < o->len - skip ? r->len : o->len - skip));
+            same++;
+            break;
+        }
+    }
+    return same;
+}
+
+/*
+ * Losses of every kind of segment: a Send, a Write, a Read Request (A's)
+ * and a Read Response and a Terminate (B's).  The resends are the
+ * original frames' bytes, the data arrives, the completions come after
+ * the ACKs.
+ */
+static void test_rexmit_same_bytes(void)
+{
+    Node *a = &nodes[0], *b = &nodes[1];
+    unsigned sends = 4, i, resent;
+
+    if (!caps) {
+        caps = calloc(MAX_FRAMES, sizeof(*caps));
+    }
+    setup_pair(0, 0, 0, 1460);
+    capture = true;
+    drop_nth[0] = 1;            /* the Read Request */
+    drop_nth[1] = 3;            /* Send segments */
+    drop_nth[2] = 4;
+    drop_nth[3] = 25;           /* the Write */
+    b_drop_nth = 3;             /* a Read Response segment */
+    fill(a, 0, 1u << 20, 9);
+    fill(b, 0, 1u << 20, 21);
+    CHECK_EQ(iw_post_read(&a->c, STAG_MEM, 1u << 20, 30000, STAG_MEM, 4096,
+                          7), 0);
+    for (i = 0; i < sends; i++) {
+        CHECK_EQ(iw_post_send(&a->c, IW_OP_SEND, 0, 5000, i * 5000), 0);
+    }
+    CHECK_EQ(iw_post_write(&a->c, STAG_MEM, 3u << 20, 50000, 100000), 0);
+    run(10000 * MS);
+    CHECK_EQ(b->msgs, sends);
+    CHECK(!memcmp(b->mem + b->recv_base, a->mem, sends * 5000));
+    CHECK(!memcmp(b->mem + (3u << 20), a->mem + 100000, 50000));
+    CHECK(!memcmp(a->mem + (1u << 20), b->mem + 4096, 30000));
+    CHECK_EQ(a->ndone, sends + 2);
+    for (i = 0; i < a->ndone && i < MAX_DONE; i++) {
+        CHECK_EQ(a->done_status[i], 0);
+    }
+    CHECK_EQ(link_drops, 5);
+    CHECK(a->c.stats.rexmits >= 4);
+    CHECK(b->c.stats.rexmits >= 1);
+    resent = check_resent_bytes();
+    CHECK(resent >= a->c.stats.rexmits + b->c.stats.rexmits);
+    CHECK_EQ(a->c.stats.rexmit_fails + b->c.stats.rexmit_fails, 0);
+    CHECK(iw_tx_idle(&a->c));
+
+    /* A lost Terminate is sent again from the kept payload. */
+    b_data_segs = 0;
+    b_drop_nth = 1;
+    link_drops = 0;
+    CHECK_EQ(iw_post_write(&a->c, 0x999999, 0, 100, 0), 0);
+    run(10000 * MS);
+    CHECK_EQ(link_drops, 1);
+    CHECK_EQ(b->events[IW_EV_TERMINATE_SENT], 1);
+    CHECK_EQ(a->events[IW_EV_TERMINATE_RCVD], 1);
+    CHECK(check_resent_bytes() > resent);
+    teardown_pair();
+}
+
+/* With a peer window of 8 MiB more than 256 KiB goes in flight (the
+ * old send buffer's bound), at most IW_SND_MAX; nothing is copied. */
+static void test_window_beyond_256k(void)
+{
+    Node *a = &nodes[0], *b = &nodes[1];
+    unsigned i;
+
+    pair_wnd = 0xFFFFu << 7;
+    setup_pair(0, 0, 0, 8960);
+    CHECK_EQ(a->c.snd_wnd, 0xFFFFu << 7);
+    fill(a, 0, 3u << 20, 4);
+    for (i = 0; i < 4; i++) {
+        /* (the cookie is the source address) */
+        CHECK_EQ(iw_post_write(&a->c, STAG_MEM, 1u << 20, 3u << 20, 0), 0);
+    }
+    run(10000 * MS);
+    CHECK_EQ(a->ndone, 4);
+    CHECK(!memcmp(b->mem + (1u << 20), a->mem, 3u << 20));
+    CHECK(a_max_flight > (1u << 20));
+    CHECK(a_max_flight <= IW_SND_MAX);
+    printf("# peer window %u: at most %u bytes in flight\n", 0xFFFFu << 7,
+           a_max_flight);
+    teardown_pair();
+
+    /* Losses with more than 256 KiB in flight are repaired from the
+     * source. */
+    setup_pair(0, 0, 0, 1460);
+    drop_nth[0] = 1000;
+    drop_nth[1] = 1010;
+    drop_nth[2] = 1500;
+    CHECK(write_and_wait(3u << 20, 100000 * MS) >= 0);
+    CHECK(a_max_flight > (256u << 10));
+    CHECK_EQ(link_drops, 3);
+    CHECK(a->c.stats.rexmits >= 3);
+    CHECK_EQ(a->c.stats.rexmit_fails, 0);
+    teardown_pair();
+    pair_wnd = 0;
+}
+
+/*
+ * The source of a segment in flight goes away before its resend (the
+ * guest deregistered the MR): no made-up bytes, the connection is reset
+ * and the owner told with the callback's code; nothing completes.
+ */
+static void test_rexmit_source_gone(void)
+{
+    Node *a = &nodes[0], *b = &nodes[1];
+    unsigned ndone, i;
+
+    setup_pair(0, 0, 0, 1460);
+    fill(a, 0, 64u << 10, 3);
+    link_down = true;
+    CHECK_EQ(iw_post_write(&a->c, STAG_MEM, 1u << 20, 64u << 10, 0), 0);
+    CHECK(a->c.stats.tx_segs >= 1);
+    a->gather_gone = true;
+    link_down = false;
+    run(5000 * MS);
+    CHECK_EQ(a->events[IW_EV_REXMIT_FAILED], 1);
+    CHECK_EQ(a->fail_term, IW_T_RDMAP_INV_STAG);
+    CHECK_EQ(a->c.stats.rexmit_fails, 1);
+    CHECK_EQ(a->c.stats.rexmits, 0);
+    CHECK_EQ(a->c.state, IW_TCP_CLOSED);
+    CHECK_EQ(a->ndone, 0);
+    CHECK_EQ(b->events[IW_EV_RESET_RCVD], 1);
+    for (i = 0; i < 64u << 10; i++) {
+        if (b->mem[(1u << 20) + i]) {
+            CHECK(!"bytes placed");
+            break;
+        }
+    }
+    teardown_pair();
+
+    /* A Read Response whose source MR went away on the responder. */
+    setup_pair(0, 0, 0, 1460);
+    fill(b, 0, 64u << 10, 5);
+    b_drop_nth = 2;
+    CHECK_EQ(iw_post_read(&a->c, STAG_MEM, 1u << 20, 20000, STAG_MEM, 0, 9),
+             0);
+    /* Until B has framed its responses and lost the second one. */
+    while (b_data_segs < 3 && now_ns < 100 * MS) {
+        run(1000);
+    }
+    CHECK(b_data_segs >= 3);
+    b->fetch_gone = true;
+    ndone = a->ndone;
+    run(5000 * MS);
+    CHECK_EQ(b->events[IW_EV_REXMIT_FAILED], 1);
+    CHECK_EQ(b->fail_term, IW_T_RDMAP_INV_STAG);
+    CHECK_EQ(b->c.state, IW_TCP_CLOSED);
+    CHECK_EQ(a->events[IW_EV_RESET_RCVD], 1);
+    CHECK_EQ(a->ndone, ndone);
+    teardown_pair();
+
+    /* A Write whose payload becomes unreadable after its first segments
+     * went out (the second one lost): it fails, but completes only once
+     * those are acknowledged -- they are resent from its buffer. */
+    setup_pair(0, 0, 0, 1460);
+    fill(a, 0, 20000, 6);
+    a->gather_bad_from = 2000;
+    drop_nth[0] = 2;
+    CHECK_EQ(iw_post_write(&a->c, STAG_MEM, 1u << 20, 20000, 0), 0);
+    run(100 * MS);
+    CHECK_EQ(a->ndone, 0);          /* the lost segment is not resent yet */
+    run(5000 * MS);
+    CHECK_EQ(a->ndone, 1);
+    CHECK_EQ(a->done_status[0], -1);
+    CHECK(!a->done_unacked[0]);
+    CHECK_EQ(a->c.stats.rexmits, 1);
+    CHECK_EQ(a->c.stats.rexmit_fails, 0);
+    /* two segments of 1440 bytes (MSS 1460: 1454 ULPDU, 14 header) */
+    CHECK(!memcmp(b->mem + (1u << 20), a->mem, 2 * 1440));
+    CHECK_EQ(b->mem[(1u << 20) + 2 * 1440], 0);
+    CHECK_EQ(a->events[IW_EV_ERROR], 0);
+    teardown_pair();
+}
+
 int main(void)
 {
     RUN(test_crc32c);
@@ -1131,5 +1396,8 @@ int main(void)
     RUN(test_limited_transmit);
     RUN(test_ping_pong);
     RUN(test_sws_small_messages);
+    RUN(test_rexmit_same_bytes);
+    RUN(test_window_beyond_256k);
+    RUN(test_rexmit_source_gone);
     return CHECK_DONE();
 }

@@ -834,6 +834,57 @@ static void test_rexmit_limit(void)
     teardown();
 }
 
+/*
+ * The MR of a Write in flight is deregistered before the segment is
+ * resent: the engine reads the payload again from the MR (it keeps no
+ * copy), finds the STag invalid, and ends the connection through the
+ * hardware's error path: AE AMP_INVALID_STAG (0x0103) on the sender, a
+ * RST, LLP_CONNECTION_RESET (0x0502) on the peer; no made-up bytes and
+ * no successful completion.
+ */
+static void test_rexmit_mr_gone(void)
+{
+    uint64_t q[8] = { 0 }, cqe[4], ctx;
+    unsigned i, qp, code;
+    bool seen_amp = false, seen_rst = false;
+
+    setup(false);
+    fill(BUF_PA(0), 3000, 5);
+    ifx_sq_op(0, 0x00, BUF_PA(0), 3000, BUF_PA(1) + 0x2000, STAG(1));
+    run();
+    CHECK(!memcmp(mem(BUF_PA(1) + 0x2000), mem(BUF_PA(0)), 3000));
+    /* The path cut: the first transmission is lost. */
+    c.mac[5] ^= 1;
+    cut_frames = 0;
+    h.frame_cb = cut_sink;
+    fill(BUF_PA(0), 1000, 9);
+    ifx_sq_op(0, 0x00, BUF_PA(0), 1000, BUF_PA(1) + 0x8000, STAG(1));
+    CHECK_EQ(cut_frames, 1);
+    q[2] = STAG(0);
+    CHECK_EQ(cqp(0x0d, q, 0), 0);
+    h.frame_cb = NULL;
+    c.mac[5] ^= 1;
+    for (unsigned k = 0; k < 5; k++) {
+        run();
+    }
+    while (aeqe_next(&ctx, &qp, &code)) {
+        seen_amp |= qp == 3 && code == 0x0103;
+        seen_rst |= qp == 4 && code == 0x0502;
+    }
+    CHECK(seen_amp);
+    CHECK(seen_rst);
+    for (i = 0; i < 1000; i++) {
+        if (mem(BUF_PA(1) + 0x8000)[i]) {
+            CHECK(!"bytes placed");
+            break;
+        }
+    }
+    while (cqe_next(cqe)) {
+        CHECK(cqe[3] & (1ull << 55));           /* no success */
+    }
+    teardown();
+}
+
 /* GATHER_STATS into @pa: 0 on success. */
 static unsigned gather(uint64_t pa)
 {
@@ -946,6 +997,7 @@ int main(void)
     RUN(test_read_local_inv);
     RUN(test_sq_tail_shadow);
     RUN(test_rexmit_limit);
+    RUN(test_rexmit_mr_gone);
     RUN(test_gather_stats);
     return CHECK_DONE();
 }

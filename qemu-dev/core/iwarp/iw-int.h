@@ -16,6 +16,9 @@
 #define IW_READ_REQ_LEN     28
 #define IW_T_DDP_CATASTROPHIC IW_TERM(1, 0, 0x00)
 
+_Static_assert(sizeof(((IwSeg *)0)->hdr) >=
+               IW_DDP_UNTAGGED_HDR + IW_READ_REQ_LEN, "IwSeg.hdr too small");
+
 /* RTO before the first RTT sample (RFC 6298 2.1), its default floor
  * and its ceiling (2.4, 2.5); clock granularity G (2.3). */
 #define IW_RTO_INIT_NS          (1000 * 1000 * 1000ll)
@@ -52,8 +55,13 @@ void iw_rx_error(IwConn *c, uint32_t term, const uint8_t *ulpdu, size_t len);
 
 /* tx.c */
 /* The next FPDU, at most @room bytes; with @tail_only only one that ends
- * its message (or Read Response) -- no piece cut short by @room. */
-size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room, bool tail_only);
+ * its message (or Read Response) -- no piece cut short by @room.  @d
+ * gets how to build it again (all but seq, len and fin). */
+size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room, bool tail_only,
+                     IwSeg *d);
+/* Build the segment @d again into @out (its @d->len bytes): 0 or the
+ * IW_T_* code of the callback that could not read its payload. */
+int iw_rdmap_rebuild(IwConn *c, const IwSeg *d, uint8_t *out);
 bool iw_rdmap_pending(const IwConn *c);
 void iw_rdmap_acked(IwConn *c);
 /* Inbound Read Response for the oldest outstanding read: its message. */

@@ -83,6 +83,9 @@ typedef enum IwEvent {
                              * offending FPDU's ULPDU (from the DDP header);
                              * receive processing stops */
     IW_EV_TERMINATE_SENT,   /* a Terminate went out */
+    IW_EV_REXMIT_FAILED,    /* @term: the payload of a segment to resend
+                             * could not be read again (memory gone or
+                             * unreadable); the connection was reset */
 } IwEvent;
 
 /* Where an inbound segment of a Send lands (RDMAP QN 0). */
@@ -108,7 +111,8 @@ typedef struct IwOps {
     int64_t (*now)(void *opaque);
     /* (Re)arm the connection's one timer at @deadline ns, -1 cancels. */
     void (*timer)(void *opaque, int64_t deadline);
-    /* Payload bytes @off..+@len of posted work @cookie; 0 or IW_T_*. */
+    /* Payload bytes @off..+@len of posted work @cookie; 0 or IW_T_*.
+     * Asked again for a retransmission, as long as @cookie is not done. */
     int (*gather)(void *opaque, uint64_t cookie, uint64_t off, uint8_t *buf,
                   size_t len);
     /* Inbound tagged data: RDMA Write (@read_resp false) or Read Response
@@ -120,7 +124,8 @@ typedef struct IwOps {
     int (*recv)(void *opaque, const IwRecvSeg *seg);
     /* Inbound Read Request: may the peer read @len at @stag/@to? */
     int (*read_check)(void *opaque, uint32_t stag, uint64_t to, uint32_t len);
-    /* Source bytes of a Read Response. 0 or IW_T_*. */
+    /* Source bytes of a Read Response. 0 or IW_T_*.  Asked again for a
+     * retransmission: the responder's MR is read again, as hardware does. */
     int (*read_fetch)(void *opaque, uint32_t stag, uint64_t to, uint8_t *buf,
                       size_t len);
     /* Posted work finished: Send/Write acknowledged by the peer's TCP,
@@ -157,7 +162,8 @@ typedef struct IwConnParams {
 
 #define IW_MSGQ         256     /* posted, unfinished work */
 #define IW_IRQ_MAX      256     /* inbound reads queued */
-#define IW_SBUF         (256u << 10)
+/* Bytes in flight: the peer's window, at most this much. */
+#define IW_SND_MAX      (4u << 20)
 #define IW_SEGQ         2048    /* segments in flight */
 #define IW_RBUF         (IW_MPA_MAX_FPDU + 16)
 #define IW_MPA_MAX_FPDU 65544
@@ -190,10 +196,34 @@ typedef struct IwReadResp {
     uint64_t src_to;
 } IwReadResp;
 
+/* Where a segment's payload comes from, to send it again. */
+enum {
+    IW_SRC_NONE,            /* headers only (Read Request, FIN) */
+    IW_SRC_GATHER,          /* ops->gather(@cookie, @off) */
+    IW_SRC_FETCH,           /* ops->read_fetch(@stag, @off): Read Response */
+    IW_SRC_TERM,            /* the connection's Terminate payload */
+};
+
+/*
+ * A segment in flight, described rather than copied: one FPDU (MPA
+ * header, the DDP/RDMAP header kept in @hdr, @plen payload bytes from
+ * @src, pad, CRC) or, for streaming-mode data (@raw), @plen bytes from
+ * @src alone.  A retransmission rebuilds it byte for byte: the same
+ * FPDU boundaries and headers, the payload read again from guest memory
+ * (it stays valid until the work completes, after this segment's ACK).
+ */
 typedef struct IwSeg {
     uint32_t seq;
-    uint32_t len;           /* payload bytes in sbuf */
+    uint32_t len;           /* sequence bytes without the FIN */
     bool fin;
+    bool raw;
+    uint8_t src;            /* IW_SRC_* */
+    uint8_t hlen;           /* bytes in @hdr */
+    uint32_t plen;
+    uint32_t stag;          /* IW_SRC_FETCH: source STag */
+    uint64_t cookie;        /* IW_SRC_GATHER: posted work */
+    uint64_t off;           /* message offset, or source TO */
+    uint8_t hdr[46];        /* DDP + RDMAP headers (Read Request: 18+28) */
 } IwSeg;
 
 /* A received segment beyond rcv_nxt, waiting for the hole before it. */
@@ -209,6 +239,7 @@ typedef struct IwOooSeg {
 typedef struct IwStats {
     uint64_t tx_segs, tx_bytes, rx_segs, rx_bytes;
     uint64_t rexmits;       /* segments sent again (any cause) */
+    uint64_t rexmit_fails;  /* a resend's payload could not be read */
     uint64_t rto;           /* retransmission timeouts */
     uint64_t fast_rexmits;  /* fast retransmits (third duplicate ACK) */
     uint64_t partial_acks;  /* NewReno partial ACKs (one more resent) */
@@ -262,8 +293,7 @@ typedef struct IwConn {
     IwOooSeg ooo[IW_OOO_SEGS];
     unsigned ooo_cnt;
     size_t ooo_bytes;
-    uint8_t *sbuf;          /* bytes snd_una .. snd_max */
-    IwSeg segq[IW_SEGQ];
+    IwSeg segq[IW_SEGQ];    /* snd_una .. snd_max, described */
     unsigned seg_head, seg_cnt;
     uint16_t ip_id;
 

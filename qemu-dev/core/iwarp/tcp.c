@@ -4,9 +4,10 @@
  * with window scaling from RFC 7323), IPv4/IPv6 and Ethernet framing.
  *
  * The connection is handed over ESTABLISHED.  Sending: one FPDU per
- * segment, within the peer's window, every segment kept until
- * acknowledged; retransmission is go-back-N on the RTO (exponential
- * backoff) or on three duplicate ACKs.  Receiving: in order only;
+ * segment, within the peer's window, every segment described (not
+ * copied) until acknowledged and rebuilt from its source when resent;
+ * retransmission is go-back-N on the RTO (exponential backoff) or on
+ * three duplicate ACKs.  Receiving: in order only;
  * out-of-order segments are dropped and answered with a duplicate ACK.
  * No options are sent or honoured on data segments.
  */
@@ -179,61 +180,85 @@ static void emit(IwConn *c, uint32_t seq, uint8_t flags)
     emit_frame(c, f, seq, flags, 0);
 }
 
-static void sbuf_put(IwConn *c, uint32_t seq, const uint8_t *p, size_t len)
-{
-    size_t i = seq % IW_SBUF, n = IW_SBUF - i;
-
-    if (n > len) {
-        n = len;
-    }
-    memcpy(c->sbuf + i, p, n);
-    memcpy(c->sbuf + 0, p + n, len - n);
-}
-
-static void sbuf_get(const IwConn *c, uint32_t seq, uint8_t *p, size_t len)
-{
-    size_t i = seq % IW_SBUF, n = IW_SBUF - i;
-
-    if (n > len) {
-        n = len;
-    }
-    memcpy(p, c->sbuf + i, n);
-    memcpy(p + n, c->sbuf, len - n);
-}
-
-/* The segment in flight holding sequence number @seq, NULL if none. */
+/* The segment in flight holding sequence number @seq, NULL if none.
+ * The queue is in sequence order: a binary search (a window of a few
+ * MiB holds thousands of segments, and go-back-N asks for each). */
 static IwSeg *seg_at(IwConn *c, uint32_t seq)
 {
-    unsigned i;
+    unsigned lo = 0, hi = c->seg_cnt;
+    IwSeg *s;
 
-    for (i = 0; i < c->seg_cnt; i++) {
-        IwSeg *s = &c->segq[(c->seg_head + i) % IW_SEGQ];
+    while (hi - lo > 1) {
+        unsigned mid = lo + (hi - lo) / 2;
 
-        if (seq_leq(s->seq, seq) &&
-            seq_lt(seq, s->seq + s->len + (s->fin ? 1 : 0))) {
-            return s;
+        if (seq_leq(c->segq[(c->seg_head + mid) % IW_SEGQ].seq, seq)) {
+            lo = mid;
+        } else {
+            hi = mid;
         }
+    }
+    if (!c->seg_cnt) {
+        return NULL;
+    }
+    s = &c->segq[(c->seg_head + lo) % IW_SEGQ];
+    if (seq_leq(s->seq, seq) &&
+        seq_lt(seq, s->seq + s->len + (s->fin ? 1 : 0))) {
+        return s;
     }
     return NULL;
 }
 
+static void set_closed(IwConn *c);
+static void ooo_clear(IwConn *c);
+
+/*
+ * A segment to resend cannot be built again (the guest took the memory
+ * away, or it is unreadable): the stream cannot go on with other bytes
+ * at these sequence numbers, so the connection is reset and the owner
+ * told (its AE).
+ */
+static void rexmit_failed(IwConn *c, int term)
+{
+    c->stats.rexmit_fails++;
+    emit(c, c->snd_max, TCP_RST | TCP_ACK);
+    set_closed(c);
+    c->dead = true;
+    ooo_clear(c);
+    c->depth++;
+    c->ops->event(c->opaque, IW_EV_REXMIT_FAILED, (uint32_t)term, NULL, 0);
+    c->depth--;
+}
+
 /*
  * Send again the part of the segment holding @seq from @seq on; returns
- * the sequence space it covered (0 if nothing is there).  The timed
- * segment is no longer a valid sample (Karn).
+ * the sequence space it covered (0 if nothing is there or it could not
+ * be built: then the connection is dead).  The segment is rebuilt from
+ * its description, the payload read again where it was read first.  The
+ * timed segment is no longer a valid sample (Karn).
  */
 static uint32_t resend(IwConn *c, uint32_t seq)
 {
     uint8_t f[IW_FRAME_MAX];
-    IwSeg *s = seg_at(c, seq);
+    uint8_t *p = f + hdr_len(c);
+    IwSeg *s = c->dead ? NULL : seg_at(c, seq);
     uint32_t skip, len;
+    int t;
 
     if (!s) {
         return 0;
     }
     skip = seq - s->seq;
     len = skip < s->len ? s->len - skip : 0;
-    sbuf_get(c, seq, f + hdr_len(c), len);
+    if (len) {
+        t = iw_rdmap_rebuild(c, s, p);
+        if (t) {
+            rexmit_failed(c, t);
+            return 0;
+        }
+        if (skip) {
+            memmove(p, p + skip, len);
+        }
+    }
     emit_frame(c, f, seq, TCP_ACK | (s->fin ? TCP_FIN : 0) | (len ? TCP_PSH : 0),
                len);
     c->stats.rexmits++;
@@ -246,7 +271,7 @@ static uint32_t flight(const IwConn *c)
     return c->snd_max - c->snd_una;
 }
 
-/* Usable window: the peer's, the congestion window, our buffer.  The
+/* Usable window: the peer's, the congestion window, our cap.  The
  * first duplicate ACKs each let one more new segment go (limited
  * transmit, RFC 3042) so that a loss in a small window still gets its
  * three duplicates instead of waiting for the RTO. */
@@ -259,7 +284,7 @@ static uint32_t send_window(const IwConn *c)
     }
     w = c->snd_wnd < cw ? c->snd_wnd : cw;
 
-    return w < IW_SBUF ? w : IW_SBUF;
+    return w < IW_SND_MAX ? w : IW_SND_MAX;
 }
 
 static bool tx_ready(IwConn *c)
@@ -322,12 +347,12 @@ void iw_tcp_output(IwConn *c)
         /* Silly-window avoidance (RFC 1122 4.2.3.4): with data in
          * flight, a segment goes full or with the end of a message,
          * never a piece cut short by the window; its ACK opens more. */
-        n = iw_rdmap_next(c, buf, room, inflight && room < c->p.mss);
+        s = &c->segq[(c->seg_head + c->seg_cnt) % IW_SEGQ];
+        n = iw_rdmap_next(c, buf, room, inflight && room < c->p.mss, s);
         if (!n) {
             break;
         }
-        sbuf_put(c, c->snd_max, buf, n);
-        s = &c->segq[(c->seg_head + c->seg_cnt++) % IW_SEGQ];
+        c->seg_cnt++;
         s->seq = c->snd_max;
         s->len = (uint32_t)n;
         s->fin = false;
@@ -350,8 +375,8 @@ void iw_tcp_output(IwConn *c)
         tx_ready(c)) {
         IwSeg *s = &c->segq[(c->seg_head + c->seg_cnt++) % IW_SEGQ];
 
+        memset(s, 0, sizeof(*s));
         s->seq = c->snd_max;
-        s->len = 0;
         s->fin = true;
         c->fin_seq = c->snd_max;
         emit(c, c->snd_max, TCP_ACK | TCP_FIN);
@@ -367,7 +392,7 @@ void iw_tcp_output(IwConn *c)
     }
     /* A segment sent carried the ACK; one held back goes with the next
      * kick (ack_now stays set). */
-    if (c->ack_now && !sent && tx_ready(c)) {
+    if (c->ack_now && !sent && !c->dead && tx_ready(c)) {
         c->stats.pure_acks++;
         emit(c, c->snd_max, TCP_ACK);
     }
@@ -876,7 +901,9 @@ void iw_timer(IwConn *c)
                                                       : c->rto_ns * 2;
             c->snd_nxt = c->snd_una;
             c->snd_nxt += resend(c, c->snd_una);
-            rto_arm(c);
+            if (!c->dead) {
+                rto_arm(c);
+            }
         }
     }
     iw_leave(c);
@@ -974,14 +1001,10 @@ bool iw_conn_init(IwConn *c, const IwConnParams *p, const IwOps *ops,
     c->tw_deadline = -1;
     c->delack_deadline = -1;
     c->armed = -1;
-    c->sbuf = calloc(1, IW_SBUF);
     c->rbuf = calloc(1, IW_RBUF);
     c->tx_msn[0] = c->tx_msn[1] = c->tx_msn[2] = 1;
     c->rx_msn[0] = c->rx_msn[1] = c->rx_msn[2] = 1;
-    if (!c->sbuf || !c->rbuf) {
-        free(c->sbuf);
-        free(c->rbuf);
-        c->sbuf = c->rbuf = NULL;
+    if (!c->rbuf) {
         c->dead = true;
         c->state = IW_TCP_CLOSED;
         return false;
@@ -995,9 +1018,8 @@ void iw_conn_destroy(IwConn *c)
         c->ops->timer(c->opaque, -1);
     }
     ooo_clear(c);
-    free(c->sbuf);
     free(c->rbuf);
-    c->sbuf = c->rbuf = NULL;
+    c->rbuf = NULL;
     c->dead = true;
     c->state = IW_TCP_CLOSED;
 }

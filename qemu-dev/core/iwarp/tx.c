@@ -176,25 +176,44 @@ static void msg_framed(IwConn *c, IwMsg *m, size_t n)
 /*
  * Framing failed locally: the payload of @m (or an inbound Read's source,
  * @m NULL) could not be read.  Stop framing; the message ends here, its
- * owner learns it failed once the framer has returned (iw_rdmap_tx_error).
+ * owner learns it failed once the framer has returned (iw_rdmap_tx_error)
+ * or, when its first segments are in flight (they may be resent from its
+ * buffers), once they are acknowledged.
  */
 static void tx_fail(IwConn *c, IwMsg *m, uint32_t term)
 {
     c->tx_halted = true;
-    c->tx_err_pending = true;
-    c->tx_err_term = term;
     if (m) {
         m->status = -1;
         m->sent = true;
-        m->acked_wait = false;
         m->resp_wait = false;
         c->mq_tx++;
+        if (m->off && c->snd_max != c->snd_una) {
+            m->acked_wait = true;
+            m->end_seq = c->snd_max;
+            return;
+        }
+        m->acked_wait = false;
         c->tx_err_msg = true;
         c->tx_err_cookie = m->cookie;
     }
+    c->tx_err_pending = true;
+    c->tx_err_term = term;
 }
 
-size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room, bool tail_only)
+/* Keep the @hl header bytes at @u in @d, the payload from @src. */
+static void desc(IwSeg *d, const uint8_t *u, size_t hl, uint8_t src,
+                 uint32_t plen)
+{
+    memcpy(d->hdr, u, hl);
+    d->hlen = (uint8_t)hl;
+    d->src = src;
+    d->plen = plen;
+    d->raw = false;
+}
+
+size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room, bool tail_only,
+                     IwSeg *d)
 {
     size_t maxu = iw_mpa_max_ulpdu(room);
     uint8_t *u = out + IW_MPA_HDR;
@@ -208,6 +227,7 @@ size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room, bool tail_only)
         hdr_untagged(u, true, IW_OP_TERMINATE, 0, IW_QN_TERM,
                      c->tx_msn[IW_QN_TERM]++, 0);
         memcpy(u + IW_DDP_UNTAGGED_HDR, c->term, c->term_len);
+        desc(d, u, IW_DDP_UNTAGGED_HDR, IW_SRC_TERM, (uint32_t)c->term_len);
         c->term_pending = false;
         c->term_sent = true;
         c->stats.fpdus_tx++;
@@ -247,6 +267,10 @@ size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room, bool tail_only)
                 return 0;
             }
         }
+        desc(d, u, IW_DDP_TAGGED_HDR, n ? IW_SRC_FETCH : IW_SRC_NONE,
+             (uint32_t)n);
+        d->stag = rr->src_stag;
+        d->off = rr->src_to + rr->off;
         rr->off += (uint32_t)n;
         if (last) {
             c->irq_head = (c->irq_head + 1) % IW_IRQ_MAX;
@@ -271,6 +295,12 @@ size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room, bool tail_only)
             tx_fail(c, m, IW_T_RDMAP_CATASTROPHIC);
             return 0;
         }
+        d->raw = true;
+        d->src = IW_SRC_GATHER;
+        d->hlen = 0;
+        d->plen = (uint32_t)n;
+        d->cookie = m->cookie;
+        d->off = m->off;
         m->off += (uint32_t)n;
         if (m->off == m->len) {
             msg_framed(c, m, n);
@@ -292,6 +322,7 @@ size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room, bool tail_only)
         stbe32(u + 30, m->len);
         stbe32(u + 34, m->src_stag);
         stbe64(u + 38, m->src_to);
+        desc(d, u, IW_DDP_UNTAGGED_HDR + IW_READ_REQ_LEN, IW_SRC_NONE, 0);
         n = iw_mpa_seal(out, IW_DDP_UNTAGGED_HDR + IW_READ_REQ_LEN);
         msg_framed(c, m, n);
         c->stats.fpdus_tx++;
@@ -330,6 +361,9 @@ size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room, bool tail_only)
             tx_fail(c, m, IW_T_RDMAP_CATASTROPHIC);
             return 0;
         }
+        desc(d, u, hl, len ? IW_SRC_GATHER : IW_SRC_NONE, (uint32_t)len);
+        d->cookie = m->cookie;
+        d->off = m->off;
         m->off += (uint32_t)len;
         n = iw_mpa_seal(out, hl + len);
         if (last) {
@@ -339,6 +373,36 @@ size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room, bool tail_only)
         return n;
     }
     }
+}
+
+int iw_rdmap_rebuild(IwConn *c, const IwSeg *d, uint8_t *out)
+{
+    uint8_t *p = d->raw ? out : out + IW_MPA_HDR + d->hlen;
+    int t = 0;
+
+    if (!d->raw) {
+        memcpy(out + IW_MPA_HDR, d->hdr, d->hlen);
+    }
+    switch (d->src) {
+    case IW_SRC_GATHER:
+        t = c->ops->gather(c->opaque, d->cookie, d->off, p, d->plen);
+        break;
+    case IW_SRC_FETCH:
+        t = c->ops->read_fetch(c->opaque, d->stag, d->off, p, d->plen);
+        break;
+    case IW_SRC_TERM:
+        memcpy(p, c->term, d->plen);
+        break;
+    }
+    if (t) {
+        return t;
+    }
+    /* The framing is what it was: same header, same length, so the same
+     * FPDU boundaries; the CRC is computed again over what was read. */
+    if (!d->raw && iw_mpa_seal(out, d->hlen + d->plen) != d->len) {
+        return IW_T_RDMAP_CATASTROPHIC;
+    }
+    return 0;
 }
 
 /* Retire finished messages from the head of the queue. */

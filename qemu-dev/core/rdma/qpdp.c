@@ -30,8 +30,7 @@
 #define QPDP_MAX_INLINE         256
 #define QPDP_MAX_MSG            0x7FFFFFFFu
 /* Host memory of one connection: the engine state and its buffers. */
-#define QPDP_CONN_BYTES         (sizeof(IwConn) + IW_SBUF + IW_RBUF + \
-                                 IW_OOO_BYTES)
+#define QPDP_CONN_BYTES         (sizeof(IwConn) + IW_RBUF + IW_OOO_BYTES)
 
 typedef E810Sge QpdpSge;
 
@@ -79,6 +78,7 @@ typedef struct QpdpQp {
     int64_t deadline;
     bool in_run;
     bool tx_pending;            /* work for the bottom half (txsched.h) */
+    unsigned gather_ae;         /* why the last payload read failed */
 } QpdpQp;
 
 struct E810Qpdp {
@@ -621,6 +621,7 @@ static int cb_gather(void *opaque, uint64_t cookie, uint64_t off,
     QpdpWqe *w = wq_by_seq(q, cookie);
     int r;
 
+    q->gather_ae = 0;
     if (!w) {
         return IW_T_RDMAP_CATASTROPHIC;
     }
@@ -634,6 +635,7 @@ static int cb_gather(void *opaque, uint64_t cookie, uint64_t off,
     r = sge_copy(q, w->sge, w->nsge, off, buf, NULL, len, E810_ACC_LOCAL_READ);
     if (r) {
         w->status = (int)xlate_ae(r);
+        q->gather_ae = xlate_ae(r);
         return IW_T_RDMAP_CATASTROPHIC;
     }
     return 0;
@@ -822,6 +824,18 @@ static void cb_event(void *opaque, IwEvent ev, uint32_t term,
         break;
     }
     case IW_EV_TERMINATE_SENT:
+        break;
+    case IW_EV_REXMIT_FAILED:
+        /* A retransmission found its source gone (the guest deregistered
+         * or invalidated the MR, a DMA failed): the connection is reset,
+         * the QP is done, the driver hears why (once: a QP already in
+         * error, its WQEs flushed, says nothing more). */
+        if (term != IW_T_RDMAP_CATASTROPHIC) {
+            qp_fatal(q, term_ae(term), AE_SOURCE_SQ);
+        } else {
+            qp_fatal(q, q->gather_ae ? q->gather_ae : AE_LCE_QP_CATASTROPHIC,
+                     AE_SOURCE_SQ);
+        }
         break;
     }
 }
