@@ -250,6 +250,7 @@ static Cap *caps;
 static unsigned ncaps;
 static bool capture;
 static uint32_t a_max_flight;       /* A's snd_max - snd_una seen */
+static int64_t a_stall_until;       /* A's frames held until then */
 
 static unsigned rnd(void)
 {
@@ -313,6 +314,9 @@ static void n_frame_out(void *o, const uint8_t *f, size_t len)
     }
     if (rnd() % 1000 < p_reorder) {
         delay += 50000 + rnd() % 100000;
+    }
+    if (n->id == 0 && now_ns < a_stall_until) {
+        delay += a_stall_until - now_ns;
     }
     link_push(1 - n->id, f, len, delay);
     if (rnd() % 1000 < p_dup) {
@@ -463,6 +467,7 @@ static void setup_pair(unsigned drop, unsigned dup, unsigned reorder,
     memset(drop_nth, 0, sizeof(drop_nth));
     b_data_segs = b_drop_nth = 0;
     a_max_flight = 0;
+    a_stall_until = 0;
     p_drop = drop;
     p_dup = dup;
     p_reorder = reorder;
@@ -1007,9 +1012,46 @@ static void test_rto_estimate(void)
     CHECK(t >= 5 * MS && t < 20 * MS);
     CHECK_EQ(a->c.stats.rto, 1);
     CHECK_EQ(a->c.stats.rexmits, 1);
+    CHECK_EQ(a->c.stats.spurious_rto, 0);   /* a real loss */
     /* The backoff is gone once new data is acknowledged. */
     CHECK_EQ(a->c.rto_ns, 5 * MS);
     CHECK_EQ(a->c.retries, 0);
+    teardown_pair();
+    pair_rto_min = 0;
+}
+
+/*
+ * A spurious timeout (F-RTO, RFC 5682): A's segments are held on the link
+ * for 30 ms, far past the 5 ms RTO (a delay spike: the peer's process
+ * not scheduled), while nothing is lost.  The RTO resends one segment;
+ * the ACKs of the originals then show they arrived, so the timeout is
+ * declared spurious, nothing more is resent and the congestion window
+ * is not left at one segment.
+ */
+static void test_spurious_rto(void)
+{
+    Node *a = &nodes[0], *b = &nodes[1];
+    uint32_t len = 1u << 20;
+
+    pair_rto_min = 5 * MS;
+    setup_pair(0, 0, 0, 1460);
+    CHECK(write_and_wait(256u << 10, 1000 * MS) >= 0);
+    fill(a, 0, len, 23);
+    CHECK_EQ(iw_post_write(&a->c, STAG_MEM, 1u << 20, len, 0), 0);
+    run(30 * 1000);
+    CHECK(a->c.snd_max != a->c.snd_una);
+    a_stall_until = now_ns + 12 * MS;       /* one RTO, not its backoff */
+    run(1000 * MS);
+    CHECK(a->ndone == 2 && a->done_status[1] == 0);
+    CHECK(!memcmp(b->mem + (1u << 20), a->mem, len));
+    CHECK_EQ(link_drops, 0);
+    CHECK_EQ(a->c.stats.rto, 1);
+    CHECK_EQ(a->c.stats.spurious_rto, 1);
+    CHECK_EQ(a->c.stats.rexmits, 1);        /* the RTO's one segment */
+    /* RFC 4015: ssthresh back to the flight before the timeout, not
+     * half of it; the window was never cut to one segment for long. */
+    CHECK(a->c.ssthresh > 64u * 1460);
+    CHECK(a->c.cwnd > 64u * 1460);
     teardown_pair();
     pair_rto_min = 0;
 }
@@ -1390,6 +1432,7 @@ int main(void)
     RUN(test_fast_retransmit);
     RUN(test_newreno_partial_ack);
     RUN(test_rto_estimate);
+    RUN(test_spurious_rto);
     RUN(test_random_loss);
     RUN(test_ooo_bound);
     RUN(test_delayed_ack);

@@ -241,6 +241,7 @@ typedef struct IwStats {
     uint64_t rexmits;       /* segments sent again (any cause) */
     uint64_t rexmit_fails;  /* a resend's payload could not be read */
     uint64_t rto;           /* retransmission timeouts */
+    uint64_t spurious_rto;  /* of them, found spurious by F-RTO */
     uint64_t fast_rexmits;  /* fast retransmits (third duplicate ACK) */
     uint64_t partial_acks;  /* NewReno partial ACKs (one more resent) */
     uint64_t dup_acks;
@@ -275,6 +276,13 @@ typedef struct IwConn {
     uint32_t recover;       /* snd_max when recovery began */
     bool in_recovery;
     unsigned dupack_thresh;
+    /* F-RTO (RFC 5682): after an RTO, was it spurious?  0 no test, 1 the
+     * first ACK after the resend is due, 2 the second (after up to two
+     * new segments).  pipe_prev as RFC 4015 names it. */
+    uint8_t frto;
+    bool rto_recovery;      /* an RTO's go-back is under way (to recover) */
+    uint32_t frto_end;      /* end of what the RTO resent */
+    uint32_t pipe_prev;
     /* RTT and RTO (RFC 6298); one segment timed at a time (Karn) */
     int64_t srtt_ns, rttvar_ns;
     bool rtt_valid;

@@ -453,6 +453,9 @@ static void new_ack(IwConn *c, uint32_t ack)
         c->seg_cnt--;
     }
     c->retries = 0;
+    if (c->rto_recovery && seq_leq(c->recover, ack)) {
+        c->rto_recovery = false;
+    }
     if (c->in_recovery) {
         if (seq_leq(c->recover, ack)) {
             /* Full ACK: leave recovery (RFC 6582 3.2 (3), option 2). */
@@ -524,6 +527,51 @@ static void dup_ack(IwConn *c)
     c->cwnd = c->ssthresh + c->dupack_thresh * c->p.mss;
 }
 
+/* The timeout was real: on with the go-back from snd_una in slow start
+ * (RFC 5682 2a, 3a). */
+static void frto_conventional(IwConn *c)
+{
+    if (c->frto == 2) {
+        /* The two new segments were sent past a window of one. */
+        c->cwnd = c->cwnd < 3u * c->p.mss ? c->cwnd : 3u * c->p.mss;
+        c->snd_nxt = c->snd_una;
+        c->dupacks = 0;
+    }
+    c->frto = 0;
+}
+
+/*
+ * An ACK that moves snd_una after an RTO (RFC 5682 section 2).  First:
+ * it covers the resent segment; if more is acknowledged than was resent
+ * the original may have arrived after all, so up to two new segments go
+ * instead of more old ones.  Second: an ACK for data never resent says
+ * the originals got through; the timeout was spurious and the
+ * congestion state before it comes back (RFC 4015).
+ */
+static void frto_new_ack(IwConn *c, uint32_t acked)
+{
+    uint32_t mss = c->p.mss;
+
+    if (c->frto == 1) {
+        if (seq_lt(c->snd_una, c->frto_end) || c->snd_una == c->recover ||
+            !iw_rdmap_pending(c) || c->snd_wnd < flight(c) + mss) {
+            frto_conventional(c);
+            return;
+        }
+        c->frto = 2;
+        c->snd_nxt = c->snd_max;
+        c->cwnd = flight(c) + 2 * mss;
+        return;
+    }
+    c->frto = 0;
+    c->stats.spurious_rto++;
+    c->rto_recovery = false;
+    c->cwnd = flight(c) + (acked < 2 * mss ? acked : 2 * mss);
+    c->ssthresh = c->pipe_prev;
+    c->bytes_acked = 0;
+    c->recover = c->snd_una;
+}
+
 static void process_ack(IwConn *c, uint32_t seq, uint32_t ack, uint32_t win,
                         size_t plen, uint8_t flags)
 {
@@ -532,7 +580,12 @@ static void process_ack(IwConn *c, uint32_t seq, uint32_t ack, uint32_t win,
         return;
     }
     if (seq_lt(c->snd_una, ack)) {
+        uint32_t acked = ack - c->snd_una;
+
         new_ack(c, ack);
+        if (c->frto) {
+            frto_new_ack(c, acked);
+        }
         if (c->fin_sent && seq_lt(c->fin_seq, ack)) {
             switch (c->state) {
             case IW_TCP_FIN_WAIT_1:
@@ -554,6 +607,9 @@ static void process_ack(IwConn *c, uint32_t seq, uint32_t ack, uint32_t win,
                c->snd_una != c->snd_max &&
                (win << c->p.snd_scale) == c->snd_wnd) {
         dup_ack(c);
+        if (c->frto) {
+            frto_conventional(c);
+        }
     }
     if (seq_lt(c->snd_wl1, seq) ||
         (c->snd_wl1 == seq && seq_leq(c->snd_wl2, ack))) {
@@ -890,17 +946,27 @@ void iw_timer(IwConn *c)
             /* RFC 5681 (4) and after it slow start from snd_una; RFC 6298
              * 5.4-5.6; RFC 6582 4: no fast retransmit for what was in
              * flight now. */
+            uint32_t n;
+            bool frto = !(c->rto_recovery && seq_leq(c->snd_una, c->recover));
+
             c->retries++;
             c->stats.rto++;
+            c->pipe_prev = flight(c) > c->ssthresh ? flight(c) : c->ssthresh;
             loss_ssthresh(c);
             c->cwnd = c->p.mss;
             c->in_recovery = false;
+            c->rto_recovery = true;
             c->recover = c->snd_max;
             c->dupacks = 0;
             c->rto_ns = c->rto_ns * 2 > IW_RTO_MAX_NS ? IW_RTO_MAX_NS
                                                       : c->rto_ns * 2;
             c->snd_nxt = c->snd_una;
-            c->snd_nxt += resend(c, c->snd_una);
+            n = resend(c, c->snd_una);
+            c->snd_nxt += n;
+            /* RFC 5682 2.1: test this timeout unless it struck the
+             * go-back of an earlier one. */
+            c->frto = frto && n ? 1 : 0;
+            c->frto_end = c->snd_nxt;
             if (!c->dead) {
                 rto_arm(c);
             }
