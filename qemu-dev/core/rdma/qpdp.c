@@ -865,7 +865,7 @@ static void qp_drop(E810Core *c, uint32_t id)
             trace_e810_iw_tcp_stats(id, st->tx_segs, st->rexmits, st->rto,
                                     st->spurious_rto,
                                     st->fast_rexmits, st->ooo_queued,
-                                    st->ooo_drops, st->pure_acks,
+                                    st->ooo_drops,
                                     q->conn->srtt_ns / 1000,
                                     q->conn->rto_ns / 1000);
         }
