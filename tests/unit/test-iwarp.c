@@ -1021,6 +1021,31 @@ static void test_rto_estimate(void)
 }
 
 /*
+ * Early retransmit (RFC 5827): the first of a message's three segments
+ * is lost and nothing follows them; the two duplicates its successors
+ * bring are enough, and the loss is repaired before the 5 ms RTO.
+ */
+static void test_early_retransmit(void)
+{
+    Node *a = &nodes[0];
+    int64_t t;
+
+    pair_rto_min = 5 * MS;
+    setup_pair(0, 0, 0, 1460);
+    CHECK(write_and_wait(64u << 10, 1000 * MS) >= 0);
+    drop_nth[0] = a_data_segs + 1;
+    t = write_and_wait(4000, 1000 * MS);
+    CHECK(t > 0 && t < 5 * MS);
+    CHECK_EQ(link_drops, 1);
+    CHECK_EQ(a->c.stats.rto, 0);
+    CHECK_EQ(a->c.stats.fast_rexmits, 1);
+    CHECK_EQ(a->c.stats.early_rexmits, 1);
+    CHECK_EQ(a->c.stats.rexmits, 1);
+    teardown_pair();
+    pair_rto_min = 0;
+}
+
+/*
  * A spurious timeout (F-RTO, RFC 5682): A's segments are held on the link
  * for 30 ms, far past the 5 ms RTO (a delay spike: the peer's process
  * not scheduled), while nothing is lost.  The RTO resends one segment;
@@ -1432,6 +1457,7 @@ int main(void)
     RUN(test_fast_retransmit);
     RUN(test_newreno_partial_ack);
     RUN(test_rto_estimate);
+    RUN(test_early_retransmit);
     RUN(test_spurious_rto);
     RUN(test_random_loss);
     RUN(test_ooo_bound);

@@ -243,6 +243,7 @@ typedef struct IwStats {
     uint64_t rto;           /* retransmission timeouts */
     uint64_t spurious_rto;  /* of them, found spurious by F-RTO */
     uint64_t fast_rexmits;  /* fast retransmits (third duplicate ACK) */
+    uint64_t early_rexmits; /* of them, on fewer duplicates (RFC 5827) */
     uint64_t partial_acks;  /* NewReno partial ACKs (one more resent) */
     uint64_t dup_acks;
     uint64_t ooo_queued;    /* out-of-order segments kept */

@@ -503,15 +503,37 @@ static void new_ack(IwConn *c, uint32_t ack)
     }
 }
 
+/*
+ * Duplicates that start a fast retransmit.  Early retransmit (RFC 5827,
+ * the byte-based form): with fewer than four segments out and nothing
+ * new allowed to go, no more duplicates than segments out minus one can
+ * ever come, so that many are enough (the tail of a message, a short
+ * request).
+ */
+static unsigned dupack_threshold(IwConn *c)
+{
+    unsigned segs = c->seg_cnt;
+    uint32_t wnd = send_window(c);
+
+    if (segs >= 2 && segs < 4 && segs - 1 < c->dupack_thresh &&
+        (!iw_rdmap_pending(c) || wnd < flight(c) + c->p.mss)) {
+        return segs - 1;
+    }
+    return c->dupack_thresh;
+}
+
 static void dup_ack(IwConn *c)
 {
+    unsigned thresh;
+
     c->stats.dup_acks++;
     c->dupacks++;
     if (c->in_recovery) {
         c->cwnd += c->p.mss;        /* a segment has left the network */
         return;
     }
-    if (c->dupacks != c->dupack_thresh) {
+    thresh = dupack_threshold(c);
+    if (c->dupacks < thresh) {
         return;
     }
     /* RFC 6582 3.2 (2): not for duplicates of data sent before the last
@@ -523,8 +545,11 @@ static void dup_ack(IwConn *c)
     c->recover = c->snd_max;
     c->in_recovery = true;
     c->stats.fast_rexmits++;
+    if (thresh < c->dupack_thresh) {
+        c->stats.early_rexmits++;
+    }
     resend(c, c->snd_una);
-    c->cwnd = c->ssthresh + c->dupack_thresh * c->p.mss;
+    c->cwnd = c->ssthresh + thresh * c->p.mss;
 }
 
 /* The timeout was real: on with the go-back from snd_una in slow start
