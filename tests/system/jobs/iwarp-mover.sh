@@ -44,12 +44,16 @@ if [ $cli = 1 ]; then
 			echo "stall tick $i $(uptime_s)"; sleep 0.25; i=$((i + 1))
 		  done
 		  vm-monitor -g 0 cont >/dev/null; echo "peer continued at $(uptime_s)" ) &
+		stall_pid=$!
 	fi
 	/job/files/rdma-mover -c $PEER_IP -S $((SEED + 1 - GUEST_ID)) $args > /tmp/client.log 2>&1
 	r=$?
 	cat /tmp/client.log
 	echo "rdma-mover exit $r after $(since $t0) s"
 	[ $r = 0 ] || rc=1
+	# The peer is resumed before this guest waits at a barrier for it,
+	# even when the transfer ended early.
+	[ -z "${stall_pid:-}" ] || wait $stall_pid
 fi
 if [ $srv = 1 ]; then
 	r=0; wait $spid || r=$?
