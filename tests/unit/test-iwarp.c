@@ -990,6 +990,14 @@ static void test_newreno_partial_ack(void)
     teardown_pair();
 }
 
+/* A pair on a 5 ms RTO floor with an RTT sample from a 64 KiB Write. */
+static void sampled_pair(void)
+{
+    pair_rto_min = 5 * MS;
+    setup_pair(0, 0, 0, 1460);
+    CHECK(write_and_wait(64u << 10, 1000 * MS) >= 0);
+}
+
 /*
  * RTT estimation: 10 us each way on the fake link, so the RTO sits on
  * the QP's floor; a lost last segment (no duplicates follow it) is
@@ -1000,9 +1008,7 @@ static void test_rto_estimate(void)
     Node *a = &nodes[0];
     int64_t t;
 
-    pair_rto_min = 5 * MS;
-    setup_pair(0, 0, 0, 1460);
-    CHECK(write_and_wait(64u << 10, 1000 * MS) >= 0);
+    sampled_pair();
     CHECK(a->c.rtt_valid);
     CHECK(a->c.srtt_ns >= 20000 && a->c.srtt_ns < 2 * MS);
     CHECK_EQ(a->c.rto_ns, 5 * MS);
@@ -1030,9 +1036,7 @@ static void test_early_retransmit(void)
     Node *a = &nodes[0];
     int64_t t;
 
-    pair_rto_min = 5 * MS;
-    setup_pair(0, 0, 0, 1460);
-    CHECK(write_and_wait(64u << 10, 1000 * MS) >= 0);
+    sampled_pair();
     drop_nth[0] = a_data_segs + 1;
     t = write_and_wait(4000, 1000 * MS);
     CHECK(t > 0 && t < 5 * MS);

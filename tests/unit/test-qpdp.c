@@ -788,6 +788,22 @@ static void cut_sink(void *opaque, const void *frame, size_t len)
 }
 
 /*
+ * A Write that goes through (the RTT sample), then the path cut: our
+ * frames no longer loop back (another MAC) and go to cut_sink.
+ */
+static void write_then_cut(void)
+{
+    setup(false);
+    fill(BUF_PA(0), 3000, 5);
+    ifx_sq_op(0, 0x00, BUF_PA(0), 3000, BUF_PA(1) + 0x2000, STAG(1));
+    run();
+    CHECK(!memcmp(mem(BUF_PA(1) + 0x2000), mem(BUF_PA(0)), 3000));
+    c.mac[5] ^= 1;
+    cut_frames = 0;
+    h.frame_cb = cut_sink;
+}
+
+/*
  * TCP retransmission as the QP context asks for it: after an RTT sample
  * the RTO sits on RTOMIN (5 ms, as irdma sets it); with the path cut,
  * the retransmissions back off, and after REXMIT_THRESH (8) of them the
@@ -798,16 +814,7 @@ static void test_rexmit_limit(void)
     uint64_t ctx;
     unsigned qp, code;
 
-    setup(false);
-    /* A Write that goes through: the RTT sample. */
-    fill(BUF_PA(0), 3000, 5);
-    ifx_sq_op(0, 0x00, BUF_PA(0), 3000, BUF_PA(1) + 0x2000, STAG(1));
-    run();
-    CHECK(!memcmp(mem(BUF_PA(1) + 0x2000), mem(BUF_PA(0)), 3000));
-    /* Cut the path: our frames no longer loop back (another MAC). */
-    c.mac[5] ^= 1;
-    cut_frames = 0;
-    h.frame_cb = cut_sink;
+    write_then_cut();
     /* One segment. */
     ifx_sq_op(0, 0x00, BUF_PA(0), 1000, BUF_PA(1) + 0x2000, STAG(1));
     run();
@@ -848,15 +855,7 @@ static void test_rexmit_mr_gone(void)
     unsigned i, qp, code;
     bool seen_amp = false, seen_rst = false;
 
-    setup(false);
-    fill(BUF_PA(0), 3000, 5);
-    ifx_sq_op(0, 0x00, BUF_PA(0), 3000, BUF_PA(1) + 0x2000, STAG(1));
-    run();
-    CHECK(!memcmp(mem(BUF_PA(1) + 0x2000), mem(BUF_PA(0)), 3000));
-    /* The path cut: the first transmission is lost. */
-    c.mac[5] ^= 1;
-    cut_frames = 0;
-    h.frame_cb = cut_sink;
+    write_then_cut();           /* the first transmission is lost */
     fill(BUF_PA(0), 1000, 9);
     ifx_sq_op(0, 0x00, BUF_PA(0), 1000, BUF_PA(1) + 0x8000, STAG(1));
     CHECK_EQ(cut_frames, 1);
