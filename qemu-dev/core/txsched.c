@@ -26,6 +26,22 @@ bool e810_wire_send(E810Core *c, const void *frame, size_t len, bool flow)
     if (t->budget) {
         t->budget--;
     }
+    if (flow) {
+        if (t->entry_sent >= E810_TX_ENTRY_MAX) {
+            t->stats.capped_entry++;
+            trace_e810_tx_capped("entry", t->entry_sent, t->queued);
+            return false;
+        }
+        if (t->queued >= E810_TX_QUEUED_MAX) {
+            t->stats.capped_queued++;
+            trace_e810_tx_capped("queued", t->entry_sent, t->queued);
+            return false;
+        }
+        t->entry_sent++;
+        if (t->entry_sent > t->stats.entry_max) {
+            t->stats.entry_max = t->entry_sent;
+        }
+    }
     if (t->blocked && !e810_tx_backed_up(c)) {
         flow = false;       /* past the grace: a lossy wire, QEMU's limit */
     }
@@ -35,6 +51,9 @@ bool e810_wire_send(E810Core *c, const void *frame, size_t len, bool flow)
     case E810_TX_QUEUED:
         t->queued++;
         t->stats.queued++;
+        if (t->queued > t->stats.queued_max) {
+            t->stats.queued_max = t->queued;
+        }
         if (!t->blocked) {
             t->blocked = true;
             t->blocked_at = e810_now(c);
@@ -97,6 +116,7 @@ void e810_tx_drained(E810Core *c, bool delivered)
 void e810_txsched_entry(E810Core *c)
 {
     c->txs.budget = E810_TX_BUDGET;
+    c->txs.entry_sent = 0;
 }
 
 /* The bottom half, inside the entry guard: pending work in turn. */

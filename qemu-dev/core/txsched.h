@@ -25,6 +25,18 @@
 /* RDMA data frames per device entry point. */
 #define E810_TX_BUDGET              64
 
+/*
+ * The gate's hard limits, whatever an engine does (docs/architecture.md,
+ * "Bounded work"): at most E810_TX_ENTRY_MAX flow-controlled frames leave
+ * in one entry point (the data budget plus acknowledgements and control
+ * frames), and at most E810_TX_QUEUED_MAX of them wait in the host's
+ * queue.  A frame past either limit is dropped and counted, as a lossy
+ * wire would lose it; the engines' own checks (e810_tx_may_send) keep
+ * them well below, so a drop here means an engine path forgot to ask.
+ */
+#define E810_TX_ENTRY_MAX           (2 * E810_TX_BUDGET)
+#define E810_TX_QUEUED_MAX          (2 * E810_TX_BUDGET)
+
 typedef struct E810TxSchedStats {
     uint64_t queued;            /* frames the host queued (backend full) */
     uint64_t blocked;           /* times sending stopped on a full backend */
@@ -32,6 +44,10 @@ typedef struct E810TxSchedStats {
     uint64_t lost_queued;       /* queued frames the host discarded */
     uint64_t bh_runs;           /* bottom-half runs */
     uint64_t yields;            /* entries that ran out of budget */
+    uint64_t capped_entry;      /* dropped: E810_TX_ENTRY_MAX in one entry */
+    uint64_t capped_queued;     /* dropped: E810_TX_QUEUED_MAX held */
+    unsigned entry_max;         /* most flow frames handed in one entry */
+    unsigned queued_max;        /* most flow frames the host held at once */
 } E810TxSchedStats;
 
 typedef struct E810TxSched {
@@ -40,6 +56,7 @@ typedef struct E810TxSched {
     bool blocked;               /* backend full: no new frames */
     unsigned queued;            /* frames the host still holds for us */
     unsigned budget;            /* RDMA data frames left in this entry */
+    unsigned entry_sent;        /* flow frames handed in this entry */
     int64_t blocked_at;         /* clock when it blocked */
     E810TxSchedStats stats;
 } E810TxSched;
