@@ -5,6 +5,7 @@
  */
 #include "e810.h"
 #include "rdma/qpdp.h"
+#include "rdma/puda.h"
 #include "roce/roce.h"
 #include "trace.h"
 
@@ -129,6 +130,7 @@ void e810_txsched_run(E810Core *c)
     if (e810_tx_backed_up(c)) {
         return;
     }
+    e810_puda_tx_run(c);
     e810_qpdp_tx_run(c);
     e810_roce_tx_run(c);
 }

@@ -55,6 +55,8 @@ struct E810PCIState {
     NICConf conf;
     uint64_t dsn;
     uint64_t mem_limit;     /* bytes of host memory for RDMA connections */
+    unsigned tx_held;       /* frames QEMU holds with e810_host_frame_sent */
+    uint64_t tx_held_drops; /* frames dropped at E810_GLUE_HELD_MAX */
 
     E810Core core;
 };
@@ -82,11 +84,21 @@ static void e810_host_msix_notify(void *opaque, unsigned vector)
     }
 }
 
+/*
+ * Frames QEMU may hold for us with a sent callback.  QEMU's own queue
+ * limit does not apply to those, so this is the glue's bound on them,
+ * whatever the core does (it stops far below: E810_TX_QUEUED_MAX).
+ */
+#define E810_GLUE_HELD_MAX      512
+
 /* A frame the backend had queued was handed on (or purged: @ret 0). */
 static void e810_host_frame_sent(NetClientState *nc, ssize_t ret)
 {
     E810PCIState *s = qemu_get_nic_opaque(nc);
 
+    if (s->tx_held) {
+        s->tx_held--;
+    }
     e810_tx_drained(&s->core, ret > 0);
 }
 
@@ -100,11 +112,19 @@ static E810TxResult e810_host_send_frame(void *opaque, const void *frame,
                                          size_t len, bool flow)
 {
     E810PCIState *s = opaque;
-    ssize_t ret = qemu_send_packet_async(qemu_get_queue(s->nic), frame, len,
-                                         flow ? e810_host_frame_sent : NULL);
+    ssize_t ret;
 
+    if (flow && s->tx_held >= E810_GLUE_HELD_MAX) {
+        /* Lost as on a congested wire; the core counts it. */
+        s->tx_held_drops++;
+        trace_e810_tx_held_drop(len, s->tx_held, s->tx_held_drops);
+        return E810_TX_DROPPED;
+    }
+    ret = qemu_send_packet_async(qemu_get_queue(s->nic), frame, len,
+                                 flow ? e810_host_frame_sent : NULL);
     trace_e810_tx_frame(len, ret >= 0);
     if (ret == 0 && flow) {
+        s->tx_held++;
         return E810_TX_QUEUED;
     }
     return ret >= 0 ? E810_TX_SENT : E810_TX_DROPPED;
@@ -357,6 +377,13 @@ static void e810_pci_exit(PCIDevice *pdev)
 {
     E810PCIState *s = E810(pdev);
 
+    /*
+     * Frames we queued in the backend carry e810_host_frame_sent, which
+     * reaches into this device: hand them back (as discarded) while the
+     * device is still here.  qemu_del_nic only purges what the backend
+     * queued for us, not what we queued at it.
+     */
+    qemu_purge_queued_packets(qemu_get_queue(s->nic));
     qemu_del_nic(s->nic);
     e810_core_cleanup(&s->core);
     pcie_cap_exit(pdev);

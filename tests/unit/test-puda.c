@@ -900,9 +900,50 @@ static void test_rx_malformed(void)
     teardown();
 }
 
+/*
+ * ILQ doorbells while the backend takes nothing: one frame goes to the
+ * host (and blocks the device), the rest of the SQ waits however often
+ * the guest rings; once the backend drains, the bottom half sends it.
+ */
+static void test_ilq_tx_backed_up(void)
+{
+    uint8_t seg[64];
+    uint64_t cqe[4];
+    unsigned len, i, n;
+
+    setup();
+    len = mk_seg(seg, 40000, 5000, 0x10, 0);
+    h.tx_full = true;
+    for (i = 0; i < 8; i++) {
+        ilq_put(i, seg, len, 20, 0, 0x03);
+    }
+    for (i = 0; i < 200; i++) {
+        wr(PFPE_WQEALLOC, 1);
+    }
+    fake_host_run_bh(&h);
+    CHECK_EQ(h.nheld, 1);
+    CHECK_EQ(c.txs.stats.queued_max, 1);
+    CHECK_EQ(c.txs.stats.capped_queued, 0);
+    CHECK_EQ(c.txs.stats.capped_entry, 0);
+    CHECK_EQ(c.puda.stats.tx_frames, 1);
+    h.tx_full = false;
+    CHECK_EQ(fake_host_tx_release(&h, &c, FAKE_MAX_HELD), 1);
+    fake_host_run_bh(&h);
+    CHECK_EQ(h.nframes, 8);
+    CHECK_EQ(c.puda.stats.tx_frames, 8);
+    for (n = 0; cq1_next(cqe); n++) {
+        CHECK_EQ((cqe[3] >> 32) & 0x7FFF, n);
+        CHECK_EQ((cqe[3] >> 55) & 1, 0);
+    }
+    CHECK_EQ(n, 8);
+    CHECK_EQ(h.guest_errors, 0);
+    teardown();
+}
+
 int main(void)
 {
     RUN(test_ilq_tx);
+    RUN(test_ilq_tx_backed_up);
     RUN(test_ilq_sq_tail_shadow);
     RUN(test_ilq_tx_ipv6_vlan);
     RUN(test_ilq_tx_bad);

@@ -232,15 +232,17 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
     return true;
 }
 
-bool e810_puda_doorbell(E810Core *c, uint32_t id)
+/*
+ * Everything valid at the consumer index, at most one ring's worth, each
+ * frame only when the transmit gate allows it (txsched.h): the rest is
+ * left for the bottom half, so a doorbell storm while the backend is
+ * full queues nothing.
+ */
+static void puda_sq_run(E810Core *c, uint32_t id, E810PudaQ *q)
 {
-    E810PudaQ *q = puda_q(c, id);
     uint32_t n;
 
-    if (!q) {
-        return false;
-    }
-    /* Everything valid at the consumer index, at most one ring's worth. */
+    q->tx_pending = false;
     for (n = 0; n < q->sq_size; n++) {
         uint64_t pa = q->sq_pa + 32ull * q->sq_tail;
         uint8_t raw[32];
@@ -250,7 +252,7 @@ bool e810_puda_doorbell(E810Core *c, uint32_t id)
 
         if (e810_dma_read(c, pa, raw, sizeof(raw))) {
             e810_guest_error(c, "puda: QP %u SQ WQE %u unreadable", id, idx);
-            return true;
+            return;
         }
         for (int i = 0; i < 4; i++) {
             w[i] = ld64(raw + 8 * i);
@@ -260,6 +262,10 @@ bool e810_puda_doorbell(E810Core *c, uint32_t id)
             if (e810_rdma_qp_show_sq_tail(c, id, q->sq_tail)) {
                 continue;
             }
+            break;
+        }
+        if (!e810_tx_may_send(c)) {
+            q->tx_pending = true;       /* e810_puda_tx_run goes on */
             break;
         }
         ok = puda_tx_one(c, id, idx, w);
@@ -284,7 +290,28 @@ bool e810_puda_doorbell(E810Core *c, uint32_t id)
         }
     }
     e810_rdma_qp_show_sq_tail(c, id, q->sq_tail);
+}
+
+bool e810_puda_doorbell(E810Core *c, uint32_t id)
+{
+    E810PudaQ *q = puda_q(c, id);
+
+    if (!q) {
+        return false;
+    }
+    puda_sq_run(c, id, q);
     return true;
+}
+
+void e810_puda_tx_run(E810Core *c)
+{
+    for (uint32_t id = E810_PUDA_ILQ_QP; id <= E810_PUDA_IEQ_QP; id++) {
+        E810PudaQ *q = puda_q(c, id);
+
+        if (q && q->tx_pending && e810_tx_may_send(c)) {
+            puda_sq_run(c, id, q);
+        }
+    }
 }
 
 /* ---- receive ------------------------------------------------------------ */

@@ -36,6 +36,7 @@ typedef struct E810PudaQ {
     uint8_t rq_pol;
     uint32_t cq;            /* TX and RX CQ (context @136) */
     uint64_t comp_ctx;
+    bool tx_pending;        /* SQ work left for the bottom half */
 } E810PudaQ;
 
 /* An offloaded connection: the 4-tuple a QP took over at RTS. */
@@ -93,6 +94,9 @@ void e810_steer_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
 /* qp.c: PFPE_WQEALLOC / user doorbell for QP 1 or 2; false if that QP
  * is not a PUDA (RoCEv2 GSI QP, not created). */
 bool e810_puda_doorbell(E810Core *c, uint32_t id);
+/* The bottom half (txsched.c): SQ work the doorbells left, within the
+ * entry's budget and only while the backend takes frames. */
+void e810_puda_tx_run(E810Core *c);
 /* steer.c -> puda.c: place a validated TCP segment in the ILQ RQ.
  * @l3 points at the IP header, @l3_len its length (20 or 40), @seg at the
  * TCP header with @seg_len bytes of header and payload. */

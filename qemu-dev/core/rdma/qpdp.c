@@ -1049,6 +1049,9 @@ static void qp_flush(QpdpQp *q, const uint64_t *wqe)
         .txcq = q->txcq, .rxcq = q->rxcq, .have_head = q->wq_cnt != 0,
     };
 
+    if (!(wqe[3] & (CQPSQ_FWQE_FLUSHSQ | CQPSQ_FWQE_FLUSHRQ))) {
+        return;                 /* GEN_AE only: the QP goes on */
+    }
     q->halted = true;
     if (q->priv) {
         return;

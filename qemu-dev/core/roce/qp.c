@@ -19,9 +19,13 @@
  *    LLP_TOO_MANY_RETRIES; RNR NAKs wait the peer's timer, RNRNAK_THRESH
  *    times (7: forever).
  *  - RC responder: the expected PSN (ePSN) and MSN; a duplicate is
- *    re-acknowledged (a READ re-executed from its RETH), a PSN ahead gets
- *    one NAK; SEND into RQ WQEs, WRITE and READ through the STag
- *    translation with the QP's PD and the region's remote rights.
+ *    re-acknowledged, a PSN ahead gets one NAK; SEND into RQ WQEs, WRITE
+ *    and READ through the STag translation with the QP's PD and the
+ *    region's remote rights.  An inbound READ is checked and queued (at
+ *    most IRD undone); its responses leave through the transmit gate
+ *    like any data, in PSN order, with the acknowledgement owed after
+ *    them (one, coalesced).  A duplicate READ is answered only from the
+ *    queue of recent ones, from the PSN it asks for.
  *
  * Data buffers are guest memory read or written when a packet is built or
  * placed, never copied into the engine: a retransmission reads the WQE's
@@ -54,6 +58,9 @@
 /* RNR NAK timer code the responder sends (5.12 ms): gen2's context has
  * no minimum RNR timer (min_rnr_timer is gen3 only). */
 #define ROCE_RNR_CODE           18
+/* Inbound READs the responder keeps: at most IRD (256 at most) undone,
+ * the rest answered ones kept for duplicates. */
+#define ROCE_RD_SLOTS           256
 
 typedef struct RoceWqe {
     uint32_t idx;               /* first quantum */
@@ -77,6 +84,17 @@ typedef struct RoceWqe {
     uint32_t got;               /* READ: response packets placed */
     uint8_t inl_data[ROCE_MAX_INLINE];
 } RoceWqe;
+
+/* An inbound READ: the responses owed for it, or sent (kept for a
+ * duplicate request). */
+typedef struct RoceRead {
+    uint32_t psn;               /* of the request = of the first response */
+    uint32_t npkts;
+    uint32_t next;              /* next response to send; npkts: all sent */
+    uint32_t msn;               /* carried in its AETHs */
+    uint32_t rkey, len;
+    uint64_t va;
+} RoceRead;
 
 typedef struct RoceQp {
     E810Core *c;
@@ -113,6 +131,13 @@ typedef struct RoceQp {
     int64_t deadline;
     /* responder */
     uint32_t epsn, msn;
+    unsigned ird;
+    RoceRead *rd;               /* ROCE_RD_SLOTS, oldest at rd_head */
+    unsigned rd_head, rd_cnt;
+    unsigned rd_send;           /* from rd_head: first that may be undone */
+    bool ack_owed;              /* one ACK/NAK waits behind the responses */
+    uint8_t ack_syn;
+    uint32_t ack_psn;
     bool nak_sent;
     bool rcv_active;
     uint32_t rcv_idx;
@@ -236,8 +261,8 @@ static void xmit(RoceQp *q, size_t len, unsigned opcode, uint32_t psn,
     }
 }
 
-/* ACK or NAK with @syndrome for @psn to the connected peer. */
-static void send_ack(RoceQp *q, uint8_t syndrome, uint32_t psn)
+/* ACK or NAK with @syndrome for @psn to the connected peer, now. */
+static void ack_out(RoceQp *q, uint8_t syndrome, uint32_t psn)
 {
     E810Roce *e = q->c->rdma.roce;
     size_t off = roce_frame_start(e->tx, &q->path);
@@ -252,6 +277,23 @@ static void send_ack(RoceQp *q, uint8_t syndrome, uint32_t psn)
     xmit(q, roce_frame_seal(e->tx, &q->path, off,
                             off + ROCE_BTH_LEN + ROCE_AETH_LEN),
          ROCE_ACK, psn, 0);
+}
+
+/*
+ * The responder owes an ACK or NAK: it leaves after the READ responses
+ * before it, when the gate allows (resp_run).  Each acknowledgement
+ * covers everything before its PSN, so a newer one replaces one still
+ * waiting: however many requests arrive while the backend is full, one
+ * frame waits.
+ */
+static void send_ack(RoceQp *q, uint8_t syndrome, uint32_t psn)
+{
+    if (q->ack_owed) {
+        q->c->rdma.roce->stats.acks_coalesced++;
+    }
+    q->ack_owed = true;
+    q->ack_syn = syndrome;
+    q->ack_psn = psn;
 }
 
 static void send_nak(RoceQp *q, unsigned code, uint32_t psn)
@@ -363,20 +405,17 @@ static bool rq_take(RoceQp *q)
 
 static void timer_cb(void *opaque);
 
-static void timer_rearm(E810Core *c)
+/*
+ * One timer for every QP: armed for the earliest deadline asked for.
+ * A deadline later than the armed one, or one taken back, needs nothing:
+ * the timer fires at most early, and timer_cb looks at every QP then and
+ * arms for the next.  So an ACK costs no scan of the QP table.
+ */
+static void timer_want(E810Core *c, int64_t deadline)
 {
     E810Roce *e = c->rdma.roce;
-    int64_t min = -1;
-    unsigned i;
 
-    for (i = 0; i < E810_RDMA_MAX_QPS; i++) {
-        RoceQp *q = e->qp[i];
-
-        if (q && q->deadline >= 0 && (min < 0 || q->deadline < min)) {
-            min = q->deadline;
-        }
-    }
-    if (min == e->armed) {
+    if (deadline < 0 || (e->armed >= 0 && e->armed <= deadline)) {
         return;
     }
     if (!e->timer) {
@@ -385,12 +424,8 @@ static void timer_rearm(E810Core *c)
             return;
         }
     }
-    e->armed = min;
-    if (min < 0) {
-        e810_timer_del(e->timer);
-    } else {
-        e810_timer_mod(e->timer, min);
-    }
+    e->armed = deadline;
+    e810_timer_mod(e->timer, deadline);
 }
 
 static int64_t rto(RoceQp *q)
@@ -406,7 +441,7 @@ static void timer_restart(RoceQp *q)
     bool busy = roce_psn_diff(q->psn_next, q->psn_una) > 0;
 
     q->deadline = busy ? e810_now(q->c) + rto(q) : -1;
-    timer_rearm(q->c);
+    timer_want(q->c, q->deadline);
 }
 
 /* RNR NAK timer codes (IBA table 45), in microseconds. */
@@ -740,7 +775,7 @@ static void rc_run(RoceQp *q)
         }
         if (q->deadline < 0) {
             q->deadline = e810_now(q->c) + rto(q);
-            timer_rearm(q->c);
+            timer_want(q->c, q->deadline);
         }
         send_pkt(q, w, q->snd_pkt);
         if (w->done) {          /* its buffers could not be read */
@@ -794,12 +829,19 @@ static void rx_ack(RoceQp *q, const RocePkt *k)
         rewind_to(q, k->psn);
         q->rnr_wait = true;
         q->deadline = e810_now(q->c) + rnr_us(syn & 0x1F) * 1000;
-        timer_rearm(q->c);
+        timer_want(q->c, q->deadline);
         trace_e810_roce_retry(q->id, "RNR NAK", k->psn, q->rnr_thresh);
         return;
     case ROCE_AETH_NAK:
         ack_upto(q, (k->psn - 1) & ROCE_PSN_MASK);
         if ((syn & 0x1F) == ROCE_NAK_PSN_SEQ) {
+            /* A go-back costs a retry like a timeout (IBA 9.7.5.1.3): a
+             * peer that NAKs without taking anything ends the QP. */
+            if (q->retries >= q->rexmit_thresh) {
+                qp_fatal(q, AE_LLP_TOO_MANY_RETRIES, AE_SOURCE_SQ);
+                return;
+            }
+            q->retries++;
             q->c->rdma.roce->stats.retransmits++;
             trace_e810_roce_retry(q->id, "NAK sequence error", k->psn,
                                   q->rexmit_thresh - q->retries);
@@ -880,6 +922,11 @@ static void rx_read_resp(RoceQp *q, const RocePkt *k)
             q->gap_asked = true;
             q->gap_psn = want;
             ack_upto(q, (w->first_psn - 1) & ROCE_PSN_MASK);
+            if (q->retries >= q->rexmit_thresh) {
+                qp_fatal(q, AE_LLP_TOO_MANY_RETRIES, AE_SOURCE_SQ);
+                return;
+            }
+            q->retries++;
             e->stats.retransmits++;
             trace_e810_roce_retry(q->id, "READ response ahead", want,
                                   q->rexmit_thresh - q->retries);
@@ -946,12 +993,57 @@ static unsigned xlate_nak(int r)
            ROCE_NAK_REMOTE_OP : ROCE_NAK_REMOTE_ACCESS;
 }
 
-/* A READ request at PSN @k->psn: the responses, from its RETH. */
-static void resp_read(RoceQp *q, const RocePkt *k, bool dup)
+static RoceRead *rd_at(RoceQp *q, unsigned i)
+{
+    return &q->rd[(q->rd_head + i) % ROCE_RD_SLOTS];
+}
+
+static unsigned rd_undone(RoceQp *q)
+{
+    unsigned i, n = 0;
+
+    for (i = q->rd_send; i < q->rd_cnt; i++) {
+        n += rd_at(q, i)->next < rd_at(q, i)->npkts;
+    }
+    return n;
+}
+
+/* A duplicate READ request at @psn: answered only if it names a READ
+ * still kept, and only from the response it asks for on. */
+static void resp_read_dup(RoceQp *q, const RocePkt *k)
 {
     E810Roce *e = q->c->rdma.roce;
+    unsigned i;
+
+    for (i = q->rd_cnt; i-- > 0;) {
+        RoceRead *r = rd_at(q, i);
+        int32_t d = roce_psn_diff(k->psn, r->psn);
+
+        if (d < 0) {
+            continue;
+        }
+        if ((uint32_t)d >= r->npkts) {
+            break;              /* between READs: not one of them */
+        }
+        if ((uint32_t)d < r->next) {
+            r->next = (uint32_t)d;
+            if (i < q->rd_send) {
+                q->rd_send = i;
+            }
+        }
+        return;
+    }
+    e->stats.rd_dup_stale++;
+    trace_e810_roce_drop(q->id, k->opcode, k->psn, "duplicate READ, not recent");
+}
+
+/* A READ request at PSN @k->psn: checked now, queued for its responses. */
+static void resp_read(RoceQp *q, const RocePkt *k)
+{
+    E810Roce *e = q->c->rdma.roce;
+    RoceRead *rd;
     uint64_t va;
-    uint32_t rkey, len, n, i;
+    uint32_t rkey, len;
     int r;
 
     if (k->ext_len < ROCE_RETH_LEN) {
@@ -961,7 +1053,13 @@ static void resp_read(RoceQp *q, const RocePkt *k, bool dup)
     va = ldbe64(k->ext);
     rkey = ldbe32(k->ext + 8);
     len = ldbe32(k->ext + 12);
-    if (!q->rd_ok || len > 0x7FFFFFFFu) {
+    if (!q->rd_ok || len > 0x7FFFFFFFu || !q->rd) {
+        resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
+        return;
+    }
+    if (rd_undone(q) >= q->ird) {
+        /* The requester went past the IRD it was given. */
+        e->stats.rd_ird_exceeded++;
         resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
         return;
     }
@@ -975,46 +1073,111 @@ static void resp_read(RoceQp *q, const RocePkt *k, bool dup)
             return;
         }
     }
-    n = npkts_of(q, len);
-    if (!dup) {
-        q->c->rdma.pestat[E810_PE_RDMARXRDS]++;
-        q->epsn = (k->psn + n) & ROCE_PSN_MASK;
-        q->msn = (q->msn + 1) & 0xFFFFFF;
-    }
-    for (i = 0; i < n; i++) {
-        size_t off = roce_frame_start(e->tx, &q->path), p;
-        uint32_t plen = len - i * q->mtu < q->mtu ? len - i * q->mtu : q->mtu;
-        uint32_t psn = (k->psn + i) & ROCE_PSN_MASK;
-        unsigned opcode = n == 1 ? ROCE_READ_RESP_ONLY :
-                          i == 0 ? ROCE_READ_RESP_FIRST :
-                          i + 1 == n ? ROCE_READ_RESP_LAST :
-                          ROCE_READ_RESP_MIDDLE;
-        uint8_t *b = e->tx;
-
-        p = off + ROCE_BTH_LEN;
-        if (opcode != ROCE_READ_RESP_MIDDLE) {
-            b[p] = ROCE_AETH_ACK | ROCE_AETH_CREDITS_NONE;
-            roce_put24(b + p + 1, q->msn);
-            p += ROCE_AETH_LEN;
+    if (q->rd_cnt == ROCE_RD_SLOTS) {
+        /* The oldest is answered (undone ones are fewer than IRD). */
+        q->rd_head = (q->rd_head + 1) % ROCE_RD_SLOTS;
+        q->rd_cnt--;
+        if (q->rd_send) {
+            q->rd_send--;
         }
-        if (plen) {
-            E810XCopy x = { q->c, b + p, NULL, false, false };
+    }
+    q->c->rdma.pestat[E810_PE_RDMARXRDS]++;
+    rd = rd_at(q, q->rd_cnt++);
+    rd->psn = k->psn;
+    rd->npkts = npkts_of(q, len);
+    rd->next = 0;
+    rd->va = va;
+    rd->rkey = rkey;
+    rd->len = len;
+    q->epsn = (k->psn + rd->npkts) & ROCE_PSN_MASK;
+    q->msn = (q->msn + 1) & 0xFFFFFF;
+    rd->msn = q->msn;
+}
 
-            r = e810_rdma_xlate(q->c, rkey, va + (uint64_t)i * q->mtu, plen,
+/* Response @i of READ @rd.  False if its data could not be read (the QP
+ * has failed). */
+static bool resp_read_pkt(RoceQp *q, RoceRead *rd, uint32_t i)
+{
+    E810Roce *e = q->c->rdma.roce;
+    size_t off = roce_frame_start(e->tx, &q->path), p;
+    uint32_t poff = i * q->mtu;
+    uint32_t plen = rd->len - poff < q->mtu ? rd->len - poff : q->mtu;
+    uint32_t psn = (rd->psn + i) & ROCE_PSN_MASK;
+    unsigned opcode = rd->npkts == 1 ? ROCE_READ_RESP_ONLY :
+                      i == 0 ? ROCE_READ_RESP_FIRST :
+                      i + 1 == rd->npkts ? ROCE_READ_RESP_LAST :
+                      ROCE_READ_RESP_MIDDLE;
+    uint8_t *b = e->tx;
+
+    p = off + ROCE_BTH_LEN;
+    if (opcode != ROCE_READ_RESP_MIDDLE) {
+        b[p] = ROCE_AETH_ACK | ROCE_AETH_CREDITS_NONE;
+        roce_put24(b + p + 1, rd->msn);
+        p += ROCE_AETH_LEN;
+    }
+    if (plen) {
+        E810XCopy x = { q->c, b + p, NULL, false, false };
+        int r = e810_rdma_xlate(q->c, rd->rkey, rd->va + poff, plen,
                                 E810_ACC_REMOTE_READ, q->pd, false,
                                 e810_xcopy_fn, &x);
-            if (r) {
-                resp_error(q, k, ROCE_NAK_REMOTE_OP, e810_xlate_ae(r));
-                return;
-            }
-            p += plen;
+
+        if (r) {
+            /* The region changed (or its memory failed) since the request
+             * was checked. */
+            trace_e810_roce_drop(q->id, ROCE_READ_REQ, psn, "READ source");
+            ack_out(q, ROCE_AETH_NAK | xlate_nak(r), psn);
+            qp_fatal(q, e810_xlate_ae(r), AE_SOURCE_RQ);
+            return false;
         }
-        while ((p - off) & 3) {
-            b[p++] = 0;
+        p += plen;
+    }
+    while ((p - off) & 3) {
+        b[p++] = 0;
+    }
+    roce_bth_put(b + off, (uint8_t)opcode, false, (4 - (plen & 3)) & 3,
+                 q->pkey, q->dqpn, false, psn);
+    xmit(q, roce_frame_seal(b, &q->path, off, p), opcode, psn, plen);
+    return true;
+}
+
+/*
+ * What the responder owes, in PSN order: READ responses, then the one
+ * acknowledgement waiting.  Each frame only when the gate allows; what
+ * is left waits for the bottom half (tx_note).
+ */
+static void resp_run(RoceQp *q)
+{
+    if (!q->rd) {
+        return;
+    }
+    while (q->rd_send < q->rd_cnt) {
+        RoceRead *rd = rd_at(q, q->rd_send);
+
+        if (q->halted) {
+            q->rd_send = q->rd_cnt;     /* an error ends what is owed */
+            break;
         }
-        roce_bth_put(b + off, (uint8_t)opcode, false, (4 - (plen & 3)) & 3,
-                     q->pkey, q->dqpn, false, psn);
-        xmit(q, roce_frame_seal(b, &q->path, off, p), opcode, psn, plen);
+        if (rd->next >= rd->npkts) {
+            q->rd_send++;
+            continue;
+        }
+        if (!e810_tx_may_send(q->c)) {
+            tx_note(q);
+            return;
+        }
+        if (!resp_read_pkt(q, rd, rd->next)) {
+            q->rd_send = q->rd_cnt;
+            break;
+        }
+        rd->next++;
+    }
+    if (q->ack_owed) {
+        if (!e810_tx_may_send(q->c)) {
+            tx_note(q);
+            return;
+        }
+        q->ack_owed = false;
+        ack_out(q, q->ack_syn, q->ack_psn);
     }
 }
 
@@ -1055,7 +1218,7 @@ static void resp_request(RoceQp *q, const RocePkt *k)
         /* A duplicate: executed before, only acknowledged again. */
         e->stats.rx_dup++;
         if (op == ROCE_READ_REQ) {
-            resp_read(q, k, true);
+            resp_read_dup(q, k);
         } else if (k->ackreq) {
             send_ack(q, ROCE_AETH_ACK | ROCE_AETH_CREDITS_NONE,
                      (q->epsn - 1) & ROCE_PSN_MASK);
@@ -1065,7 +1228,7 @@ static void resp_request(RoceQp *q, const RocePkt *k)
     q->nak_sent = false;
     if (op == ROCE_READ_REQ) {
         e->stats.rx_pkts++;
-        resp_read(q, k, false);
+        resp_read(q, k);
         return;
     }
     if (!is_send(op) && !is_write(op)) {
@@ -1492,6 +1655,7 @@ bool e810_roce_rx(E810Core *c, const E810Frame *fr)
         break;
     default:
         resp_request(q, &k);
+        resp_run(q);
         break;
     }
     return true;
@@ -1540,7 +1704,7 @@ static void timer_cb(void *opaque)
 {
     E810Core *c = opaque;
     E810Roce *e = c->rdma.roce;
-    int64_t now = e810_now(c);
+    int64_t now = e810_now(c), next = -1;
     unsigned i;
 
     if (!e) {
@@ -1553,8 +1717,11 @@ static void timer_cb(void *opaque)
         if (q && q->deadline >= 0 && q->deadline <= now) {
             qp_timeout(q);
         }
+        if (q && q->deadline >= 0 && (next < 0 || q->deadline < next)) {
+            next = q->deadline;
+        }
     }
-    timer_rearm(c);
+    timer_want(c, next);
 }
 
 /* ---- control path ------------------------------------------------------- */
@@ -1585,6 +1752,12 @@ static void qp_load(RoceQp *q, const uint64_t *x)
     q->wr_ok = x[20] & (1ull << 20);
     q->rd_ok = x[20] & (1ull << 21);
     q->ord = (unsigned)e810_fld(x[20], 7, 0);
+    {
+        static const uint16_t ird_tab[8] = { 4, 16, 64, 128, 256, 256, 256,
+                                             256 };
+
+        q->ird = ird_tab[e810_fld(x[20], 18, 16)];
+    }
     q->rexmit_thresh = (unsigned)e810_fld(x[16], 53, 48);
     q->rnr_thresh = (unsigned)e810_fld(x[16], 56, 54);
     q->pkey = (uint16_t)e810_fld(x[7], 47, 32);
@@ -1628,10 +1801,13 @@ static void qp_drop(E810Core *c, uint32_t id)
         free(q->wq);
         e810_mem_release(c, (size_t)q->wq_size * sizeof(RoceWqe));
     }
+    if (q->rd) {
+        free(q->rd);
+        e810_mem_release(c, ROCE_RD_SLOTS * sizeof(RoceRead));
+    }
     free(q);
     e810_mem_release(c, sizeof(RoceQp));
     e->qp[id] = NULL;
-    timer_rearm(c);
 }
 
 /* FLUSH_WQES of a user QP: one flush CQE for the oldest outstanding WQE
@@ -1646,6 +1822,9 @@ static void qp_flush(RoceQp *q, const uint64_t *wqe)
         .txcq = q->txcq, .rxcq = q->rxcq, .have_head = q->wq_cnt != 0,
     };
 
+    if (!(wqe[3] & (CQPSQ_FWQE_FLUSHSQ | CQPSQ_FWQE_FLUSHRQ))) {
+        return;                 /* GEN_AE only: the QP goes on */
+    }
     q->halted = true;
     q->deadline = -1;
     if (q->priv) {
@@ -1705,6 +1884,20 @@ static RoceQp *qp_new(E810Core *c, uint32_t id, unsigned type, bool vq,
             return NULL;
         }
         q->wq_size = n;
+        if (!e810_mem_charge(c, ROCE_RD_SLOTS * sizeof(RoceRead))) {
+            free(q->wq);
+            free(q);
+            e810_mem_release(c, (size_t)n * sizeof(RoceWqe) + sizeof(*q));
+            return NULL;
+        }
+        q->rd = calloc(ROCE_RD_SLOTS, sizeof(RoceRead));
+        if (!q->rd) {
+            free(q->wq);
+            free(q);
+            e810_mem_release(c, (size_t)n * sizeof(RoceWqe) + sizeof(*q) +
+                             ROCE_RD_SLOTS * sizeof(RoceRead));
+            return NULL;
+        }
     }
     e->qp[id] = q;
     return q;
@@ -1739,7 +1932,8 @@ void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
     default:
         return;
     }
-    if (CQPSQ_QP_QPTYPE(h) != QP_TYPE_ROCE_RC && CQPSQ_QP_QPTYPE(h) != QP_TYPE_ROCE_UD) {
+    if (op == CQP_OP_CREATE_QP && CQPSQ_QP_QPTYPE(h) != QP_TYPE_ROCE_RC &&
+        CQPSQ_QP_QPTYPE(h) != QP_TYPE_ROCE_UD) {
         return;
     }
     if (e810_dma_read(c, wqe[2], raw, sizeof(raw))) {
@@ -1764,12 +1958,19 @@ void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
     }
     prev = q->state;
     next = CQPSQ_QP_NEXTIWSTATE(h);
-    qp_load(q, x);
+    /* The state follows the control path's whatever the op says of the
+     * type; the context only describes a QP of the type it was created
+     * with. */
+    if (CQPSQ_QP_QPTYPE(h) == q->type) {
+        qp_load(q, x);
+    }
     q->state = (uint8_t)next;
     if (next == QP_STATE_RTR && prev != QP_STATE_RTR && prev != QP_STATE_RTS) {
         q->epsn = (uint32_t)e810_fld(x[11], 23, 0);
         q->msn = 0;
         q->nak_sent = q->rcv_active = q->wr_active = false;
+        q->rd_head = q->rd_cnt = q->rd_send = 0;
+        q->ack_owed = false;
     }
     if (next == QP_STATE_RTS && prev != QP_STATE_RTS && prev != QP_STATE_SQD) {
         q->psn_next = q->psn_una = (uint32_t)e810_fld(x[10], 23, 0);
@@ -1791,7 +1992,6 @@ void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
     case QP_STATE_ERROR:
         q->halted = true;
         q->deadline = -1;
-        timer_rearm(c);
         break;
     default:
         break;
@@ -1807,6 +2007,7 @@ static void sq_run(RoceQp *q)
     if (q->type == QP_TYPE_ROCE_UD) {
         ud_run(q);
     } else {
+        resp_run(q);
         rc_run(q);
     }
     q->in_run = false;

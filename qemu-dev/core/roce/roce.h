@@ -26,6 +26,9 @@ typedef struct E810RoceCounters {
     uint64_t retransmits;       /* go-back-N restarts (timeout or NAK) */
     uint64_t timeouts;
     uint64_t tx_dropped;        /* frames e810_rdma_xmit refused */
+    uint64_t acks_coalesced;    /* ACK/NAKs replaced by a newer one */
+    uint64_t rd_dup_stale;      /* duplicate READs for no recent READ */
+    uint64_t rd_ird_exceeded;   /* READs past IRD undone ones (NAKed) */
 } E810RoceCounters;
 
 typedef struct E810Roce E810Roce;
