@@ -182,6 +182,30 @@ static void test_user_flush(void)
     teardown();
 }
 
+/* FLUSH_WQES with only GENERATE_AE (irdma_gen_ae): the AE is posted, the
+ * QP is not flushed and keeps moving data. */
+static void test_gen_ae_only(void)
+{
+    uint64_t w[8] = { 0 }, cqe[4];
+    unsigned n = 0;
+
+    setup(true);
+    w[1] = 0x0101 | 1ull << 16;
+    CHECK_EQ(cqp(0x22, w, 4 | 1ull << 59), 0);
+    CHECK(ifx_ae_seen(4, 0x0101));
+    fill(BUF_PA(0), 3000, 3);
+    rq_post(1, BUF_PA(1) + 0x100, 4096);
+    ifx_sq_op(0, 0x03, BUF_PA(0), 3000, 0, 1ull << 62);
+    run();
+    CHECK(!memcmp(mem(BUF_PA(1) + 0x100), mem(BUF_PA(0)), 3000));
+    while (cqe_next(cqe)) {
+        CHECK(!(cqe[3] & (1ull << 55)));
+        n++;
+    }
+    CHECK_EQ(n, 2);
+    teardown();
+}
+
 /* ---- regression tests for guest-reachable memory-safety bugs ----------- */
 
 #define BAR0_BASE       0xF0000000ull   /* outside guest RAM */
@@ -982,6 +1006,7 @@ int main(void)
     RUN(test_send_write_read);
     RUN(test_remote_error);
     RUN(test_user_flush);
+    RUN(test_gen_ae_only);
     RUN(test_reentry_cq_on_bar0);
     RUN(test_reentry_mmio_from_doorbell);
     RUN(test_xlate_fbo_wrap);

@@ -305,6 +305,38 @@ static void test_rc_rnr_and_access_error(void)
     teardown_roce();
 }
 
+/* FLUSH_WQES with only GENERATE_AE (irdma_gen_ae): the AE is posted and
+ * the QP keeps working.  Then a MODIFY_QP to ERROR whose type field is
+ * not RoCE's: the control path takes the state, so does the engine (no
+ * more frames from QP 3). */
+static void test_rc_gen_ae_and_modify(void)
+{
+    uint64_t q[8] = { 0 }, cqe[4];
+    uint64_t tx;
+
+    setup_roce();
+    q[1] = 0x0101 | 1ull << 16;
+    CHECK_EQ(cqp(0x22, q, 3 | 1ull << 59), 0);
+    CHECK(ifx_ae_seen(3, 0x0101));
+    fill(BUF_PA(0), 3000, 61);
+    ifx_sq_op(0, 0x00, BUF_PA(0), 3000, BUF_PA(1) + 0x100, SIG | STAG(1));
+    run();
+    CHECK(cqe_next(cqe));
+    CHECK(!(cqe[3] & CQE_ERROR));
+    CHECK(!memcmp(mem(BUF_PA(1) + 0x100), mem(BUF_PA(0)), 3000));
+
+    memset(q, 0, sizeof(q));
+    q[2] = QPCTX_PA(0);
+    CHECK_EQ(cqp(0x01, q, 3 | 1ull << 48 | 6ull << 60), 0);
+    tx = e810_roce_stats(&C)->tx_pkts;
+    fill(BUF_PA(0), 3000, 62);
+    ifx_sq_op(0, 0x00, BUF_PA(0), 3000, BUF_PA(1) + 0x2000, SIG | STAG(1));
+    run();
+    CHECK_EQ(e810_roce_stats(&C)->tx_pkts, tx);
+    CHECK(memcmp(mem(BUF_PA(1) + 0x2000), mem(BUF_PA(0)), 3000));
+    teardown_roce();
+}
+
 /* ---- two devices on a lossy link ---------------------------------------- */
 
 #define LINK_QMAX 512
@@ -321,6 +353,8 @@ static unsigned link_dups, link_delayed;
 static uint32_t link_seed;
 static IfxState *one_device;    /* the fixture's default device */
 static bool link_cut;
+static unsigned link_to_a;      /* frames B sent towards A */
+static uint32_t link_read_psn;  /* PSN of the last READ request A sent */
 
 static IfxState dev_a = IFX_DEV_A;
 static IfxState dev_b = IFX_DEV_B;
@@ -349,8 +383,16 @@ static void link_frame(void *opaque, const void *frame, size_t len)
 {
     IfxState *to = opaque;
     unsigned due = link_now;
+    const char *bad;
+    RocePkt k;
 
     link_sent++;
+    if (to == &dev_a) {
+        link_to_a++;
+    } else if (roce_parse(frame, len, &k, &bad) && !bad &&
+               k.opcode == ROCE_READ_REQ) {
+        link_read_psn = k.psn;
+    }
     if (link_cut || (link_drop_every && link_sent % link_drop_every == 0) ||
         (link_loss && link_rand() < link_loss)) {
         link_lost++;
@@ -394,7 +436,7 @@ static void link_step(void)
 
 static void two_devices(void)
 {
-    link_n = link_sent = link_lost = 0;
+    link_n = link_sent = link_lost = link_to_a = 0;
     link_cut = false;
     dev_a.roce = dev_b.roce = true;
     dev_a.psn[0] = 0x10;
@@ -431,6 +473,229 @@ static void two_devices_end(void)
     ifx_cur = &dev_b;
     ifx_teardown();
     ifx_cur = one_device;
+    dev_a.mss = dev_b.mss = 0;
+}
+
+/* A frame of @from's QP 3 to @to's QP @dqpn, as a hostile or confused
+ * peer sends it: BTH with @opcode and @psn, then @ext (a multiple of 4
+ * bytes). */
+static void peer_frame(IfxState *to, IfxState *from, unsigned dqpn,
+                       unsigned opcode, uint32_t psn, bool ackreq,
+                       const uint8_t *ext, size_t ext_len)
+{
+    static uint8_t f[ROCE_FRAME_MAX];
+    RocePath p = { .ipv4 = true, .ttl = 64, .sport = 0xC000 };
+    size_t off;
+
+    memcpy(p.smac, from->mac, 6);
+    memcpy(p.dmac, to->mac, 6);
+    stbe32(p.sip, from->ip);
+    stbe32(p.dip, to->ip);
+    off = roce_frame_start(f, &p);
+    roce_bth_put(f + off, (uint8_t)opcode, false, 0, 0xFFFF, dqpn, ackreq,
+                 psn & ROCE_PSN_MASK);
+    memcpy(f + off + ROCE_BTH_LEN, ext, ext_len);
+    e810_receive(&to->dev.c, f,
+                 roce_frame_seal(f, &p, off, off + ROCE_BTH_LEN + ext_len));
+}
+
+/* A READ request from A's QP 3 to B's QP 4 at @psn for @len bytes of
+ * B's MR 1. */
+static void peer_read(uint32_t psn, uint64_t va, uint32_t len)
+{
+    uint8_t reth[ROCE_RETH_LEN];
+
+    stbe64(reth, va);
+    stbe32(reth + 8, STAG(1));
+    stbe32(reth + 12, len);
+    peer_frame(&dev_b, &dev_a, 4, ROCE_READ_REQ, psn, true, reth,
+               sizeof(reth));
+}
+
+/* Steps of the link until A has @n completions (or 20000 steps); the
+ * number of error completions among them in *@errors. */
+static unsigned a_wait_cqes(unsigned n, unsigned *errors)
+{
+    uint64_t cqe[4];
+    unsigned got = 0, k;
+
+    for (k = 0; k < 20000 && got < n; k++) {
+        link_step();
+        ifx_cur = &dev_a;
+        while (cqe_next(cqe)) {
+            *errors += !!(cqe[3] & CQE_ERROR);
+            got++;
+        }
+    }
+    return got;
+}
+
+/*
+ * A 60000-byte READ at path MTU 256 (235 responses): the responder sends
+ * them through the transmit gate, a budget per entry point, the rest
+ * from its bottom half.  Then B's backend takes nothing while A sends
+ * ten WRITEs that ask for ACKs and another READ: one frame waits in the
+ * host, the ACKs owed fold into one; once the backend drains, everything
+ * completes, data intact.
+ */
+static void test_rc_read_paced(void)
+{
+    const uint32_t len = 60000;
+    E810TxSchedStats *st = &dev_b.dev.c.txs.stats;
+    unsigned errors = 0, i, k;
+
+    dev_a.mss = dev_b.mss = 256;
+    two_devices();
+    ifx_cur = &dev_b;
+    fill(BUF_PA(1), len, 41);
+    ifx_cur = &dev_a;
+    memset(mem(BUF_PA(0)), 0, len);
+    ifx_sq_op(0, 0x01, BUF_PA(0), len, BUF_PA(1), SIG | STAG(1));
+    CHECK_EQ(a_wait_cqes(1, &errors), 1);
+    CHECK_EQ(errors, 0);
+    CHECK(!memcmp(fake_mem(&dev_a.dev.h, BUF_PA(0)),
+                  fake_mem(&dev_b.dev.h, BUF_PA(1)), len));
+    CHECK_EQ(link_to_a, 235);
+    CHECK(st->entry_max <= E810_TX_BUDGET);
+    CHECK_EQ(st->capped_entry, 0);
+    CHECK_EQ(st->capped_queued, 0);
+    CHECK(st->bh_runs > 0);
+
+    /* B's backend full: WRITEs that want ACKs, then a READ. */
+    dev_b.dev.h.tx_full = true;
+    ifx_cur = &dev_b;
+    fill(BUF_PA(1) + 0xF000, 4000, 42);
+    ifx_cur = &dev_a;
+    fill(BUF_PA(0) + 0xF000, 1000, 43);
+    for (i = 0; i < 10; i++) {
+        ifx_sq_op_put(0, 0x00, BUF_PA(0) + 0xF000 + 100 * i, 100,
+                      BUF_PA(1) + 0x100 * i, SIG | STAG(1));
+    }
+    ifx_sq_op_put(0, 0x01, BUF_PA(0) + 0xE000, 4000, BUF_PA(1) + 0xF000,
+                  SIG | STAG(1));
+    ifx_wr(PFPE_WQEALLOC, 3);
+    for (k = 0; k < 10; k++) {
+        link_step();
+    }
+    CHECK_EQ(dev_b.dev.h.nheld, 1);
+    CHECK_EQ(st->queued_max, 1);
+    CHECK(e810_roce_stats(&dev_b.dev.c)->acks_coalesced >= 8);
+    dev_b.dev.h.tx_full = false;
+    fake_host_tx_release(&dev_b.dev.h, &dev_b.dev.c, FAKE_MAX_HELD);
+    CHECK_EQ(a_wait_cqes(11, &errors), 11);
+    CHECK_EQ(errors, 0);
+    for (i = 0; i < 10; i++) {
+        CHECK(!memcmp(fake_mem(&dev_b.dev.h, BUF_PA(1) + 0x100 * i),
+                      fake_mem(&dev_a.dev.h, BUF_PA(0) + 0xF000 + 100 * i),
+                      100));
+    }
+    CHECK(!memcmp(fake_mem(&dev_a.dev.h, BUF_PA(0) + 0xE000),
+                  fake_mem(&dev_b.dev.h, BUF_PA(1) + 0xF000), 4000));
+    CHECK_EQ(st->capped_entry, 0);
+    CHECK_EQ(st->capped_queued, 0);
+    CHECK(st->entry_max <= E810_TX_BUDGET);
+    two_devices_end();
+}
+
+/*
+ * Duplicate READ requests: one for a READ just answered is answered
+ * again from the PSN it names (all 235 responses, or the last 135), one
+ * for no READ the responder keeps gets nothing.  None costs more than a
+ * budget of frames per entry point.
+ */
+static void test_rc_read_dup(void)
+{
+    const uint32_t len = 60000;
+    const E810RoceCounters *rs;
+    unsigned errors = 0, n0, k;
+    uint32_t psn;
+
+    dev_a.mss = dev_b.mss = 256;
+    two_devices();
+    ifx_cur = &dev_b;
+    fill(BUF_PA(1), len, 51);
+    ifx_cur = &dev_a;
+    ifx_sq_op(0, 0x01, BUF_PA(0), len, BUF_PA(1), SIG | STAG(1));
+    CHECK_EQ(a_wait_cqes(1, &errors), 1);
+    CHECK_EQ(errors, 0);
+    psn = link_read_psn;
+    rs = e810_roce_stats(&dev_b.dev.c);
+
+    n0 = link_to_a;
+    peer_read(psn, BUF_PA(1), len);
+    for (k = 0; k < 50; k++) {
+        link_step();
+    }
+    CHECK_EQ(link_to_a - n0, 235);
+
+    n0 = link_to_a;
+    peer_read(psn + 100, BUF_PA(1) + 100 * 256, len - 100 * 256);
+    for (k = 0; k < 50; k++) {
+        link_step();
+    }
+    CHECK_EQ(link_to_a - n0, 135);
+
+    n0 = link_to_a;
+    peer_read(psn - 1000, BUF_PA(1), len);
+    for (k = 0; k < 50; k++) {
+        link_step();
+    }
+    CHECK_EQ(link_to_a - n0, 0);
+    CHECK_EQ(rs->rd_dup_stale, 1);
+    CHECK(dev_b.dev.c.txs.stats.entry_max <= E810_TX_BUDGET);
+    CHECK_EQ(dev_b.dev.c.txs.stats.capped_entry, 0);
+    /* A took the repeated responses as unexpected, nothing failed. */
+    CHECK(e810_roce_stats(&dev_a.dev.c)->rx_unexpected >= 370);
+    ifx_cur = &dev_a;
+    CHECK(!ifx_ae_seen(3, AE_LLP_TOO_MANY_RETRIES));
+    two_devices_end();
+}
+
+/* A requester past the IRD it was given (16 READs not answered yet):
+ * the 17th gets a NAK invalid request and the responder's QP fails. */
+static void test_rc_read_ird(void)
+{
+    unsigned k;
+
+    two_devices();
+    dev_b.dev.h.tx_full = true;         /* nothing gets answered */
+    for (k = 0; k < 16; k++) {
+        peer_read(dev_a.psn[0] + 2 * k, BUF_PA(1), 2000);   /* 2 packets */
+    }
+    ifx_cur = &dev_b;
+    CHECK(!ifx_ae_seen(4, AE_IB_INVALID_REQUEST));
+    CHECK_EQ(e810_roce_stats(&dev_b.dev.c)->rd_ird_exceeded, 0);
+    peer_read(dev_a.psn[0] + 32, BUF_PA(1), 2000);
+    CHECK_EQ(e810_roce_stats(&dev_b.dev.c)->rd_ird_exceeded, 1);
+    CHECK(ifx_ae_seen(4, AE_IB_INVALID_REQUEST));
+    CHECK_EQ(dev_b.dev.h.nheld, 1);
+    dev_b.dev.h.tx_full = false;
+    fake_host_tx_release(&dev_b.dev.h, &dev_b.dev.c, FAKE_MAX_HELD);
+    two_devices_end();
+}
+
+/* NAKs (PSN sequence error) for the same PSN, from a peer that takes
+ * nothing: each goes back and costs a retry; past REXMIT_THRESH (7) the
+ * QP fails with LLP_TOO_MANY_RETRIES, as for timeouts. */
+static void test_rc_nak_retries(void)
+{
+    uint8_t aeth[4] = { ROCE_AETH_NAK | ROCE_NAK_PSN_SEQ, 0, 0, 0 };
+    unsigned k;
+
+    two_devices();
+    link_cut = true;
+    ifx_cur = &dev_a;
+    ifx_sq_op(0, 0x00, BUF_PA(0), 100, BUF_PA(1), SIG | STAG(1));
+    for (k = 0; k < 7; k++) {
+        peer_frame(&dev_a, &dev_b, 3, ROCE_ACK, dev_a.psn[0], false, aeth, 4);
+    }
+    ifx_cur = &dev_a;
+    CHECK(!ifx_ae_seen(3, AE_LLP_TOO_MANY_RETRIES));
+    CHECK_EQ(link_sent, 8);
+    peer_frame(&dev_a, &dev_b, 3, ROCE_ACK, dev_a.psn[0], false, aeth, 4);
+    CHECK(ifx_ae_seen(3, AE_LLP_TOO_MANY_RETRIES));
+    CHECK_EQ(link_sent, 8);
+    two_devices_end();
 }
 
 /* A's QP 3 moves 40 messages (SEND, WRITE, READ in turn, up to 9000
@@ -713,6 +978,11 @@ int main(void)
     RUN(test_rc_lossy);
     RUN(test_rc_impaired);
     RUN(test_rc_retry_exceeded);
+    RUN(test_rc_gen_ae_and_modify);
+    RUN(test_rc_read_paced);
+    RUN(test_rc_read_dup);
+    RUN(test_rc_read_ird);
+    RUN(test_rc_nak_retries);
     RUN(test_ud_gsi);
     return CHECK_DONE();
 }

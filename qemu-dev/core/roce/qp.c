@@ -1165,6 +1165,12 @@ static void resp_run(RoceQp *q)
             tx_note(q);
             return;
         }
+        if (q->ack_owed && roce_psn_diff(q->ack_psn, rd->psn) < 0) {
+            /* What was acknowledged before this READ goes first. */
+            q->ack_owed = false;
+            ack_out(q, q->ack_syn, q->ack_psn);
+            continue;
+        }
         if (!resp_read_pkt(q, rd, rd->next)) {
             q->rd_send = q->rd_cnt;
             break;
