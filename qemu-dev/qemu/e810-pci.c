@@ -383,6 +383,7 @@ static void e810_pci_exit(PCIDevice *pdev)
      * device is still here.  qemu_del_nic only purges what the backend
      * queued for us, not what we queued at it.
      */
+    trace_e810_pci_exit(s->tx_held, s->tx_held_drops);
     qemu_purge_queued_packets(qemu_get_queue(s->nic));
     qemu_del_nic(s->nic);
     e810_core_cleanup(&s->core);
