@@ -11,7 +11,11 @@
 #define E810_FUZZ_COMMON_H
 
 #include "iwarp-fixture.h"
+#include "fuzz-snap.h"
 #include "e810.h"
+
+#include <inttypes.h>
+#include <time.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +74,218 @@ static inline void inbuf(FuzzIn *in, void *buf, size_t n)
 /* Scenarios an input starts from (low 2 bits of its first byte). */
 enum { SCEN_BARE, SCEN_IWARP_KERNEL, SCEN_IWARP_USER, SCEN_LAN };
 
+/*
+ * Oracles: a hostile guest or peer must not make one device entry point
+ * (an MMIO access, a received frame, a timer, the bottom half) do
+ * unbounded work or hand the host unbounded frames or memory.  Checked
+ * after every entry the harness makes and every timer and bottom half
+ * the fake host runs; each entry counts its own work, not that of the
+ * entries nested in it (a register write followed by the bottom halves).
+ * A violation aborts, so libFuzzer keeps the input and the replay fails.
+ *
+ * The bounds are what legitimate paths need, with room:
+ * - flow-controlled (RDMA) frames: the transmit gate's limits
+ *   (txsched.h), counted by the core and again by the fake host;
+ * - any frames: a LAN Tx doorbell may send a whole ring (8K descriptors);
+ * - DMA: a LAN ring of 8K descriptors of 16 KiB buffers is 128 MiB from
+ *   one doorbell, so MMIO entries get 256 MiB; a received frame, a timer
+ *   or the bottom half moves at most E810_TX_ENTRY_MAX frames of 9 KiB
+ *   plus their completions: 4 MiB;
+ * - core heap: 8 MiB allocated per entry (the largest legitimate object
+ *   is the 6 MiB register file, allocated outside any entry);
+ * - wall clock: 2 s per entry, a backstop far above anything legitimate
+ *   under ASan (the deterministic bounds above catch the real cases).
+ */
+#define FUZZ_FRAMES_MAX         (8192 + 2 * E810_TX_ENTRY_MAX)
+#define FUZZ_DMA_MMIO_MAX       (256ull << 20)
+#define FUZZ_DMA_ENTRY_MAX      (4ull << 20)
+#define FUZZ_DMA_CALLS_MAX      (1u << 20)
+#define FUZZ_ALLOC_MAX          (8ull << 20)
+#define FUZZ_WALL_NS_MAX        2000000000ll
+#define FUZZ_DEPTH              8
+
+typedef struct FuzzMeter {
+    uint64_t frames, flow, held, dma, ndma, alloc;
+    int64_t ns;
+} FuzzMeter;
+
+static FuzzMeter meter_base[FUZZ_DEPTH], meter_acc[FUZZ_DEPTH];
+static const char *meter_what[FUZZ_DEPTH];
+static bool meter_mmio[FUZZ_DEPTH];
+static unsigned meter_depth;
+
+static inline int64_t wall_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static inline FuzzMeter meter_now(void)
+{
+    FuzzMeter m = {
+        ifx.h.n_frames, ifx.h.n_flow_frames, ifx.h.n_frames_held,
+        ifx.h.dma_bytes, ifx.h.n_dma, fuzz_alloc_total(), wall_ns(),
+    };
+
+    return m;
+}
+
+static inline void meter_add(FuzzMeter *acc, const FuzzMeter *a,
+                             const FuzzMeter *b)
+{
+    acc->frames += a->frames - b->frames;
+    acc->flow += a->flow - b->flow;
+    acc->held += a->held - b->held;
+    acc->dma += a->dma - b->dma;
+    acc->ndma += a->ndma - b->ndma;
+    acc->alloc += a->alloc - b->alloc;
+    acc->ns += a->ns - b->ns;
+}
+
+/* E810_FUZZ_ORACLES=0: report only (to measure, or to look for memory
+ * errors while a resource bug the oracles know is still open). */
+static inline void oracle_fail(const char *what, const char *name,
+                               uint64_t val, uint64_t bound)
+{
+    static int off = -1;
+
+    if (off < 0) {
+        const char *e = getenv("E810_FUZZ_ORACLES");
+
+        off = e && !strcmp(e, "0");
+    }
+    if (off) {
+        return;
+    }
+    fprintf(stderr, "fuzz oracle: %s: %s = %" PRIu64 " (bound %" PRIu64
+            ")\n", what, name, val, bound);
+    abort();
+}
+
+/* The transmit gate's counters: never past its limits, never dropping. */
+static inline void oracle_gate(const char *what)
+{
+    const E810TxSchedStats *st = &ifx.c.txs.stats;
+
+    if (st->capped_entry) {
+        oracle_fail(what, "capped_entry", st->capped_entry, 0);
+    }
+    if (st->capped_queued) {
+        oracle_fail(what, "capped_queued", st->capped_queued, 0);
+    }
+    if (st->entry_max > E810_TX_ENTRY_MAX) {
+        oracle_fail(what, "entry_max", st->entry_max, E810_TX_ENTRY_MAX);
+    }
+    if (st->queued_max > E810_TX_QUEUED_MAX) {
+        oracle_fail(what, "queued_max", st->queued_max, E810_TX_QUEUED_MAX);
+    }
+    if (ifx.h.nheld_flow > E810_TX_QUEUED_MAX) {
+        oracle_fail(what, "flow frames held by the host", ifx.h.nheld_flow,
+                    E810_TX_QUEUED_MAX);
+    }
+}
+
+static inline void fuzz_entry_begin(const char *what, bool mmio)
+{
+    FuzzMeter now = meter_now();
+
+    if (meter_depth >= FUZZ_DEPTH) {
+        abort();
+    }
+    if (meter_depth) {
+        /* The outer entry's own work so far; it resumes at our end. */
+        meter_add(&meter_acc[meter_depth - 1], &now,
+                  &meter_base[meter_depth - 1]);
+    }
+    meter_base[meter_depth] = now;
+    memset(&meter_acc[meter_depth], 0, sizeof(meter_acc[0]));
+    meter_what[meter_depth] = what;
+    meter_mmio[meter_depth] = mmio;
+    meter_depth++;
+}
+
+static inline void fuzz_entry_end(void)
+{
+    FuzzMeter now = meter_now(), *d;
+    const char *what;
+    uint64_t dma_max;
+
+    meter_depth--;
+    d = &meter_acc[meter_depth];
+    what = meter_what[meter_depth];
+    meter_add(d, &now, &meter_base[meter_depth]);
+    if (meter_depth) {
+        meter_base[meter_depth - 1] = now;
+    }
+    oracle_gate(what);
+    if (d->flow > E810_TX_ENTRY_MAX) {
+        oracle_fail(what, "flow frames handed", d->flow, E810_TX_ENTRY_MAX);
+    }
+    if (d->frames > FUZZ_FRAMES_MAX) {
+        oracle_fail(what, "frames handed", d->frames, FUZZ_FRAMES_MAX);
+    }
+    if (d->held > FUZZ_FRAMES_MAX) {
+        oracle_fail(what, "frames handed while blocked", d->held,
+                    FUZZ_FRAMES_MAX);
+    }
+    dma_max = meter_mmio[meter_depth] ? FUZZ_DMA_MMIO_MAX : FUZZ_DMA_ENTRY_MAX;
+    if (d->dma > dma_max) {
+        oracle_fail(what, "DMA bytes", d->dma, dma_max);
+    }
+    if (d->ndma > FUZZ_DMA_CALLS_MAX) {
+        oracle_fail(what, "DMA calls", d->ndma, FUZZ_DMA_CALLS_MAX);
+    }
+    if (d->alloc > FUZZ_ALLOC_MAX) {
+        oracle_fail(what, "heap bytes allocated", d->alloc, FUZZ_ALLOC_MAX);
+    }
+    if (d->ns > FUZZ_WALL_NS_MAX) {
+        oracle_fail(what, "wall-clock ns", (uint64_t)d->ns, FUZZ_WALL_NS_MAX);
+    }
+}
+
+/* Timers and bottom halves the fake host runs. */
+static inline void fuzz_host_entry(void *opaque, bool after)
+{
+    (void)opaque;
+    if (after) {
+        fuzz_entry_end();
+    } else {
+        fuzz_entry_begin("timer or bottom half", false);
+    }
+}
+
+/* Entry points the harness calls, metered. */
+static inline void fz_mmio_write(uint64_t off, uint64_t val, unsigned size)
+{
+    fuzz_entry_begin("MMIO write", true);
+    e810_mmio_write(&ifx.c, off, val, size);
+    fuzz_entry_end();
+}
+
+static inline void fz_mmio_read(uint64_t off, unsigned size)
+{
+    fuzz_entry_begin("MMIO read", true);
+    e810_mmio_read(&ifx.c, off, size);
+    fuzz_entry_end();
+}
+
+static inline void fz_receive(const uint8_t *f, size_t n)
+{
+    fuzz_entry_begin("receive", false);
+    e810_receive(&ifx.c, f, n);
+    fuzz_entry_end();
+}
+
+/* A harness step of several entries (helpers that write registers and run
+ * the bottom halves): bounded as an MMIO entry. */
+#define FZ_GUEST(what, stmt) do { \
+    fuzz_entry_begin(what, true); \
+    stmt; \
+    fuzz_entry_end(); \
+} while (0)
+
 /* LAN scenario: one VSI (PF queue 4) with our MAC, Rx queue 4 with 64
  * descriptors of 2 KiB posted, Tx queue 5 of 256 descriptors. */
 #define LAN_TX_RING     (FAKE_MEM_BASE + 0xC00000)
@@ -82,6 +298,7 @@ enum { SCEN_BARE, SCEN_IWARP_KERNEL, SCEN_IWARP_USER, SCEN_LAN };
 #define LAN_RX_QLEN     64
 
 static unsigned lan_tx_tail, lan_rx_tail;
+static unsigned fz_ilq_head, fz_ilq_pol;
 
 static inline uint64_t fuzz_addr(FuzzIn *in);
 
@@ -146,7 +363,8 @@ static inline void fuzz_lan_tx(FuzzIn *in)
         st64(d + 8, q1);
         lan_tx_tail = (lan_tx_tail + 1) % LAN_TX_QLEN;
     }
-    ifx_wr(QTX_COMM_DBELL(LAN_TXQ), (b & 0x40) ? in16(in) : lan_tx_tail);
+    FZ_GUEST("LAN Tx doorbell", ifx_wr(QTX_COMM_DBELL(LAN_TXQ),
+                                       (b & 0x40) ? in16(in) : lan_tx_tail));
 }
 
 /* Give Rx descriptors back (tail), sometimes with input-chosen buffers. */
@@ -163,11 +381,20 @@ static inline void fuzz_lan_rx(FuzzIn *in)
                            : LAN_RX_BUFS + lan_rx_tail * 2048);
         lan_rx_tail = (lan_rx_tail + 1) % LAN_RX_QLEN;
     }
-    ifx_wr(QRX_TAIL(LAN_RXQ), (b & 0x40) ? in16(in) : lan_rx_tail);
+    FZ_GUEST("LAN Rx tail", ifx_wr(QRX_TAIL(LAN_RXQ),
+                                   (b & 0x40) ? in16(in) : lan_rx_tail));
 }
 
-/* Set up: returns false if the set-up itself failed (a harness bug). */
-static inline bool fuzz_setup(unsigned scen, bool reenter)
+/* Our own MAC and IP, talking to ourselves (iwarp-fixture.c's default). */
+#define FUZZ_IFX_TMPL { .mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 }, \
+                        .peer_mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 }, \
+                        .ip = OUR_IP, .peer_ip = OUR_IP }
+/* A remote peer on the wire (fuzz-roce's remote scenario, the ILQ's AH). */
+static const uint8_t fuzz_peer_mac[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x0b };
+#define FUZZ_PEER_IP    0x0A000002u
+
+/* Set up scenario @scen (the body of every target's build). */
+static inline void fuzz_build_scen(unsigned scen)
 {
     ifx_failures = 0;
     switch (scen) {
@@ -184,21 +411,163 @@ static inline bool fuzz_setup(unsigned scen, bool reenter)
         break;
     }
     ifx.h.quiet = true;
-    if (reenter) {
-        ifx.h.bar0_core = &ifx.c;
-        ifx.h.bar0_base = FUZZ_BAR0_BASE;
-    }
-    if (ifx_failures) {
-        fprintf(stderr, "fuzz: set-up of scenario %u failed\n", scen);
-        abort();
-    }
-    return true;
 }
 
-static inline void fuzz_teardown(void)
+static inline void fuzz_check_setup(unsigned id)
 {
+    if (ifx_failures) {
+        fprintf(stderr, "fuzz: set-up of scenario %u failed\n", id);
+        abort();
+    }
+}
+
+/*
+ * Start an input from snapshot @id (built by @build on first use), in
+ * re-entrancy mode or not.  Harness state outside the snapshot is the
+ * caller's to reset.
+ */
+static inline void fuzz_start(unsigned id, const IfxState *tmpl,
+                              FuzzBuildFn *build, bool reenter)
+{
+    fuzz_snap_begin(id, tmpl, build, NULL);
+    fuzz_check_setup(id);
+    /* The guest's ring positions as the set-ups leave them. */
+    lan_tx_tail = 0;
+    lan_rx_tail = LAN_RX_QLEN - 8;
+    fz_ilq_head = 0;
+    fz_ilq_pol = 1;
+    meter_depth = 0;
+    ifx.h.bar0_core = reenter ? &ifx.c : NULL;
+    ifx.h.bar0_base = FUZZ_BAR0_BASE;
+    ifx.h.entry_cb = fuzz_host_entry;
+    ifx.h.entry_opaque = NULL;
+    oracle_gate("set-up");
+}
+
+/* The backend goes away (as QEMU's purge at unplug), then the device. */
+static inline void fuzz_unplug(void)
+{
+    size_t bytes;
+    unsigned n;
+
+    fake_host_tx_purge(&ifx.h, &ifx.c);
+    ifx.h.entry_cb = NULL;
     ifx.h.bar0_core = NULL;
-    ifx_teardown();
+    e810_core_cleanup(&ifx.c);
+    n = fuzz_arena_live(&bytes);
+    if (n) {
+        fprintf(stderr, "fuzz: leak: %u core allocations (%zu bytes) left "
+                "after e810_core_cleanup\n", n, bytes);
+        abort();
+    }
+}
+
+/* End of an input: let what was started finish (retransmissions,
+ * loopback, ITR), then unplug unless the input did. */
+static inline void fuzz_finish(bool unplugged)
+{
+    if (!unplugged) {
+        fake_host_advance(&ifx.h, 2000000000ll);
+        oracle_gate("end");
+        fuzz_unplug();
+    }
+}
+
+/* ILQ (QP 1) send WQEs from the input, then its SQ doorbell: TCP segments
+ * the connection manager would send, through AH 0 (ARP 2, a remote MAC:
+ * the frames reach the host) or another AH. */
+static unsigned fz_ilq_head, fz_ilq_pol;
+#define FUZZ_ILQ_TXBUF  M(0x40000)
+
+static inline void fuzz_ilq_send(FuzzIn *in)
+{
+    uint8_t b = in8(in);
+    unsigned n = 1 + (b & 15);
+
+    for (unsigned k = 0; k < n; k++) {
+        uint64_t w = ILQ_SQ_PA + 32ull * fz_ilq_head;
+        uint64_t buf = FUZZ_ILQ_TXBUF + 2048ull * fz_ilq_head;
+        uint32_t len = (b & 0x80) ? in16(in) : 20 + in8(in) % 100;
+        unsigned hl = (b & 0x40) ? in8(in) % 16 : 5;
+        unsigned ah = (b & 0x20) ? in8(in) : 0;
+        uint8_t seg[64];
+
+        inbuf(in, seg, sizeof(seg));
+        memcpy(ifx_mem(buf), seg, sizeof(seg));
+        ifx_set64(w, buf);
+        ifx_set64(w + 8, (uint64_t)len << 32 | (uint64_t)fz_ilq_pol << 63);
+        ifx_set64(w + 16, 0);
+        ifx_set64(w + 24, 3ull << 32 | (uint64_t)hl << 42 | ah | 1ull << 62 |
+                  (uint64_t)fz_ilq_pol << 63);
+        if (++fz_ilq_head == ILQ_NBUF) {
+            fz_ilq_head = 0;
+            fz_ilq_pol ^= 1;
+        }
+    }
+    FZ_GUEST("ILQ doorbell", ifx_wr(PFPE_WQEALLOC, 1));
+}
+
+/* The ILQ's way out (iWARP scenarios): ARP 2 = a remote MAC, AH 0 to it. */
+static inline void fuzz_ilq_route(void)
+{
+    uint64_t q[8] = { 0 };
+
+    q[2] = mac_u64(fuzz_peer_mac);
+    if (ifx_cqp(0x0f, q, 2 | 1ull << 42)) {
+        ifx_failures++;
+    }
+    memset(q, 0, sizeof(q));
+    q[0] = mac_u64(ifx_mac) << 16;
+    q[2] = 2ull << 48 | 0x40ull << 32;
+    q[4] = FUZZ_PEER_IP;
+    q[6] = OUR_IP;
+    if (ifx_cqp(0x1c, q, 0 | 1ull << 59)) {
+        ifx_failures++;
+    }
+}
+
+/*
+ * Operations every target has (op bytes 0xF8..0xFF): back-pressure (the
+ * backend holds frames, then hands some on), a reset with frames still
+ * held, and the unplug.  Returns false when the input ends (unplugged).
+ */
+static inline bool fuzz_common_op(FuzzIn *in, uint8_t op)
+{
+    switch (op & 7) {
+    case 0:
+    case 1:
+        ifx.h.tx_full = true;
+        break;
+    case 2:
+        ifx.h.tx_full = false;
+        break;
+    case 3:
+    case 4: {
+        uint8_t n = in8(in);
+
+        /* Handing on frames is the host's (no entry); the bottom halves
+         * it schedules are entries. */
+        fake_host_tx_release(&ifx.h, &ifx.c, n == 0xFF ? FAKE_MAX_HELD :
+                             1u + n % 64);
+        fake_host_run_bh(&ifx.h);
+        break;
+    }
+    case 5:
+        FZ_GUEST("reset", e810_core_reset(&ifx.c, in8(in) & 1 ?
+                                          E810_RESET_PF :
+                                          E810_RESET_POWER_ON));
+        fake_host_run_bh(&ifx.h);
+        break;
+    case 6:
+        fuzz_unplug();
+        return false;
+    default:
+        ifx.h.tx_full = false;
+        fake_host_tx_release(&ifx.h, &ifx.c, FAKE_MAX_HELD);
+        fake_host_run_bh(&ifx.h);
+        break;
+    }
+    return true;
 }
 
 /* A guest address an input names: mostly RAM, sometimes BAR0. */
@@ -257,7 +626,7 @@ static inline void fuzz_cqp_wqe(FuzzIn *in)
     if (q[7] & 2) {
         q[4] = fuzz_addr(in);
     }
-    cqp_ring_post(&ifx_cur->cqp, q, q[3] & ~(1ull << 63));
+    FZ_GUEST("CQP", cqp_ring_post(&ifx_cur->cqp, q, q[3] & ~(1ull << 63)));
 }
 
 /* SQ WQE of QP 3 + (b & 1), 1..4 quanta from the input, doorbell. */
@@ -278,7 +647,8 @@ static inline void fuzz_sq_wqe(FuzzIn *in)
         q[0] = BUF_PA(i) + (q[0] & 0xFFFF);
         q[1] &= ~(0x7FFF0000ull << 32);
     }
-    ifx_sq_post(i, q, q[3] & ~(1ull << 63), quanta, extra);
+    FZ_GUEST("SQ doorbell", ifx_sq_post(i, q, q[3] & ~(1ull << 63), quanta,
+                                        extra));
 }
 
 /* RQ WQE for QP 3 + (b & 1). */
@@ -313,7 +683,7 @@ static inline void fuzz_aq_cmd(FuzzIn *in)
         inbuf(in, fake_mem(&ifx.h, buf), 128);
     }
     ifx.atq_ntu = (i + 1) % AQ_LEN;
-    ifx_wr(PF_FW_ATQT, ifx.atq_ntu);
+    FZ_GUEST("AQ doorbell", ifx_wr(PF_FW_ATQT, ifx.atq_ntu));
 }
 
 /* One frame from the input onto the wire side of the device. */
@@ -326,7 +696,7 @@ static inline void fuzz_frame_raw(FuzzIn *in)
     if (n >= 12 && (f[0] & 1) == 0 && (f[0] & 2)) {
         memcpy(f, ifx_mac, 6);          /* often: to us */
     }
-    e810_receive(&ifx.c, f, n);
+    fz_receive(f, n);
 }
 
 #endif

@@ -5,8 +5,10 @@
  * then a sequence of operations: register writes and reads (the registers
  * ice and irdma use, or any offset), guest memory contents and pointers,
  * admin-queue commands, CQP WQEs, SQ/RQ WQEs of the two set-up QPs, PF
- * resets, link changes, frames, LAN Tx/Rx descriptors and doorbells, and
- * time passing (timers run).
+ * resets, link changes, frames, LAN Tx/Rx descriptors and doorbells, ILQ
+ * (connection manager) segments, time passing (timers run), and the
+ * backend holding frames, resets and the unplug with frames held
+ * (fuzz_common_op).  Oracles: fuzz-common.h.
  */
 #include "fuzz-common.h"
 
@@ -24,30 +26,55 @@ static const uint32_t regs[] = {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The scenario's set-up; iWARP ones get the ILQ a way to the wire. */
+static void build(unsigned scen, void *opaque)
+{
+    (void)opaque;
+    fuzz_build_scen(scen);
+    if (scen == SCEN_IWARP_KERNEL || scen == SCEN_IWARP_USER) {
+        fuzz_ilq_route();
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     FuzzIn in = { data, size };
     uint8_t s0 = in8(&in);
     unsigned scen = s0 & 3, ops;
     bool iw = scen == SCEN_IWARP_KERNEL || scen == SCEN_IWARP_USER;
+    bool live = true;
+    /* Address handles for the ILQ's route (fuzz_ilq_route). */
+    static const IfxState tmpl = { .mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
+                                   .peer_mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
+                                   .ip = OUR_IP, .peer_ip = OUR_IP, .nah = 16 };
 
-    fuzz_setup(scen, s0 & 4);
-    for (ops = 0; in.left && ops < FUZZ_MAX_OPS; ops++) {
+    fuzz_start(scen, &tmpl, build, s0 & 4);
+    for (ops = 0; live && in.left && ops < FUZZ_MAX_OPS; ops++) {
         uint8_t op = in8(&in);
 
+        if (op >= 0xF8) {
+            live = fuzz_common_op(&in, op);
+            continue;
+        }
+        if (op >= 0xF0) {
+            if (iw) {
+                fuzz_ilq_send(&in);
+            }
+            continue;
+        }
         switch (op % 16) {
         case 0: {
             uint8_t k = in8(&in);
             uint32_t off = k < 0xC0 ? regs[k % (sizeof(regs) / sizeof(regs[0]))]
                                     : (in32(&in) % E810_BAR0_SIZE) & ~3u;
 
-            e810_mmio_write(&ifx.c, off, in32(&in), 4);
+            fz_mmio_write(off, in32(&in), 4);
             break;
         }
         case 1: {
             uint32_t off = in32(&in) % E810_BAR0_SIZE;
 
-            e810_mmio_read(&ifx.c, off, 1u << (in8(&in) % 4));
+            fz_mmio_read(off, 1u << (in8(&in) % 4));
             break;
         }
         case 2:
@@ -81,17 +108,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fuzz_frame_raw(&in);
             break;
         case 10:
-            e810_set_link(&ifx.c, in8(&in) & 1);
+            FZ_GUEST("link", e810_set_link(&ifx.c, in8(&in) & 1));
             break;
         case 11:
-            e810_mmio_write(&ifx.c, PFGEN_CTRL, PFGEN_CTRL_PFSWR, 4);
+            fz_mmio_write(PFGEN_CTRL, PFGEN_CTRL_PFSWR, 4);
             break;
         case 12: {
             /* Unaligned / narrow / wide accesses. */
             uint32_t off = in32(&in) % E810_BAR0_SIZE;
             uint64_t val = in64(&in);
 
-            e810_mmio_write(&ifx.c, off, val, 1u << (in8(&in) % 4));
+            fz_mmio_write(off, val, 1u << (in8(&in) % 4));
             break;
         }
         case 13:
@@ -105,13 +132,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             break;
         default:
-            e810_core_reset(&ifx.c, in8(&in) & 1 ? E810_RESET_PF
-                                                  : E810_RESET_POWER_ON);
+            FZ_GUEST("reset", e810_core_reset(&ifx.c, in8(&in) & 1 ?
+                                              E810_RESET_PF :
+                                              E810_RESET_POWER_ON));
             break;
         }
     }
-    /* Let what was started finish (retransmissions, loopback, ITR). */
-    fake_host_advance(&ifx.h, 2000000000ll);
-    fuzz_teardown();
+    fuzz_finish(!live);
     return 0;
 }

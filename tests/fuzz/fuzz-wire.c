@@ -6,7 +6,8 @@
  * as MPA FPDUs (good or bad CRC) carrying fuzz DDP/RDMAP headers, in or
  * out of sequence; also raw frames for steering and the ILQ, receive
  * buffers and Read/Write/Send work on QP 4, CQP ops that move the QP
- * through its states, and time (retransmission, TIME_WAIT).  The first
+ * through its states, time (retransmission, TIME_WAIT), and the backend
+ * holding frames, resets and the unplug (fuzz_common_op).  The first
  * input byte selects kernel or user QPs and re-entrancy mode.
  */
 #include "fuzz-common.h"
@@ -63,7 +64,7 @@ static void send_segment(FuzzIn *in, const uint8_t *payload, size_t n,
     sum = e810_csum_add(0, ip + 12, 8) + 6 + (uint32_t)(20 + n);
     sum = e810_csum_add(sum, th, 20 + n);
     put16(th + 16, (uint16_t)~e810_csum_fold(sum) ^ ((mode & 1) ? 0x5555 : 0));
-    e810_receive(&ifx.c, f, 14 + 40 + n);
+    fz_receive(f, 14 + 40 + n);
     if (!(mode & 3)) {
         peer_seq += (uint32_t)n + ((flags & 0x01) ? 1 : 0);
     }
@@ -87,6 +88,12 @@ static size_t build_fpdu(FuzzIn *in, uint8_t *out, bool bad)
     return n;
 }
 
+static void build(unsigned scen, void *opaque)
+{
+    (void)opaque;
+    fuzz_build_scen(scen);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -95,15 +102,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t s0 = in8(&in);
     unsigned ops;
     uint8_t buf[9000];
+    bool live = true;
+    static const IfxState tmpl = FUZZ_IFX_TMPL;
 
-    fuzz_setup((s0 & 1) ? SCEN_IWARP_USER : SCEN_IWARP_KERNEL, s0 & 4);
+    fuzz_start((s0 & 1) ? SCEN_IWARP_USER : SCEN_IWARP_KERNEL, &tmpl, build,
+               s0 & 4);
     /* QP 4's context: it expects 0xFFFFFF00 from its peer and has sent
      * nothing past 700000 (iwarp-fixture.c). */
     peer_seq = 0xFFFFFF00u;
     peer_ack = 700000;
-    for (ops = 0; in.left && ops < FUZZ_MAX_OPS; ops++) {
+    for (ops = 0; live && in.left && ops < FUZZ_MAX_OPS; ops++) {
         uint8_t op = in8(&in);
 
+        if (op >= 0xF8) {
+            live = fuzz_common_op(&in, op);
+            continue;
+        }
         switch (op % 11) {
         case 0:
         case 1:
@@ -153,10 +167,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
             q[2] = QPCTX_PA(1);
             if (k % 4 == 3) {
-                ifx_cqp(0x02, q, 4 | 1ull << 48);
+                FZ_GUEST("CQP", ifx_cqp(0x02, q, 4 | 1ull << 48));
             } else {
-                ifx_cqp(0x01, q, 4 | 1ull << 48 | next[k % 4] |
-                        (uint64_t)(k >> 4 & 3) << 56);
+                FZ_GUEST("CQP", ifx_cqp(0x01, q, 4 | 1ull << 48 | next[k % 4] |
+                                        (uint64_t)(k >> 4 & 3) << 56));
             }
             break;
         }
@@ -179,7 +193,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
     }
-    fake_host_advance(&ifx.h, 2000000000ll);
-    fuzz_teardown();
+    fuzz_finish(!live);
     return 0;
 }

@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Write the seed corpora (corpus/mmio, corpus/wire) from the traffic the
-unit tests drive (test-qpdp.c): inputs in the targets' encoding
-(fuzz-common.h, fuzz-mmio.c, fuzz-wire.c).  Run it after changing an
-encoding; the seeds are small and kept in the repository."""
+"""Write the seed corpora (corpus/mmio, corpus/wire, the remote-peer seeds
+of corpus/roce) from the traffic the unit tests drive (test-qpdp.c), and
+the regression inputs of the resource oracles (regress/<target>/): inputs
+in the targets' encoding (fuzz-common.h, fuzz-mmio.c, fuzz-wire.c,
+fuzz-roce.c).  Run it after changing an encoding; the inputs are small and
+kept in the repository."""
 import os
 import struct
 
@@ -92,10 +94,67 @@ wire = {
         u16(33001) + u16(5) + u8(9) + u8(10),
 }
 
-for name, seeds in (('mmio', mmio), ('wire', wire)):
+# Ops of every target (fuzz_common_op): the backend holds frames / takes
+# them again, hands on N held frames, reset, unplug.
+HOLD, UNHOLD, UNPLUG = u8(0xF8), u8(0xFA), u8(0xFE)
+def release(n): return u8(0xFB) + u8(n)
+
+# fuzz-mmio: ILQ sends (0xF0): @n WQEs of TCP segments (20-byte header)
+# through AH 0 to the remote MAC.
+def tcp_hdr(sport, dport, flags=0x10):
+    return be16(sport) + be16(dport) + be32(1000) + be32(2000) + u8(5 << 4) + u8(flags) + be16(0xFFFF) + be32(0)
+def ilq(n, payload=0):
+    out = u8(0xF0) + u8(n - 1)
+    for _ in range(n):
+        out += u8(payload) + tcp_hdr(ILQ_PORT, 33000).ljust(64, b'\0')
+    return out
+ILQ_PORT = 4420
+
+mmio.update({
+    'ilq-send': u8(1) + ilq(2, 10) + adv(5),
+    'ilq-held': u8(1) + HOLD + ilq(4) + release(2) + UNHOLD + release(0xFF) + adv(5),
+    'unplug-held': u8(1) + HOLD + ilq(3) + UNPLUG,
+})
+
+# fuzz-roce: first byte 2|user: the remote peer.  send_read (0xF0): m (QP,
+# duplicate, ACK request, length kind), k (length index / duplicate
+# distance).  send_roce (0): m, opcode, PSN (delta), length, ICRC byte.
+def rread(qp, k, dup=False, ackreq=False, kind=0):
+    return u8(0xF0) + u8(qp | (2 if dup else 0) | (4 if ackreq else 0) | kind << 5) + u8(k)
+def rsend_dup(qp):
+    # SEND ONLY (0x04) one PSN below the expected one, ACK requested
+    return u8(0) + u8(qp | 0x80) + u8(0x04) + u32(0xFFFFFFFF) + u16(0) + u8(0)
+roce = {
+    'remote-read': u8(2) + rread(1, 3) + adv(5),
+    'remote-read-dup': u8(2) + rread(1, 3) + rread(1, 0, dup=True, kind=3) + adv(5),
+    'remote-held-ack': u8(2) + HOLD + rsend_dup(1) * 4 + release(0xFF) + adv(5),
+    'remote-unplug': u8(2) + HOLD + rread(1, 3) + rsend_dup(1) + UNPLUG,
+}
+
+# Regression inputs: each trips a resource oracle on a core whose engine
+# paths do not ask the transmit gate (abort until the core is fixed).
+regress = {
+    # One READ of 0x7FFFFFFF bytes (the large region, expected PSN): the
+    # responder builds every response in one e810_receive (capped_entry).
+    'roce': {'read-huge-one-entry': u8(2) + rread(1, 0)},
+    # Backend held: ILQ SQ doorbells (16 segments each) keep handing
+    # frames to the host (capped_queued).
+    'mmio': {'ilq-held-doorbells': u8(1) + HOLD + ilq(16) * 9},
+}
+# Backend held: duplicate requests with the ACK-request bit keep making
+# the responder send ACKs (capped_queued).
+regress['roce']['ack-held'] = u8(2) + HOLD + rsend_dup(1) * 140
+
+for name, seeds in (('mmio', mmio), ('wire', wire), ('roce', roce)):
     d = os.path.join(HERE, 'corpus', name)
     os.makedirs(d, exist_ok=True)
     for k, v in seeds.items():
         with open(os.path.join(d, k), 'wb') as f:
             f.write(v)
-print('seeds written')
+for name, inputs in regress.items():
+    d = os.path.join(HERE, 'regress', name)
+    os.makedirs(d, exist_ok=True)
+    for k, v in inputs.items():
+        with open(os.path.join(d, k), 'wb') as f:
+            f.write(v)
+print('seeds and regression inputs written')

@@ -23,6 +23,7 @@ static int fake_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
     FakeHost *h = opaque;
 
     h->n_dma++;
+    h->dma_bytes += len;
     if (in_bar0(h, addr, len)) {
         uint8_t *b = buf;
 
@@ -49,6 +50,7 @@ static int fake_dma_write(void *opaque, uint64_t addr, const void *buf, size_t l
     FakeHost *h = opaque;
 
     h->n_dma++;
+    h->dma_bytes += len;
     if (in_bar0(h, addr, len)) {
         const uint8_t *b = buf;
 
@@ -104,14 +106,17 @@ static E810TxResult fake_send_frame(void *opaque, const void *frame, size_t len,
     FakeHost *h = opaque;
 
     h->n_frames++;
+    h->n_flow_frames += flow;
     if (h->tx_full || h->nheld) {
         /* Behind the frames already held, as QEMU's queue keeps order. */
+        h->n_frames_held++;
         if (h->nheld >= FAKE_MAX_HELD) {
             return E810_TX_DROPPED;
         }
         h->held[h->nheld] = malloc(len);
         memcpy(h->held[h->nheld], frame, len);
         h->held_flow[h->nheld] = flow;
+        h->nheld_flow += flow;
         h->held_len[h->nheld++] = len;
         return flow ? E810_TX_QUEUED : E810_TX_SENT;
     }
@@ -133,10 +138,36 @@ unsigned fake_host_tx_release(FakeHost *h, E810Core *c, unsigned n)
     memmove(h->held_flow, h->held_flow + i,
             (h->nheld - i) * sizeof(h->held_flow[0]));
     h->nheld -= i;
+    h->nheld_flow -= flows;
     for (unsigned k = 0; k < flows; k++) {
         e810_tx_drained(c, true);
     }
     return i;
+}
+
+unsigned fake_host_tx_purge(FakeHost *h, E810Core *c)
+{
+    unsigned n = h->nheld, flows = 0;
+
+    for (unsigned i = 0; i < n; i++) {
+        free(h->held[i]);
+        flows += h->held_flow[i];
+    }
+    h->nheld = 0;
+    h->nheld_flow = 0;
+    /* As QEMU's sent callback with 0: after the queue is empty, since the
+     * core may send again from it (into a backend that is gone). */
+    for (unsigned k = 0; k < flows; k++) {
+        e810_tx_drained(c, false);
+    }
+    return n;
+}
+
+static void fake_entry(FakeHost *h, bool after)
+{
+    if (h->entry_cb) {
+        h->entry_cb(h->entry_opaque, after);
+    }
 }
 
 static E810Bh *fake_bh_new(void *opaque, E810TimerCb *cb, void *cb_opaque)
@@ -179,7 +210,9 @@ unsigned fake_host_run_bh(FakeHost *h)
 
             if (b->cb && b->scheduled) {
                 b->scheduled = false;
+                fake_entry(h, false);
                 b->cb(b->opaque);
+                fake_entry(h, true);
                 h->n_bh_runs++;
                 runs++;
                 any = true;
@@ -273,12 +306,19 @@ static const E810HostOps fake_ops = {
 
 /* One guest RAM kept across fake hosts: a fuzzer creates one per input,
  * and fresh 16 MiB mappings cost more in page faults than the input. */
-static uint8_t *spare_mem;
+static uint8_t *spare_mem, *given_mem;
+
+void fake_host_set_ram(uint8_t *mem)
+{
+    given_mem = mem;
+}
 
 void fake_host_init(FakeHost *h)
 {
     memset(h, 0, sizeof(*h));
-    if (spare_mem) {
+    if (given_mem) {
+        h->mem = given_mem;
+    } else if (spare_mem) {
         h->mem = spare_mem;
         spare_mem = NULL;
         memset(h->mem, 0, FAKE_MEM_SIZE);
@@ -297,7 +337,9 @@ void fake_host_cleanup(FakeHost *h)
     for (unsigned i = 0; i < h->nheld; i++) {
         free(h->held[i]);
     }
-    if (!spare_mem) {
+    if (h->mem == given_mem) {
+        /* The caller's. */
+    } else if (!spare_mem) {
         spare_mem = h->mem;
     } else {
         free(h->mem);
@@ -327,7 +369,9 @@ void fake_host_advance(FakeHost *h, int64_t ns)
             h->now = next->expire;
         }
         next->expire = -1;
+        fake_entry(h, false);
         next->cb(next->opaque);
+        fake_entry(h, true);
     }
     h->now = end;
     fake_host_run_bh(h);

@@ -68,6 +68,17 @@ typedef struct FakeHost {
     size_t held_len[FAKE_MAX_HELD];
     bool held_flow[FAKE_MAX_HELD];      /* reported when handed on */
     unsigned nheld;
+    /* What the fuzzers' oracles bound per entry point. */
+    uint64_t dma_bytes;                 /* bytes read and written by DMA */
+    uint64_t n_frames_held;             /* frames handed while held back */
+    uint64_t n_flow_frames;             /* frames handed with flow set */
+    unsigned nheld_flow;                /* flow frames among the held */
+    /*
+     * Called around every timer and bottom half the host runs (@after
+     * false, then true): each is a device entry point of its own.
+     */
+    void (*entry_cb)(void *opaque, bool after);
+    void *entry_opaque;
 } FakeHost;
 
 void fake_host_init(FakeHost *h);
@@ -81,6 +92,15 @@ unsigned fake_host_run_bh(FakeHost *h);
 /* Hand on up to @n held frames (to the log or frame_cb) and report each
  * to @c (e810_tx_drained); returns how many. */
 unsigned fake_host_tx_release(FakeHost *h, E810Core *c, unsigned n);
+/* The backend goes away with frames still held (QEMU's
+ * qemu_purge_queued_packets): every held frame is discarded, each flow
+ * frame reported to @c as such (e810_tx_drained(c, false)); returns how
+ * many frames were held. */
+unsigned fake_host_tx_purge(FakeHost *h, E810Core *c);
+/* Guest RAM for the next fake_host_init (FAKE_MEM_SIZE bytes, zeroed
+ * and owned by the caller, e.g. a fuzzer's snapshot mapping); NULL:
+ * allocate. */
+void fake_host_set_ram(uint8_t *mem);
 /* Pointer into fake guest memory at guest address @addr. */
 void *fake_mem(FakeHost *h, uint64_t addr);
 unsigned fake_irq_count(FakeHost *h, unsigned vector);

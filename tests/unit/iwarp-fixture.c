@@ -199,8 +199,10 @@ void ifx_setup(bool user)
     ifx_set64(COMMIT_PA + 32, 16);
     ifx_set64(COMMIT_PA + 48, 256);
     ifx_set64(COMMIT_PA + 112, 4096);
-    if (ifx_cur->roce) {
-        ifx_set64(COMMIT_PA + 8 * E810_HMC_FSIAV, 64);  /* address handles */
+    if (ifx_cur->roce || ifx_cur->nah) {
+        /* address handles */
+        ifx_set64(COMMIT_PA + 8 * E810_HMC_FSIAV,
+                  ifx_cur->nah ? ifx_cur->nah : 64);
     }
     q[4] = COMMIT_PA;
     ifx_post(q, 0x21ull << 32 | 208);

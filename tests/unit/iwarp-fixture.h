@@ -24,6 +24,8 @@ typedef struct IfxState {
      * (0: 1024), psn[i] the first PSN QP 3 + i sends. */
     bool roce;
     uint32_t psn[2];
+    /* Address handles to commit in the FPM (RoCE: 64 when 0). */
+    unsigned nah;
     CqpRing cqp;
     unsigned cq3_head, cq3_pol, aeq_head, aeq_pol;
     unsigned qsq_head[2], qsq_pol[2], qrq_head[2], qrq_pol[2];
