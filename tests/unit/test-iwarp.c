@@ -121,6 +121,20 @@ static void test_mpa_fpdu(void)
     CHECK_EQ(iw_mpa_max_ulpdu(1460), 1454);
     CHECK_EQ(iw_mpa_max_ulpdu(1461), 1454);
     CHECK_EQ(iw_mpa_max_ulpdu(5), 0);
+    /* A window of 6 or 7 bytes holds no FPDU (it once wrapped to 64 KiB,
+     * fuzz regress/mmio/iwarp-tx-stack-overflow); nothing ever exceeds
+     * the room it was given. */
+    CHECK_EQ(iw_mpa_max_ulpdu(6), 0);
+    CHECK_EQ(iw_mpa_max_ulpdu(7), 0);
+    CHECK_EQ(iw_mpa_max_ulpdu(8), 2);
+    for (size_t b = 0; b < 9200; b++) {
+        size_t u = iw_mpa_max_ulpdu(b);
+
+        if (u && iw_mpa_fpdu_len(u) > b) {
+            CHECK_EQ(b, 0);         /* names the first room that fails */
+            break;
+        }
+    }
     CHECK(iw_mpa_fpdu_len(iw_mpa_max_ulpdu(1460)) <= 1460);
 }
 

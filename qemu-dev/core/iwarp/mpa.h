@@ -23,12 +23,19 @@ static inline size_t iw_mpa_fpdu_len(size_t ulpdu_len)
 /* Largest ULPDU that fits in @bytes of wire space (0 if none). */
 static inline size_t iw_mpa_max_ulpdu(size_t bytes)
 {
-    size_t n;
+    size_t w, n;
 
     if (bytes < IW_MPA_FRAMING) {
         return 0;
     }
-    n = ((bytes - IW_MPA_CRC) & ~(size_t)3) - IW_MPA_HDR;
+    /* Header, ULPDU and pad fill whole words in front of the CRC: less
+     * than one word there holds no ULPDU at all (6 or 7 bytes of window
+     * once wrapped this to ~64 KiB, past the frame buffer). */
+    w = (bytes - IW_MPA_CRC) & ~(size_t)3;
+    if (w <= IW_MPA_HDR) {
+        return 0;
+    }
+    n = w - IW_MPA_HDR;
     return n > IW_MPA_MAX_ULPDU ? IW_MPA_MAX_ULPDU : n;
 }
 
