@@ -237,7 +237,14 @@ static void e810_do_reset(E810Core *c, E810ResetType type)
     if (type == E810_RESET_PF) {
         c->stats.pf_resets++;
     }
-    memset(c->regs, 0, E810_REGFILE_SIZE);
+    for (unsigned i = 0; i < E810_REGFILE_SIZE / 4096 / 64; i++) {
+        while (c->regs_dirty[i]) {
+            unsigned b = (unsigned)__builtin_ctzll(c->regs_dirty[i]);
+
+            memset(c->regs + ((i * 64 + b) << 10), 0, 4096);
+            c->regs_dirty[i] &= c->regs_dirty[i] - 1;
+        }
+    }
     e810_intr_reset(c);
     e810_regs_defaults(c);
     e810_aq_reset(c);

@@ -71,6 +71,9 @@ struct E810Core {
     bool link_up;               /* carrier as the host's netdev reports it */
 
     uint32_t *regs;             /* E810_REGFILE_SIZE / 4 words */
+    /* 4 KiB pages of regs written since the last reset: a reset clears
+     * only those (most of the 6 MiB file is never written). */
+    uint64_t regs_dirty[E810_REGFILE_SIZE / 4096 / 64];
     E810Vector vec[E810_MSIX_VECTORS];
     E810Counters stats;
     E810Aq aq;
@@ -166,6 +169,7 @@ static inline uint32_t e810_reg(E810Core *c, uint32_t off)
 static inline void e810_reg_set(E810Core *c, uint32_t off, uint32_t val)
 {
     c->regs[off >> 2] = val;
+    c->regs_dirty[off >> 18] |= 1ull << ((off >> 12) & 63);
 }
 
 #endif

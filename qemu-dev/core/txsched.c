@@ -67,6 +67,13 @@ bool e810_wire_send(E810Core *c, const void *frame, size_t len, bool flow)
     }
 }
 
+void e810_tx_spend(E810Core *c)
+{
+    if (c->txs.budget) {
+        c->txs.budget--;
+    }
+}
+
 bool e810_tx_may_send(E810Core *c)
 {
     E810TxSched *t = &c->txs;

@@ -84,6 +84,11 @@ bool e810_tx_backed_up(E810Core *c);
  */
 bool e810_tx_may_send(E810Core *c);
 
+/* A frame the engine loops back to itself (no host involved): it costs
+ * the entry's budget like one on the wire, so building it is bounded
+ * the same way. */
+void e810_tx_spend(E810Core *c);
+
 /* Run the deferred transmit work soon (from the host's main loop). */
 void e810_tx_schedule(E810Core *c);
 

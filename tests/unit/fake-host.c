@@ -218,7 +218,7 @@ unsigned fake_host_run_bh(FakeHost *h)
                 any = true;
             }
         }
-    } while (any && runs < 1000000);
+    } while (any && runs < (h->bh_limit ? h->bh_limit : 1000000));
     return runs;
 }
 
@@ -350,10 +350,14 @@ void fake_host_cleanup(FakeHost *h)
 void fake_host_advance(FakeHost *h, int64_t ns)
 {
     int64_t end = h->now + ns;
+    unsigned fired = 0;
 
     for (;;) {
         E810Timer *next = NULL;
 
+        if (h->timer_limit && fired++ >= h->timer_limit) {
+            break;
+        }
         fake_host_run_bh(h);
         for (unsigned i = 0; i < h->ntimers; i++) {
             E810Timer *t = &h->timers[i];

@@ -58,6 +58,16 @@ typedef struct FakeHost {
     struct E810Bh bhs[FAKE_MAX_BHS];
     unsigned nbhs;
     uint64_t n_bh_runs;
+    /* Bottom-half runs per fake_host_run_bh call (0: a million); what is
+     * still scheduled waits for the next call, as a main loop does other
+     * work in between (the fuzzers keep a long transfer from running to
+     * its end inside one input). */
+    unsigned bh_limit;
+    /* Timer callbacks per fake_host_advance call (0: no limit); the
+     * rest stay due for the next call.  A zero-delay timer that keeps
+     * re-arming itself (the engine's loopback answering a 2 GiB READ)
+     * would otherwise run to the end of the transfer in one call. */
+    unsigned timer_limit;
     /*
      * A backend that cannot take more: while tx_full is set, or frames are
      * still held, a sent frame is held (E810_TX_QUEUED, or quietly

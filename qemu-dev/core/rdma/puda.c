@@ -119,6 +119,7 @@ bool e810_rdma_xmit(E810Core *c, const uint8_t *frame, size_t len,
         len = sizeof(pad);
     }
     if (loopback || !memcmp(frame, c->mac, 6)) {
+        e810_tx_spend(c);
         c->puda.stats.tx_loopback++;
         e810_pestat_tx(c, frame, len);
         e810_rx_loopback(c, frame, len);

@@ -736,12 +736,11 @@ static int cb_read_check(void *opaque, uint32_t stag, uint64_t to,
                          uint32_t len)
 {
     QpdpQp *q = opaque;
-    E810XCopy x = { q->c, NULL, NULL, false, true };
 
     q->c->rdma.pestat[E810_PE_RDMARXRDS]++;
     return xlate_term(e810_rdma_xlate(q->c, stag, to, len,
                                       E810_ACC_REMOTE_READ, q->pd, false,
-                                      e810_xcopy_fn, &x), false);
+                                      NULL, NULL), false);
 }
 
 static int cb_read_fetch(void *opaque, uint32_t stag, uint64_t to,

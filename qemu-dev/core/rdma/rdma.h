@@ -354,6 +354,8 @@ static inline uint64_t e810_rdma_page_size(unsigned code)
 /*
  * Called for each physically contiguous piece, in order; false stops.
  * E810_XLATE_OK means every one of the @len bytes was handed to @fn.
+ * Without @fn only the STag, key, PD, rights and bounds are checked (no
+ * walk of the pages: bounded work for any length).
  */
 typedef bool E810RdmaSegFn(void *opaque, uint64_t pa, uint64_t len);
 int e810_rdma_xlate(E810Core *c, uint32_t stag, uint64_t to, uint64_t len,

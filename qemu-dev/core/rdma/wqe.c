@@ -68,9 +68,8 @@ int e810_sge_check(const E810MemOwner *q, const E810Sge *sge, unsigned n,
     unsigned i;
 
     for (i = 0; i < n; i++) {
-        E810XCopy x = { q->c, NULL, NULL, false, true };
         int r = e810_rdma_xlate(q->c, sge[i].stag, sge[i].to, sge[i].len,
-                                access, q->pd, q->priv, e810_xcopy_fn, &x);
+                                access, q->pd, q->priv, NULL, NULL);
         if (r) {
             return r;
         }

@@ -56,7 +56,7 @@ int e810_rdma_xlate(E810Core *c, uint32_t stag, uint64_t to, uint64_t len,
         if (!privileged || (access & (E810_ACC_REMOTE_READ | E810_ACC_REMOTE_WRITE))) {
             return E810_XLATE_STAG_ZERO;
         }
-        return fn(opaque, to, len) ? E810_XLATE_OK : E810_XLATE_DMA;
+        return !fn || fn(opaque, to, len) ? E810_XLATE_OK : E810_XLATE_DMA;
     }
     if (!c->rdma.mr) {
         return E810_XLATE_INVALID;
@@ -85,7 +85,7 @@ int e810_rdma_xlate(E810Core *c, uint32_t stag, uint64_t to, uint64_t len,
         if (!privileged) {
             return E810_XLATE_BOUNDS;
         }
-        return fn(opaque, to, len) ? E810_XLATE_OK : E810_XLATE_DMA;
+        return !fn || fn(opaque, to, len) ? E810_XLATE_OK : E810_XLATE_DMA;
     }
     /*
      * Bounds, without overflow: [to, to + len) inside the region, whose
@@ -108,6 +108,11 @@ int e810_rdma_xlate(E810Core *c, uint32_t stag, uint64_t to, uint64_t len,
             return E810_XLATE_BOUNDS;
         }
         off = to + mr->va;
+    }
+    if (!fn) {
+        /* A check only: the pages are looked up when they are used, so
+         * checking a 2 GiB request costs no walk of its page list. */
+        return E810_XLATE_OK;
     }
     for (left = len; left; ) {
         uint64_t page, n = pgsz - (off & (pgsz - 1));

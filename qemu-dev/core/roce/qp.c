@@ -1064,10 +1064,8 @@ static void resp_read(RoceQp *q, const RocePkt *k)
         return;
     }
     if (len) {
-        E810XCopy x = { q->c, NULL, NULL, false, true };
-
         r = e810_rdma_xlate(q->c, rkey, va, len, E810_ACC_REMOTE_READ, q->pd,
-                            false, e810_xcopy_fn, &x);
+                            false, NULL, NULL);
         if (r) {
             resp_error(q, k, xlate_nak(r), e810_xlate_ae(r));
             return;
@@ -1277,11 +1275,9 @@ static void resp_request(RoceQp *q, const RocePkt *k)
             return;
         }
         if (q->wr_len) {
-            E810XCopy x = { q->c, NULL, NULL, false, true };
-
             r = e810_rdma_xlate(q->c, q->wr_rkey, q->wr_va, q->wr_len,
                                 E810_ACC_REMOTE_WRITE, q->pd, false,
-                                e810_xcopy_fn, &x);
+                                NULL, NULL);
             if (r) {
                 resp_error(q, k, xlate_nak(r), e810_xlate_ae(r));
                 return;
