@@ -415,6 +415,11 @@ static inline void fuzz_build_scen(unsigned scen)
      * bottom-half run, inside one input. */
     ifx.h.bh_limit = 1;
     ifx.h.timer_limit = 32;
+    /* Per input (restored with the snapshot): enough for a connection
+     * to time out (REXMIT_THRESH retries), not for a 2 GiB transfer. */
+    ifx.h.work_limited = true;
+    ifx.h.bh_left = 128;
+    ifx.h.timers_left = 256;
 }
 
 static inline void fuzz_check_setup(unsigned id)

@@ -209,6 +209,10 @@ unsigned fake_host_run_bh(FakeHost *h)
             E810Bh *b = &h->bhs[i];
 
             if (b->cb && b->scheduled) {
+                if (h->work_limited && !h->bh_left--) {
+                    h->bh_left = 0;
+                    return runs;
+                }
                 b->scheduled = false;
                 fake_entry(h, false);
                 b->cb(b->opaque);
@@ -355,7 +359,8 @@ void fake_host_advance(FakeHost *h, int64_t ns)
     for (;;) {
         E810Timer *next = NULL;
 
-        if (h->timer_limit && fired++ >= h->timer_limit) {
+        if ((h->timer_limit && fired++ >= h->timer_limit) ||
+            (h->work_limited && !h->timers_left)) {
             break;
         }
         fake_host_run_bh(h);
@@ -373,6 +378,9 @@ void fake_host_advance(FakeHost *h, int64_t ns)
             h->now = next->expire;
         }
         next->expire = -1;
+        if (h->work_limited) {
+            h->timers_left--;
+        }
         fake_entry(h, false);
         next->cb(next->opaque);
         fake_entry(h, true);

@@ -68,6 +68,11 @@ typedef struct FakeHost {
      * re-arming itself (the engine's loopback answering a 2 GiB READ)
      * would otherwise run to the end of the transfer in one call. */
     unsigned timer_limit;
+    /* With work_limited: bottom-half runs and timer callbacks left in
+     * all (the fuzzers give each input a fixed amount of deferred work;
+     * the clock still moves when it is spent). */
+    bool work_limited;
+    unsigned bh_left, timers_left;
     /*
      * A backend that cannot take more: while tx_full is set, or frames are
      * still held, a sent frame is held (E810_TX_QUEUED, or quietly
