@@ -24,47 +24,47 @@ void e810_guest_error(E810Core *c, const char *fmt, ...)
     char msg[E810_MSG_MAX];
     va_list ap;
     int64_t now = e810_now(c);
-    bool traced = E810_TRACING_GUEST_ERROR();
+    bool traced = E810_TRACING_GUEST_ERROR(), logged = false;
 
     c->stats.guest_errors++;
+    if (c->host.ops->guest_error) {
+        if (now - c->gerr_window >= 1000000000ll || now < c->gerr_window) {
+            uint64_t dropped = c->stats.guest_errors_suppressed;
+
+            c->gerr_window = now;
+            c->gerr_in_window = 0;
+            if (dropped) {
+                char note[96];
+
+                snprintf(note, sizeof(note),
+                         "%" PRIu64 " guest-error messages suppressed so far",
+                         dropped);
+                c->host.ops->guest_error(c->host.opaque, note);
+            }
+        }
+        if (c->gerr_in_window >= E810_GUEST_ERROR_BURST) {
+            c->stats.guest_errors_suppressed++;
+        } else {
+            c->gerr_in_window++;
+            logged = true;
+        }
+    }
     /* The text is made only for a reader: the trace, or a log line within
      * the burst.  A guest that makes the device fail thousands of times
      * per entry (a READ source in the device's own BAR, 4 bytes at a
      * time) costs a counter, not a formatted message each time. */
+    if (!traced && !logged) {
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
     if (traced) {
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt, ap);
-        va_end(ap);
         trace_e810_guest_error(msg);
     }
-    if (!c->host.ops->guest_error) {
-        return;
+    if (logged) {
+        c->host.ops->guest_error(c->host.opaque, msg);
     }
-    if (now - c->gerr_window >= 1000000000ll || now < c->gerr_window) {
-        uint64_t dropped = c->stats.guest_errors_suppressed;
-
-        c->gerr_window = now;
-        c->gerr_in_window = 0;
-        if (dropped) {
-            char note[96];
-
-            snprintf(note, sizeof(note),
-                     "%" PRIu64 " guest-error messages suppressed so far",
-                     dropped);
-            c->host.ops->guest_error(c->host.opaque, note);
-        }
-    }
-    if (c->gerr_in_window >= E810_GUEST_ERROR_BURST) {
-        c->stats.guest_errors_suppressed++;
-        return;
-    }
-    c->gerr_in_window++;
-    if (!traced) {
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt, ap);
-        va_end(ap);
-    }
-    c->host.ops->guest_error(c->host.opaque, msg);
 }
 
 void e810_unimp(E810Core *c, const char *fmt, ...)

@@ -24,9 +24,7 @@ bool e810_wire_send(E810Core *c, const void *frame, size_t len, bool flow)
 {
     E810TxSched *t = &c->txs;
 
-    if (t->budget) {
-        t->budget--;
-    }
+    e810_tx_spend(c);
     if (flow) {
         if (t->entry_sent >= E810_TX_ENTRY_MAX) {
             t->stats.capped_entry++;

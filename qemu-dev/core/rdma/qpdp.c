@@ -913,9 +913,6 @@ static void ip_from_ctx(uint8_t *ip, bool v4, uint64_t hi_pair,
 
 static void qp_load_iwarp(QpdpQp *q, const uint64_t *x)
 {
-    unsigned ird_enc = (unsigned)e810_fld(x[20], 18, 16);
-    static const uint16_t ird_tab[] = { 4, 16, 64, 128, 256, 256, 256, 256 };
-
     q->priv = x[20] & (1ull << 25);
     q->pd = (uint32_t)(e810_fld(x[7], 63, 48) | e810_fld(x[0], 21, 20) << 16);
     q->txcq = (uint32_t)e810_fld(x[17], 24, 0);
@@ -925,7 +922,7 @@ static void qp_load_iwarp(QpdpQp *q, const uint64_t *x)
         q->conn->p.rd_ok = x[20] & (1ull << 21);
         q->conn->p.wr_ok = x[20] & (1ull << 20);
         q->conn->p.ord = (uint16_t)e810_fld(x[20], 7, 0);
-        q->conn->p.ird = ird_tab[ird_enc];
+        q->conn->p.ird = (uint16_t)e810_qp_ctx_ird(x);
     }
 }
 
@@ -971,7 +968,6 @@ static bool qp_rts(QpdpQp *q, const uint64_t *x, bool toe)
     E810Core *c = q->c;
     IwConnParams p;
     unsigned arp = (unsigned)e810_fld(x[6], 63, 48), i;
-    static const uint16_t ird_tab[] = { 4, 16, 64, 128, 256, 256, 256, 256 };
 
     if (!toe || q->up) {
         qp_load_iwarp(q, x);
@@ -1014,7 +1010,7 @@ static bool qp_rts(QpdpQp *q, const uint64_t *x, bool toe)
     p.cwnd = (uint32_t)(x[14] >> 32);
     p.dupack_thresh = (unsigned)e810_fld(x[0], 18, 16);
     p.ord = (uint16_t)e810_fld(x[20], 7, 0);
-    p.ird = ird_tab[e810_fld(x[20], 18, 16)];
+    p.ird = (uint16_t)e810_qp_ctx_ird(x);
     p.rd_ok = x[20] & (1ull << 21);
     p.wr_ok = x[20] & (1ull << 20);
     if (!p.rcv_wnd) {

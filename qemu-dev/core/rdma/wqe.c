@@ -315,6 +315,13 @@ bool e810_rq_sges(E810Core *c, const E810RdmaRing *rq, unsigned shift,
     return true;
 }
 
+unsigned e810_qp_ctx_ird(const uint64_t *x)
+{
+    static const uint16_t ird[8] = { 4, 16, 64, 128, 256, 256, 256, 256 };
+
+    return ird[e810_fld(x[20], 18, 16)];
+}
+
 void e810_qp_ctx_rings(const uint64_t *x, bool vq, E810RdmaRing *sq,
                        E810RdmaRing *rq, unsigned *rq_shift)
 {

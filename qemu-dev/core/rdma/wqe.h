@@ -91,6 +91,8 @@ unsigned e810_sq_sges(E810Core *c, const E810RdmaRing *sq, uint32_t idx,
  */
 void e810_qp_ctx_rings(const uint64_t *x, bool vq, E810RdmaRing *sq,
                        E810RdmaRing *rq, unsigned *rq_shift);
+/* QP context qword 20 18:16 (both transports): inbound READs allowed. */
+unsigned e810_qp_ctx_ird(const uint64_t *x);
 
 /* A send-queue completion for the WQE at quantum @idx (@status: 0 or AE). */
 void e810_sq_cqe(uint64_t cqe[4], uint32_t qp, uint64_t comp_ctx, uint32_t idx,

@@ -1754,12 +1754,7 @@ static void qp_load(RoceQp *q, const uint64_t *x)
     q->wr_ok = x[20] & (1ull << 20);
     q->rd_ok = x[20] & (1ull << 21);
     q->ord = (unsigned)e810_fld(x[20], 7, 0);
-    {
-        static const uint16_t ird_tab[8] = { 4, 16, 64, 128, 256, 256, 256,
-                                             256 };
-
-        q->ird = ird_tab[e810_fld(x[20], 18, 16)];
-    }
+    q->ird = e810_qp_ctx_ird(x);
     q->rexmit_thresh = (unsigned)e810_fld(x[16], 53, 48);
     q->rnr_thresh = (unsigned)e810_fld(x[16], 56, 54);
     q->pkey = (uint16_t)e810_fld(x[7], 47, 32);
