@@ -21,6 +21,8 @@ CONFIG_VIRTIO_NET=y
 CONFIG_VIRTIO_SERIAL=y
 CONFIG_VIRTIO_RNG=y
 CONFIG_VIRTIO_BLK=y
+# virtio-9p: a host folder shared into the guests (their builds, --rdma-core).
+CONFIG_VIRTIO_9P=y
 
 # ISA serial (already selected by PC; listed so it survives board changes).
 CONFIG_SERIAL_ISA=y

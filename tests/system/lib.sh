@@ -20,8 +20,11 @@ fail() { FAILS+=("$*"); echo "  check failed: $*" >&2; }
 
 # vm_run ARGS...: scripts/vm with results in $OUT/run; its exit code is kept
 # in VM_RC (checks look at the per-guest files).
+# E810_VM_ARGS (shell-split) adds scripts/vm options to every run: e.g.
+# their kernel (--kernel-image FILE --modules DIR) under the same tests.
 vm_run() {
-	"$VM" --out "$OUT/run" "$@"
+	# shellcheck disable=SC2086
+	"$VM" --out "$OUT/run" ${E810_VM_ARGS:-} "$@"
 	VM_RC=$?
 }
 

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# System test: scripts/ci, the job runner CI systems call, used from
+# outside as a user would.
+#  - a passing job (verified rping between the guests, iWARP) exits 0, its
+#    JUnit report is valid with two passing test cases that carry the
+#    job's output, and the artifacts folder holds each guest's logs and the
+#    capture;
+#  - a job failing in one guest exits 1, the report has one failure with
+#    the job's exit code and output, the artifacts include the QEMU logs;
+#  - a run the infrastructure cannot finish (timeout during boot) exits 2
+#    and reports errors, not failures;
+#  - RoCEv2 mode (--mode roce) brings the RoCEv2 device up for the job.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+CI=$TOP/scripts/ci
+J=$TOP/tests/system/ci
+
+# check_junit FILE TESTS FAILURES ERRORS [REGEX-IN-SYSTEM-OUT]
+check_junit() {
+	/usr/bin/python3 - "$@" <<'PY' || fail "junit $1: see above"
+import re, sys
+import xml.etree.ElementTree as ET
+path, tests, failures, errors = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+want = sys.argv[5] if len(sys.argv) > 5 else None
+bad = []
+root = ET.parse(path).getroot()
+if root.tag != 'testsuites':
+    bad.append(f'root element {root.tag}')
+suites = root.findall('testsuite')
+if len(suites) != 1:
+    bad.append(f'{len(suites)} testsuites')
+s = suites[0]
+for k in ('name', 'tests', 'failures', 'errors', 'time', 'timestamp'):
+    if s.get(k) is None:
+        bad.append(f'testsuite lacks {k}')
+cases = s.findall('testcase')
+nf = sum(1 for c in cases if c.find('failure') is not None)
+ne = sum(1 for c in cases if c.find('error') is not None)
+if (len(cases), nf, ne) != (tests, failures, errors):
+    bad.append(f'cases/failures/errors {len(cases)}/{nf}/{ne}, expected {tests}/{failures}/{errors}')
+if (int(s.get('tests')), int(s.get('failures')), int(s.get('errors'))) != (tests, failures, errors):
+    bad.append('testsuite counts disagree with its test cases')
+for c in cases:
+    for k in ('name', 'classname', 'time'):
+        if not c.get(k):
+            bad.append(f'testcase lacks {k}')
+    float(c.get('time'))
+    for e in c.findall('failure') + c.findall('error'):
+        if not e.get('message'):
+            bad.append('failure/error without message')
+    out = c.findtext('system-out') or ''
+    if want and not re.search(want, out):
+        bad.append(f'{c.get("name")}: system-out lacks /{want}/')
+print(f'junit {path}: {len(cases)} cases, {nf} failures, {ne} errors' + ('' if not bad else ': ' + '; '.join(bad)))
+sys.exit(1 if bad else 0)
+PY
+}
+
+# 1. Passing job, iWARP, with capture and artifacts.
+"$CI" --junit "$OUT/pass.xml" --artifacts "$OUT/pass-art" --pcap --out "$OUT/pass" \
+	--timeout 400 "$J/rping-pair.sh" 4 > "$OUT/pass.log" 2>&1
+rc=$?
+cat "$OUT/pass.log"
+[ $rc = 0 ] || fail "passing job: exit $rc"
+check_junit "$OUT/pass.xml" 2 0 0 'job: rping exit 0, [1-9][0-9]* verified pings'
+for g in 0 1; do
+	for f in output.log dmesg.log console.log status; do
+		[ -s "$OUT/pass-art/g$g/$f" ] || fail "pass artifacts: g$g/$f missing"
+	done
+	grep -q "dev irdma[0-9] netdev [a-z0-9]* mode iwarp gid [0-9]* args 4" "$OUT/pass-art/g$g/output.log" ||
+		fail "g$g: job environment: $(grep '^job: guest' "$OUT/pass-art/g$g/output.log")"
+	grep -q 'e810-ci: rdma-core: loads .*/libibverbs.so' "$OUT/pass-art/g$g/output.log" ||
+		fail "g$g: no line on the libibverbs loaded"
+	grep -q 'e810-ci: rdma-core: loads .*libirdma-rdmav.*\.so' "$OUT/pass-art/g$g/output.log" ||
+		fail "g$g: no line on the provider loaded"
+done
+[ -s "$OUT/pass-art/link.pcap" ] || fail "pass artifacts: no link.pcap"
+grep -q 'MPA ID Req Frame' "$OUT/pass-art/link.pcap" || fail "the capture has no MPA request"
+sum=$(grep -c 'ping data' "$OUT/pass-art/g1/output.log")
+[ "$sum" -ge 4 ] || fail "g1 verified $sum pings, expected 4"
+
+# 2. A job that fails in guest 1.
+"$CI" --junit "$OUT/fail.xml" --artifacts "$OUT/fail-art" --out "$OUT/fail" --timeout 400 \
+	"$J/fail-g1.sh" > "$OUT/fail.log" 2>&1
+rc=$?
+cat "$OUT/fail.log"
+[ $rc = 1 ] || fail "failing job: exit $rc, expected 1"
+check_junit "$OUT/fail.xml" 2 1 0 'job: guest [01] on irdma'
+grep -q 'message="job exit 7"' "$OUT/fail.xml" || fail "the failure does not carry exit 7"
+grep -q 'failing on purpose in guest 1' "$OUT/fail.xml" || fail "the failure lacks the job's output"
+[ -f "$OUT/fail-art/g1/qemu.log" ] && [ -f "$OUT/fail-art/g1/cmdline" ] ||
+	fail "failure artifacts lack qemu.log/cmdline"
+
+# 3. The infrastructure: no time to boot.
+"$CI" --junit "$OUT/infra.xml" --out "$OUT/infra" --timeout 8 "$J/fail-g1.sh" > "$OUT/infra.log" 2>&1
+rc=$?
+cat "$OUT/infra.log"
+[ $rc = 2 ] || fail "timeout in boot: exit $rc, expected 2"
+check_junit "$OUT/infra.xml" 2 0 2
+grep -q 'timeout before the job started' "$OUT/infra.xml" || fail "the error does not say timeout before the job"
+
+# 4. RoCEv2 mode.
+"$CI" --mode roce --junit "$OUT/roce.xml" --out "$OUT/roce" --timeout 400 \
+	"$J/rping-pair.sh" 2 > "$OUT/roce.log" 2>&1
+rc=$?
+cat "$OUT/roce.log"
+[ $rc = 0 ] || fail "RoCEv2 job: exit $rc"
+check_junit "$OUT/roce.xml" 2 0 0 'mode roce gid [0-9]+ args 2'
+grep -q 'e810-ci: device irdma[0-9] (roce)' "$OUT/roce/run/g0/output.log" || fail "roce: no RoCEv2 device line"
+pass_fail
