@@ -417,6 +417,8 @@ bool ifx_cqe_next(uint64_t cqe[4])
     return true;
 }
 
+unsigned ifx_ae_src;
+
 bool ifx_aeqe_next(uint64_t *qw0, unsigned *qp, unsigned *code)
 {
     uint64_t pa = AEQ_PA + 16ull * ifx_aeq_head;
@@ -428,6 +430,7 @@ bool ifx_aeqe_next(uint64_t *qw0, unsigned *qp, unsigned *code)
     *qw0 = ifx_mem64(pa);
     *qp = q1 & 0x3FFFF;
     *code = (q1 >> 34) & 0xFFF;
+    ifx_ae_src = (q1 >> 50) & 0xF;
     if (++ifx_aeq_head == AEQ_SIZE) {
         ifx_aeq_head = 0;
         ifx_aeq_pol ^= 1;

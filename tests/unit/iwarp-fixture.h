@@ -133,6 +133,8 @@ void ifx_rq_post(unsigned i, uint64_t to, uint32_t len);
 /* Let timers run for 200 ms of virtual time. */
 void ifx_run(void);
 bool ifx_cqe_next(uint64_t cqe[4]);
+/* The AE source (AESRC) of the last AEQE ifx_aeqe_next() took. */
+extern unsigned ifx_ae_src;
 bool ifx_aeqe_next(uint64_t *qw0, unsigned *qp, unsigned *code);
 /* Drain the AEQ: whether AE @ae came for QP @qpn among what was there. */
 bool ifx_ae_seen(unsigned qpn, unsigned ae);

@@ -163,6 +163,39 @@ static void test_remote_error(void)
     teardown();
 }
 
+/* A user QP's failing WQE (local protection error: an SGE past its MR)
+ * completes through the driver's flush, as on RoCE (docs/errors.md): no
+ * error CQE, the AE with the SQ as its source, then the flush CQE names
+ * the WQE with the driver's code (FLUSH_PROT_ERR 2 for AMP AEs). */
+static void test_user_error_flush(void)
+{
+    uint64_t w[8] = { 0 }, cqe[4], ctx;
+    unsigned idx, qp, code, ae = 0, src = 0;
+
+    setup(true);
+    idx = ifx_sq_op(0, 0x00, BUF_PA(0) + 0x10000 - 0x10, 0x100, BUF_PA(1),
+                    STAG(1) | 1ull << 62);
+    run();
+    CHECK(!cqe_next(cqe));
+    while (aeqe_next(&ctx, &qp, &code)) {
+        if (qp == 3) {
+            ae = code;
+            src = ifx_ae_src;
+        }
+    }
+    CHECK_EQ(ae, 0x0108);
+    CHECK_EQ(src, 5);
+    w[2] = 2ull << 32 | 1ull << 48;
+    CHECK_EQ(cqp(0x22, w, 3 | 1ull << 61 | 1ull << 60), 0);
+    CHECK(cqe_next(cqe));
+    CHECK(cqe[3] & (1ull << 62));
+    CHECK(cqe[3] & (1ull << 55));
+    CHECK_EQ((cqe[3] >> 16) & 0xFFFF, 1);
+    CHECK_EQ(cqe[3] & 0xFFFF, 2);
+    CHECK_EQ((cqe[3] >> 32) & 0x7FFF, idx);
+    teardown();
+}
+
 static void test_user_flush(void)
 {
     uint64_t w[8] = { 0 }, cqe[4];
@@ -1006,6 +1039,7 @@ int main(void)
     RUN(test_send_write_read);
     RUN(test_remote_error);
     RUN(test_user_flush);
+    RUN(test_user_error_flush);
     RUN(test_gen_ae_only);
     RUN(test_reentry_cq_on_bar0);
     RUN(test_reentry_mmio_from_doorbell);

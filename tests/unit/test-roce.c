@@ -305,6 +305,77 @@ static void test_rc_rnr_and_access_error(void)
     teardown_roce();
 }
 
+/*
+ * How a failing WQE of a user QP completes (docs/errors.md): never with
+ * an error CQE of the device's own (libirdma would report
+ * IBV_WC_GENERAL_ERR), but through the AE, with the SQ as its source, and
+ * the flush the driver then issues with the flush code it derives from
+ * that AE (irdma_ae_to_qp_err_code): the flush CQE names the failing WQE
+ * and carries that code.  One row per error; @flush the driver's code.
+ */
+static void error_row(const char *what, unsigned op, uint64_t loc,
+                      uint32_t len, uint64_t raddr, uint64_t flags,
+                      unsigned rq_len, unsigned want_ae, unsigned flush)
+{
+    uint64_t cqe[4], ctx, q[8] = { 0 };
+    unsigned idx, qp, code, ae = 0, src = 0;
+
+    ifx_failures = 0;
+    ifx_cur->roce = true;
+    ifx_cur->psn[0] = 0xFFFFF0;
+    ifx_cur->psn[1] = 0x000100;
+    ifx_setup(true);
+    fill(BUF_PA(0), 0x4000, 7);
+    if (rq_len) {
+        rq_post(1, BUF_PA(1), rq_len);
+    }
+    idx = ifx_sq_op(0, op, loc, len, raddr, flags | SIG);
+    run();
+    printf("# %s: ", what);
+    while (cqe_next(cqe)) {
+        /* The responder may complete its RQ WQE (a READ has none); the
+         * requester writes nothing for the failing WQE. */
+        CHECK(!(cqe[3] & CQE_SQ));
+    }
+    while (aeqe_next(&ctx, &qp, &code)) {
+        if (qp == 3) {
+            ae = code;
+            src = ifx_ae_src;
+        }
+    }
+    printf("AE 0x%04x source %u\n", ae, src);
+    CHECK_EQ(ae, want_ae);
+    CHECK_EQ(src, 5);           /* IRDMA_AE_SOURCE_SQ: sq_flush_code set */
+    /* The driver's flush: SQ, user flush code (hw.c:irdma_flush_wqes). */
+    q[2] = (uint64_t)flush << 32 | 1ull << 48;
+    CHECK_EQ(cqp(0x22, q, 3 | 1ull << 61 | 1ull << 60), 0);
+    CHECK(cqe_next(cqe));
+    CHECK(cqe[3] & CQE_SQ);
+    CHECK(cqe[3] & CQE_ERROR);
+    CHECK_EQ((cqe[3] >> 16) & 0xFFFF, 1);       /* IRDMA_FLUSH_MAJOR_ERR */
+    CHECK_EQ(cqe[3] & 0xFFFF, flush);
+    CHECK_EQ((cqe[3] >> 32) & 0x7FFF, idx);
+    CHECK(!cqe_next(cqe));
+    teardown_roce();
+}
+
+static void test_rc_error_status(void)
+{
+    /* FLUSH_* of irdma's enum irdma_flush_opcode (user.h). */
+    enum { PROT = 2, REM_ACCESS = 3, REM_OP = 5, REM_INV_REQ = 10 };
+
+    error_row("WRITE, wrong R_Key", 0x00, BUF_PA(0), 100, BUF_PA(1),
+              STAG(1) ^ 0x01, 0, 0x020d, REM_ACCESS);
+    error_row("READ past the peer's MR", 0x01, BUF_PA(0), 0x100,
+              BUF_PA(1) + 0x10000 - 0x80, STAG(1), 0, 0x020d, REM_ACCESS);
+    error_row("SEND longer than the receive buffer", 0x03, BUF_PA(0), 3000,
+              0, 0, 1000, 0x0208, REM_INV_REQ);
+    error_row("WRITE from an SGE past the local MR", 0x00,
+              BUF_PA(0) + 0x10000 - 0x10, 0x100, BUF_PA(1), STAG(1), 0,
+              0x0108, PROT);
+    (void)REM_OP;
+}
+
 /* FLUSH_WQES with only GENERATE_AE (irdma_gen_ae): the AE is posted and
  * the QP keeps working.  Then a MODIFY_QP to ERROR whose type field is
  * not RoCE's: the control path takes the state, so does the engine (no
@@ -975,6 +1046,7 @@ int main(void)
     RUN(test_wire_format);
     RUN(test_rc_loopback);
     RUN(test_rc_rnr_and_access_error);
+    RUN(test_rc_error_status);
     RUN(test_rc_lossy);
     RUN(test_rc_impaired);
     RUN(test_rc_retry_exceeded);

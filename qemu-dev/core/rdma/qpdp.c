@@ -257,6 +257,13 @@ static void wq_retire(QpdpQp *q)
         if (!w->done) {
             break;
         }
+        if (w->status && !q->priv) {
+            /* As on RoCE (roce/qp.c wq_retire()): a user QP's failed WQE
+             * completes through the driver's flush, with the flush code
+             * the driver derives from the AE; it stays at the head. */
+            qp_fatal(q, (unsigned)w->status, AE_SOURCE_SQ);
+            return;
+        }
         if ((w->signaled || w->status) && !q->halted) {
             sq_cqe(q, w);
         }

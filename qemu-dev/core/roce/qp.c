@@ -512,6 +512,17 @@ static void wq_retire(RoceQp *q)
         if (!w->done) {
             break;
         }
+        if (w->status && !q->priv) {
+            /*
+             * A failed WQE of a user QP completes through the flush the
+             * driver starts on the AE: its status is the flush code the
+             * driver picks for the AE (irdma_ae_to_qp_err_code()), e.g.
+             * REM_ACCESS_ERR for a remote access NAK.  It stays at the
+             * head, so the flush CQE names it (e810_flush_user()).
+             */
+            qp_fatal(q, (unsigned)w->status, AE_SOURCE_SQ);
+            return;
+        }
         if ((w->signaled || w->status) && !q->halted) {
             sq_cqe(q, w);
         }
