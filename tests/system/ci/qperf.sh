@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A scripts/ci job with a tool the image does not carry (scripts/ci
+# --packages qperf): qperf's RC bandwidth and latency over rdma_cm (-cm1)
+# between the guests.  Debian's qperf 0.4.11 tells the client its data port
+# before it listens on it (a race in qperf itself, fixed upstream), so a
+# rejected connection is tried again, at most 3 times.
+set -u
+echo "job: qperf $(command -v qperf): $(qperf --version 2>&1)"
+if [ "$GUEST_ID" = 0 ]; then
+	qperf > /tmp/qperf-server.log 2>&1 &
+	sleep 1
+	vm-barrier server-up
+	vm-barrier client-done
+	kill %1 2>/dev/null
+	exit 0
+fi
+vm-barrier server-up
+rc=1
+for try in 1 2 3; do
+	qperf -cm1 "$PEER_IP" rc_bw rc_lat > /tmp/qperf.log 2>&1
+	rc=$?
+	cat /tmp/qperf.log
+	[ $rc = 0 ] && grep -q 'bw *=' /tmp/qperf.log && grep -q 'latency *=' /tmp/qperf.log && break
+	echo "job: qperf try $try failed ($rc)"
+	rc=1
+	sleep 1
+done
+vm-barrier client-done
+echo "job: qperf exit $rc"
+exit $rc
