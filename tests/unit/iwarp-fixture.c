@@ -178,6 +178,7 @@ void ifx_setup(bool user)
     memcpy(c.mac, ifx_cur->mac, 6);     /* the port MAC of this device */
     CHECK_EQ(aq_add_pf_vsi(&t, 0, 1, true, &vsi), 0);
     CHECK_EQ(aq_add_mac_rule(&t, vsi, our_mac), 0);
+    ifx_cur->vsi = vsi;
     cqp_ring_init(&ifx_cur->cqp, &h, &c, SQ_PA, CQP_SQ_SIZE, CCQ_PA,
                   CCQ_SIZE);
     ifx_cq3_head = 0;
@@ -203,6 +204,11 @@ void ifx_setup(bool user)
         /* address handles */
         ifx_set64(COMMIT_PA + 8 * E810_HMC_FSIAV,
                   ifx_cur->nah ? ifx_cur->nah : 64);
+    }
+    if (ifx_cur->roce) {
+        /* multicast groups */
+        ifx_set64(COMMIT_PA + 8 * E810_HMC_FSIMC,
+                  ifx_cur->nmcg ? ifx_cur->nmcg : 64);
     }
     q[4] = COMMIT_PA;
     ifx_post(q, 0x21ull << 32 | 208);

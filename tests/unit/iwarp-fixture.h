@@ -26,6 +26,9 @@ typedef struct IfxState {
     uint32_t psn[2];
     /* Address handles to commit in the FPM (RoCE: 64 when 0). */
     unsigned nah;
+    /* Multicast groups (FSIMC) to commit in RoCE mode (64 when 0). */
+    unsigned nmcg;
+    uint16_t vsi;               /* the PF's VSI (ifx_setup) */
     CqpRing cqp;
     unsigned cq3_head, cq3_pol, aeq_head, aeq_pol;
     unsigned qsq_head[2], qsq_pol[2], qrq_head[2], qrq_pol[2];
