@@ -35,9 +35,8 @@
 #define UD_CQ_SHADOW    M(0x102000)
 #define UD_PAGE(i)      M(0x110000 + 0x1000 * (i))
 #define UD_CTX(i)       UD_PAGE(i)
-#define UD_SQ(i)        (UD_PAGE(i) + 0x400)        /* 16 quanta */
-#define UD_RQ(i)        (UD_PAGE(i) + 0x800)        /* 16 WQEs */
-#define UD_SHADOW(i)    (UD_PAGE(i) + 0xE00)
+#define UD_SQ(i)        (UD_PAGE(i) + IFX_UD_SQ)    /* 16 quanta */
+#define UD_RQ(i)        (UD_PAGE(i) + IFX_UD_RQ)    /* 16 WQEs */
 #define UD_NRQ          16
 /* Receive buffers in MR STAG(1) (BUF_PA(1), 64 KiB): 4 per QP. */
 #define UD_BUF(i, k)    (BUF_PA(1) + 0x4000 + 0x1000 * (i) + 0x400 * (k))
@@ -63,7 +62,7 @@ static const uint8_t peer_ip6[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0,
                                       0, 0, 0, 0, 0, 0, 0, 0x99 };
 
 static unsigned ud_head, ud_pol;
-static unsigned ud_sq_head[NUD], ud_rq_head[NUD];
+static unsigned ud_sq_head[NUD];
 
 static void setup(void)
 {
@@ -89,8 +88,7 @@ static unsigned cqp_minor(void)
     return e810_mmio_read(&C, PFPE_CQPERRCODES, 4) & 0xFFFF;
 }
 
-/* CQ 5 and UD QPs 5.. in RTS, as irdma creates an rdma_cm UD QP, each
- * with four receive WQEs (and four more with @more). */
+/* CQ 5 and UD QPs 5.. in RTS, each with four receive WQEs. */
 static void ud_setup(void)
 {
     uint64_t q[8] = { 0 };
@@ -103,30 +101,10 @@ static void ud_setup(void)
     CHECK_EQ(cqp(0x03, q, UD_CQ), 0);
     ud_head = 0;
     ud_pol = 1;
+    ifx_failures = 0;
     for (unsigned i = 0; i < NUD; i++) {
-        uint64_t x = UD_CTX(i);
-
-        memset(mem(UD_PAGE(i)), 0, 0x1000);
-        set64(x + 0, 1ull << 3);
-        set64(x + 8, UD_SQ(i));
-        set64(x + 16, UD_RQ(i));
-        set64(x + 24, 64 | 2ull << 8 | 2ull << 12 | 0xC000ull << 32 |
-              4791ull << 48);
-        set64(x + 48, 1024ull << 16);
-        set64(x + 56, 0xFFFFull << 32 | (uint64_t)PD << 48);
-        set64(x + 64, (uint64_t)UD_QKEY << 32);
-        set64(x + 136, UD_CQ | (uint64_t)UD_CQ << 32);
-        set64(x + 152, mac_u64(ifx_mac) << 16);
-        set64(x + 160, 1ull << 24 | 1ull << 25);
-        set64(x + 168, COMPCTX(0x50 + i));
-        set64(x + 184, OUR_IP);
-        memset(q, 0, sizeof(q));
-        q[2] = x;
-        q[5] = UD_SHADOW(i);
-        CHECK_EQ(cqp(0x00, q, UDQP(i) | 4ull << 48), 0);
-        CHECK_EQ(cqp(0x01, q, UDQP(i) | 4ull << 48 | 4ull << 60), 0);
-        CHECK_EQ(cqp(0x01, q, UDQP(i) | 4ull << 48 | 2ull << 60), 0);
-        ud_sq_head[i] = ud_rq_head[i] = 0;
+        ifx_ud_qp(UDQP(i), UD_CQ, UD_PAGE(i), UD_QKEY, COMPCTX(0x50 + i));
+        ud_sq_head[i] = 0;
         for (unsigned k = 0; k < 4; k++) {
             uint64_t w = UD_RQ(i) + 32ull * k;
 
@@ -136,6 +114,7 @@ static void ud_setup(void)
             set64(w + 24, 1ull << 63);
         }
     }
+    CHECK_EQ(ifx_failures, 0);
 }
 
 /* The next CQE of CQ 5 (and its extension if it has one). */
