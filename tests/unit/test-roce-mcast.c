@@ -665,6 +665,47 @@ static void test_mcast_tx_loopback6(void)
     test_mcast_tx_loopback(true);
 }
 
+/*
+ * mckey's sender: datagrams posted unsignaled, the QP destroyed at once
+ * (MODIFY_QP to ERROR first), before the bottom half ran.  They still go
+ * out, as they would from the card; the QP sends nothing after.
+ */
+static void test_mcast_send_then_destroy(void)
+{
+    unsigned qps[1] = { UDQP(0) }, got[NUD], sends, errs, nf0, n = 12;
+    uint64_t q[8] = { 0 };
+
+    setup();
+    ud_setup();
+    mgctx(qps, 1);
+    CHECK_EQ(mcg_op(CQP_OP_CREATE_MCAST_GRP, 1, false), 0);
+    mac_filter(mac4);
+    mc_ah(false);
+    nf0 = H.nframes;
+    for (unsigned m = 0; m < n; m++) {
+        uint64_t w = UD_SQ(3) + 32ull * m;
+
+        set64(w, BUF_PA(0));
+        set64(w + 8, 20ull << 32 | STAG(0));
+        set64(w + 16, UD_QKEY | (uint64_t)ROCE_MCAST_QPN << 32);
+        set64(w + 24, AH_MC4 | 0x03ull << 32 | 1ull << 63);
+        e810_mmio_write(&C, PFPE_WQEALLOC, UDQP(3), 4);     /* no BH yet */
+    }
+    CHECK_EQ(H.nframes, nf0);
+    q[2] = UD_CTX(3);
+    CHECK_EQ(cqp(0x01, q, UDQP(3) | 4ull << 48 | 6ull << 60), 0);
+    CHECK_EQ(H.nframes, nf0 + n);
+    CHECK_EQ(cqp(0x02, q, UDQP(3) | 4ull << 48), 0);
+    ifx_run();
+    ud_take(got, &sends, &errs, 0);
+    CHECK_EQ(got[0], 4);                    /* its four receive WQEs */
+    CHECK_EQ(e810_roce_stats(&C)->mcast_tx, n);
+    CHECK_EQ(e810_roce_stats(&C)->ud_dropped, n - 4);
+    CHECK_EQ(H.nframes, nf0 + n);
+    CHECK_EQ(H.guest_errors, 0);
+    teardown();
+}
+
 /* ---- two devices --------------------------------------------------------- */
 
 static IfxState dev_a = IFX_DEV_A;
@@ -744,6 +785,7 @@ int main(void)
     RUN(test_mcast_ipv6);
     RUN(test_mcast_tx_loopback4);
     RUN(test_mcast_tx_loopback6);
+    RUN(test_mcast_send_then_destroy);
     RUN(test_mcast_two_devices);
     ifx_cur = one;
     return CHECK_DONE();

@@ -1539,6 +1539,25 @@ static void ud_run(RoceQp *q)
     }
 }
 
+/*
+ * A UD QP on its way to ERROR (destroy, or the application's own modify)
+ * first sends what was posted before, within the entry's budget: the
+ * doorbells came before this CQP op, and the card sends a datagram long
+ * before the driver gets that far, while the engine's bottom half may
+ * not have run yet.  mckey, for one, posts its datagrams unsignaled and
+ * destroys the QP at once.  What the budget leaves is flushed as before.
+ */
+static void ud_drain(RoceQp *q)
+{
+    if (q->type != QP_TYPE_ROCE_UD || !q->tx_pending || q->in_run) {
+        return;
+    }
+    q->tx_pending = false;
+    q->in_run = true;
+    ud_run(q);
+    q->in_run = false;
+}
+
 static void ud_rx(RoceQp *q, const RocePkt *k)
 {
     E810Roce *e = q->c->rdma.roce;
@@ -2031,6 +2050,9 @@ void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
     }
     prev = q->state;
     next = CQPSQ_QP_NEXTIWSTATE(h);
+    if (next == QP_STATE_ERROR) {
+        ud_drain(q);
+    }
     /* The state follows the control path's whatever the op says of the
      * type; the context only describes a QP of the type it was created
      * with. */
