@@ -666,9 +666,9 @@ static void test_mcast_tx_loopback6(void)
 }
 
 /*
- * mckey's sender: datagrams posted unsignaled, the QP destroyed at once
- * (MODIFY_QP to ERROR first), before the bottom half ran.  They still go
- * out, as they would from the card; the QP sends nothing after.
+ * mckey's sender: datagrams posted unsignaled, then the AH destroyed and
+ * the QP with it (MODIFY_QP to ERROR first), before the bottom half ran.
+ * They still go out, as from the card, before the first CQP op.
  */
 static void test_mcast_send_then_destroy(void)
 {
@@ -692,17 +692,36 @@ static void test_mcast_send_then_destroy(void)
         e810_mmio_write(&C, PFPE_WQEALLOC, UDQP(3), 4);     /* no BH yet */
     }
     CHECK_EQ(H.nframes, nf0);
+    CHECK_EQ(cqp(0x1e, q, AH_MC4), 0);
+    CHECK_EQ(H.nframes, nf0 + n);
     q[2] = UD_CTX(3);
     CHECK_EQ(cqp(0x01, q, UDQP(3) | 4ull << 48 | 6ull << 60), 0);
-    CHECK_EQ(H.nframes, nf0 + n);
     CHECK_EQ(cqp(0x02, q, UDQP(3) | 4ull << 48), 0);
     ifx_run();
     ud_take(got, &sends, &errs, 0);
     CHECK_EQ(got[0], 4);                    /* its four receive WQEs */
+    CHECK_EQ(errs, 0);
     CHECK_EQ(e810_roce_stats(&C)->mcast_tx, n);
     CHECK_EQ(e810_roce_stats(&C)->ud_dropped, n - 4);
     CHECK_EQ(H.nframes, nf0 + n);
     CHECK_EQ(H.guest_errors, 0);
+    /* Before any CQP op (a NOP here): a full SQ of another QP, 16
+     * datagrams and their 16 loopback copies, within the doorbell's
+     * transmit budget. */
+    mc_ah(false);
+    nf0 = H.nframes;
+    for (unsigned m = 0; m < 16; m++) {
+        uint64_t w = UD_SQ(4) + 32ull * m;
+
+        set64(w, BUF_PA(0));
+        set64(w + 8, 20ull << 32 | STAG(0));
+        set64(w + 16, UD_QKEY | (uint64_t)ROCE_MCAST_QPN << 32);
+        set64(w + 24, AH_MC4 | 0x03ull << 32 | 1ull << 63);
+    }
+    e810_mmio_write(&C, PFPE_WQEALLOC, UDQP(4), 4);
+    CHECK_EQ(cqp(0x24, q, 0), 0);           /* a NOP */
+    CHECK_EQ(H.nframes, nf0 + 16);
+    CHECK(C.txs.stats.entry_max <= E810_TX_BUDGET);
     teardown();
 }
 

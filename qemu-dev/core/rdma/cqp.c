@@ -249,6 +249,9 @@ static void cqp_doorbell(E810Core *c, uint32_t head)
         return;
     }
     rd->in_cqp = true;
+    if (rd->protocol == PROTOCOL_ROCE) {
+        e810_roce_ud_catch_up(c);
+    }
     for (budget = rd->cqp_size; budget && rd->cqp_tail != head; budget--) {
         uint32_t idx = rd->cqp_tail;
         uint64_t addr = rd->cqp_sq_pa + (uint64_t)idx * E810_RDMA_CQP_WQE_SIZE;

@@ -1540,22 +1540,37 @@ static void ud_run(RoceQp *q)
 }
 
 /*
- * A UD QP on its way to ERROR (destroy, or the application's own modify)
- * first sends what was posted before, within the entry's budget: the
- * doorbells came before this CQP op, and the card sends a datagram long
- * before the driver gets that far, while the engine's bottom half may
- * not have run yet.  mckey, for one, posts its datagrams unsignaled and
- * destroys the QP at once.  What the budget leaves is flushed as before.
+ * UD datagrams posted before a CQP op go out before it, within the CQP
+ * entry's budget.  The card sends a datagram long before the driver's
+ * next command reaches its CQP, but the engine's bottom half, which runs
+ * the SQs after their doorbells, may not have run yet on a loaded host:
+ * mckey posts its datagrams unsignaled, then destroys the AH and the QP
+ * at once, and in two guests under TCG none or a third of them left
+ * before the AH was gone.  RC QPs keep their pace (ACK-clocked).  What
+ * the budget leaves stays for the bottom half.
  */
-static void ud_drain(RoceQp *q)
+void e810_roce_ud_catch_up(E810Core *c)
 {
-    if (q->type != QP_TYPE_ROCE_UD || !q->tx_pending || q->in_run) {
+    E810Roce *e = c->rdma.roce;
+
+    if (!e || !e->tx_any) {
         return;
     }
-    q->tx_pending = false;
-    q->in_run = true;
-    ud_run(q);
-    q->in_run = false;
+    for (unsigned i = 0; i < E810_RDMA_MAX_QPS; i++) {
+        RoceQp *q = e->qp[i];
+
+        if (!q || q->type != QP_TYPE_ROCE_UD || !q->tx_pending ||
+            q->in_run) {
+            continue;
+        }
+        if (!e810_tx_may_send(c)) {
+            return;
+        }
+        q->tx_pending = false;
+        q->in_run = true;
+        ud_run(q);
+        q->in_run = false;
+    }
 }
 
 static void ud_rx(RoceQp *q, const RocePkt *k)
@@ -2050,9 +2065,6 @@ void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
     }
     prev = q->state;
     next = CQPSQ_QP_NEXTIWSTATE(h);
-    if (next == QP_STATE_ERROR) {
-        ud_drain(q);
-    }
     /* The state follows the control path's whatever the op says of the
      * type; the context only describes a QP of the type it was created
      * with. */

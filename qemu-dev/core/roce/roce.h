@@ -41,6 +41,8 @@ typedef struct E810Roce E810Roce;
 /* After a CQP op on a QP completed without error (RoCE mode only). */
 void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
                    E810CqpResult *r);
+/* Before the CQP's WQEs run: UD datagrams posted earlier go out first. */
+void e810_roce_ud_catch_up(E810Core *c);
 /* SQ doorbell of QP @qp_id. */
 void e810_roce_doorbell(E810Core *c, uint32_t qp_id);
 /* The bottom half (txsched.c): pending QPs in turn, within the budget. */
