@@ -118,7 +118,8 @@ void e810_rdma_mcg(E810Core *c, unsigned op, const uint64_t *wqe,
 {
     uint64_t h = wqe[3];
     uint32_t idx = CQPSQ_MG_MGIDX(h);
-    E810RdmaMcg *g = mcg_lookup(c, idx), n;
+    E810RdmaMcg *g = mcg_lookup(c, idx);
+    E810RdmaMcg n;
     unsigned fn = CQPSQ_MG_HMC_FCN_ID(wqe[1]);
     const char *what = op == CQP_OP_CREATE_MCAST_GRP ? "create" :
                        op == CQP_OP_MODIFY_MCAST_GRP ? "modify" : "destroy";
