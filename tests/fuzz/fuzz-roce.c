@@ -8,7 +8,10 @@
  * ICRC or a bad one, to QP 3, 4, 1 or any QP number; raw frames; receive
  * and send WQEs on both QPs (retransmission, ACK/NAK handling, READ
  * responses); QP state changes and time; the backend holding frames,
- * resets and the unplug (fuzz_common_op).
+ * resets and the unplug (fuzz_common_op).  Multicast: UD QPs 5 and 6
+ * are members of an IPv4 group; the input writes the group ops as a
+ * hostile driver would, sends datagrams to groups as a peer, and sends
+ * to the group from QP 5 (the wire and the loopback).
  *
  * The first input byte selects kernel or user QPs, re-entrancy mode, and
  * the remote scenario: the QPs' peer (ARP 1) is a remote MAC, so what the
@@ -145,8 +148,220 @@ static void send_read(FuzzIn *in)
     }
 }
 
+/* ---- multicast ----------------------------------------------------------- */
+
+#define MC_QP(i)        (5 + (i))
+#define MC_PAGE(i)      M(0x110000 + 0x1000 * (i))
+#define MC_BUF(i, k)    (BUF_PA(1) + 0x4000 + 0x1000 * (i) + 0x400 * (k))
+#define MC_QKEY         0x01234567u
+#define MC_CTX_PA       M(0x180000)
+#define MC_GRP4         0xEF010203u
+#define MC_AH4          7
+#define MC_AH6          8
+static const uint8_t mc_mac4[6] = { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 };
+static const uint8_t mc_mac6[6] = { 0x33, 0x33, 0xff, 0x0e, 0x00, 0x00 };
+static const uint8_t mc_grp6[16] = { 0xff, 0x0e, [12] = 0x12, 0x34, 0x56,
+                                     0x78 };
+/* SQ and RQ producer indexes of the UD QPs (the set-up leaves 0 and 4). */
+static unsigned mc_sq[2], mc_rq[2];
+
+/*
+ * A group op (uda.c:irdma_access_mcast_grp) as the input writes it.  m:
+ * group number 1:0 (or 16 bits from the input with bit 7), VLAN 2, IPv6
+ * 3, opcode 5:4 (create, modify, destroy, create), the eight context
+ * entries from the input 6; e: entries 2:0 (count - 1), the first QP of
+ * a run of the list below 7:3;
+ * x: MAC and address from the input 0, IPv4 group 3:1.
+ */
+static void mc_cqp(FuzzIn *in)
+{
+    static const uint32_t qps[8] = { 5, 6, 3, 4, 1, 0, 63, 0x3FFFF };
+    uint8_t m = in8(in), e = in8(in), x = in8(in);
+    uint64_t q[8] = { 0 };
+    unsigned idx = (m & 0x80) ? in16(in) : m & 3;
+    bool v6 = m & 8;
+    uint64_t h = idx | (v6 ? 0 : CQPSQ_MG_IPV4VALID);
+
+    for (unsigned i = 0; i < MGCTX_ENTRIES; i++) {
+        uint64_t v = 0;
+
+        if (m & 0x40) {
+            v = in64(in);
+        } else if (i < (e & 7) + 1u) {
+            v = MGCTX_VALIDENT | qps[((e >> 3) + i) & 7];
+        }
+        st64(fake_mem(&ifx.h, MC_CTX_PA + 8 * i), v);
+    }
+    q[0] = mac_u64(v6 ? mc_mac6 : mc_mac4);
+    q[4] = MC_CTX_PA;
+    if (v6) {
+        q[7] = ldbe64(mc_grp6);
+        q[6] = ldbe64(mc_grp6 + 8);
+    } else {
+        q[6] = MC_GRP4 + ((x >> 1) & 7);
+    }
+    if (m & 4) {
+        h |= CQPSQ_MG_VLANVALID;
+        q[2] = (uint64_t)(in16(in) & 0xFFF) << 32;
+    }
+    if (x & 1) {
+        q[0] = in64(in);
+        q[6] = in64(in);
+        q[7] = in64(in);
+    }
+    FZ_GUEST("CQP", ifx_cqp(CQP_OP_CREATE_MCAST_GRP + ((m >> 4) & 3) % 3, q,
+                            h));
+}
+
+/* A UD datagram from the peer to a group: mostly well formed, else with
+ * another QPN, MAC, opcode, Q_Key, a VLAN tag or a bad ICRC. */
+static void mc_datagram(FuzzIn *in)
+{
+    static uint8_t f[ROCE_FRAME_MAX];
+    uint8_t m = in8(in);
+    bool v6 = m & 1;
+    RocePath p;
+    size_t off, x, n = in16(in) % 1100;
+    uint32_t dqpn = (m & 2) ? in32(in) : ROCE_MCAST_QPN;
+    uint8_t op = (m & 8) ? in8(in) : ROCE_UD_SEND_ONLY + (m >> 7);
+
+    peer_path(&p);
+    p.ipv4 = !v6;
+    memcpy(p.dmac, (m & 4) ? ifx_mac : v6 ? mc_mac6 : mc_mac4, 6);
+    if (v6) {
+        memset(p.sip, 0xFD, 16);
+        memcpy(p.dip, mc_grp6, 16);
+    } else {
+        stbe32(p.dip, MC_GRP4);
+    }
+    if (m & 0x40) {
+        p.vlan = true;
+        p.vlan_tci = in16(in);
+    }
+    off = roce_frame_start(f, &p);
+    x = off + ROCE_BTH_LEN;
+    stbe32(f + x, (m & 0x10) ? in32(in) : MC_QKEY);
+    f[x + 4] = 0;
+    roce_put24(f + x + 5, 0x99);
+    x += ROCE_DETH_LEN;
+    inbuf(in, f + x, n);
+    x += n;
+    roce_bth_put(f + off, op, false, 0, 0xFFFF, dqpn, false, 1);
+    x = roce_frame_seal(f, &p, off, x);
+    if (m & 0x20) {
+        f[x - 1] ^= 1;
+    }
+    fz_receive(f, x);
+}
+
+/* A UD SEND from QP 5 or 6 to the group's AH (IPv4 or IPv6) or any. */
+static void mc_send(FuzzIn *in)
+{
+    uint8_t m = in8(in);
+    unsigned i = m & 1, len = in16(in) % 1200;
+    unsigned ah = (m & 2) ? MC_AH6 : (m & 4) ? in8(in) : MC_AH4;
+    uint64_t w = MC_PAGE(i) + IFX_UD_SQ + 32ull * (mc_sq[i] % 16);
+    uint32_t dqpn = (m & 8) ? in32(in) : ROCE_MCAST_QPN;
+
+    st64(fake_mem(&ifx.h, w), BUF_PA(0));
+    st64(fake_mem(&ifx.h, w + 8), (uint64_t)len << 32 | STAG(0));
+    st64(fake_mem(&ifx.h, w + 16), MC_QKEY | (uint64_t)dqpn << 32);
+    st64(fake_mem(&ifx.h, w + 24), ah | 0x03ull << 32 | 1ull << 62 |
+         (uint64_t)((mc_sq[i] / 16 + 1) & 1) << 63);
+    mc_sq[i]++;
+    FZ_GUEST("UD doorbell", ifx_wr(PFPE_WQEALLOC, MC_QP(i)));
+}
+
+/* Receive WQEs for QP 5 or 6 (1 KiB each, in its four buffers). */
+static void mc_recv(FuzzIn *in)
+{
+    uint8_t m = in8(in);
+    unsigned i = m & 1;
+
+    for (unsigned n = 0; n < 1u + ((m >> 1) & 3); n++) {
+        uint64_t w = MC_PAGE(i) + IFX_UD_RQ + 32ull * (mc_rq[i] % 16);
+
+        st64(fake_mem(&ifx.h, w), MC_BUF(i, mc_rq[i] % 4));
+        st64(fake_mem(&ifx.h, w + 8), 0x400ull << 32 | STAG(1));
+        st64(fake_mem(&ifx.h, w + 24), (uint64_t)((mc_rq[i] / 16 + 1) & 1)
+                                      << 63);
+        mc_rq[i]++;
+    }
+}
+
+static void mc_op(FuzzIn *in, uint8_t op)
+{
+    switch (op & 3) {
+    case 0:
+        mc_cqp(in);
+        break;
+    case 1:
+        mc_datagram(in);
+        break;
+    case 2:
+        mc_send(in);
+        break;
+    default:
+        mc_recv(in);
+        break;
+    }
+}
+
+/* UD QPs 5 and 6 on CQ 3, each with four receive WQEs, members of group
+ * 1 (239.1.2.3, the switch delivering its MAC); ARP 3/4 and AHs 7/8 to
+ * the IPv4 and IPv6 groups with DOLOOPBACK, as irdma_setup_ah makes
+ * them. */
+static void build_mcast(void)
+{
+    uint64_t q[8] = { 0 };
+
+    for (unsigned i = 0; i < 2; i++) {
+        ifx_ud_qp(MC_QP(i), 3, MC_PAGE(i), MC_QKEY, COMPCTX(0x50 + i));
+        for (unsigned k = 0; k < 4; k++) {
+            uint64_t w = MC_PAGE(i) + IFX_UD_RQ + 32ull * k;
+
+            ifx_set64(w, MC_BUF(i, k));
+            ifx_set64(w + 8, 0x400ull << 32 | STAG(1));
+            ifx_set64(w + 24, 1ull << 63);
+        }
+    }
+    if (aq_add_mac_rule(&ifx, ifx_cur->vsi, mc_mac4) ||
+        aq_add_mac_rule(&ifx, ifx_cur->vsi, mc_mac6)) {
+        ifx_failures++;
+    }
+    for (unsigned v6 = 0; v6 < 2; v6++) {
+        memset(q, 0, sizeof(q));
+        q[2] = mac_u64(v6 ? mc_mac6 : mc_mac4);
+        ifx_failures += ifx_cqp(0x0f, q, (3 + v6) | 1ull << 42) != 0;
+        memset(q, 0, sizeof(q));
+        q[0] = mac_u64(ifx_mac) << 16;
+        q[1] = (uint64_t)PD << 48;
+        q[2] = (3ull + v6) << 48 | 64ull << 32;
+        if (v6) {
+            q[5] = ldbe64(mc_grp6);
+            q[4] = ldbe64(mc_grp6 + 8);
+            q[7] = 0xFD00000000000000ull;
+            q[6] = 1;
+        } else {
+            q[4] = MC_GRP4;
+            q[6] = OUR_IP;
+        }
+        ifx_failures += ifx_cqp(0x1c, q, (v6 ? MC_AH6 : MC_AH4) |
+                                CQPSQ_AH_DOLOOPBACKCHECK |
+                                (v6 ? 0 : CQPSQ_AH_IPV4VALID)) != 0;
+    }
+    memset(q, 0, sizeof(q));
+    st64(ifx_mem(MC_CTX_PA), MGCTX_VALIDENT | MC_QP(0));
+    st64(ifx_mem(MC_CTX_PA + 8), MGCTX_VALIDENT | MC_QP(1));
+    q[0] = mac_u64(mc_mac4);
+    q[4] = MC_CTX_PA;
+    q[6] = MC_GRP4;
+    ifx_failures += ifx_cqp(CQP_OP_CREATE_MCAST_GRP, q,
+                            1 | CQPSQ_MG_IPV4VALID) != 0;
+}
+
 /* The scenario: RoCE QPs 3 and 4 (to ourselves or the remote peer),
- * and the large region. */
+ * the large region, and the multicast group's UD QPs. */
 static void build(unsigned id, void *opaque)
 {
     uint64_t q[8] = { 0 };
@@ -163,6 +378,7 @@ static void build(unsigned id, void *opaque)
     if (ifx_cqp(0x0a, q, 0xFull << 48 | 1ull << 53 | 1ull << 59)) {
         ifx_failures++;
     }
+    build_mcast();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -184,6 +400,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_start(s0 & 3, remote ? &far : &local, build, s0 & 4);
     epsn[0] = 0x000100;
     epsn[1] = 0xFFFFF0;
+    mc_sq[0] = mc_sq[1] = 0;
+    mc_rq[0] = mc_rq[1] = 4;
     for (ops = 0; live && in.left && ops < FUZZ_MAX_OPS; ops++) {
         uint8_t op = in8(&in);
 
@@ -193,6 +411,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (op >= 0xF0) {
             send_read(&in);
+            continue;
+        }
+        if (op >= 0xE8) {
+            mc_op(&in, op);
             continue;
         }
         switch (op % 8) {

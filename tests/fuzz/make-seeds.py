@@ -131,6 +131,34 @@ roce = {
     'remote-unplug': u8(2) + HOLD + rread(1, 3) + rsend_dup(1) + UNPLUG,
 }
 
+# fuzz-roce multicast ops (0xE8-0xEB): a group op (m: group 1:0, IPv6 3,
+# opcode 5:4 = create/modify/destroy; e: entries - 1 in 2:0, the first of
+# QPs 5, 6, 3, 4, ... in 7:3; x: IPv4 group offset in 3:1); a datagram
+# from the peer to a group (m: IPv6 0, with immediate 7); a UD SEND from
+# QP 5 to the group's AH (m: IPv6 AH 1); receive WQEs.
+def mc_grp(op, idx, nqp, first=0, v6=False, off=0):
+    return u8(0xE8) + u8(idx | (8 if v6 else 0) | op << 4) + u8((nqp - 1) | first << 3) + u8(off << 1)
+def mc_rx(n, v6=False, imm=False):
+    return u8(0xE9) + u8((1 if v6 else 0) | (0x80 if imm else 0)) + u16(n) + bytes((0xA0 + i) & 0xFF for i in range(n))
+def mc_tx(n, v6=False):
+    return u8(0xEA) + u8(2 if v6 else 0) + u16(n)
+def mc_rq(qp, n):
+    return u8(0xEB) + u8(qp | (n - 1) << 1)
+CREATE, MODIFY, DESTROY = 0, 1, 2
+roce.update({
+    # Group 1 (QPs 5 and 6, the set-up's) gets a datagram from the wire,
+    # then QP 5 sends to it: on the wire and looped back to both.
+    'mcast-rx': u8(0) + mc_rx(100, imm=True) + adv(5),
+    'mcast-send': u8(0) + mc_tx(64) + adv(5) + mc_rq(0, 2) + mc_tx(900) + adv(5),
+    # The ops as irdma issues them: group 2 created, group 1 down to QP 6,
+    # an IPv6 group, their datagrams, group 2 destroyed, a group number
+    # past the committed ones and a destroy of one that is not there.
+    'mcast-ops': u8(0) + mc_grp(CREATE, 2, 2, off=1) + mc_grp(MODIFY, 1, 1, first=1) +
+        mc_rx(20) + mc_grp(CREATE, 3, 2, v6=True) + mc_rx(30, v6=True) + mc_tx(40, v6=True) +
+        mc_grp(DESTROY, 2, 1, off=1) + u8(0xE8) + u8(0x80) + u8(0) + u8(0) + u16(0x1FFF) +
+        mc_grp(DESTROY, 2, 1) + adv(5),
+})
+
 # Regression inputs: each trips a resource oracle on a core whose engine
 # paths do not ask the transmit gate (abort until the core is fixed).
 regress = {

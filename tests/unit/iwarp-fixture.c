@@ -178,6 +178,7 @@ void ifx_setup(bool user)
     memcpy(c.mac, ifx_cur->mac, 6);     /* the port MAC of this device */
     CHECK_EQ(aq_add_pf_vsi(&t, 0, 1, true, &vsi), 0);
     CHECK_EQ(aq_add_mac_rule(&t, vsi, our_mac), 0);
+    ifx_cur->vsi = vsi;
     cqp_ring_init(&ifx_cur->cqp, &h, &c, SQ_PA, CQP_SQ_SIZE, CCQ_PA,
                   CCQ_SIZE);
     ifx_cq3_head = 0;
@@ -203,6 +204,11 @@ void ifx_setup(bool user)
         /* address handles */
         ifx_set64(COMMIT_PA + 8 * E810_HMC_FSIAV,
                   ifx_cur->nah ? ifx_cur->nah : 64);
+    }
+    if (ifx_cur->roce) {
+        /* multicast groups */
+        ifx_set64(COMMIT_PA + 8 * E810_HMC_FSIMC,
+                  ifx_cur->nmcg ? ifx_cur->nmcg : 64);
     }
     q[4] = COMMIT_PA;
     ifx_post(q, 0x21ull << 32 | 208);
@@ -271,6 +277,32 @@ void ifx_setup(bool user)
                  0);
     }
     ifx_setup_ilq();
+}
+
+void ifx_ud_qp(unsigned qpn, unsigned cq, uint64_t page, uint32_t qkey,
+               uint64_t comp)
+{
+    uint64_t q[8] = { 0 };
+
+    memset(ifx_mem(page), 0, 0x1000);
+    ifx_set64(page + 0, 1ull << 3);
+    ifx_set64(page + 8, page + IFX_UD_SQ);
+    ifx_set64(page + 16, page + IFX_UD_RQ);
+    ifx_set64(page + 24, 64 | 2ull << 8 | 2ull << 12 | 0xC000ull << 32 |
+              4791ull << 48);
+    ifx_set64(page + 48, 1024ull << 16);
+    ifx_set64(page + 56, 0xFFFFull << 32 | (uint64_t)PD << 48);
+    ifx_set64(page + 64, (uint64_t)qkey << 32);
+    ifx_set64(page + 136, cq | (uint64_t)cq << 32);
+    ifx_set64(page + 152, mac_u64(our_mac) << 16);
+    ifx_set64(page + 160, 1ull << 24 | 1ull << 25);
+    ifx_set64(page + 168, comp);
+    ifx_set64(page + 184, ifx_cur->ip);
+    q[2] = page;
+    q[5] = page + 0xE00;
+    CHECK_EQ(ifx_cqp(0x00, q, qpn | 4ull << 48), 0);
+    CHECK_EQ(ifx_cqp(0x01, q, qpn | 4ull << 48 | 4ull << 60), 0);
+    CHECK_EQ(ifx_cqp(0x01, q, qpn | 4ull << 48 | 2ull << 60), 0);
 }
 
 void ifx_teardown(void)

@@ -26,6 +26,9 @@ typedef struct IfxState {
     uint32_t psn[2];
     /* Address handles to commit in the FPM (RoCE: 64 when 0). */
     unsigned nah;
+    /* Multicast groups (FSIMC) to commit in RoCE mode (64 when 0). */
+    unsigned nmcg;
+    uint16_t vsi;               /* the PF's VSI (ifx_setup) */
     CqpRing cqp;
     unsigned cq3_head, cq3_pol, aeq_head, aeq_pol;
     unsigned qsq_head[2], qsq_pol[2], qrq_head[2], qrq_pol[2];
@@ -99,6 +102,16 @@ unsigned ifx_cqp(unsigned op, const uint64_t q[8], uint64_t hdr_extra);
 void ifx_qp_ctx(unsigned i, bool user);
 /* RoCE QP context for QP 3 + @i (ifx_cur->roce). */
 void ifx_qp_ctx_roce(unsigned i, bool user);
+/*
+ * A RoCE UD QP @qpn on CQ @cq in RTS, as irdma creates an rdma_cm UD QP:
+ * context at @page, 16-quantum SQ at @page + IFX_UD_SQ, 16-WQE RQ at
+ * @page + IFX_UD_RQ (empty), doorbell shadow area at @page + 0xE00;
+ * Q_Key @qkey, completion context @comp.
+ */
+#define IFX_UD_SQ       0x400
+#define IFX_UD_RQ       0x800
+void ifx_ud_qp(unsigned qpn, unsigned cq, uint64_t page, uint32_t qkey,
+               uint64_t comp);
 /* The whole set-up; @user: QPs as user QPs (not privileged). */
 void ifx_setup(bool user);
 void ifx_teardown(void);

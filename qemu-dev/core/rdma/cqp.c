@@ -173,6 +173,9 @@ static const E810CqpOp cqp_ops[CQP_OP_COUNT] = {
     [CQP_OP_MANAGE_APBVT]         = { "MANAGE_APBVT", cqp_apbvt },
     [CQP_OP_NOP]                  = { "NOP", cqp_nop },
     [CQP_OP_MANAGE_QHASH]         = { "MANAGE_QHASH", cqp_qhash },
+    [CQP_OP_CREATE_MCAST_GRP]     = { "CREATE_MCAST_GRP", e810_rdma_mcg },
+    [CQP_OP_MODIFY_MCAST_GRP]     = { "MODIFY_MCAST_GRP", e810_rdma_mcg },
+    [CQP_OP_DESTROY_MCAST_GRP]    = { "DESTROY_MCAST_GRP", e810_rdma_mcg },
     [CQP_OP_SUSPEND_QP]           = { "SUSPEND_QP", cqp_suspend },
     [CQP_OP_RESUME_QP]            = { "RESUME_QP", cqp_suspend },
     [CQP_OP_SHMC_PAGES_ALLOCATED] = { "SHMC_PAGES_ALLOCATED", cqp_nop },
@@ -246,6 +249,9 @@ static void cqp_doorbell(E810Core *c, uint32_t head)
         return;
     }
     rd->in_cqp = true;
+    if (rd->protocol == PROTOCOL_ROCE) {
+        e810_roce_ud_catch_up(c);
+    }
     for (budget = rd->cqp_size; budget && rd->cqp_tail != head; budget--) {
         uint32_t idx = rd->cqp_tail;
         uint64_t addr = rd->cqp_sq_pa + (uint64_t)idx * E810_RDMA_CQP_WQE_SIZE;
@@ -300,6 +306,7 @@ static void cqp_state_clear(E810Core *c)
     E810Rdma *rd = &c->rdma;
     E810RdmaMr *mr = rd->mr;
     void *ah = rd->ah;
+    E810RdmaMcg *mcg = rd->mcg;
     struct E810Qpdp *qpdp = rd->qpdp;
     struct E810Roce *roce = rd->roce;
 
@@ -309,6 +316,7 @@ static void cqp_state_clear(E810Core *c)
     memset(rd, 0, sizeof(*rd));
     rd->mr = mr;
     rd->ah = ah;
+    rd->mcg = mcg;
     rd->qpdp = qpdp;
     rd->roce = roce;
     if (mr) {
@@ -316,6 +324,9 @@ static void cqp_state_clear(E810Core *c)
     }
     if (ah) {
         memset(ah, 0, sizeof(*rd->ah) * E810_RDMA_MAX_AH);
+    }
+    if (mcg) {
+        memset(mcg, 0, sizeof(*mcg) * E810_RDMA_MAX_MCG);
     }
     e810_rdma_hmc_reset(c);
 }
@@ -490,6 +501,7 @@ void e810_rdma_init(E810Core *c)
 
     rd->mr = calloc(E810_RDMA_MAX_MRS, sizeof(*rd->mr));
     rd->ah = calloc(E810_RDMA_MAX_AH, sizeof(*rd->ah));
+    rd->mcg = calloc(E810_RDMA_MAX_MCG, sizeof(*rd->mcg));
 }
 
 void e810_rdma_cleanup(E810Core *c)
@@ -498,6 +510,8 @@ void e810_rdma_cleanup(E810Core *c)
     e810_roce_cleanup(c);
     free(c->rdma.mr);
     free(c->rdma.ah);
+    free(c->rdma.mcg);
     c->rdma.mr = NULL;
     c->rdma.ah = NULL;
+    c->rdma.mcg = NULL;
 }

@@ -88,7 +88,9 @@ enum {
     CQP_OP_COMMIT_FPM_VAL = 0x21, CQP_OP_FLUSH_WQES = 0x22,
     CQP_OP_GEN_AE = 0x22,       /* same opcode, told apart by GENERATE_AE */
     CQP_OP_MANAGE_APBVT = 0x23, CQP_OP_NOP = 0x24,
-    CQP_OP_MANAGE_QHASH = 0x25, CQP_OP_SUSPEND_QP = 0x29,
+    CQP_OP_MANAGE_QHASH = 0x25, CQP_OP_CREATE_MCAST_GRP = 0x26,
+    CQP_OP_MODIFY_MCAST_GRP = 0x27, CQP_OP_DESTROY_MCAST_GRP = 0x28,
+    CQP_OP_SUSPEND_QP = 0x29,
     CQP_OP_RESUME_QP = 0x2a, CQP_OP_SHMC_PAGES_ALLOCATED = 0x2b,
     CQP_OP_WORK_SCHED_NODE = 0x2c, CQP_OP_MANAGE_STATS = 0x2d,
     CQP_OP_GATHER_STATS = 0x2e,
@@ -173,6 +175,30 @@ enum {
 #define CQPSQ_AH_IPV4VALID          (1ull << 59)
 #define CQPSQ_AH_INSERTVLANTAG      (1ull << 60)
 #define CQPSQ_AH_DOLOOPBACKCHECK    (1ull << 62)
+
+/*
+ * CREATE/MODIFY/DESTROY_MCAST_GRP (uda.c:irdma_access_mcast_grp, uda_d.h):
+ * qword 0 the group's destination MAC (byte 0 in 47:40), qword 1 the HMC
+ * function, qword 2 VLAN id and QS handle, qword 4 the address of the
+ * group context, qwords 6/7 the destination IP as the AH's (IPv4 in
+ * qword 6 31:0); header MGIDX 12:0, VLANVALID 59, IPV4VALID 60.
+ */
+#define CQPSQ_MG_MGIDX(h)           ((uint32_t)e810_fld(h, 12, 0))
+#define CQPSQ_MG_VLANVALID          (1ull << 59)
+#define CQPSQ_MG_IPV4VALID          (1ull << 60)
+#define CQPSQ_MG_HMC_FCN_ID(q1)     ((unsigned)e810_fld(q1, 5, 0))
+#define CQPSQ_MG_VLANID(q2)         ((uint16_t)e810_fld(q2, 43, 32))
+#define CQPSQ_MG_QS_HANDLE(q2)      ((uint16_t)e810_fld(q2, 9, 0))
+/* The group context: IRDMA_MAX_MGS_PER_CTX 8-byte entries, one per QP,
+ * the valid ones first (irdma_create_mg_ctx compacts them). */
+#define MGCTX_ENTRIES               8
+#define MGCTX_QPID(e)               ((uint32_t)e810_fld(e, 17, 0))
+#define MGCTX_PFID(e)               ((unsigned)e810_fld(e, 21, 18))
+#define MGCTX_VFID(e)               ((unsigned)e810_fld(e, 28, 22))
+#define MGCTX_VFFLAG                (1ull << 29)
+#define MGCTX_FLAGIGNOREDPORT       (1ull << 30)
+#define MGCTX_VALIDENT              (1ull << 31)
+#define MGCTX_DESTPORT(e)           ((uint16_t)e810_fld(e, 47, 32))
 
 /* MANAGE_STATS / GATHER_STATS header */
 #define CQPSQ_STATS_INST_INDEX(h)   ((unsigned)e810_fld(h, 6, 0))

@@ -44,7 +44,8 @@ static const struct {
     [E810_HMC_Q1]       = { 1u << 18, 0, 1u << 18 },
     [E810_HMC_Q1FL]     = { 1u << 16, 2, 1u << 16 },
     [E810_HMC_TIMER]    = { 0, 0, 1u << 16 },
-    [E810_HMC_FSIMC]    = { 0, 0, 0 },
+    /* One 64-byte group context (8 QP entries) per multicast group. */
+    [E810_HMC_FSIMC]    = { E810_RDMA_MAX_MCG, 6, E810_RDMA_MAX_MCG },
     [E810_HMC_FSIAV]    = { E810_RDMA_MAX_AH, 5, E810_RDMA_MAX_AH },
     [E810_HMC_PBLE]     = { E810_RDMA_MAX_PBLE, 3, E810_RDMA_MAX_PBLE },
     [E810_HMC_RSVD]     = { 0, 0, 0 },

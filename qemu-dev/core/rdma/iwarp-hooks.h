@@ -44,4 +44,13 @@ void e810_rx_loopback(E810Core *c, const uint8_t *frame, size_t len);
 bool e810_rdma_xmit(E810Core *c, const uint8_t *frame, size_t len,
                     bool loopback);
 
+/*
+ * A datagram to a multicast group: on the wire (when the link is up) and,
+ * with @loopback (the AH's DOLOOPBACK), to this port's own members as
+ * well, through the loopback queue.  The statistics count it once.
+ * False if the wire copy was dropped (counted).
+ */
+bool e810_rdma_xmit_group(E810Core *c, const uint8_t *frame, size_t len,
+                          bool loopback);
+
 #endif

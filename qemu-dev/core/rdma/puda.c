@@ -133,6 +133,22 @@ bool e810_rdma_xmit(E810Core *c, const uint8_t *frame, size_t len,
     return e810_wire_send(c, frame, len, true);
 }
 
+bool e810_rdma_xmit_group(E810Core *c, const uint8_t *frame, size_t len,
+                          bool loopback)
+{
+    bool sent = e810_rdma_xmit(c, frame, len, false);
+
+    if (loopback) {
+        /* The copy for our own members costs the entry's budget like
+         * any looped-back frame; it is the same datagram for the
+         * statistics. */
+        e810_tx_spend(c);
+        c->puda.stats.tx_loopback++;
+        e810_rx_loopback(c, frame, len);
+    }
+    return sent;
+}
+
 /*
  * Build and send the frame of one SQ WQE.  Returns false for a malformed
  * WQE (error completion); a frame that cannot be delivered (no AH, no

@@ -24,6 +24,15 @@
 #define E810_RDMA_MAX_MRS           16384     /* power of two: slot = idx % */
 #define E810_RDMA_MAX_ARP           512
 #define E810_RDMA_MAX_AH            1024
+/*
+ * Multicast groups (FSIMC objects, one 64-byte group context each).  The
+ * gen2 driver numbers its groups 1 .. max_qp - 1 whatever FSIMC count it
+ * committed (hw.c: max_mcg = max_qp) and hands the numbers out round
+ * robin, so the device offers as many as it has QPs; the committed count
+ * is then never below the QP count (ctrl.c:irdma_cfg_fpm_val only halves
+ * FSIMC down to 256, and only when it has cut the QPs to 128).
+ */
+#define E810_RDMA_MAX_MCG           E810_RDMA_MAX_QPS
 #define E810_RDMA_MAX_CEQS          16
 #define E810_RDMA_MAX_SDS           16
 #define E810_RDMA_MAX_PBLE          (2u << 20)  /* 16 MiB of 8-byte entries */
@@ -137,6 +146,20 @@ typedef struct E810RdmaQhash {
     uint64_t rip[2], lip[2];    /* IPv4 in the low word of [0] */
 } E810RdmaQhash;
 
+/* A multicast group (CREATE/MODIFY_MCAST_GRP): its address and the UD
+ * QPs its datagrams go to. */
+typedef struct E810RdmaMcg {
+    bool valid;
+    bool ipv4;
+    bool vlan_valid;
+    uint16_t vlan_id;
+    uint16_t qs_handle;
+    uint8_t mac[6];
+    uint8_t ip[16];             /* network order; IPv4 in the first 4 */
+    uint8_t nqp;
+    uint32_t qp[MGCTX_ENTRIES];
+} E810RdmaMcg;
+
 typedef struct E810RdmaCounters {
     uint64_t cqp_ops;
     uint64_t cqp_errors;
@@ -205,6 +228,8 @@ typedef struct E810Rdma {
         bool valid;
         uint64_t wqe[8];
     } *ah;                      /* E810_RDMA_MAX_AH entries */
+    E810RdmaMcg *mcg;           /* E810_RDMA_MAX_MCG entries */
+    uint32_t mcg_count;         /* of them valid */
     E810RdmaQhash qhash[E810_RDMA_MAX_QHASH];
     uint8_t apbvt[65536 / 8];   /* accelerated local TCP ports */
     uint8_t ws_node[E810_RDMA_MAX_WS_NODES / 8];
@@ -315,6 +340,14 @@ void e810_rdma_arp(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 void e810_rdma_ah(E810Core *c, unsigned op, const uint64_t *wqe,
                   E810CqpResult *r);
 void e810_rdma_qhash(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+
+/* mcg.c: multicast groups */
+void e810_rdma_mcg(E810Core *c, unsigned op, const uint64_t *wqe,
+                   E810CqpResult *r);
+/* The group of destination @ip (network order, 4 or 16 bytes) for a
+ * datagram with VLAN id @vid (E810_VLAN_NONE untagged), or NULL. */
+const E810RdmaMcg *e810_rdma_mcg_find(E810Core *c, bool ipv4,
+                                      const uint8_t *ip, uint16_t vid);
 void e810_rdma_apbvt(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 void e810_rdma_ws_node(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 void e810_rdma_stats(E810Core *c, unsigned op, const uint64_t *wqe,

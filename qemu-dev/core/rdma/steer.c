@@ -18,9 +18,10 @@
  *      not answer segments of RDMA connections with a RST);
  *   5. otherwise -> LAN.
  *
- * In RoCEv2 mode the rule is simpler: UDP to port 4791 for the port MAC
- * (PE filter on) goes to the RoCE engine (core/roce/), everything else to
- * the LAN.
+ * In RoCEv2 mode the rule is simpler: UDP to port 4791 for the port MAC,
+ * or for a multicast MAC the switch delivers to the function (a RoCEv2
+ * multicast group), with the PE filter on goes to the RoCE engine
+ * (core/roce/), everything else to the LAN.
  *
  * All four tuple elements are compared because a loopback connection uses
  * one IP address for both ends.  A segment that matched 1-4 but has
@@ -212,13 +213,23 @@ bool e810_rdma_steer(E810Core *c, const E810Frame *fr)
     RxSeg s;
     int v;
 
-    if (!c->rdma.cqp_active || len < 14 || memcmp(frame, c->mac, 6)) {
+    if (!c->rdma.cqp_active || len < 14) {
         return false;
     }
     if (c->rdma.protocol == PROTOCOL_ROCE) {
         /* RoCEv2: UDP to port 4791 belongs to the engine; the rest is the
-         * LAN's (ARP, IP, the guest's own traffic). */
+         * LAN's (ARP, IP, the guest's own traffic).  Datagrams to a
+         * multicast group come to a multicast MAC: the function takes
+         * them when the switch has a filter for that MAC (rdma_cm joins
+         * the group in the IP stack too, ip_mc_inc_group(), and ice adds
+         * the MAC to the VSI) or multicast promiscuity. */
+        if (memcmp(frame, c->mac, 6) && !(frame[0] & 1)) {
+            return false;
+        }
         return rx_pe_enabled(c, frame) && e810_roce_rx(c, fr);
+    }
+    if (memcmp(frame, c->mac, 6)) {
+        return false;
     }
     if (c->rdma.protocol != PROTOCOL_IWARP) {
         return false;

@@ -1447,7 +1447,7 @@ static void ud_send(RoceQp *q, RoceWqe *w)
 {
     E810Roce *e = q->c->rdma.roce;
     RocePath path;
-    size_t off, p;
+    size_t off, p, len;
     uint8_t *b = e->tx;
     unsigned opcode = w->imm ? ROCE_UD_SEND_ONLY_IMM : ROCE_UD_SEND_ONLY;
     uint32_t psn = q->psn_next;
@@ -1502,7 +1502,20 @@ static void ud_send(RoceQp *q, RoceWqe *w)
     trace_e810_roce_tx(q->id, opcode, psn, w->len);
     e->stats.tx_pkts++;
     q->c->rdma.pestat[E810_PE_UDPTXPKTS]++;
-    if (!e810_rdma_xmit(q->c, b, roce_frame_seal(b, &path, off, p), false)) {
+    len = roce_frame_seal(b, &path, off, p);
+    if (path.dmac[0] & 1) {
+        /* To a group: the wire, and this port's own members when the AH
+         * says DOLOOPBACK, as irdma asks for every multicast destination
+         * (verbs.c:irdma_setup_ah). */
+        bool lpb = q->c->rdma.ah[w->ah].wqe[3] & CQPSQ_AH_DOLOOPBACKCHECK;
+
+        e->stats.mcast_tx++;
+        trace_e810_roce_mcast_tx(q->id,
+                                 ldbe32(path.dip + (path.ipv4 ? 0 : 12)), lpb);
+        if (!e810_rdma_xmit_group(q->c, b, len, lpb)) {
+            e->stats.tx_dropped++;
+        }
+    } else if (!e810_rdma_xmit(q->c, b, len, false)) {
         e->stats.tx_dropped++;
     }
 }
@@ -1534,6 +1547,40 @@ static void ud_run(RoceQp *q)
         if (w.status) {
             qp_fatal(q, (unsigned)w.status, AE_SOURCE_SQ);
         }
+    }
+}
+
+/*
+ * UD datagrams posted before a CQP op go out before it, within the CQP
+ * entry's budget.  The card sends a datagram long before the driver's
+ * next command reaches its CQP, but the engine's bottom half, which runs
+ * the SQs after their doorbells, may not have run yet on a loaded host:
+ * mckey posts its datagrams unsignaled, then destroys the AH and the QP
+ * at once, and in two guests under TCG none or a third of them left
+ * before the AH was gone.  RC QPs keep their pace (ACK-clocked).  What
+ * the budget leaves stays for the bottom half.
+ */
+void e810_roce_ud_catch_up(E810Core *c)
+{
+    E810Roce *e = c->rdma.roce;
+
+    if (!e || !e->tx_any) {
+        return;
+    }
+    for (unsigned i = 0; i < E810_RDMA_MAX_QPS; i++) {
+        RoceQp *q = e->qp[i];
+
+        if (!q || q->type != QP_TYPE_ROCE_UD || !q->tx_pending ||
+            q->in_run) {
+            continue;
+        }
+        if (!e810_tx_may_send(c)) {
+            return;
+        }
+        q->tx_pending = false;
+        q->in_run = true;
+        ud_run(q);
+        q->in_run = false;
     }
 }
 
@@ -1595,6 +1642,65 @@ static void ud_rx(RoceQp *q, const RocePkt *k)
            ldbe32(k->ext + ROCE_DETH_LEN));
 }
 
+/*
+ * A datagram to a multicast group: multicast MAC, DestQP 0xFFFFFF (the
+ * IBA's multicast QPN) and a multicast IP destination together, else it
+ * is dropped.  One copy goes to each UD QP of the group this port has
+ * for the address (at most MGCTX_ENTRIES: rdma/mcg.c), each as ud_rx
+ * takes a datagram to that QP; a member that is gone, not ready or of
+ * another P_Key is skipped and counted as for a unicast datagram.
+ */
+static void ud_mcast_rx(E810Core *c, const RocePkt *k, const uint8_t *dmac)
+{
+    E810Roce *e = c->rdma.roce;
+    bool mc_ip = k->ipv4 ? (k->dip[0] & 0xF0) == 0xE0 : k->dip[0] == 0xFF;
+    uint16_t vid = k->vlan ? (k->vlan_tci & 0xFFF) : E810_VLAN_NONE;
+    const E810RdmaMcg *g;
+    uint32_t qps[MGCTX_ENTRIES];
+    unsigned n, i;
+
+    if (k->dqpn != ROCE_MCAST_QPN || !mc_ip || !(dmac[0] & 1) ||
+        (k->opcode != ROCE_UD_SEND_ONLY &&
+         k->opcode != ROCE_UD_SEND_ONLY_IMM)) {
+        e->stats.mcast_bad++;
+        trace_e810_roce_drop(k->dqpn, k->opcode, k->psn,
+                             "not a UD datagram to a multicast group");
+        return;
+    }
+    g = e810_rdma_mcg_find(c, k->ipv4, k->dip, vid);
+    if (!g || !g->nqp) {
+        e->stats.mcast_no_group++;
+        trace_e810_roce_drop(k->dqpn, k->opcode, k->psn,
+                             "no multicast group of this port");
+        return;
+    }
+    /* The members as they are now: placing a datagram runs no CQP op,
+     * but the list is the control path's. */
+    n = g->nqp < MGCTX_ENTRIES ? g->nqp : MGCTX_ENTRIES;
+    memcpy(qps, g->qp, n * sizeof(qps[0]));
+    e->stats.mcast_rx++;
+    trace_e810_roce_mcast_rx(ldbe32(k->dip + (k->ipv4 ? 0 : 12)), k->opcode,
+                             n);
+    for (i = 0; i < n; i++) {
+        RoceQp *q = qp_find(c, qps[i]);
+
+        if (!q || q->type != QP_TYPE_ROCE_UD || q->halted ||
+            (q->state != QP_STATE_RTR && q->state != QP_STATE_RTS &&
+             q->state != QP_STATE_SQD)) {
+            e->stats.rx_no_qp++;
+            trace_e810_roce_drop(qps[i], k->opcode, k->psn,
+                                 "group member is no ready UD QP");
+            continue;
+        }
+        if ((k->pkey & 0x7FFF) != (q->pkey & 0x7FFF)) {
+            e->stats.rx_key++;
+            trace_e810_roce_drop(q->id, k->opcode, k->psn, "P_Key");
+            continue;
+        }
+        ud_rx(q, k);
+    }
+}
+
 /* ---- receive ------------------------------------------------------------ */
 
 bool e810_roce_rx(E810Core *c, const E810Frame *fr)
@@ -1621,6 +1727,10 @@ bool e810_roce_rx(E810Core *c, const E810Frame *fr)
     }
     trace_e810_roce_rx(k.dqpn, k.opcode, k.psn, (unsigned)k.ext_len);
     c->rdma.pestat[E810_PE_UDPRXPKTS]++;
+    if (k.dqpn == ROCE_MCAST_QPN || (fr->data[0] & 1)) {
+        ud_mcast_rx(c, &k, fr->data);
+        return true;
+    }
     q = qp_find(c, k.dqpn);
     if (!q || q->halted ||
         (q->state != QP_STATE_RTR && q->state != QP_STATE_RTS && q->state != QP_STATE_SQD)) {

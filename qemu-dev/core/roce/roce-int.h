@@ -20,6 +20,7 @@
 #define ROCE_GRH_LEN            40      /* receive buffer slot of a UD QP */
 #define ROCE_PSN_MASK           0xFFFFFFu
 #define ROCE_QPN_MASK           0xFFFFFFu
+#define ROCE_MCAST_QPN          0xFFFFFFu     /* DestQP of a multicast */
 #define ROCE_GSI_QKEY           0x80010000u
 #define ROCE_DEFAULT_PKEY       0xFFFFu
 /* Ethernet + VLAN + IPv6 + UDP + BTH + the longest extension (RETH +

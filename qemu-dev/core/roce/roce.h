@@ -29,6 +29,11 @@ typedef struct E810RoceCounters {
     uint64_t acks_coalesced;    /* ACK/NAKs replaced by a newer one */
     uint64_t rd_dup_stale;      /* duplicate READs for no recent READ */
     uint64_t rd_ird_exceeded;   /* READs past IRD undone ones (NAKed) */
+    uint64_t mcast_tx;          /* UD datagrams sent to a group */
+    uint64_t mcast_rx;          /* datagrams to a group of this port */
+    uint64_t mcast_no_group;    /* to a group address this port has none */
+    uint64_t mcast_bad;         /* MAC, QPN and IP disagree on multicast,
+                                 * or not a UD SEND */
 } E810RoceCounters;
 
 typedef struct E810Roce E810Roce;
@@ -36,6 +41,8 @@ typedef struct E810Roce E810Roce;
 /* After a CQP op on a QP completed without error (RoCE mode only). */
 void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
                    E810CqpResult *r);
+/* Before the CQP's WQEs run: UD datagrams posted earlier go out first. */
+void e810_roce_ud_catch_up(E810Core *c);
 /* SQ doorbell of QP @qp_id. */
 void e810_roce_doorbell(E810Core *c, uint32_t qp_id);
 /* The bottom half (txsched.c): pending QPs in turn, within the budget. */
