@@ -192,6 +192,8 @@ enum {
 /* The group context: IRDMA_MAX_MGS_PER_CTX 8-byte entries, one per QP,
  * the valid ones first (irdma_create_mg_ctx compacts them). */
 #define MGCTX_ENTRIES               8
+/* Groups for one address the device takes (two racing joins make two). */
+#define E810_MCG_PER_ADDR           4
 #define MGCTX_QPID(e)               ((uint32_t)e810_fld(e, 17, 0))
 #define MGCTX_PFID(e)               ((unsigned)e810_fld(e, 21, 18))
 #define MGCTX_VFID(e)               ((unsigned)e810_fld(e, 28, 22))

@@ -12,11 +12,13 @@
  * read here once per op.
  *
  * The table is indexed by MGIDX and holds as many groups as FSIMC
- * objects were committed (see E810_RDMA_MAX_MCG).  One group per
- * destination address: a datagram to the group is then placed in at
- * most eight QPs, whatever the guest wrote.  The receive side
- * (roce/qp.c) looks a group up by its destination IP with
- * e810_rdma_mcg_find.
+ * objects were committed (see E810_RDMA_MAX_MCG).  Two joins that race
+ * in the driver (irdma_attach_mcast looks the address up, drops its lock
+ * to allocate, and creates) give two groups for one address; the card
+ * takes both, so the device does too, up to E810_MCG_PER_ADDR: a
+ * datagram to an address is then placed in at most that many times
+ * eight QPs, whatever the guest wrote.  The receive side (roce/qp.c)
+ * gathers the members of an address with e810_rdma_mcg_members.
  */
 #include "../e810.h"
 #include "../bytes.h"
@@ -39,12 +41,13 @@ static E810RdmaMcg *mcg_lookup(E810Core *c, uint32_t idx)
     return &c->rdma.mcg[idx];
 }
 
-/* Another valid group with the address of @g, or NULL. */
-static const E810RdmaMcg *mcg_same_addr(E810Core *c, const E810RdmaMcg *g,
-                                        const E810RdmaMcg *self)
+/* How many other valid groups have the address of @g. */
+static unsigned mcg_same_addr(E810Core *c, const E810RdmaMcg *g,
+                              const E810RdmaMcg *self)
 {
     uint32_t n = e810_rdma_obj_limit(c, E810_HMC_FSIMC, E810_RDMA_MAX_MCG);
     uint32_t seen = 0;
+    unsigned same = 0;
 
     for (uint32_t i = 0; i < n && seen < c->rdma.mcg_count; i++) {
         const E810RdmaMcg *o = &c->rdma.mcg[i];
@@ -55,10 +58,10 @@ static const E810RdmaMcg *mcg_same_addr(E810Core *c, const E810RdmaMcg *g,
         seen++;
         if (o != self && o->ipv4 == g->ipv4 &&
             !memcmp(o->ip, g->ip, g->ipv4 ? 4 : 16)) {
-            return o;
+            same++;
         }
     }
-    return NULL;
+    return same;
 }
 
 /*
@@ -181,10 +184,10 @@ void e810_rdma_mcg(E810Core *c, unsigned op, const uint64_t *wqe,
                       (uint64_t)(wqe[0] & 0xFFFFFFFFFFFFull));
         return;
     }
-    if (mcg_same_addr(c, &n, g)) {
+    if (mcg_same_addr(c, &n, g) >= E810_MCG_PER_ADDR) {
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM,
-                      "%s multicast group %u: its address has a group",
-                      what, idx);
+                      "%s multicast group %u: its address has %u groups",
+                      what, idx, E810_MCG_PER_ADDR);
         return;
     }
     if (!mcg_read_ctx(c, idx, wqe[4], &n, r)) {
@@ -198,17 +201,18 @@ void e810_rdma_mcg(E810Core *c, unsigned op, const uint64_t *wqe,
                         ldbe32(n.ip + (n.ipv4 ? 0 : 12)));
 }
 
-const E810RdmaMcg *e810_rdma_mcg_find(E810Core *c, bool ipv4,
-                                      const uint8_t *ip, uint16_t vid)
+unsigned e810_rdma_mcg_members(E810Core *c, bool ipv4, const uint8_t *ip,
+                               uint16_t vid, uint32_t *qps, unsigned max)
 {
     uint32_t n = e810_rdma_obj_limit(c, E810_HMC_FSIMC, E810_RDMA_MAX_MCG);
     uint32_t seen = 0;
+    unsigned got = 0, groups = 0;
 
     if (!c->rdma.mcg) {
-        return NULL;
+        return 0;
     }
-    /* At most one group per address (e810_rdma_mcg), so the first is it. */
-    for (uint32_t i = 0; i < n && seen < c->rdma.mcg_count; i++) {
+    for (uint32_t i = 0; i < n && seen < c->rdma.mcg_count &&
+         groups < E810_MCG_PER_ADDR; i++) {
         const E810RdmaMcg *g = &c->rdma.mcg[i];
 
         if (!g->valid) {
@@ -218,14 +222,24 @@ const E810RdmaMcg *e810_rdma_mcg_find(E810Core *c, bool ipv4,
         if (g->ipv4 != ipv4 || memcmp(g->ip, ip, ipv4 ? 4 : 16)) {
             continue;
         }
+        groups++;
         /* A group with a VLAN takes that VLAN's datagrams only; the
          * driver gives one only when the group address is on a VLAN
          * netdev (irdma_get_vlan_ipv4), and otherwise the VLAN is the
          * switch's business. */
         if (g->vlan_valid && vid != g->vlan_id) {
-            return NULL;
+            continue;
         }
-        return g;
+        /* A QP in two groups of the address takes the datagram once. */
+        for (unsigned k = 0; k < g->nqp && k < MGCTX_ENTRIES; k++) {
+            unsigned j;
+
+            for (j = 0; j < got && qps[j] != g->qp[k]; j++) {
+            }
+            if (j == got && got < max) {
+                qps[got++] = g->qp[k];
+            }
+        }
     }
-    return NULL;
+    return got;
 }

@@ -344,10 +344,12 @@ void e810_rdma_qhash(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 /* mcg.c: multicast groups */
 void e810_rdma_mcg(E810Core *c, unsigned op, const uint64_t *wqe,
                    E810CqpResult *r);
-/* The group of destination @ip (network order, 4 or 16 bytes) for a
- * datagram with VLAN id @vid (E810_VLAN_NONE untagged), or NULL. */
-const E810RdmaMcg *e810_rdma_mcg_find(E810Core *c, bool ipv4,
-                                      const uint8_t *ip, uint16_t vid);
+/* The member QPs, each once, of every group (at most E810_MCG_PER_ADDR)
+ * for destination @ip (network order, 4 or 16 bytes) that takes a
+ * datagram with VLAN id @vid (E810_VLAN_NONE untagged): up to @max into
+ * @qps; how many. */
+unsigned e810_rdma_mcg_members(E810Core *c, bool ipv4, const uint8_t *ip,
+                               uint16_t vid, uint32_t *qps, unsigned max);
 void e810_rdma_apbvt(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 void e810_rdma_ws_node(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 void e810_rdma_stats(E810Core *c, unsigned op, const uint64_t *wqe,

@@ -1646,7 +1646,8 @@ static void ud_rx(RoceQp *q, const RocePkt *k)
  * A datagram to a multicast group: multicast MAC, DestQP 0xFFFFFF (the
  * IBA's multicast QPN) and a multicast IP destination together, else it
  * is dropped.  One copy goes to each UD QP of the group this port has
- * for the address (at most MGCTX_ENTRIES: rdma/mcg.c), each as ud_rx
+ * for the address (at most E810_MCG_PER_ADDR groups of MGCTX_ENTRIES:
+ * rdma/mcg.c), each as ud_rx
  * takes a datagram to that QP; a member that is gone, not ready or of
  * another P_Key is skipped and counted as for a unicast datagram.
  */
@@ -1655,8 +1656,7 @@ static void ud_mcast_rx(E810Core *c, const RocePkt *k, const uint8_t *dmac)
     E810Roce *e = c->rdma.roce;
     bool mc_ip = k->ipv4 ? (k->dip[0] & 0xF0) == 0xE0 : k->dip[0] == 0xFF;
     uint16_t vid = k->vlan ? (k->vlan_tci & 0xFFF) : E810_VLAN_NONE;
-    const E810RdmaMcg *g;
-    uint32_t qps[MGCTX_ENTRIES];
+    uint32_t qps[MGCTX_ENTRIES * E810_MCG_PER_ADDR];
     unsigned n, i;
 
     if (k->dqpn != ROCE_MCAST_QPN || !mc_ip || !(dmac[0] & 1) ||
@@ -1667,17 +1667,16 @@ static void ud_mcast_rx(E810Core *c, const RocePkt *k, const uint8_t *dmac)
                              "not a UD datagram to a multicast group");
         return;
     }
-    g = e810_rdma_mcg_find(c, k->ipv4, k->dip, vid);
-    if (!g || !g->nqp) {
+    /* The members as they are now: placing a datagram runs no CQP op,
+     * but the lists are the control path's. */
+    n = e810_rdma_mcg_members(c, k->ipv4, k->dip, vid, qps,
+                              MGCTX_ENTRIES * E810_MCG_PER_ADDR);
+    if (!n) {
         e->stats.mcast_no_group++;
         trace_e810_roce_drop(k->dqpn, k->opcode, k->psn,
                              "no multicast group of this port");
         return;
     }
-    /* The members as they are now: placing a datagram runs no CQP op,
-     * but the list is the control path's. */
-    n = g->nqp < MGCTX_ENTRIES ? g->nqp : MGCTX_ENTRIES;
-    memcpy(qps, g->qp, n * sizeof(qps[0]));
     e->stats.mcast_rx++;
     trace_e810_roce_mcast_rx(ldbe32(k->dip + (k->ipv4 ? 0 : 12)), k->opcode,
                              n);
