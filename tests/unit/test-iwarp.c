@@ -1515,6 +1515,42 @@ static void test_close_after_tx_failure(void)
     teardown_pair();
 }
 
+/*
+ * The owner gives its work up (the QP went to ERROR after a close was
+ * asked for): what is not framed yet is dropped, the FIN goes right after
+ * what was sent, inbound data is acknowledged but not placed, and the
+ * close completes on both sides.
+ */
+static void test_close_orphaned(void)
+{
+    Node *a = &nodes[0], *b = &nodes[1];
+    uint32_t sent;
+
+    setup_pair(0, 0, 0, 1460);
+    fill(a, 0, 200000, 3);
+    CHECK_EQ(iw_post_send(&a->c, IW_OP_SEND, 0, 200000, 0), 0);
+    iw_close(&a->c);
+    CHECK(!a->c.fin_sent);
+    sent = a->c.snd_max;
+    iw_orphan(&a->c);
+    CHECK(a->c.fin_sent);
+    CHECK_EQ(a->c.fin_seq, sent);
+    fill(b, 0, 3000, 4);
+    CHECK_EQ(iw_post_send(&b->c, IW_OP_SEND, 0, 3000, 9), 0);
+    run(1000 * MS);
+    CHECK_EQ(b->events[IW_EV_FIN_RCVD], 1);
+    CHECK_EQ(b->msgs, 0);
+    CHECK_EQ(a->msgs, 0);           /* not placed ... */
+    CHECK_EQ(b->ndone, 1);          /* ... but acknowledged */
+    CHECK_EQ(a->ndone, 0);
+    iw_close(&b->c);
+    run(100 * MS);
+    CHECK_EQ(a->events[IW_EV_CLOSE_COMPLETE], 1);
+    CHECK_EQ(b->events[IW_EV_CLOSE_COMPLETE], 1);
+    CHECK_EQ(a->events[IW_EV_ERROR] + b->events[IW_EV_ERROR], 0);
+    teardown_pair();
+}
+
 int main(void)
 {
     RUN(test_crc32c);
@@ -1544,5 +1580,6 @@ int main(void)
     RUN(test_rexmit_source_gone);
     RUN(test_close_after_terminate);
     RUN(test_close_after_tx_failure);
+    RUN(test_close_orphaned);
     return CHECK_DONE();
 }
