@@ -10,7 +10,8 @@
  * level-1 page lists, key rotation), local invalidate, Read with Local
  * Invalidate and Send with Invalidate.  Setup follows test-puda.c.
  * Then two devices back to back: the close with data in flight (ACKs
- * held or lost, a zero window, a backed-up backend).
+ * held or lost, a zero window, a backed-up backend, irdma's close timer
+ * flushing the QP before the close is done).
  */
 #include "check.h"
 
@@ -1058,10 +1059,13 @@ static void test_gather_stats(void)
 #define CL_CAP          4096
 #define CL_FRAME_MAX    2048
 #define AE_CLOSE_DONE   0x0501
+#define AE_RESET        0x0502
 #define AE_FIN_RCVD     0x0503
 #define TCPF_FIN        0x01
 #define TCPF_RST        0x04
 #define QP_CLOSING      3
+#define QP_ERROR        6
+#define RESETCON        (1ull << 58)
 
 static IfxState cl_a = IFX_DEV_A;
 static IfxState cl_b = IFX_DEV_B;
@@ -1248,6 +1252,27 @@ static void cl_modify(IfxState *d, unsigned qp, unsigned state, uint64_t extra)
              0);
 }
 
+/* irdma's close timer went off on A: irdma_cm_disconn_true() flushes the
+ * QP (FLUSH_WQES, SQ and RQ), which the device moves to ERROR. */
+static void cl_flush_a(void)
+{
+    uint64_t w[8] = { 0 };
+
+    ifx_cur = &cl_a;
+    CHECK_EQ(cqp(0x22, w, 3 | 1ull << 61 | 1ull << 62), 0);
+}
+
+/* _irdma_destroy_qp() on A: MODIFY_QP to ERROR (RESETCON only while the
+ * driver believes the connection open), then DESTROY_QP. */
+static void cl_destroy_a(bool resetcon)
+{
+    uint64_t w[8] = { 0 };
+
+    cl_modify(&cl_a, 3, QP_ERROR, resetcon ? RESETCON : 0);
+    ifx_cur = &cl_a;
+    CHECK_EQ(cqp(0x02, w, 3 | 1ull << 48), 0);
+}
+
 /* A's QP 3: a signaled Write of @len bytes (BUF 0 to B's BUF 1), rung. */
 static void cl_write(uint32_t len)
 {
@@ -1385,6 +1410,55 @@ static void test_close_backed_up(void)
     cl_down();
 }
 
+/*
+ * The qperf hang (rc_bw, then rdma_disconnect()): the close takes longer
+ * than irdma's close timer (HZ/10) because B's ACKs are late, so the
+ * driver flushes A's QP while data is still in flight (FLUSH_WQES moves
+ * it to ERROR).  The ACKs that come next must still reach A's connection
+ * and A's FIN must go out -- right at the flush, after what was sent:
+ * the flushed work is not sent any more.  B closes normally; A's later
+ * destroy (no RESETCON: the driver took the connection as reset) sends
+ * nothing more, the connection being in TIME_WAIT by then.
+ */
+static void close_flushed(bool user, bool backed_up)
+{
+    FakeHost *ha = &cl_a.dev.h;
+    unsigned data;
+
+    cl_setup(user);
+    cl_write(60000);
+    cl_ba.hold = true;
+    cl_step(0);
+    cl_modify(&cl_a, 3, QP_CLOSING, 0);
+    ha->tx_full = backed_up;
+    cl_step(100);
+    cl_flush_a();
+    cl_step(0);
+    data = cl_ab.data;
+    CHECK_EQ(cl_ab.fins, !backed_up);
+    if (backed_up) {
+        ha->tx_full = false;
+        fake_host_tx_release(ha, &cl_a.dev.c, FAKE_MAX_HELD);
+        cl_step(0);
+        CHECK_EQ(cl_ab.fins, 1);
+    }
+    cl_ba.hold = false;
+    cl_expect_close(100);
+    CHECK_EQ(cl_ab.data, data);     /* nothing of the flushed work */
+    cl_destroy_a(false);
+    cl_step(10);
+    CHECK_EQ(cl_ab.rsts, 0);
+    CHECK_EQ(cl_aes(&cl_b, 4, AE_RESET), 0);
+    cl_down();
+}
+
+static void test_close_flushed_in_flight(void)
+{
+    close_flushed(false, false);
+    close_flushed(true, false);
+    close_flushed(false, true);
+}
+
 /* Restore the one-device names for what follows. */
 #define h (ifx.h)
 #define c (ifx.c)
@@ -1416,5 +1490,6 @@ int main(void)
     RUN(test_close_zero_window);
     RUN(test_close_last_ack_lost);
     RUN(test_close_backed_up);
+    RUN(test_close_flushed_in_flight);
     return CHECK_DONE();
 }

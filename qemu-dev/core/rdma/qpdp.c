@@ -78,6 +78,7 @@ typedef struct QpdpQp {
     int64_t deadline;
     bool in_run;
     bool tx_pending;            /* work for the bottom half (txsched.h) */
+    bool orphaned;              /* in ERROR, its connection still closing */
     unsigned gather_ae;         /* why the last payload read failed */
 } QpdpQp;
 
@@ -856,6 +857,38 @@ static const IwOps qpdp_ops = {
 
 /* ---- control path hooks ------------------------------------------------- */
 
+/* Where a connection stands when the driver changes it (close, error,
+ * destroy): whether its FIN is out, and what still holds it back. */
+static void trace_close(QpdpQp *q, const char *what)
+{
+    const IwConn *k = q->conn;
+
+    trace_e810_iw_close(q->id, what, k->state, k->snd_max - k->snd_una,
+                        k->mq_cnt - k->mq_tx, k->fin_sent);
+}
+
+/*
+ * The QP goes to ERROR without RESETCON (FLUSH_WQES, MODIFY_QP) with its
+ * connection still open.  irdma does that when a close outlives its close
+ * timer (HZ/10, cm.c:irdma_schedule_cm_timer()): the timer marks the
+ * connection CLOSED and reset (cm.c:irdma_handle_close_entry(), last_aeq
+ * = IRDMA_AE_RESET_SENT), irdma_cm_disconn_true() flushes the QP, and the
+ * MODIFY_QP to ERROR of its destroy then asks for no RST
+ * (verbs.c:irdma_modify_qp(): RESETCON only while hw_tcp_state is open).
+ * The work is gone, but the peer still waits for our FIN: the connection
+ * goes on without the work -- a FIN asked for goes right after what was
+ * sent, the peer's ACKs and FIN are still taken (steer.c).
+ */
+static void qp_orphan(QpdpQp *q, const char *why)
+{
+    if (!q->up || q->orphaned || !iw_conn_open(q->conn)) {
+        return;
+    }
+    q->orphaned = true;
+    iw_orphan(q->conn);
+    trace_close(q, why);
+}
+
 static void qp_drop(E810Core *c, uint32_t id)
 {
     E810Qpdp *d = c->rdma.qpdp;
@@ -1055,6 +1088,7 @@ static void qp_flush(QpdpQp *q, const uint64_t *wqe)
         return;                 /* GEN_AE only: the QP goes on */
     }
     q->halted = true;
+    qp_orphan(q, "flushed");
     if (q->priv) {
         return;
     }
@@ -1160,6 +1194,7 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
     case QP_STATE_CLOSING:
         if (q->up) {
             iw_close(q->conn);
+            trace_close(q, "closing");
         }
         break;
     case QP_STATE_TERMINATE:
@@ -1186,6 +1221,7 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
             }
             if (act == 0 || act == 2) {
                 iw_close(q->conn);
+                trace_close(q, "terminate");
             }
         }
         break;
@@ -1193,6 +1229,8 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
         q->halted = true;
         if (q->up && (h & CQPSQ_QP_RESETCON)) {
             iw_abort(q->conn);
+        } else {
+            qp_orphan(q, "error");
         }
         break;
     default:
@@ -1247,7 +1285,10 @@ bool e810_iwarp_rx(E810Core *c, uint32_t qp_id, const E810Frame *fr)
 {
     QpdpQp *q = qp_find(c, qp_id);
 
-    if (!q || !q->up) {
+    /* A connection reset or closed takes nothing more: the segment is
+     * the classifier's again (a QP in ERROR keeps its quad only while its
+     * connection finishes, qp_orphan()). */
+    if (!q || !q->up || !iw_conn_open(q->conn)) {
         return false;
     }
     /* Parsed once at the device's entry; e810_rdma_steer() matched the
