@@ -11,7 +11,8 @@
  * Invalidate and Send with Invalidate.  Setup follows test-puda.c.
  * Then two devices back to back: the close with data in flight (ACKs
  * held or lost, a zero window, a backed-up backend, irdma's close timer
- * flushing the QP before the close is done).
+ * flushing the QP before the close is done) and the destroy of a QP
+ * whose connection is still open (a RST).
  */
 #include "check.h"
 
@@ -1459,6 +1460,44 @@ static void test_close_flushed_in_flight(void)
     close_flushed(false, true);
 }
 
+/*
+ * A QP destroyed with its connection still open, the driver asking for
+ * no RST (MODIFY_QP to ERROR without RESETCON, as after its close timer
+ * or with the netdev down): the connection outlives the ERROR (nothing
+ * sent, the peer not told yet), but DESTROY_QP resets it as TCP's ABORT
+ * does, so the peer's QP hears LLP_CONNECTION_RESET instead of waiting
+ * for a FIN for ever.
+ */
+static void test_destroy_open_resets(void)
+{
+    cl_setup(false);
+    cl_write(3000);
+    cl_step(10);
+    CHECK(cl_written(3000));
+    cl_modify(&cl_a, 3, QP_ERROR, 0);
+    cl_step(10);
+    CHECK_EQ(cl_ab.rsts + cl_ab.fins, 0);
+    CHECK_EQ(cl_aes(&cl_b, 4, AE_RESET), 0);
+    cl_destroy_a(false);
+    cl_step(10);
+    CHECK_EQ(cl_ab.rsts, 1);
+    CHECK_EQ(cl_ab.fins, 0);
+    CHECK_EQ(cl_aes(&cl_b, 4, AE_RESET), 1);
+    cl_down();
+
+    /* The same once A's FIN is out but B never answered (FIN-WAIT-2). */
+    cl_setup(false);
+    cl_modify(&cl_a, 3, QP_CLOSING, 0);
+    cl_step(10);
+    CHECK_EQ(cl_aes(&cl_b, 4, AE_FIN_RCVD), 1);
+    cl_flush_a();
+    cl_destroy_a(false);
+    cl_step(10);
+    CHECK_EQ(cl_ab.rsts, 1);
+    CHECK_EQ(cl_aes(&cl_b, 4, AE_RESET), 1);
+    cl_down();
+}
+
 /* Restore the one-device names for what follows. */
 #define h (ifx.h)
 #define c (ifx.c)
@@ -1491,5 +1530,6 @@ int main(void)
     RUN(test_close_last_ack_lost);
     RUN(test_close_backed_up);
     RUN(test_close_flushed_in_flight);
+    RUN(test_destroy_open_resets);
     return CHECK_DONE();
 }

@@ -877,7 +877,8 @@ static void trace_close(QpdpQp *q, const char *what)
  * (verbs.c:irdma_modify_qp(): RESETCON only while hw_tcp_state is open).
  * The work is gone, but the peer still waits for our FIN: the connection
  * goes on without the work -- a FIN asked for goes right after what was
- * sent, the peer's ACKs and FIN are still taken (steer.c).
+ * sent, the peer's ACKs and FIN are still taken (steer.c) -- and
+ * DESTROY_QP resets what is then still open (qp_release_conn()).
  */
 static void qp_orphan(QpdpQp *q, const char *why)
 {
@@ -887,6 +888,31 @@ static void qp_orphan(QpdpQp *q, const char *why)
     q->orphaned = true;
     iw_orphan(q->conn);
     trace_close(q, why);
+}
+
+/*
+ * DESTROY_QP takes the connection's state away.  One still open is
+ * aborted as TCP's ABORT call does it (RFC 9293 3.10.5): a RST from
+ * ESTABLISHED, FIN-WAIT-1/2 and CLOSE-WAIT; nothing once both FINs are out
+ * (CLOSING, LAST-ACK, TIME-WAIT).  irdma sends no RST itself for an
+ * offloaded connection (cm.c:irdma_cm_close(), IRDMA_CM_STATE_OFFLOADED)
+ * and, past its close timer, asks for none (see qp_orphan()): without it
+ * a peer that never got our FIN would wait for it for ever, its QP and
+ * cm_id never released.
+ */
+static void qp_release_conn(QpdpQp *q)
+{
+    IwTcpState st = q->conn->state;
+    bool rst = st == IW_TCP_ESTABLISHED || st == IW_TCP_FIN_WAIT_1 ||
+               st == IW_TCP_FIN_WAIT_2 || st == IW_TCP_CLOSE_WAIT;
+
+    if (!iw_conn_open(q->conn)) {
+        return;
+    }
+    trace_close(q, rst ? "destroyed: reset" : "destroyed");
+    if (rst) {
+        iw_abort(q->conn);
+    }
 }
 
 static void qp_drop(E810Core *c, uint32_t id)
@@ -1154,6 +1180,10 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
         d->qp[id] = q;
         break;
     case CQP_OP_DESTROY_QP:
+        q = qp_find(c, id);
+        if (q && q->up) {
+            qp_release_conn(q);
+        }
         qp_drop(c, id);
         return;
     case CQP_OP_MODIFY_QP:
