@@ -1461,6 +1461,41 @@ static void test_close_flushed_in_flight(void)
 }
 
 /*
+ * As above, but what A sent before the flush was lost: the flushed work
+ * is the guest's again (a kernel ULP may reuse the buffers once the
+ * driver reported them flushed), so it is not sent again from there; the
+ * retransmission ends the connection with a RST, and B hears
+ * LLP_CONNECTION_RESET rather than getting made-up bytes.
+ */
+static void test_close_flushed_lost(void)
+{
+    cl_setup(false);
+    cl_ab.cut = true;
+    cl_write(60000);
+    cl_step(0);
+    cl_modify(&cl_a, 3, QP_CLOSING, 0);
+    cl_step(100);
+    cl_flush_a();
+    cl_step(0);
+    CHECK_EQ(cl_ab.fins, 1);        /* lost as well */
+    cl_ab.cut = false;
+    cl_step(2000);
+    CHECK_EQ(cl_ab.rsts, 1);
+    CHECK_EQ(cl_aes(&cl_b, 4, AE_RESET), 1);
+    CHECK_EQ(cl_aes(&cl_b, 4, AE_FIN_RCVD), 0);
+    for (unsigned i = 0; i < 60000; i++) {
+        if (((uint8_t *)fake_mem(&cl_b.dev.h, BUF_PA(1)))[i]) {
+            CHECK(!"bytes placed");
+            break;
+        }
+    }
+    cl_destroy_a(false);
+    cl_step(10);
+    CHECK_EQ(cl_ab.rsts, 1);
+    cl_down();
+}
+
+/*
  * A QP destroyed with its connection still open, the driver asking for
  * no RST (MODIFY_QP to ERROR without RESETCON, as after its close timer
  * or with the netdev down): the connection outlives the ERROR (nothing
@@ -1530,6 +1565,7 @@ int main(void)
     RUN(test_close_last_ack_lost);
     RUN(test_close_backed_up);
     RUN(test_close_flushed_in_flight);
+    RUN(test_close_flushed_lost);
     RUN(test_destroy_open_resets);
     return CHECK_DONE();
 }

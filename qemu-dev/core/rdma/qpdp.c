@@ -630,7 +630,11 @@ static int cb_gather(void *opaque, uint64_t cookie, uint64_t off,
     int r;
 
     q->gather_ae = 0;
-    if (!w) {
+    /* Flushed work is the guest's again (a kernel ULP may reuse its
+     * buffers once the driver reported it flushed): a segment of it lost
+     * on the way is not sent again from there, the connection ends with a
+     * RST instead (IW_EV_REXMIT_FAILED). */
+    if (!w || q->orphaned) {
         return IW_T_RDMAP_CATASTROPHIC;
     }
     if (w->inl) {
