@@ -1459,6 +1459,98 @@ static void test_rexmit_source_gone(void)
     teardown_pair();
 }
 
+/*
+ * A Terminate and then the FIN (MODIFY_QP to TERMINATE with TERMACT 0)
+ * while a long Send is only partly sent (slow start): nothing of it
+ * follows the Terminate, and what can never be framed does not hold
+ * back the FIN.
+ */
+static void test_close_after_terminate(void)
+{
+    Node *a = &nodes[0], *b = &nodes[1];
+    uint8_t t[64];
+    size_t n = iw_build_terminate(t, IW_T_RDMAP_CATASTROPHIC, NULL, 0);
+
+    setup_pair(0, 0, 0, 1460);
+    fill(a, 0, 200000, 1);
+    CHECK_EQ(iw_post_send(&a->c, IW_OP_SEND, 0, 200000, 0), 0);
+    CHECK(a->c.mq_tx < a->c.mq_cnt);
+    iw_send_terminate(&a->c, t, n);
+    iw_close(&a->c);
+    run(1000 * MS);
+    CHECK_EQ(a->events[IW_EV_TERMINATE_SENT], 1);
+    CHECK_EQ(b->events[IW_EV_TERMINATE_RCVD], 1);
+    CHECK_EQ(b->events[IW_EV_FIN_RCVD], 1);
+    CHECK_EQ(b->msgs, 0);
+    CHECK_EQ(a->c.state, IW_TCP_FIN_WAIT_2);
+    iw_close(&b->c);
+    run(100 * MS);
+    CHECK_EQ(a->events[IW_EV_CLOSE_COMPLETE], 1);
+    CHECK_EQ(b->events[IW_EV_CLOSE_COMPLETE], 1);
+    teardown_pair();
+}
+
+/*
+ * A Write whose payload turns unreadable in the middle (a local
+ * failure: framing stops), a Send queued behind it, then the close: the
+ * FIN follows what was sent instead of waiting for work that can never
+ * go.
+ */
+static void test_close_after_tx_failure(void)
+{
+    Node *a = &nodes[0], *b = &nodes[1];
+
+    setup_pair(0, 0, 0, 1460);
+    fill(a, 0, 20000, 2);
+    a->gather_bad_from = 5000;
+    CHECK_EQ(iw_post_write(&a->c, STAG_MEM, 1u << 20, 20000, 0), 0);
+    CHECK_EQ(iw_post_send(&a->c, IW_OP_SEND, 0, 100, 1), 0);
+    iw_close(&a->c);
+    run(1000 * MS);
+    CHECK_EQ(a->ndone, 1);
+    CHECK_EQ(a->done_status[0], -1);
+    CHECK_EQ(b->events[IW_EV_FIN_RCVD], 1);
+    CHECK_EQ(b->msgs, 0);
+    CHECK_EQ(a->c.state, IW_TCP_FIN_WAIT_2);
+    teardown_pair();
+}
+
+/*
+ * The owner gives its work up (the QP went to ERROR after a close was
+ * asked for): what is not framed yet is dropped, the FIN goes right after
+ * what was sent, inbound data is acknowledged but not placed, and the
+ * close completes on both sides.
+ */
+static void test_close_orphaned(void)
+{
+    Node *a = &nodes[0], *b = &nodes[1];
+    uint32_t sent;
+
+    setup_pair(0, 0, 0, 1460);
+    fill(a, 0, 200000, 3);
+    CHECK_EQ(iw_post_send(&a->c, IW_OP_SEND, 0, 200000, 0), 0);
+    iw_close(&a->c);
+    CHECK(!a->c.fin_sent);
+    sent = a->c.snd_max;
+    iw_orphan(&a->c);
+    CHECK(a->c.fin_sent);
+    CHECK_EQ(a->c.fin_seq, sent);
+    fill(b, 0, 3000, 4);
+    CHECK_EQ(iw_post_send(&b->c, IW_OP_SEND, 0, 3000, 9), 0);
+    run(1000 * MS);
+    CHECK_EQ(b->events[IW_EV_FIN_RCVD], 1);
+    CHECK_EQ(b->msgs, 0);
+    CHECK_EQ(a->msgs, 0);           /* not placed ... */
+    CHECK_EQ(b->ndone, 1);          /* ... but acknowledged */
+    CHECK_EQ(a->ndone, 0);
+    iw_close(&b->c);
+    run(100 * MS);
+    CHECK_EQ(a->events[IW_EV_CLOSE_COMPLETE], 1);
+    CHECK_EQ(b->events[IW_EV_CLOSE_COMPLETE], 1);
+    CHECK_EQ(a->events[IW_EV_ERROR] + b->events[IW_EV_ERROR], 0);
+    teardown_pair();
+}
+
 int main(void)
 {
     RUN(test_crc32c);
@@ -1486,5 +1578,8 @@ int main(void)
     RUN(test_rexmit_same_bytes);
     RUN(test_window_beyond_256k);
     RUN(test_rexmit_source_gone);
+    RUN(test_close_after_terminate);
+    RUN(test_close_after_tx_failure);
+    RUN(test_close_orphaned);
     return CHECK_DONE();
 }

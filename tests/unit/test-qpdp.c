@@ -9,10 +9,15 @@
  * graceful close (AEs), user-QP flush, fast registration (contiguous and
  * level-1 page lists, key rotation), local invalidate, Read with Local
  * Invalidate and Send with Invalidate.  Setup follows test-puda.c.
+ * Then two devices back to back: the close with data in flight (ACKs
+ * held or lost, a zero window, a backed-up backend, irdma's close timer
+ * flushing the QP before the close is done) and the destroy of a QP
+ * whose connection is still open (a RST).
  */
 #include "check.h"
 
 #include "iwarp-fixture.h"
+#include "rdma/qpdp.h"
 
 #define t ifx
 #define h (ifx.h)
@@ -1034,6 +1039,504 @@ static void test_gather_stats(void)
     teardown();
 }
 
+/* ---- close with data in flight, two devices ---------------------------- */
+
+/*
+ * Two devices back to back (IFX_DEV_A / IFX_DEV_B); A's QP 3 (port 40000)
+ * is connected to B's QP 4 (port 5000).  The link is a queue per
+ * direction the test controls: B's frames to A can be held (the ACKs of
+ * data in flight), thrown away, or carry a zero window.  irdma's part is
+ * played by the test: MODIFY_QP to CLOSING on rdma_disconnect()
+ * (verbs.c:irdma_modify_qp(), IB_QPS_SQD) and on LLP_FIN_RECEIVED
+ * (hw.c:irdma_process_aeq()), the close timer's FLUSH_WQES
+ * (cm.c:irdma_handle_close_entry() -> irdma_cm_disconn_true()), and the
+ * destroy (MODIFY_QP to ERROR, DESTROY_QP).
+ */
+
+/* This part names both devices' hosts and cores itself. */
+#undef h
+#undef c
+
+#define CL_CAP          4096
+#define CL_FRAME_MAX    2048
+#define AE_CLOSE_DONE   0x0501
+#define AE_RESET        0x0502
+#define AE_FIN_RCVD     0x0503
+#define TCPF_FIN        0x01
+#define TCPF_RST        0x04
+#define QP_CLOSING      3
+#define QP_ERROR        6
+#define RESETCON        (1ull << 58)
+
+static IfxState cl_a = IFX_DEV_A;
+static IfxState cl_b = IFX_DEV_B;
+
+typedef struct ClWire {
+    uint8_t (*f)[CL_FRAME_MAX];
+    size_t len[CL_CAP];
+    unsigned head, cnt;
+    E810Core *dst;
+    FakeHost *src;
+    bool hold;                  /* keep frames queued */
+    bool cut;                   /* lose every frame */
+    bool zero_wnd;              /* announce a zero window */
+    unsigned fins, rsts, data;  /* frames sent, by kind */
+    int64_t fin_t, data_t;      /* sender's clock: first FIN, last data */
+} ClWire;
+
+static ClWire cl_ab, cl_ba;     /* A to B, B to A */
+
+/* The TCP checksum of the IPv4 frame @f (no options, TCP at 34). */
+static uint16_t cl_tcp_csum(const uint8_t *f)
+{
+    size_t tlen = (size_t)ldbe16(f + 16) - 20, i;
+    uint32_t sum = 6 + (uint32_t)tlen;
+
+    for (i = 26; i < 34; i += 2) {
+        sum += ldbe16(f + i);
+    }
+    for (i = 0; i + 1 < tlen; i += 2) {
+        sum += ldbe16(f + 34 + i);
+    }
+    if (tlen & 1) {
+        sum += (uint32_t)f[34 + tlen - 1] << 8;
+    }
+    while (sum >> 16) {
+        sum = (sum & 0xFFFF) + (sum >> 16);
+    }
+    return (uint16_t)~sum;
+}
+
+static void cl_put(void *opaque, const void *frame, size_t len)
+{
+    ClWire *w = opaque;
+    uint8_t *f;
+    unsigned i;
+
+    CHECK(w->cnt < CL_CAP && len <= CL_FRAME_MAX);
+    if (w->cnt == CL_CAP || len > CL_FRAME_MAX) {
+        return;
+    }
+    i = (w->head + w->cnt) % CL_CAP;
+    f = w->f[i];
+    memcpy(f, frame, len);
+    if (len >= 54 && ldbe16(f + 12) == 0x0800 && f[23] == 6) {
+        if ((f[47] & TCPF_FIN) && !w->fins++) {
+            w->fin_t = w->src->now;
+        }
+        w->rsts += !!(f[47] & TCPF_RST);
+        if (ldbe16(f + 16) > 40) {
+            w->data++;
+            w->data_t = w->src->now;
+        }
+        if (w->zero_wnd) {
+            stbe16(f + 48, 0);
+            stbe16(f + 50, 0);
+            stbe16(f + 50, cl_tcp_csum(f));
+        }
+    }
+    if (w->cut) {
+        return;
+    }
+    w->len[i] = len;
+    w->cnt++;
+}
+
+static unsigned cl_deliver(ClWire *w)
+{
+    unsigned n = 0;
+
+    while (w->cnt && !w->hold) {
+        unsigned i = w->head;
+
+        w->head = (w->head + 1) % CL_CAP;
+        w->cnt--;
+        e810_receive(w->dst, w->f[i], w->len[i]);
+        n++;
+    }
+    return n;
+}
+
+/* Throw away what the link holds from @w. */
+static void cl_lose(ClWire *w)
+{
+    w->head = (w->head + w->cnt) % CL_CAP;
+    w->cnt = 0;
+}
+
+/* Deliver what the link lets through and run both devices' bottom halves
+ * until nothing moves (as the host's main loop would), then let @ms
+ * milliseconds pass. */
+static void cl_step(unsigned ms)
+{
+    unsigned k;
+
+    for (k = 0; k < 10000; k++) {
+        unsigned n = cl_deliver(&cl_ab) + cl_deliver(&cl_ba);
+
+        n += fake_host_run_bh(&cl_a.dev.h) + fake_host_run_bh(&cl_b.dev.h);
+        if (!n) {
+            break;
+        }
+    }
+    CHECK(k < 10000);
+    for (k = 0; k < ms; k++) {
+        fake_host_advance(&cl_a.dev.h, 1000000);
+        fake_host_advance(&cl_b.dev.h, 1000000);
+        cl_step(0);
+    }
+}
+
+/* AEs so far, per device and QP (3, 4), in order. */
+static unsigned cl_ae_n[2][2];
+static unsigned cl_ae[2][2][16];
+
+static unsigned cl_aes(IfxState *d, unsigned qp, unsigned code)
+{
+    uint64_t ctx;
+    unsigned q, got, n = 0;
+    int i = d == &cl_b;
+
+    ifx_cur = d;
+    while (aeqe_next(&ctx, &q, &got)) {
+        if (q >= 3 && q <= 4 && cl_ae_n[i][q - 3] < 16) {
+            cl_ae[i][q - 3][cl_ae_n[i][q - 3]++] = got;
+        }
+    }
+    for (unsigned k = 0; k < cl_ae_n[i][qp - 3]; k++) {
+        n += cl_ae[i][qp - 3][k] == code;
+    }
+    return n;
+}
+
+static void cl_setup(bool user)
+{
+    IfxState *d[2] = { &cl_a, &cl_b };
+    ClWire *w[2] = { &cl_ab, &cl_ba };
+
+    for (int i = 0; i < 2; i++) {
+        uint8_t (*f)[CL_FRAME_MAX] = w[i]->f;
+
+        ifx_cur = d[i];
+        ifx_failures = 0;
+        ifx_setup(user);
+        CHECK_EQ(ifx_failures, 0);
+        memset(w[i], 0, sizeof(*w[i]));
+        w[i]->f = f ? f : malloc(CL_CAP * CL_FRAME_MAX);
+        w[i]->src = &d[i]->dev.h;
+        w[i]->dst = &d[1 - i]->dev.c;
+        d[i]->dev.h.frame_cb = cl_put;
+        d[i]->dev.h.frame_opaque = w[i];
+    }
+    memset(cl_ae_n, 0, sizeof(cl_ae_n));
+    cl_step(0);
+}
+
+static void cl_down(void)
+{
+    CHECK_EQ(cl_a.dev.h.guest_errors + cl_b.dev.h.guest_errors, 0);
+    ifx_cur = &cl_a;
+    ifx_teardown();
+    ifx_cur = &cl_b;
+    ifx_teardown();
+}
+
+/* MODIFY_QP of QP @qp on @d to @state, as irdma_hw_modify_qp() posts it;
+ * @extra: more header bits. */
+static void cl_modify(IfxState *d, unsigned qp, unsigned state, uint64_t extra)
+{
+    uint64_t w[8] = { 0 };
+
+    ifx_cur = d;
+    w[2] = QPCTX_PA(qp - 3);
+    CHECK_EQ(cqp(0x01, w, qp | 1ull << 48 | (uint64_t)state << 60 | extra),
+             0);
+}
+
+/* irdma's close timer went off on A: irdma_cm_disconn_true() flushes the
+ * QP (FLUSH_WQES, SQ and RQ), which the device moves to ERROR. */
+static void cl_flush_a(void)
+{
+    uint64_t w[8] = { 0 };
+
+    ifx_cur = &cl_a;
+    CHECK_EQ(cqp(0x22, w, 3 | 1ull << 61 | 1ull << 62), 0);
+}
+
+/* _irdma_destroy_qp() on A: MODIFY_QP to ERROR (RESETCON only while the
+ * driver believes the connection open), then DESTROY_QP. */
+static void cl_destroy_a(bool resetcon)
+{
+    uint64_t w[8] = { 0 };
+
+    cl_modify(&cl_a, 3, QP_ERROR, resetcon ? RESETCON : 0);
+    ifx_cur = &cl_a;
+    CHECK_EQ(cqp(0x02, w, 3 | 1ull << 48), 0);
+}
+
+/* A's QP 3: a signaled Write of @len bytes (BUF 0 to B's BUF 1), rung. */
+static void cl_write(uint32_t len)
+{
+    ifx_cur = &cl_a;
+    fill(BUF_PA(0), len, 21);
+    ifx_sq_op(0, 0x00, BUF_PA(0), len, BUF_PA(1), STAG(1) | 1ull << 62);
+}
+
+static bool cl_written(uint32_t len)
+{
+    return !memcmp(fake_mem(&cl_b.dev.h, BUF_PA(1)),
+                   fake_mem(&cl_a.dev.h, BUF_PA(0)), len);
+}
+
+/*
+ * The rest of a graceful close from here: A's FIN reaches B within @ms
+ * (LLP_FIN_RECEIVED), B's driver moves its QP to CLOSING, B's FIN comes
+ * back, and both ends report LLP_CLOSE_COMPLETE, without a RST.
+ */
+static void cl_expect_close(unsigned ms)
+{
+    unsigned k;
+
+    for (k = 0; k < ms && !cl_aes(&cl_b, 4, AE_FIN_RCVD); k++) {
+        cl_step(1);
+    }
+    CHECK_EQ(cl_ab.fins, 1);
+    CHECK_EQ(cl_aes(&cl_b, 4, AE_FIN_RCVD), 1);
+    cl_modify(&cl_b, 4, QP_CLOSING, 0);
+    cl_step(10);
+    CHECK_EQ(cl_ba.fins, 1);
+    CHECK_EQ(cl_aes(&cl_a, 3, AE_CLOSE_DONE), 1);
+    CHECK_EQ(cl_aes(&cl_b, 4, AE_CLOSE_DONE), 1);
+    CHECK_EQ(cl_ab.rsts + cl_ba.rsts, 0);
+}
+
+/*
+ * rdma_disconnect() with a Write in flight: most of it not even sent
+ * (slow start) and B's ACKs held when the close comes.  Once they arrive
+ * the rest goes and the FIN right behind the last data, in the same pass;
+ * both sides close.
+ */
+static void test_close_data_in_flight(void)
+{
+    cl_setup(false);
+    cl_write(60000);
+    cl_ba.hold = true;
+    cl_step(0);
+    CHECK(cl_ab.data > 0 && cl_ab.data < 10);
+    cl_modify(&cl_a, 3, QP_CLOSING, 0);
+    cl_step(0);
+    CHECK_EQ(cl_ab.fins, 0);        /* not before the data */
+    cl_ba.hold = false;
+    cl_expect_close(100);
+    CHECK_EQ(cl_ab.fin_t, cl_ab.data_t);
+    CHECK(cl_written(60000));
+    cl_down();
+}
+
+/*
+ * The close comes while B announces a zero window: the data waits for
+ * the window (a zero-window probe now and then, one segment each), the
+ * FIN behind it; once the window opens the rest goes, then the FIN.
+ */
+static void test_close_zero_window(void)
+{
+    unsigned sent;
+
+    cl_setup(false);
+    cl_ba.zero_wnd = true;
+    cl_write(60000);
+    cl_step(5);
+    cl_modify(&cl_a, 3, QP_CLOSING, 0);
+    sent = cl_ab.data;
+    cl_step(20);
+    /* 42 segments in all: far from all sent, the FIN still behind */
+    CHECK(cl_ab.data > sent && cl_ab.data < 20);
+    CHECK_EQ(cl_ab.fins, 0);
+    cl_ba.zero_wnd = false;
+    cl_expect_close(3000);
+    CHECK_EQ(cl_ab.fin_t, cl_ab.data_t);
+    CHECK(cl_written(60000));
+    cl_down();
+}
+
+/*
+ * The ACKs of the data in flight are lost: A's retransmission timer
+ * sends again, the ACK of that opens the window, the rest of the data
+ * and the FIN go.
+ */
+static void test_close_last_ack_lost(void)
+{
+    cl_setup(false);
+    cl_write(6000);
+    cl_ba.hold = true;
+    cl_step(0);
+    cl_modify(&cl_a, 3, QP_CLOSING, 0);
+    cl_step(0);
+    CHECK_EQ(cl_ab.fins, 0);
+    cl_lose(&cl_ba);
+    cl_ba.hold = false;
+    cl_expect_close(3000);
+    CHECK(e810_qpdp_rexmits(&cl_a.dev.c) >= 1);
+    CHECK(cl_written(6000));
+    cl_down();
+}
+
+/*
+ * A's backend is backed up when the close comes (e810_tx_may_send() says
+ * no): the FIN waits like the data and goes from the bottom half once
+ * the backend has drained.
+ */
+static void test_close_backed_up(void)
+{
+    FakeHost *ha = &cl_a.dev.h;
+
+    cl_setup(false);
+    cl_write(60000);
+    ha->tx_full = true;
+    cl_step(1);
+    CHECK_EQ(ha->nheld, 1);
+    CHECK(cl_a.dev.c.txs.blocked);
+    cl_modify(&cl_a, 3, QP_CLOSING, 0);
+    cl_step(10);
+    CHECK_EQ(ha->nheld, 1);
+    for (unsigned k = 0; k < 400 && ha->nheld; k++) {
+        fake_host_tx_release(ha, &cl_a.dev.c, 1);
+        cl_step(0);
+    }
+    ha->tx_full = false;
+    fake_host_tx_release(ha, &cl_a.dev.c, FAKE_MAX_HELD);
+    cl_expect_close(3000);
+    CHECK(cl_a.dev.c.txs.stats.resumed > 1);
+    CHECK(cl_written(60000));
+    cl_down();
+}
+
+/*
+ * The qperf hang (rc_bw, then rdma_disconnect()): the close takes longer
+ * than irdma's close timer (HZ/10) because B's ACKs are late, so the
+ * driver flushes A's QP while data is still in flight (FLUSH_WQES moves
+ * it to ERROR).  The ACKs that come next must still reach A's connection
+ * and A's FIN must go out -- right at the flush, after what was sent:
+ * the flushed work is not sent any more.  B closes normally; A's later
+ * destroy (no RESETCON: the driver took the connection as reset) sends
+ * nothing more, the connection being in TIME_WAIT by then.
+ */
+static void close_flushed(bool user, bool backed_up)
+{
+    FakeHost *ha = &cl_a.dev.h;
+    unsigned data;
+
+    cl_setup(user);
+    cl_write(60000);
+    cl_ba.hold = true;
+    cl_step(0);
+    cl_modify(&cl_a, 3, QP_CLOSING, 0);
+    ha->tx_full = backed_up;
+    cl_step(100);
+    cl_flush_a();
+    cl_step(0);
+    data = cl_ab.data;
+    CHECK_EQ(cl_ab.fins, !backed_up);
+    if (backed_up) {
+        ha->tx_full = false;
+        fake_host_tx_release(ha, &cl_a.dev.c, FAKE_MAX_HELD);
+        cl_step(0);
+        CHECK_EQ(cl_ab.fins, 1);
+    }
+    cl_ba.hold = false;
+    cl_expect_close(100);
+    CHECK_EQ(cl_ab.data, data);     /* nothing of the flushed work */
+    cl_destroy_a(false);
+    cl_step(10);
+    CHECK_EQ(cl_ab.rsts, 0);
+    CHECK_EQ(cl_aes(&cl_b, 4, AE_RESET), 0);
+    cl_down();
+}
+
+static void test_close_flushed_in_flight(void)
+{
+    close_flushed(false, false);
+    close_flushed(true, false);
+    close_flushed(false, true);
+}
+
+/*
+ * As above, but what A sent before the flush was lost: the flushed work
+ * is the guest's again (a kernel ULP may reuse the buffers once the
+ * driver reported them flushed), so it is not sent again from there; the
+ * retransmission ends the connection with a RST, and B hears
+ * LLP_CONNECTION_RESET rather than getting made-up bytes.
+ */
+static void test_close_flushed_lost(void)
+{
+    cl_setup(false);
+    cl_ab.cut = true;
+    cl_write(60000);
+    cl_step(0);
+    cl_modify(&cl_a, 3, QP_CLOSING, 0);
+    cl_step(100);
+    cl_flush_a();
+    cl_step(0);
+    CHECK_EQ(cl_ab.fins, 1);        /* lost as well */
+    cl_ab.cut = false;
+    cl_step(2000);
+    CHECK_EQ(cl_ab.rsts, 1);
+    CHECK_EQ(cl_aes(&cl_b, 4, AE_RESET), 1);
+    CHECK_EQ(cl_aes(&cl_b, 4, AE_FIN_RCVD), 0);
+    for (unsigned i = 0; i < 60000; i++) {
+        if (((uint8_t *)fake_mem(&cl_b.dev.h, BUF_PA(1)))[i]) {
+            CHECK(!"bytes placed");
+            break;
+        }
+    }
+    cl_destroy_a(false);
+    cl_step(10);
+    CHECK_EQ(cl_ab.rsts, 1);
+    cl_down();
+}
+
+/*
+ * A QP destroyed with its connection still open, the driver asking for
+ * no RST (MODIFY_QP to ERROR without RESETCON, as after its close timer
+ * or with the netdev down): the connection outlives the ERROR (nothing
+ * sent, the peer not told yet), but DESTROY_QP resets it as TCP's ABORT
+ * does, so the peer's QP hears LLP_CONNECTION_RESET instead of waiting
+ * for a FIN for ever.
+ */
+static void test_destroy_open_resets(void)
+{
+    cl_setup(false);
+    cl_write(3000);
+    cl_step(10);
+    CHECK(cl_written(3000));
+    cl_modify(&cl_a, 3, QP_ERROR, 0);
+    cl_step(10);
+    CHECK_EQ(cl_ab.rsts + cl_ab.fins, 0);
+    CHECK_EQ(cl_aes(&cl_b, 4, AE_RESET), 0);
+    cl_destroy_a(false);
+    cl_step(10);
+    CHECK_EQ(cl_ab.rsts, 1);
+    CHECK_EQ(cl_ab.fins, 0);
+    CHECK_EQ(cl_aes(&cl_b, 4, AE_RESET), 1);
+    cl_down();
+
+    /* The same once A's FIN is out but B never answered (FIN-WAIT-2). */
+    cl_setup(false);
+    cl_modify(&cl_a, 3, QP_CLOSING, 0);
+    cl_step(10);
+    CHECK_EQ(cl_aes(&cl_b, 4, AE_FIN_RCVD), 1);
+    cl_flush_a();
+    cl_destroy_a(false);
+    cl_step(10);
+    CHECK_EQ(cl_ab.rsts, 1);
+    CHECK_EQ(cl_aes(&cl_b, 4, AE_RESET), 1);
+    cl_down();
+}
+
+/* Restore the one-device names for what follows. */
+#define h (ifx.h)
+#define c (ifx.c)
+
 int main(void)
 {
     RUN(test_send_write_read);
@@ -1057,5 +1560,12 @@ int main(void)
     RUN(test_rexmit_limit);
     RUN(test_rexmit_mr_gone);
     RUN(test_gather_stats);
+    RUN(test_close_data_in_flight);
+    RUN(test_close_zero_window);
+    RUN(test_close_last_ack_lost);
+    RUN(test_close_backed_up);
+    RUN(test_close_flushed_in_flight);
+    RUN(test_close_flushed_lost);
+    RUN(test_destroy_open_resets);
     return CHECK_DONE();
 }

@@ -310,7 +310,7 @@ typedef struct IwConn {
     uint8_t *rbuf;
     size_t rlen;
     bool got_fpdu;
-    bool rx_halted;         /* after an error or Terminate */
+    bool rx_halted;         /* after an error, Terminate, iw_orphan() */
     bool dead;              /* reset / retries exhausted: ignore all */
 
     /* DDP / RDMAP */
@@ -326,7 +326,8 @@ typedef struct IwConn {
     size_t term_len;
     bool term_pending, term_sent;
     /* A local failure while framing (payload unreadable): nothing more
-     * is framed; the failure is reported once framing has returned. */
+     * is framed; the failure is reported once framing has returned.
+     * Also set by iw_orphan() (nothing to report then). */
     bool tx_halted;
     bool tx_err_pending;
     bool tx_err_msg;        /* a posted message failed (tx_err_cookie) */
@@ -370,6 +371,18 @@ size_t iw_build_terminate(uint8_t *out, uint32_t term, const uint8_t *ulpdu,
                           size_t ulpdu_len);
 void iw_close(IwConn *c);       /* FIN after queued data */
 void iw_abort(IwConn *c);       /* RST now */
+/*
+ * The owner gives its work up (its QP went to ERROR) but not the
+ * connection: nothing more is framed (posted work not yet framed, inbound
+ * Reads not yet answered, a Terminate not yet sent: dropped) and nothing
+ * more received is placed; TCP goes on -- ACKs, retransmission of what is
+ * in flight, a FIN asked for by iw_close() -- until the connection closes
+ * or the owner aborts it.
+ */
+void iw_orphan(IwConn *c);
+/* Whether the connection still takes segments (not reset, not CLOSED;
+ * TIME_WAIT still answers a FIN sent again). */
+bool iw_conn_open(const IwConn *c);
 /* Send whatever the window allows (after posting work). */
 void iw_kick(IwConn *c);
 bool iw_tx_idle(const IwConn *c);   /* nothing queued or unacked */

@@ -1039,6 +1039,23 @@ void iw_abort(IwConn *c)
     timer_update(c);
 }
 
+void iw_orphan(IwConn *c)
+{
+    iw_enter(c);
+    /* iw_rdmap_next() frames nothing after tx_halted and
+     * iw_rdmap_pending() no longer counts what is left, so a FIN queued
+     * behind it goes with this very pass. */
+    c->tx_halted = true;
+    c->term_pending = false;
+    c->rx_halted = true;
+    iw_leave(c);
+}
+
+bool iw_conn_open(const IwConn *c)
+{
+    return !c->dead && c->state != IW_TCP_CLOSED;
+}
+
 bool iw_tx_idle(const IwConn *c)
 {
     return c->snd_una == c->snd_max && !iw_rdmap_pending(c);

@@ -135,9 +135,21 @@ bool iw_rdmap_queue_read(IwConn *c, const IwReadResp *rr)
     return true;
 }
 
+/*
+ * Something still to frame.  Once framing has stopped for good (after a
+ * Terminate, a local failure, or the owner giving its work up) what is
+ * left can never go: it does not count, or it would hold back the FIN
+ * for ever (iw_tcp_output() sends it when nothing is pending).
+ */
 bool iw_rdmap_pending(const IwConn *c)
 {
-    return c->term_pending || c->irq_cnt || c->mq_tx < c->mq_cnt;
+    if (c->term_pending) {
+        return true;
+    }
+    if (c->term_sent || c->tx_halted) {
+        return false;
+    }
+    return c->irq_cnt || c->mq_tx < c->mq_cnt;
 }
 
 /* Untagged DDP header + RDMAP control at @u. */

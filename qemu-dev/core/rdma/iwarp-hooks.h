@@ -8,7 +8,9 @@
  * learns that a QP owns a connection from MODIFY_QP with TOECTXVALID (the
  * quad is read from the QP host context: local IP @184/192, SRCPORTNUM,
  * remote IP @32/40, DESTPORTNUM); the QP keeps it while it is in RTS,
- * CLOSING or TERMINATE and loses it on DESTROY_QP.
+ * CLOSING or TERMINATE, and in ERROR as long as the data path still has
+ * the connection open (e810_iwarp_rx declines segments once it is not),
+ * and loses it on DESTROY_QP.
  */
 #ifndef E810_IWARP_HOOKS_H
 #define E810_IWARP_HOOKS_H

@@ -78,6 +78,7 @@ typedef struct QpdpQp {
     int64_t deadline;
     bool in_run;
     bool tx_pending;            /* work for the bottom half (txsched.h) */
+    bool orphaned;              /* in ERROR, its connection still closing */
     unsigned gather_ae;         /* why the last payload read failed */
 } QpdpQp;
 
@@ -629,7 +630,11 @@ static int cb_gather(void *opaque, uint64_t cookie, uint64_t off,
     int r;
 
     q->gather_ae = 0;
-    if (!w) {
+    /* Flushed work is the guest's again (a kernel ULP may reuse its
+     * buffers once the driver reported it flushed): a segment of it lost
+     * on the way is not sent again from there, the connection ends with a
+     * RST instead (IW_EV_REXMIT_FAILED). */
+    if (!w || q->orphaned) {
         return IW_T_RDMAP_CATASTROPHIC;
     }
     if (w->inl) {
@@ -856,6 +861,64 @@ static const IwOps qpdp_ops = {
 
 /* ---- control path hooks ------------------------------------------------- */
 
+/* Where a connection stands when the driver changes it (close, error,
+ * destroy): whether its FIN is out, and what still holds it back. */
+static void trace_close(QpdpQp *q, const char *what)
+{
+    const IwConn *k = q->conn;
+
+    trace_e810_iw_close(q->id, what, k->state, k->snd_max - k->snd_una,
+                        k->mq_cnt - k->mq_tx, k->fin_sent);
+}
+
+/*
+ * The QP goes to ERROR without RESETCON (FLUSH_WQES, MODIFY_QP) with its
+ * connection still open.  irdma does that when a close outlives its close
+ * timer (HZ/10, cm.c:irdma_schedule_cm_timer()): the timer marks the
+ * connection CLOSED and reset (cm.c:irdma_handle_close_entry(), last_aeq
+ * = IRDMA_AE_RESET_SENT), irdma_cm_disconn_true() flushes the QP, and the
+ * MODIFY_QP to ERROR of its destroy then asks for no RST
+ * (verbs.c:irdma_modify_qp(): RESETCON only while hw_tcp_state is open).
+ * The work is gone, but the peer still waits for our FIN: the connection
+ * goes on without the work -- a FIN asked for goes right after what was
+ * sent, the peer's ACKs and FIN are still taken (steer.c) -- and
+ * DESTROY_QP resets what is then still open (qp_release_conn()).
+ */
+static void qp_orphan(QpdpQp *q, const char *why)
+{
+    if (!q->up || q->orphaned || !iw_conn_open(q->conn)) {
+        return;
+    }
+    q->orphaned = true;
+    iw_orphan(q->conn);
+    trace_close(q, why);
+}
+
+/*
+ * DESTROY_QP takes the connection's state away.  One still open is
+ * aborted as TCP's ABORT call does it (RFC 9293 3.10.5): a RST from
+ * ESTABLISHED, FIN-WAIT-1/2 and CLOSE-WAIT; nothing once both FINs are out
+ * (CLOSING, LAST-ACK, TIME-WAIT).  irdma sends no RST itself for an
+ * offloaded connection (cm.c:irdma_cm_close(), IRDMA_CM_STATE_OFFLOADED)
+ * and, past its close timer, asks for none (see qp_orphan()): without it
+ * a peer that never got our FIN would wait for it for ever, its QP and
+ * cm_id never released.
+ */
+static void qp_release_conn(QpdpQp *q)
+{
+    IwTcpState st = q->conn->state;
+    bool rst = st == IW_TCP_ESTABLISHED || st == IW_TCP_FIN_WAIT_1 ||
+               st == IW_TCP_FIN_WAIT_2 || st == IW_TCP_CLOSE_WAIT;
+
+    if (!iw_conn_open(q->conn)) {
+        return;
+    }
+    trace_close(q, rst ? "destroyed: reset" : "destroyed");
+    if (rst) {
+        iw_abort(q->conn);
+    }
+}
+
 static void qp_drop(E810Core *c, uint32_t id)
 {
     E810Qpdp *d = c->rdma.qpdp;
@@ -1055,6 +1118,7 @@ static void qp_flush(QpdpQp *q, const uint64_t *wqe)
         return;                 /* GEN_AE only: the QP goes on */
     }
     q->halted = true;
+    qp_orphan(q, "flushed");
     if (q->priv) {
         return;
     }
@@ -1120,6 +1184,10 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
         d->qp[id] = q;
         break;
     case CQP_OP_DESTROY_QP:
+        q = qp_find(c, id);
+        if (q && q->up) {
+            qp_release_conn(q);
+        }
         qp_drop(c, id);
         return;
     case CQP_OP_MODIFY_QP:
@@ -1160,6 +1228,7 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
     case QP_STATE_CLOSING:
         if (q->up) {
             iw_close(q->conn);
+            trace_close(q, "closing");
         }
         break;
     case QP_STATE_TERMINATE:
@@ -1186,6 +1255,7 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
             }
             if (act == 0 || act == 2) {
                 iw_close(q->conn);
+                trace_close(q, "terminate");
             }
         }
         break;
@@ -1193,6 +1263,8 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
         q->halted = true;
         if (q->up && (h & CQPSQ_QP_RESETCON)) {
             iw_abort(q->conn);
+        } else {
+            qp_orphan(q, "error");
         }
         break;
     default:
@@ -1247,7 +1319,10 @@ bool e810_iwarp_rx(E810Core *c, uint32_t qp_id, const E810Frame *fr)
 {
     QpdpQp *q = qp_find(c, qp_id);
 
-    if (!q || !q->up) {
+    /* A connection reset or closed takes nothing more: the segment is
+     * the classifier's again (a QP in ERROR keeps its quad only while its
+     * connection finishes, qp_orphan()). */
+    if (!q || !q->up || !iw_conn_open(q->conn)) {
         return false;
     }
     /* Parsed once at the device's entry; e810_rdma_steer() matched the

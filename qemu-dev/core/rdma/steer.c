@@ -9,7 +9,8 @@
  * iWARP mode, is considered; the rules, in order:
  *
  *   1. the 4-tuple is owned by an offloaded QP (MODIFY_QP with TOECTXVALID
- *      read its quad from the QP context; QP in RTS/CLOSING/TERMINATE)
+ *      read its quad from the QP context; QP in RTS/CLOSING/TERMINATE, or
+ *      in ERROR while its connection finishes its close)
  *      -> e810_iwarp_rx(); if that declines, continue with 2;
  *   2. ESTABLISHED quad hash entry (MANAGE_QHASH, type 1) on all four
  *      elements -> ILQ (QP 1);
@@ -139,10 +140,15 @@ static uint32_t rx_find_qp(E810Core *c, const E810Quad *q)
         for (uint32_t id = i; id < i + 8 && id < n; id++) {
             const E810RdmaQp *qp = &c->rdma.qp[id];
 
+            /* ERROR too: irdma flushes a QP whose close outlives its
+             * close timer (cm.c:irdma_handle_close_entry()) while the
+             * peer's ACKs and FIN are still on their way; the data path
+             * takes them as long as its connection is open. */
             if (!e810_bit(p->bound, id) || !qp->valid ||
                 qp->type != QP_TYPE_IWARP ||
                 (qp->state != QP_STATE_RTS && qp->state != QP_STATE_CLOSING &&
-                 qp->state != QP_STATE_TERMINATE)) {
+                 qp->state != QP_STATE_TERMINATE &&
+                 qp->state != QP_STATE_ERROR)) {
                 continue;
             }
             if (quad_eq(&p->quad[id], q)) {
