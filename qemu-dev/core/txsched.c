@@ -58,6 +58,12 @@ bool e810_wire_send(E810Core *c, const void *frame, size_t len, bool flow)
             t->blocked_at = e810_now(c);
             t->stats.blocked++;
             trace_e810_tx_blocked(t->queued, t->stats.blocked);
+            /* A backend that never drains (a hub port with no peer, a
+             * stopped peer) must not hold the engines past the grace
+             * until some other event comes: the timer resumes them. */
+            if (t->grace) {
+                e810_timer_mod(t->grace, t->blocked_at + E810_TX_GRACE_NS);
+            }
         }
         return true;
     default:
@@ -140,15 +146,30 @@ void e810_txsched_run(E810Core *c)
     e810_roce_tx_run(c);
 }
 
+/* The grace of a full backend is over: what waited for it goes on. */
+static void tx_grace_end(void *opaque)
+{
+    E810Core *c = opaque;
+
+    if (c->txs.blocked) {
+        e810_tx_schedule(c);
+    }
+}
+
 void e810_txsched_init(E810Core *c, E810TimerCb *bh_cb)
 {
     if (c->host.ops->bh_new) {
         c->txs.bh = c->host.ops->bh_new(c->host.opaque, bh_cb, c);
     }
+    c->txs.grace = e810_timer_new(c, tx_grace_end, c);
 }
 
 void e810_txsched_cleanup(E810Core *c)
 {
+    if (c->txs.grace) {
+        e810_timer_free(c->txs.grace);
+        c->txs.grace = NULL;
+    }
     if (c->txs.bh) {
         c->host.ops->bh_free(c->host.opaque, c->txs.bh);
         c->txs.bh = NULL;

@@ -58,6 +58,7 @@ typedef struct E810TxSched {
     unsigned budget;            /* RDMA data frames left in this entry */
     unsigned entry_sent;        /* flow frames handed in this entry */
     int64_t blocked_at;         /* clock when it blocked */
+    struct E810CoreTimer *grace; /* wakes the engines when the grace ends */
     E810TxSchedStats stats;
 } E810TxSched;
 
