@@ -47,6 +47,9 @@ typedef struct E810Counters {
     uint64_t reentry_blocked;
     uint64_t guest_errors_suppressed;   /* log lines over the rate limit */
     uint64_t mem_refused;       /* host allocations over mem_limit */
+    /* CCQEs the driver took beyond those the engine wrote, seen when the
+     * CCQ or the CQP goes (e810_rdma_ccq_check: irdma's unload race). */
+    uint64_t ccq_overconsumed;
 } E810Counters;
 
 /*

@@ -22,9 +22,13 @@ fail() { FAILS+=("$*"); echo "  check failed: $*" >&2; }
 # in VM_RC (checks look at the per-guest files).
 # E810_VM_ARGS (shell-split) adds scripts/vm options to every run: e.g.
 # their kernel (--kernel-image FILE --modules DIR) under the same tests.
+# Every run traces the device's witness of irdma's CCQ unload race
+# (assert_clean_dmesg): the event fires only when the driver took a CCQE
+# twice, seen when its CCQ or CQP goes.
 vm_run() {
 	# shellcheck disable=SC2086
-	"$VM" --out "$OUT/run" ${E810_VM_ARGS:-} "$@"
+	"$VM" --out "$OUT/run" --trace 'e810_rdma_ccq_overconsume*' \
+		${E810_VM_ARGS:-} "$@"
 	VM_RC=$?
 }
 
@@ -53,13 +57,67 @@ assert_output() {
 	[ "${n:-0}" -ge "${3:-1}" ] || fail "g$1 output has ${n:-0} lines matching '$2', expected >= ${3:-1}"
 }
 
-# assert_clean_dmesg GUEST: no kernel warnings, bugs or oopses.
+# irdma_ccq_race_lines LOG: the line numbers (one a line) of the kernel
+# warning irdma's CCQ unload race leaves in LOG (docs/kernels.md, "Known
+# driver races"): a "cut here" .. "end trace" block saying "refcount_t:
+# underflow; use-after-free." from refcount_warn_saturate, whose call
+# trace starts in irdma_cleanup_pending_cqp_op (or in the two helpers it
+# inlines on 6.1) under irdma_ctrl_deinit_hw.
+irdma_ccq_race_lines() {
+	awk '
+	function flush(   i) {
+		if (n && msg && site && ok && deinit)
+			for (i = 0; i < n; i++) print start + i
+		n = 0
+	}
+	/------------\[ cut here \]------------/ {
+		flush(); n = 1; start = NR
+		msg = site = deinit = ok = intrace = done = 0
+		next
+	}
+	n {
+		n++
+		if ($0 ~ /refcount_t: underflow; use-after-free\./) msg = 1
+		if ($0 ~ /WARNING:/ && $0 ~ /lib\/refcount\.c:[0-9]+/ &&
+		    $0 ~ /refcount_warn_saturate/) site = 1
+		if ($0 ~ /<TASK>/) intrace = 1
+		else if (intrace && !done && $0 !~ /\] +\? /) {
+			f = $0; sub(/^\[[^]]*\] +/, "", f); sub(/\+.*/, "", f)
+			if (f == "irdma_cleanup_pending_cqp_op") { ok = 1; done = 1 }
+			else if (f != "irdma_put_cqp_request" &&
+				 f != "irdma_free_pending_cqp_request") done = 1
+		}
+		if ($0 ~ / irdma_ctrl_deinit_hw\+/) deinit = 1
+		if ($0 ~ /---\[ end trace/) flush()
+	}' "$1" 2>/dev/null
+}
+
+# assert_clean_dmesg GUEST: no kernel warnings, bugs or oopses.  One
+# warning is irdma's own and tolerated, with a note: the CCQ unload race
+# (irdma_ccq_race_lines), and only when the device saw it happen, i.e.
+# the guest's QEMU trace has e810_rdma_ccq_overconsumed (the driver took a
+# CCQE twice; vm_run traces it).  The same warning without that witness
+# fails like any other: then the device wrote a CCQE too many.
 assert_clean_dmesg() {
-	local bad
-	bad=$(grep -E 'WARNING:|BUG:|Call Trace|Oops|general protection|kernel panic|UBSAN|KASAN|hung_task|soft lockup' \
-		"$OUT/run/g$1/dmesg.log" "$OUT/run/g$1/console.log" 2>/dev/null | head -5)
+	local bad log=$OUT/run/g$1/dmesg.log skip='' lines witness
+	lines=$(irdma_ccq_race_lines "$log")
+	if [ -n "$lines" ]; then
+		witness=$(grep -m1 '^e810_rdma_ccq_overconsumed' "$OUT/run/g$1/trace.log" 2>/dev/null)
+		if [ -n "$witness" ]; then
+			skip=$lines
+			echo "g$1: known irdma race tolerated (docs/kernels.md): refcount_t underflow in irdma_cleanup_pending_cqp_op; device: $witness" >&2
+		else
+			echo "g$1: irdma_cleanup_pending_cqp_op warning without the device's witness (no CCQE taken twice): not the known race" >&2
+		fi
+	fi
+	bad=$(awk -v skip="$skip" -v dlog="$log" '
+		BEGIN { n = split(skip, a, "\n"); for (i = 1; i <= n; i++) s[a[i]] = 1 }
+		!(FILENAME == dlog && FNR in s) { print FILENAME ":" $0 }' \
+		"$log" "$OUT/run/g$1/console.log" 2>/dev/null |
+		grep -E 'WARNING:|BUG:|Call Trace|Oops|general protection|kernel panic|UBSAN|KASAN|hung_task|soft lockup' |
+		head -5)
 	[ -z "$bad" ] || fail "g$1 kernel log: $bad"
-	[ -s "$OUT/run/g$1/dmesg.log" ] || fail "g$1 dmesg.log is empty"
+	[ -s "$log" ] || fail "g$1 dmesg.log is empty"
 }
 
 # Device statistics a job printed: `ethtool -S DEV | sed 's/^ */ethtool: /'`

@@ -918,6 +918,89 @@ static uint64_t rnd_pa(void)
     }
 }
 
+/*
+ * The CCQ goes (DESTROY_CQ of CQ 0, as irdma_sc_ccq_destroy() posts it)
+ * with the driver's consumer index at @ahead slots past the CCQEs it took
+ * (qword 0 of the shadow area, written as irdma_sc_ccq_get_cqe_info()
+ * does); returns what the engine counted as taken beyond those written.
+ */
+static uint64_t ccq_destroy_consumer_at(int ahead)
+{
+    uint64_t q[8] = { 0 };
+    uint64_t ccqes = c.rdma.stats.ccqes;
+    unsigned t = rd(PFPE_CQPTAIL);
+
+    set64(CCQ_SHADOW, (ring.ccq_head + CCQ_SIZE + ahead) % CCQ_SIZE);
+    q[0] = CCQ_SIZE;
+    q[1] = CCQ_PA >> 1;
+    q[5] = CCQ_SHADOW;
+    post_op(0x05, q, 0);
+    /* The destroy itself goes as ever: the tail moves, no error, no CCQE. */
+    CHECK_EQ(rd(PFPE_CQPTAIL), (t + 1) % SQ_SIZE);
+    CHECK(!c.rdma.cq[0].valid);
+    CHECK_EQ(c.rdma.stats.ccqes, ccqes);
+    CHECK_EQ(h.guest_errors, 0);
+    return c.stats.ccq_overconsumed;
+}
+
+static void test_ccq_overconsumed(void)
+{
+    uint64_t cqe[4];
+
+    /* Every CCQE taken once: nothing to report. */
+    setup_ccq();
+    post_op(0x24, NULL, 0);
+    post_op(0x24, NULL, 0);
+    CHECK(ccq_next(cqe));
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(ccq_destroy_consumer_at(0), 0);
+    teardown();
+    /* irdma's unload race: the worker and the DESTROY_CEQ 0 poll both took
+     * the last CCQE, so the consumer index is one past what was written. */
+    setup_ccq();
+    post_op(0x24, NULL, 0);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(ccq_destroy_consumer_at(1), 1);
+    teardown();
+    /* The same across the ring's wrap (consumer at slot 0, producer 3). */
+    setup_ccq();
+    post_op(0x24, NULL, 0);
+    post_op(0x24, NULL, 0);
+    CHECK(ccq_next(cqe));
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(ring.ccq_head, 3);
+    CHECK_EQ(ccq_destroy_consumer_at(1), 1);
+    teardown();
+    /* CCQEs left untaken (a destroy after a reset request): the consumer
+     * is behind, which is no over-consumption. */
+    setup_ccq();
+    post_op(0x24, NULL, 0);
+    CHECK_EQ(ccq_destroy_consumer_at(0), 0);
+    teardown();
+    /* What irdma really does after the race: its SQ tail one past its head
+     * makes the CQP ring look full, so the CCQ's DESTROY_CQ is never
+     * posted and the CQP goes with the CCQ in place (CCQPLOW = 0). */
+    setup_ccq();
+    post_op(0x24, NULL, 0);
+    CHECK(ccq_next(cqe));
+    set64(CCQ_SHADOW, (ring.ccq_head + 1) % CCQ_SIZE);
+    wr(PFPE_CCQPHIGH, 0);
+    wr(PFPE_CCQPLOW, 0);
+    CHECK(!c.rdma.cqp_active);
+    CHECK_EQ(c.stats.ccq_overconsumed, 1);
+    CHECK_EQ(h.guest_errors, 0);
+    teardown();
+    /* The same CQP destroy with every CCQE taken once: nothing. */
+    setup_ccq();
+    post_op(0x24, NULL, 0);
+    CHECK(ccq_next(cqe));
+    set64(CCQ_SHADOW, ring.ccq_head);
+    wr(PFPE_CCQPHIGH, 0);
+    wr(PFPE_CCQPLOW, 0);
+    CHECK_EQ(c.stats.ccq_overconsumed, 0);
+    teardown();
+}
+
 static void test_random_wqes(void)
 {
     static const unsigned ops[] = {
@@ -965,6 +1048,7 @@ int main(void)
     RUN(test_cqp_handshake);
     RUN(test_init_ops);
     RUN(test_ccq_wrap);
+    RUN(test_ccq_overconsumed);
     RUN(test_ceq_interrupt);
     RUN(test_aeq_and_qp);
     RUN(test_tables);

@@ -387,6 +387,7 @@ fail:
 static void cqp_destroy(E810Core *c)
 {
     trace_e810_rdma_cqp_destroy(c->rdma.stats.cqp_ops);
+    e810_rdma_ccq_check(c, "CQP destroy");
     cqp_state_clear(c);
     e810_reg_set(c, PFPE_CCQPSTATUS, 0);
     e810_reg_set(c, PFPE_CQPTAIL, 0);

@@ -284,6 +284,48 @@ void e810_rdma_cq_modify(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     trace_e810_rdma_cq("resize", id, ring.size, cq->ceq, ring.virt);
 }
 
+/*
+ * When the CCQ goes (its DESTROY_CQ, or the CQP's destroy with the CCQ
+ * still there), its consumer index is compared with the slot the engine
+ * would write next.  irdma rewrites the index, qword 0 of the CCQ's shadow
+ * area, after every CCQE it takes (ctrl.c irdma_sc_ccq_get_cqe_info()).
+ * Ahead of the engine means the driver took CCQEs the engine never wrote,
+ * i.e. one CCQE twice.  irdma's two CCQ readers can do that at unload:
+ * cqp_compl_worker() (under compl_lock) still running from the last CEQE
+ * while irdma_sc_cceq_destroy_done() polls for DESTROY_CEQ 0's CCQE
+ * without the lock (docs/kernels.md, "Known driver races").  Its CQP SQ
+ * tail is then one past its head: the ring looks full, so the CCQ's own
+ * DESTROY_CQ is never posted and the CQP goes with the CCQ in place, and
+ * irdma_cleanup_pending_cqp_op() puts requests that completed long ago
+ * (refcount_t underflow).  Nothing the engine can undo: traced and
+ * counted, so that a test tells this from a CCQE the engine wrote once
+ * too often (that moves both indexes).
+ *
+ * At the CQP's destroy irdma has already freed the CCQ's memory
+ * (irdma_destroy_ccq() runs first), so this is a look at memory just
+ * given back: a diagnostic read, quiet if it fails, and no guest error.
+ */
+void e810_rdma_ccq_check(E810Core *c, const char *when)
+{
+    E810RdmaCq *cq = &c->rdma.cq[0];
+    uint32_t size = cq->ring.size, cons, ahead;
+    uint8_t b[8];
+
+    if (!cq->valid || !cq->shadow_pa ||
+        c->host.ops->dma_read(c->host.opaque, cq->shadow_pa, b, sizeof(b))) {
+        return;
+    }
+    cons = ld32(b);
+    if (cons >= size) {
+        return;             /* not an index into this ring */
+    }
+    ahead = (cons + size - cq->ring.head) % size;
+    if (ahead && ahead < size / 2) {
+        c->stats.ccq_overconsumed += ahead;
+        trace_e810_rdma_ccq_overconsumed(when, cons, cq->ring.head, ahead);
+    }
+}
+
 void e810_rdma_cq_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
     uint32_t id = CQPSQ_CQ_CQID(wqe[3]);
@@ -292,6 +334,9 @@ void e810_rdma_cq_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     if (!cq || !cq->valid) {
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "destroy CQ %u", id);
         return;
+    }
+    if (id == 0) {
+        e810_rdma_ccq_check(c, "CCQ destroy");  /* CQ 0 is the CCQ */
     }
     cq->valid = false;
     trace_e810_rdma_cq("destroy", id, 0, 0, 0);

@@ -310,6 +310,9 @@ bool e810_rdma_ring_addr(E810Core *c, const E810RdmaRing *ring,
 void e810_rdma_cq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 void e810_rdma_cq_modify(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 void e810_rdma_cq_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+/* The CCQ (CQ 0) goes, or the CQP with it: check the driver's consumer
+ * index against the CCQEs written (@when names the occasion). */
+void e810_rdma_ccq_check(E810Core *c, const char *when);
 void e810_rdma_ceq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 void e810_rdma_ceq_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 void e810_rdma_aeq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
