@@ -98,6 +98,18 @@ since() {
 	awk -v a="$1" -v b="$(uptime_s)" 'BEGIN { print b - a }'
 }
 
+# rping_errors LOG: what an rping that failed said.  Its stdout reaches the
+# log in 4 KiB blocks (a file: fully buffered, the rest at exit), its stderr
+# at once: an error or event line lands where the last block ended, in the
+# middle of the data lines (at 64 bytes, after line 54 of 100), and a tail
+# of the log shows only data.  Every line that is not a whole data line,
+# then the last one.
+rping_errors() {
+	grep -anvE '^(server )?ping data: rdma-ping-[0-9]+: []A-Za-z\^_`[]*$' "$1" |
+		cut -c1-160 | head -20
+	tail -1 "$1" | cut -c1-80
+}
+
 # Two rounds (guest ROUND serves), COUNT verified rping iterations at each
 # size in SIZES, with the data lines each side saw; non-zero if any failed.
 rping_rounds() {
@@ -113,7 +125,7 @@ rping_rounds() {
 			else
 				echo "$tag: client data lines $(grep -c '^ping data: rdma-ping-' /tmp/rping-$round-$size.log) exit $r"
 			fi
-			[ $r = 0 ] || { tail -5 /tmp/rping-$round-$size.log; rc=1; }
+			[ $r = 0 ] || { rping_errors /tmp/rping-$round-$size.log; rc=1; }
 			vm-barrier "done-$round-$size"
 		done
 	done
