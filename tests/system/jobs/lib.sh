@@ -98,10 +98,37 @@ since() {
 	awk -v a="$1" -v b="$(uptime_s)" 'BEGIN { print b - a }'
 }
 
+# rping_errors LOG: what an rping that failed said.  Its stdout reaches the
+# log in 4 KiB blocks (a file: fully buffered, the rest at exit), its stderr
+# at once: an error or event line lands where the last block ended, in the
+# middle of the data lines (at 64 bytes, after line 54 of 100), and a tail
+# of the log shows only data.  Every line that is not a whole data line,
+# then the last one.
+rping_errors() {
+	grep -anvE '^(server )?ping data: rdma-ping-[0-9]+: []A-Za-z\^_`[]*$' "$1" |
+		cut -c1-160 | head -20
+	tail -1 "$1" | cut -c1-80
+}
+
+# rping_teardown_race LOG DATA-LINES: true if an rping that exited 255 ($r)
+# after all its COUNT pings did so from its CM thread's
+# rdma_get_cm_event(): rping up to rdma-core 58 (the images have 56.1)
+# never stops that thread; main() destroys the event channel once the last
+# event is acknowledged, and a thread not yet back in rdma_get_cm_event()
+# then reads a closed fd, says "rdma_get_cm_event: Bad file descriptor" and
+# exits -1 -- the process's status when that exit() comes before
+# main()'s (glibc holds a later exit() until the first is done).  Fixed
+# by rdma-core f3ae6534a ("rping: terminate CM event thread before
+# exiting", v59.0).  Nothing else in rping prints that after the last
+# ping.
+rping_teardown_race() {
+	[ "$r" = 255 ] && [ "$2" = "$COUNT" ] && grep -aq 'rdma_get_cm_event: ' "$1"
+}
+
 # Two rounds (guest ROUND serves), COUNT verified rping iterations at each
 # size in SIZES, with the data lines each side saw; non-zero if any failed.
 rping_rounds() {
-	local rc=0 round size tag
+	local rc=0 round size tag side n
 	for round in 0 1; do
 		for size in $SIZES; do
 			tag="round $round size $size"
@@ -109,11 +136,18 @@ rping_rounds() {
 				"rping -s -a $GUEST_IP -C $COUNT -v -V -S $size" \
 				"rping -c -a $PEER_IP -C $COUNT -v -V -S $size"
 			if [ $GUEST_ID = $round ]; then
-				echo "$tag: server data lines $(grep -c 'server ping data: rdma-ping-' /tmp/rping-$round-$size.log) exit $r"
+				side=server
+				n=$(grep -c 'server ping data: rdma-ping-' /tmp/rping-$round-$size.log)
 			else
-				echo "$tag: client data lines $(grep -c '^ping data: rdma-ping-' /tmp/rping-$round-$size.log) exit $r"
+				side=client
+				n=$(grep -c '^ping data: rdma-ping-' /tmp/rping-$round-$size.log)
 			fi
-			[ $r = 0 ] || { tail -5 /tmp/rping-$round-$size.log; rc=1; }
+			rping_teardown_race /tmp/rping-$round-$size.log "$n" && {
+				echo "$tag: $side exit 255 after its $COUNT pings: rping's teardown race (rdma-core before 59.0), taken as exit 0"
+				r=0
+			}
+			echo "$tag: $side data lines $n exit $r"
+			[ $r = 0 ] || { rping_errors /tmp/rping-$round-$size.log; rc=1; }
 			vm-barrier "done-$round-$size"
 		done
 	done
