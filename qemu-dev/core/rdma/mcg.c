@@ -66,7 +66,7 @@ static unsigned mcg_same_addr(E810Core *c, const E810RdmaMcg *g,
 
 /*
  * The group context at @pa: the valid entries' QPs into @g.  Every valid
- * entry must name a RoCE UD QP of this function, once (a VF's QP, VFFLAG,
+ * entry must name a QP number of this function, once (a VF's QP, VFFLAG,
  * is refused: there are no VFs).  irdma_create_mg_ctx writes QPID,
  * VALIDENT and a DESTPORT of 0; the port, PFID and the ignore-port flag
  * mean nothing to RoCEv2 delivery here and are not looked at.
@@ -96,12 +96,20 @@ static bool mcg_read_ctx(E810Core *c, uint32_t idx, uint64_t pa,
                           idx, i, MGCTX_VFID(e));
             return false;
         }
-        if (qp >= nqp || !c->rdma.qp[qp].valid ||
-            c->rdma.qp[qp].type != QP_TYPE_ROCE_UD) {
+        /* Only the number is checked: a listed QP need not exist.  The
+         * driver leaves destroyed QPs in a group when two groups share
+         * an address (irdma_detach_mcast removes the QP from the first
+         * group of the address only, whichever it is in), and its next
+         * MODIFY carries them.  Delivery skips members that are not
+         * ready UD QPs at that moment (roce/qp.c). */
+        if (qp >= nqp) {
             e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM,
-                          "multicast group %u entry %u: QP %u is no UD QP",
-                          idx, i, qp);
+                          "multicast group %u entry %u: QP %u of %u",
+                          idx, i, qp, nqp);
             return false;
+        }
+        if (!c->rdma.qp[qp].valid || c->rdma.qp[qp].type != QP_TYPE_ROCE_UD) {
+            trace_e810_rdma_mcg_stale(idx, qp);
         }
         for (unsigned k = 0; k < g->nqp; k++) {
             if (g->qp[k] == qp) {
@@ -140,15 +148,18 @@ void e810_rdma_mcg(E810Core *c, unsigned op, const uint64_t *wqe,
                                           E810_RDMA_MAX_MCG));
         return;
     }
-    if (op != CQP_OP_CREATE_MCAST_GRP && !g->valid) {
+    if (op == CQP_OP_DESTROY_MCAST_GRP && !g->valid) {
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID,
                       "%s multicast group %u: no such group", what, idx);
         return;
     }
-    if (op == CQP_OP_CREATE_MCAST_GRP && g->valid) {
-        e810_cqp_fail(c, r, E810_CQP_MIN_INVALID_STATE,
-                      "create multicast group %u: exists", idx);
-        return;
+    /* CREATE and MODIFY both write the group whole, so either is taken
+     * whether the group exists or not: when a second QP joins while the
+     * first one's CREATE is still being built, irdma posts the MODIFY
+     * first (irdma_attach_mcast lists the group before its CREATE), and
+     * the CREATE then finds the group there. */
+    if ((op == CQP_OP_CREATE_MCAST_GRP) == g->valid) {
+        trace_e810_rdma_mcg_order(what, idx);
     }
     if (op == CQP_OP_DESTROY_MCAST_GRP) {
         /* The driver writes the emptied context again; nothing of it is
