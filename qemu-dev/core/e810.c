@@ -1,212 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * E810 device core: register file, resets, MMIO dispatch, entry guard, timers.
+ * E810 device core: the entry points (lifetime, resets, BAR0 dispatch, the
+ * wire, the bottom half).  The top of the core: it calls the blocks, which
+ * call the services (services.c) below them, never back up here.
  */
 #include "e810.h"
+#include "rdma/qpdp.h"
+#include "roce/roce.h"
 #include "../trace.h"
 
 #ifndef E810_IN_QEMU
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #endif
-
-#define E810_MSG_MAX 256
-
-/*
- * Guest errors are always counted and traced; the log line (LOG_GUEST_ERROR
- * in QEMU) is rate limited, so a guest cannot flood the host's log: at most
- * E810_GUEST_ERROR_BURST lines per second of virtual time, then one line
- * saying how many were suppressed when the next second starts.
- */
-void e810_guest_error(E810Core *c, const char *fmt, ...)
-{
-    char msg[E810_MSG_MAX];
-    va_list ap;
-    int64_t now = e810_now(c);
-    bool traced = E810_TRACING_GUEST_ERROR(), logged = false;
-
-    c->stats.guest_errors++;
-    if (c->host.ops->guest_error) {
-        if (now - c->gerr_window >= 1000000000ll || now < c->gerr_window) {
-            uint64_t dropped = c->stats.guest_errors_suppressed;
-
-            c->gerr_window = now;
-            c->gerr_in_window = 0;
-            if (dropped) {
-                char note[96];
-
-                snprintf(note, sizeof(note),
-                         "%" PRIu64 " guest-error messages suppressed so far",
-                         dropped);
-                c->host.ops->guest_error(c->host.opaque, note);
-            }
-        }
-        if (c->gerr_in_window >= E810_GUEST_ERROR_BURST) {
-            c->stats.guest_errors_suppressed++;
-        } else {
-            c->gerr_in_window++;
-            logged = true;
-        }
-    }
-    /* The text is made only for a reader: the trace, or a log line within
-     * the burst.  A guest that makes the device fail thousands of times
-     * per entry (a READ source in the device's own BAR, 4 bytes at a
-     * time) costs a counter, not a formatted message each time. */
-    if (!traced && !logged) {
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    if (traced) {
-        trace_e810_guest_error(msg);
-    }
-    if (logged) {
-        c->host.ops->guest_error(c->host.opaque, msg);
-    }
-}
-
-void e810_unimp(E810Core *c, const char *fmt, ...)
-{
-    char msg[E810_MSG_MAX];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    trace_e810_unimp(msg);
-    if (c->host.ops->unimp) {
-        c->host.ops->unimp(c->host.opaque, msg);
-    }
-}
-
-/* ---- host services behind the entry guard ------------------------------- */
-
-int64_t e810_now(E810Core *c)
-{
-    return c->host.ops->clock_ns ? c->host.ops->clock_ns(c->host.opaque) : 0;
-}
-
-int e810_dma_read(E810Core *c, uint64_t addr, void *buf, size_t len)
-{
-    if (c->host.ops->dma_read(c->host.opaque, addr, buf, len)) {
-        c->stats.dma_errors++;
-        trace_e810_dma_error("read", addr, len);
-        return -1;
-    }
-    return 0;
-}
-
-int e810_dma_write(E810Core *c, uint64_t addr, const void *buf, size_t len)
-{
-    if (c->host.ops->dma_write(c->host.opaque, addr, buf, len)) {
-        c->stats.dma_errors++;
-        trace_e810_dma_error("write", addr, len);
-        return -1;
-    }
-    return 0;
-}
-
-/* Enter/leave the device: false if it is already running (re-entry). */
-static bool e810_enter(E810Core *c, const char *what, uint64_t addr)
-{
-    if (c->busy) {
-        c->stats.reentry_blocked++;
-        trace_e810_reentry_blocked(what, addr);
-        e810_guest_error(c, "device access to itself refused (%s 0x%" PRIx64
-                         ")", what, addr);
-        return false;
-    }
-    c->busy = true;
-    e810_txsched_entry(c);
-    return true;
-}
-
-static void e810_leave(E810Core *c)
-{
-    c->busy = false;
-}
-
-static void e810_timer_trampoline(void *opaque)
-{
-    E810CoreTimer *t = opaque;
-    E810Core *c = t->c;
-
-    if (!e810_enter(c, "timer", 0)) {
-        /* Cannot happen with a host that runs timers from its main loop;
-         * try again shortly rather than lose the event. */
-        c->host.ops->timer_mod(c->host.opaque, t->t, e810_now(c) + 1000);
-        return;
-    }
-    t->cb(t->opaque);
-    e810_leave(c);
-}
-
-E810CoreTimer *e810_timer_new(E810Core *c, E810TimerCb *cb, void *opaque)
-{
-    E810CoreTimer *t;
-
-    if (!c->host.ops->timer_new) {
-        return NULL;
-    }
-    t = calloc(1, sizeof(*t));
-    if (!t) {
-        return NULL;
-    }
-    t->c = c;
-    t->cb = cb;
-    t->opaque = opaque;
-    t->t = c->host.ops->timer_new(c->host.opaque, e810_timer_trampoline, t);
-    if (!t->t) {
-        free(t);
-        return NULL;
-    }
-    return t;
-}
-
-void e810_timer_mod(E810CoreTimer *t, int64_t expire_ns)
-{
-    if (t) {
-        t->c->host.ops->timer_mod(t->c->host.opaque, t->t, expire_ns);
-    }
-}
-
-void e810_timer_del(E810CoreTimer *t)
-{
-    if (t) {
-        t->c->host.ops->timer_del(t->c->host.opaque, t->t);
-    }
-}
-
-void e810_timer_free(E810CoreTimer *t)
-{
-    if (t) {
-        t->c->host.ops->timer_del(t->c->host.opaque, t->t);
-        t->c->host.ops->timer_free(t->c->host.opaque, t->t);
-        free(t);
-    }
-}
-
-bool e810_mem_charge(E810Core *c, size_t bytes)
-{
-    if (c->mem_limit && (bytes > c->mem_limit ||
-                         c->mem_used > c->mem_limit - bytes)) {
-        c->stats.mem_refused++;
-        trace_e810_mem_refused(bytes, c->mem_used, c->mem_limit);
-        e810_guest_error(c, "device memory limit reached: %zu bytes more "
-                         "refused (%" PRIu64 " of %" PRIu64 " in use)",
-                         bytes, c->mem_used, c->mem_limit);
-        return false;
-    }
-    c->mem_used += bytes;
-    return true;
-}
-
-void e810_mem_release(E810Core *c, size_t bytes)
-{
-    c->mem_used = bytes > c->mem_used ? 0 : c->mem_used - bytes;
-}
 
 /* The deferred transmit work (txsched.c), an entry point of its own. */
 static void e810_tx_bh(void *opaque)
@@ -220,7 +25,11 @@ static void e810_tx_bh(void *opaque)
         e810_tx_schedule(c);
         return;
     }
-    e810_txsched_run(c);
+    if (e810_txsched_bh_start(c)) {
+        e810_puda_tx_run(c);
+        e810_qpdp_tx_run(c);
+        e810_roce_tx_run(c);
+    }
     e810_leave(c);
 }
 
@@ -249,14 +58,7 @@ static void e810_do_reset(E810Core *c, E810ResetType type)
     if (type == E810_RESET_PF) {
         c->stats.pf_resets++;
     }
-    for (unsigned i = 0; i < E810_REGFILE_SIZE / 4096 / 64; i++) {
-        while (c->regs_dirty[i]) {
-            unsigned b = (unsigned)__builtin_ctzll(c->regs_dirty[i]);
-
-            memset(c->regs + ((i * 64 + b) << 10), 0, 4096);
-            c->regs_dirty[i] &= c->regs_dirty[i] - 1;
-        }
-    }
+    e810_regs_clear(c);
     e810_intr_reset(c);
     e810_regs_defaults(c);
     e810_aq_reset(c);
@@ -280,7 +82,7 @@ void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6])
     memset(c, 0, sizeof(*c));
     c->host = *host;
     memcpy(c->mac, mac, 6);
-    c->regs = calloc(1, E810_REGFILE_SIZE);
+    e810_regs_init(c);
     c->link_up = true;
     c->mem_limit = E810_MEM_LIMIT_DEFAULT;
     e810_txsched_init(c, e810_tx_bh);
@@ -295,8 +97,7 @@ void e810_core_cleanup(E810Core *c)
     e810_rdma_cleanup(c);
     e810_intr_cleanup(c);
     e810_txsched_cleanup(c);
-    free(c->regs);
-    c->regs = NULL;
+    e810_regs_cleanup(c);
 }
 
 /* ---- BAR0 --------------------------------------------------------------- */

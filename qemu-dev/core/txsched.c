@@ -3,11 +3,25 @@
  * E810 transmit scheduling: non-blocking frame output with back-pressure
  * and the deferred RDMA data path (see txsched.h).
  */
-#include "e810.h"
-#include "rdma/qpdp.h"
-#include "rdma/puda.h"
-#include "roce/roce.h"
+#include "dev.h"
 #include "trace.h"
+
+/*
+ * The budget and the gate's count are per entry point.  The entry guard
+ * (services.c, below this file) only numbers the entries; the count is
+ * renewed here on its first use in a new one.
+ */
+static E810TxSched *tx_entry(E810Core *c)
+{
+    E810TxSched *t = &c->txs;
+
+    if (t->entry != c->entry) {
+        t->entry = c->entry;
+        t->budget = E810_TX_BUDGET;
+        t->entry_sent = 0;
+    }
+    return t;
+}
 
 void e810_tx_schedule(E810Core *c)
 {
@@ -22,7 +36,7 @@ void e810_tx_schedule(E810Core *c)
 
 bool e810_wire_send(E810Core *c, const void *frame, size_t len, bool flow)
 {
-    E810TxSched *t = &c->txs;
+    E810TxSched *t = tx_entry(c);
 
     e810_tx_spend(c);
     if (flow) {
@@ -73,14 +87,16 @@ bool e810_wire_send(E810Core *c, const void *frame, size_t len, bool flow)
 
 void e810_tx_spend(E810Core *c)
 {
-    if (c->txs.budget) {
-        c->txs.budget--;
+    E810TxSched *t = tx_entry(c);
+
+    if (t->budget) {
+        t->budget--;
     }
 }
 
 bool e810_tx_may_send(E810Core *c)
 {
-    E810TxSched *t = &c->txs;
+    E810TxSched *t = tx_entry(c);
 
     if (e810_tx_backed_up(c)) {
         return false;       /* e810_tx_drained() schedules the resume */
@@ -125,25 +141,14 @@ void e810_tx_drained(E810Core *c, bool delivered)
     }
 }
 
-void e810_txsched_entry(E810Core *c)
-{
-    c->txs.budget = E810_TX_BUDGET;
-    c->txs.entry_sent = 0;
-}
-
-/* The bottom half, inside the entry guard: pending work in turn. */
-void e810_txsched_run(E810Core *c)
+/* The bottom half, inside the entry guard; false while backed up. */
+bool e810_txsched_bh_start(E810Core *c)
 {
     E810TxSched *t = &c->txs;
 
     t->scheduled = false;
     t->stats.bh_runs++;
-    if (e810_tx_backed_up(c)) {
-        return;
-    }
-    e810_puda_tx_run(c);
-    e810_qpdp_tx_run(c);
-    e810_roce_tx_run(c);
+    return !e810_tx_backed_up(c);
 }
 
 /* The grace of a full backend is over: what waited for it goes on. */

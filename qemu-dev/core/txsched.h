@@ -55,6 +55,7 @@ typedef struct E810TxSched {
     bool scheduled;             /* the bottom half is due */
     bool blocked;               /* backend full: no new frames */
     unsigned queued;            /* frames the host still holds for us */
+    uint32_t entry;             /* the entry budget and entry_sent count in */
     unsigned budget;            /* RDMA data frames left in this entry */
     unsigned entry_sent;        /* flow frames handed in this entry */
     int64_t blocked_at;         /* clock when it blocked */
@@ -93,10 +94,10 @@ void e810_tx_spend(E810Core *c);
 /* Run the deferred transmit work soon (from the host's main loop). */
 void e810_tx_schedule(E810Core *c);
 
-/* e810.c: lifetime, the start of each entry point, the bottom half. */
+/* e810.c: lifetime, and the start of the bottom half, which then runs
+ * the engines' deferred work (true) unless the backend is backed up. */
 void e810_txsched_init(E810Core *c, E810TimerCb *bh_cb);
 void e810_txsched_cleanup(E810Core *c);
-void e810_txsched_entry(E810Core *c);
-void e810_txsched_run(E810Core *c);
+bool e810_txsched_bh_start(E810Core *c);
 
 #endif

@@ -5,7 +5,7 @@
  * timeout), so finishing inside the register write is both simplest and
  * fastest.  Events go to the ARQ slot at ARQH and raise the AdminQ cause.
  */
-#include "../e810.h"
+#include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
 

@@ -11,7 +11,7 @@
  * The device's own packet handling is fixed-function, so buffer contents are
  * only scanned for the package identity (metadata section).
  */
-#include "../e810.h"
+#include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
 

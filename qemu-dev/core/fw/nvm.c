@@ -8,7 +8,7 @@
  * once per power-on from constants, so every boot sees the same bytes.
  * Layout: nvm.h.
  */
-#include "../e810.h"
+#include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
 

@@ -5,7 +5,7 @@
  * Layouts follow the ice driver's ice_adminq_cmd.h; the behaviour the
  * driver relies on is described in ice_switch.c and ice_lib.c.
  */
-#include "../e810.h"
+#include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
 

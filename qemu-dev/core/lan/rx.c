@@ -6,7 +6,7 @@
  * interrupt.  Frames that cannot be placed are dropped and counted; nothing
  * is queued inside the device.
  */
-#include "../e810.h"
+#include "../dev.h"
 #include "lan.h"
 #include "../bytes.h"
 #include "../../trace.h"

@@ -9,7 +9,7 @@
  * tail) waits for the next doorbell.  Malformed packets are dropped, but
  * their descriptors are still completed so the driver never waits forever.
  */
-#include "../e810.h"
+#include "../dev.h"
 #include "lan.h"
 #include "../bytes.h"
 #include "../../trace.h"

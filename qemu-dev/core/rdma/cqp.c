@@ -6,7 +6,7 @@
  * completion the driver polls for (CQPTAIL, CCQ) is already visible when
  * its doorbell write returns.
  */
-#include "../e810.h"
+#include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
 #include "rdma.h"

@@ -8,7 +8,7 @@
  * consumer index for CEQs; AEQ consumption is returned as credits through
  * AEQALLOC; CQ arming is read from the CQ's shadow area on CQARM.
  */
-#include "../e810.h"
+#include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
 #include "rdma.h"

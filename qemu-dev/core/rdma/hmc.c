@@ -10,7 +10,7 @@
  * state is kept in device tables, so their backing pages are recorded but
  * never touched.
  */
-#include "../e810.h"
+#include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
 #include "rdma.h"

@@ -20,7 +20,7 @@
  * function: every statistics instance reads it.  The counters go with
  * the CQP (irdma's buffer starts from zero after a reload, too).
  */
-#include "../e810.h"
+#include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
 #include "rdma.h"

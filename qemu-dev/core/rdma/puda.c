@@ -23,7 +23,7 @@
  * classifier never delivers to it: the offloaded engine only accepts
  * in-order segments, so nothing ever needs the driver's reassembly.
  */
-#include "../e810.h"
+#include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
 #include "rdma.h"

@@ -94,7 +94,7 @@ void e810_steer_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
 /* qp.c: PFPE_WQEALLOC / user doorbell for QP 1 or 2; false if that QP
  * is not a PUDA (RoCEv2 GSI QP, not created). */
 bool e810_puda_doorbell(E810Core *c, uint32_t id);
-/* The bottom half (txsched.c): SQ work the doorbells left, within the
+/* The bottom half (e810.c): SQ work the doorbells left, within the
  * entry's budget and only while the backend takes frames. */
 void e810_puda_tx_run(E810Core *c);
 /* steer.c -> puda.c: place a validated TCP segment in the ILQ RQ.
@@ -105,5 +105,8 @@ bool e810_puda_ilq_rx(E810Core *c, bool ipv4, const uint8_t *l3,
 /* e810_receive(): true if the frame was taken by the RDMA engine (or
  * dropped on its behalf), false if it goes to the LAN. */
 bool e810_rdma_steer(E810Core *c, const E810Frame *fr);
+/* The receive path without the entry guard, for frames the device loops
+ * back to itself from inside an activity of its own. */
+void e810_receive_frame(E810Core *c, const uint8_t *frame, size_t len);
 
 #endif

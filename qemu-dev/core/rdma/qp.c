@@ -6,7 +6,7 @@
  * instances).  Only the control path lives here; moving data is for the
  * transport.
  */
-#include "../e810.h"
+#include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
 #include "rdma.h"

@@ -12,7 +12,7 @@
  * for (hw.c:irdma_process_aeq()).  Every access to data buffers goes
  * through the STag translation (xlate.c), with the QP's PD and rights.
  */
-#include "../e810.h"
+#include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
 #include "rdma.h"

@@ -18,7 +18,7 @@ void e810_qpdp_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
                    E810CqpResult *r);
 /* SQ doorbell (WQEALLOC / user page) for an iWARP QP (id >= 3). */
 void e810_qpdp_doorbell(E810Core *c, uint32_t qp_id);
-/* The bottom half (txsched.c): pending QPs in turn, within the budget. */
+/* The bottom half (e810.c): pending QPs in turn, within the budget. */
 void e810_qpdp_tx_run(E810Core *c);
 /* The engine goes away (CQP destroy, PF reset) / the device is freed. */
 void e810_qpdp_reset(E810Core *c);

@@ -30,7 +30,7 @@
  * bad checksums) is dropped and counted; anything unparsable before the
  * ports goes to the LAN, which has its own rules.
  */
-#include "../e810.h"
+#include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
 #include "rdma.h"

@@ -5,7 +5,7 @@
  * SGE lists through the STag translation, invalidation and fast
  * registration of STags, reads of the QP rings.
  */
-#include "../e810.h"
+#include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
 #include "rdma.h"

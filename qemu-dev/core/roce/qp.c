@@ -31,7 +31,7 @@
  * placed, never copied into the engine: a retransmission reads the WQE's
  * buffers again, as the hardware does.
  */
-#include "../e810.h"
+#include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
 #include "../rdma/rdma.h"

@@ -45,7 +45,7 @@ void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
 void e810_roce_ud_catch_up(E810Core *c);
 /* SQ doorbell of QP @qp_id. */
 void e810_roce_doorbell(E810Core *c, uint32_t qp_id);
-/* The bottom half (txsched.c): pending QPs in turn, within the budget. */
+/* The bottom half (e810.c): pending QPs in turn, within the budget. */
 void e810_roce_tx_run(E810Core *c);
 /* A frame for the port MAC with the PE filter on: true if it was RoCEv2
  * (UDP port 4791) and is consumed (placed or dropped and counted). */

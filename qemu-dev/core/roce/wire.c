@@ -5,7 +5,7 @@
  * then the IB transport headers, payload, pad to 4 bytes and the
  * invariant CRC (IBA annex A17.3.3).
  */
-#include "../e810.h"
+#include "../dev.h"
 #include "../bytes.h"
 #include "../net/net.h"
 #include "roce-int.h"

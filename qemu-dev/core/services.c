@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 device core: the services below every block (services.h).
+ */
+#include "dev.h"
+#include "../trace.h"
+
+#ifndef E810_IN_QEMU
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#endif
+
+/*
+ * A core timer: the host's timer behind the device's entry guard, so a
+ * timer callback runs like any other entry point (see e810_enter()).
+ */
+struct E810CoreTimer {
+    E810Core *c;
+    E810TimerCb *cb;
+    void *opaque;
+    E810Timer *t;
+};
+
+/* ---- guest errors ------------------------------------------------------- */
+
+#define E810_MSG_MAX 256
+
+/*
+ * Guest errors are always counted and traced; the log line (LOG_GUEST_ERROR
+ * in QEMU) is rate limited, so a guest cannot flood the host's log: at most
+ * E810_GUEST_ERROR_BURST lines per second of virtual time, then one line
+ * saying how many were suppressed when the next second starts.
+ */
+void e810_guest_error(E810Core *c, const char *fmt, ...)
+{
+    char msg[E810_MSG_MAX];
+    va_list ap;
+    int64_t now = e810_now(c);
+    bool traced = E810_TRACING_GUEST_ERROR(), logged = false;
+
+    c->stats.guest_errors++;
+    if (c->host.ops->guest_error) {
+        if (now - c->gerr_window >= 1000000000ll || now < c->gerr_window) {
+            uint64_t dropped = c->stats.guest_errors_suppressed;
+
+            c->gerr_window = now;
+            c->gerr_in_window = 0;
+            if (dropped) {
+                char note[96];
+
+                snprintf(note, sizeof(note),
+                         "%" PRIu64 " guest-error messages suppressed so far",
+                         dropped);
+                c->host.ops->guest_error(c->host.opaque, note);
+            }
+        }
+        if (c->gerr_in_window >= E810_GUEST_ERROR_BURST) {
+            c->stats.guest_errors_suppressed++;
+        } else {
+            c->gerr_in_window++;
+            logged = true;
+        }
+    }
+    /* The text is made only for a reader: the trace, or a log line within
+     * the burst.  A guest that makes the device fail thousands of times
+     * per entry (a READ source in the device's own BAR, 4 bytes at a
+     * time) costs a counter, not a formatted message each time. */
+    if (!traced && !logged) {
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (traced) {
+        trace_e810_guest_error(msg);
+    }
+    if (logged) {
+        c->host.ops->guest_error(c->host.opaque, msg);
+    }
+}
+
+void e810_unimp(E810Core *c, const char *fmt, ...)
+{
+    char msg[E810_MSG_MAX];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    trace_e810_unimp(msg);
+    if (c->host.ops->unimp) {
+        c->host.ops->unimp(c->host.opaque, msg);
+    }
+}
+
+/* ---- clock and DMA ------------------------------------------------------ */
+
+int64_t e810_now(E810Core *c)
+{
+    return c->host.ops->clock_ns ? c->host.ops->clock_ns(c->host.opaque) : 0;
+}
+
+int e810_dma_read(E810Core *c, uint64_t addr, void *buf, size_t len)
+{
+    if (c->host.ops->dma_read(c->host.opaque, addr, buf, len)) {
+        c->stats.dma_errors++;
+        trace_e810_dma_error("read", addr, len);
+        return -1;
+    }
+    return 0;
+}
+
+int e810_dma_write(E810Core *c, uint64_t addr, const void *buf, size_t len)
+{
+    if (c->host.ops->dma_write(c->host.opaque, addr, buf, len)) {
+        c->stats.dma_errors++;
+        trace_e810_dma_error("write", addr, len);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the entry guard and timers behind it ------------------------------- */
+
+bool e810_enter(E810Core *c, const char *what, uint64_t addr)
+{
+    if (c->busy) {
+        c->stats.reentry_blocked++;
+        trace_e810_reentry_blocked(what, addr);
+        e810_guest_error(c, "device access to itself refused (%s 0x%" PRIx64
+                         ")", what, addr);
+        return false;
+    }
+    c->busy = true;
+    c->entry++;
+    return true;
+}
+
+void e810_leave(E810Core *c)
+{
+    c->busy = false;
+}
+
+static void e810_timer_trampoline(void *opaque)
+{
+    E810CoreTimer *t = opaque;
+    E810Core *c = t->c;
+
+    if (!e810_enter(c, "timer", 0)) {
+        /* Cannot happen with a host that runs timers from its main loop;
+         * try again shortly rather than lose the event. */
+        c->host.ops->timer_mod(c->host.opaque, t->t, e810_now(c) + 1000);
+        return;
+    }
+    t->cb(t->opaque);
+    e810_leave(c);
+}
+
+E810CoreTimer *e810_timer_new(E810Core *c, E810TimerCb *cb, void *opaque)
+{
+    E810CoreTimer *t;
+
+    if (!c->host.ops->timer_new) {
+        return NULL;
+    }
+    t = calloc(1, sizeof(*t));
+    if (!t) {
+        return NULL;
+    }
+    t->c = c;
+    t->cb = cb;
+    t->opaque = opaque;
+    t->t = c->host.ops->timer_new(c->host.opaque, e810_timer_trampoline, t);
+    if (!t->t) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void e810_timer_mod(E810CoreTimer *t, int64_t expire_ns)
+{
+    if (t) {
+        t->c->host.ops->timer_mod(t->c->host.opaque, t->t, expire_ns);
+    }
+}
+
+void e810_timer_del(E810CoreTimer *t)
+{
+    if (t) {
+        t->c->host.ops->timer_del(t->c->host.opaque, t->t);
+    }
+}
+
+void e810_timer_free(E810CoreTimer *t)
+{
+    if (t) {
+        t->c->host.ops->timer_del(t->c->host.opaque, t->t);
+        t->c->host.ops->timer_free(t->c->host.opaque, t->t);
+        free(t);
+    }
+}
+
+/* ---- host memory -------------------------------------------------------- */
+
+bool e810_mem_charge(E810Core *c, size_t bytes)
+{
+    if (c->mem_limit && (bytes > c->mem_limit ||
+                         c->mem_used > c->mem_limit - bytes)) {
+        c->stats.mem_refused++;
+        trace_e810_mem_refused(bytes, c->mem_used, c->mem_limit);
+        e810_guest_error(c, "device memory limit reached: %zu bytes more "
+                         "refused (%" PRIu64 " of %" PRIu64 " in use)",
+                         bytes, c->mem_used, c->mem_limit);
+        return false;
+    }
+    c->mem_used += bytes;
+    return true;
+}
+
+void e810_mem_release(E810Core *c, size_t bytes)
+{
+    c->mem_used = bytes > c->mem_used ? 0 : c->mem_used - bytes;
+}
+
+/* ---- the register file -------------------------------------------------- */
+
+void e810_regs_init(E810Core *c)
+{
+    c->regs = calloc(1, E810_REGFILE_SIZE);
+}
+
+void e810_regs_cleanup(E810Core *c)
+{
+    free(c->regs);
+    c->regs = NULL;
+}
+
+void e810_regs_clear(E810Core *c)
+{
+    for (unsigned i = 0; i < E810_REGFILE_SIZE / 4096 / 64; i++) {
+        while (c->regs_dirty[i]) {
+            unsigned b = (unsigned)__builtin_ctzll(c->regs_dirty[i]);
+
+            memset(c->regs + ((i * 64 + b) << 10), 0, 4096);
+            c->regs_dirty[i] &= c->regs_dirty[i] - 1;
+        }
+    }
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 device core: the services every block uses, below all of them.
+ *
+ * The entry guard, device-initiated DMA, guest-error reporting with its
+ * rate limit, the virtual clock, timers behind the entry guard, the bound
+ * on host memory and the register file.  Nothing here knows a block: this
+ * header includes no block header, and services.c calls no block.
+ */
+#ifndef E810_SERVICES_H
+#define E810_SERVICES_H
+
+#include "types.h"
+
+/* Counters for everything the device refused or lost (never silent). */
+typedef struct E810Counters {
+    uint64_t guest_errors;      /* invalid guest programming */
+    uint64_t dma_errors;        /* DMA to/from guest memory failed */
+    uint64_t rx_dropped;        /* frames from the wire not delivered */
+    uint64_t tx_dropped;        /* frames the backend refused */
+    uint64_t mmio_bad_access;   /* unaligned or out-of-range accesses */
+    uint64_t irq_raised;        /* MSI-X messages sent */
+    uint64_t pf_resets;
+    /* LAN Tx */
+    uint64_t tx_frames;         /* frames sent (or looped back) */
+    uint64_t tx_bytes;
+    uint64_t tx_tso;            /* TSO packets segmented */
+    uint64_t tx_bad_desc;       /* packets dropped: malformed descriptors/headers */
+    uint64_t tx_oversize;       /* packets dropped: beyond the frame/TSO limits */
+    uint64_t tx_zero_desc;      /* zero-length data descriptors (skipped) */
+    uint64_t tx_bad_doorbell;   /* doorbells of disabled queues / beyond the ring */
+    /* LAN Rx: each drop also counts in rx_dropped */
+    uint64_t rx_frames;         /* frames placed in a queue */
+    uint64_t rx_bytes;
+    uint64_t rx_link_down;
+    uint64_t rx_runt;
+    uint64_t rx_oversize;       /* beyond the maximum frame or the queue's rxmax */
+    uint64_t rx_no_vsi;         /* no switch rule matched */
+    uint64_t rx_queue_off;      /* target queue disabled or badly programmed */
+    uint64_t rx_no_desc;        /* no free descriptors */
+    /* Device-initiated accesses that would have re-entered the device
+     * (a DMA or MSI-X write aimed at its own BAR): refused. */
+    uint64_t reentry_blocked;
+    uint64_t guest_errors_suppressed;   /* log lines over the rate limit */
+    uint64_t mem_refused;       /* host allocations over mem_limit */
+    /* CCQEs the driver took beyond those the engine wrote, seen when the
+     * CCQ or the CQP goes (e810_rdma_ccq_check: irdma's unload race). */
+    uint64_t ccq_overconsumed;
+} E810Counters;
+
+/* Default for mem_limit: room for a few hundred connected QPs. */
+#define E810_MEM_LIMIT_DEFAULT      (256ull << 20)
+/* At most this many guest-error lines per second of virtual time. */
+#define E810_GUEST_ERROR_BURST      50
+
+/*
+ * Entry guard: every entry point runs between e810_enter (false if the
+ * device is already running: a re-entry, refused and counted) and
+ * e810_leave.  Each entry gets a new number in E810Core.entry, which
+ * per-entry limits (the transmit budget, txsched.c) are keyed on.
+ */
+bool e810_enter(E810Core *c, const char *what, uint64_t addr);
+void e810_leave(E810Core *c);
+
+/*
+ * Device-initiated DMA: 0 on success; on failure counted in
+ * stats.dma_errors and traced once, here (the host only reports it).
+ */
+int e810_dma_read(E810Core *c, uint64_t addr, void *buf, size_t len);
+int e810_dma_write(E810Core *c, uint64_t addr, const void *buf, size_t len);
+
+/* Virtual clock (0 if the host has none). */
+int64_t e810_now(E810Core *c);
+
+/* Timers behind the entry guard; e810_timer_new returns NULL if the host
+ * has no timers.  All calls accept NULL. */
+E810CoreTimer *e810_timer_new(E810Core *c, E810TimerCb *cb, void *opaque);
+void e810_timer_mod(E810CoreTimer *t, int64_t expire_ns);
+void e810_timer_del(E810CoreTimer *t);
+void e810_timer_free(E810CoreTimer *t);
+
+/* Charge/release host memory against mem_limit; false (and counted) if
+ * the allocation would go over it. */
+bool e810_mem_charge(E810Core *c, size_t bytes);
+void e810_mem_release(E810Core *c, size_t bytes);
+
+void e810_guest_error(E810Core *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void e810_unimp(E810Core *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * The register file: E810_REGFILE_SIZE bytes of plain storage.  Reads and
+ * writes are e810_reg/e810_reg_set (inline, in dev.h next to the storage);
+ * a reset zeroes only the pages written since the last one.
+ */
+void e810_regs_init(E810Core *c);
+void e810_regs_cleanup(E810Core *c);
+void e810_regs_clear(E810Core *c);
+
+#endif
