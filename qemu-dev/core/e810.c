@@ -247,19 +247,6 @@ bool e810_can_receive(E810Core *c)
     return true;
 }
 
-void e810_receive_frame(E810Core *c, const uint8_t *frame, size_t len)
-{
-    E810Frame fr;
-
-    /* Parsed once here; steering, the LAN and the engines share it. */
-    e810_frame_parse(&fr, frame, len);
-    /* Segments of RDMA connections never reach the LAN (and its stack). */
-    if (c->fw.phy.up && e810_rdma_steer(c, &fr)) {
-        return;
-    }
-    e810_lan_receive(c, &fr);
-}
-
 size_t e810_receive(E810Core *c, const uint8_t *frame, size_t len)
 {
     if (!e810_enter(c, "receive", len)) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * E810 RDMA engine: the interface between the receive classifier
- * (rdma/steer.c) and the offloaded iWARP data path.
+ * (rdma/port.c) and the offloaded iWARP data path.
  *
  * The classifier owns the decision "which consumer gets this TCP segment":
  * LAN, the ILQ (software connection manager), or an offloaded QP.  It
@@ -29,7 +29,7 @@
 bool e810_iwarp_rx(E810Core *c, uint32_t qp_id, const E810Frame *fr);
 
 /*
- * Implemented by steer.c, for the data path's use.
+ * Implemented by port.c, for the data path's use.
  *
  * e810_rx_loopback: a frame the engine transmits to its own port MAC (or
  * with a loopback AH).  It is queued and fed to e810_receive() from a

@@ -13,7 +13,7 @@
  * cache, computes the checksums, sends or loops the frame back, and writes
  * an SQ completion to the QP's CQ.
  *
- * Receive (steer.c decides): the next RQ WQE's buffer gets the IP header
+ * Receive (port.c decides): the next RQ WQE's buffer gets the IP header
  * (IPv4 after 20 bytes of padding) and the TCP segment at offset 40; the RQ
  * completion carries the length from the buffer start and the IPv4 flag
  * (utils.c:irdma_puda_get_tcpip_info()).  The driver re-posts a buffer by
@@ -105,48 +105,6 @@ static void puda_tx_drop(E810Core *c, uint32_t id, unsigned idx,
 {
     c->puda.stats.tx_dropped++;
     trace_e810_puda_tx_drop(id, idx, why);
-}
-
-bool e810_rdma_xmit(E810Core *c, const uint8_t *frame, size_t len,
-                    bool loopback)
-{
-    uint8_t pad[60];
-
-    if (len < 60) {
-        memset(pad, 0, sizeof(pad));
-        memcpy(pad, frame, len);
-        frame = pad;
-        len = sizeof(pad);
-    }
-    if (loopback || !memcmp(frame, c->mac, 6)) {
-        e810_tx_spend(c);
-        c->puda.stats.tx_loopback++;
-        e810_pestat_tx(c, frame, len);
-        e810_rx_loopback(c, frame, len);
-        return true;
-    }
-    e810_lan_stats_port_tx(c, frame, len, c->fw.phy.up);
-    if (!c->fw.phy.up) {
-        return false;
-    }
-    e810_pestat_tx(c, frame, len);
-    return e810_wire_send(c, frame, len, true);
-}
-
-bool e810_rdma_xmit_group(E810Core *c, const uint8_t *frame, size_t len,
-                          bool loopback)
-{
-    bool sent = e810_rdma_xmit(c, frame, len, false);
-
-    if (loopback) {
-        /* The copy for our own members costs the entry's budget like
-         * any looped-back frame; it is the same datagram for the
-         * statistics. */
-        e810_tx_spend(c);
-        c->puda.stats.tx_loopback++;
-        e810_rx_loopback(c, frame, len);
-    }
-    return sent;
 }
 
 /*
@@ -409,4 +367,20 @@ void e810_puda_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
         return;
     }
     e810_steer_qp_event(c, id, wqe, event);
+}
+
+void e810_puda_init(E810Core *c)
+{
+    e810_rdma_port_init(c);
+}
+
+void e810_puda_cleanup(E810Core *c)
+{
+    e810_rdma_port_cleanup(c);
+}
+
+void e810_puda_reset(E810Core *c)
+{
+    e810_rdma_port_reset(c);
+    memset(c->puda.q, 0, sizeof(c->puda.q));
 }

@@ -9,8 +9,10 @@
  * IEQ (QP 2) is created by the driver but never fed: the offloaded engine
  * takes segments in order only, so nothing needs software reassembly.
  *
- * The classifier (steer.c) decides per received frame: LAN, ILQ, an
- * offloaded QP (iwarp-hooks.h), or drop (accelerated port, malformed).
+ * The engine's port (port.c) sends the frames the engines build, loops
+ * back those for this port, and decides per received frame: LAN, ILQ, an
+ * offloaded QP (iwarp-hooks.h), RoCEv2, or drop (accelerated port,
+ * malformed).
  */
 #ifndef E810_PUDA_H
 #define E810_PUDA_H
@@ -88,7 +90,7 @@ void e810_puda_reset(E810Core *c);
 /* qp.c: after CREATE/MODIFY/DESTROY_QP of @id succeeded (@wqe the CQP WQE). */
 void e810_puda_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
                         int event);
-/* steer.c: binds/unbinds the quad of an iWARP QP (same events). */
+/* port.c: binds/unbinds the quad of an iWARP QP (same events). */
 void e810_steer_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
                          int event);
 /* qp.c: PFPE_WQEALLOC / user doorbell for QP 1 or 2; false if that QP
@@ -97,16 +99,21 @@ bool e810_puda_doorbell(E810Core *c, uint32_t id);
 /* The bottom half (e810.c): SQ work the doorbells left, within the
  * entry's budget and only while the backend takes frames. */
 void e810_puda_tx_run(E810Core *c);
-/* steer.c -> puda.c: place a validated TCP segment in the ILQ RQ.
+/* port.c -> puda.c: place a validated TCP segment in the ILQ RQ.
  * @l3 points at the IP header, @l3_len its length (20 or 40), @seg at the
  * TCP header with @seg_len bytes of header and payload. */
 bool e810_puda_ilq_rx(E810Core *c, bool ipv4, const uint8_t *l3,
                       size_t l3_len, const uint8_t *seg, size_t seg_len);
-/* e810_receive(): true if the frame was taken by the RDMA engine (or
- * dropped on its behalf), false if it goes to the LAN. */
+/* port.c, from e810_receive_frame(): true if the frame was taken by the
+ * RDMA engine (or dropped on its behalf), false if it goes to the LAN. */
 bool e810_rdma_steer(E810Core *c, const E810Frame *fr);
-/* The receive path without the entry guard, for frames the device loops
- * back to itself from inside an activity of its own. */
+/* port.c: the receive path without the entry guard (e810_receive() and
+ * the loopback queue's timer): the RDMA engine's steering, else the LAN. */
 void e810_receive_frame(E810Core *c, const uint8_t *frame, size_t len);
+/* port.c: the port's part of e810_puda_init/cleanup/reset (quads, the
+ * loopback queue). */
+void e810_rdma_port_init(E810Core *c);
+void e810_rdma_port_cleanup(E810Core *c);
+void e810_rdma_port_reset(E810Core *c);
 
 #endif

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * E810 RDMA engine: receive steering between the LAN function and the
- * iWARP engine, and the engine's own loopback.
+ * E810 RDMA engine: its port.  Frames the engines build leave here
+ * (e810_rdma_xmit: the wire, or the loopback queue for this port's own
+ * MAC), the loopback queue feeds them back in from a timer, and every
+ * received frame is steered here between the LAN function and the
+ * engines (e810_receive_frame).
  *
  * Every frame from the wire (or looped back) passes here before the LAN
  * switch.  Only untagged TCP over IPv4/IPv6 to the port MAC, with the main
@@ -297,6 +300,19 @@ bool e810_rdma_steer(E810Core *c, const E810Frame *fr)
     return true;
 }
 
+void e810_receive_frame(E810Core *c, const uint8_t *frame, size_t len)
+{
+    E810Frame fr;
+
+    /* Parsed once here; steering, the LAN and the engines share it. */
+    e810_frame_parse(&fr, frame, len);
+    /* Segments of RDMA connections never reach the LAN (and its stack). */
+    if (c->fw.phy.up && e810_rdma_steer(c, &fr)) {
+        return;
+    }
+    e810_lan_receive(c, &fr);
+}
+
 /* ---- offloaded quads ---------------------------------------------------- */
 
 /* The offloaded QP takes over its quad: the ESTABLISHED quad hash entry
@@ -367,6 +383,50 @@ void e810_steer_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
     qhash_replace(c, id, q);
 }
 
+/* ---- transmit ----------------------------------------------------------- */
+
+bool e810_rdma_xmit(E810Core *c, const uint8_t *frame, size_t len,
+                    bool loopback)
+{
+    uint8_t pad[60];
+
+    if (len < 60) {
+        memset(pad, 0, sizeof(pad));
+        memcpy(pad, frame, len);
+        frame = pad;
+        len = sizeof(pad);
+    }
+    if (loopback || !memcmp(frame, c->mac, 6)) {
+        e810_tx_spend(c);
+        c->puda.stats.tx_loopback++;
+        e810_pestat_tx(c, frame, len);
+        e810_rx_loopback(c, frame, len);
+        return true;
+    }
+    e810_lan_stats_port_tx(c, frame, len, c->fw.phy.up);
+    if (!c->fw.phy.up) {
+        return false;
+    }
+    e810_pestat_tx(c, frame, len);
+    return e810_wire_send(c, frame, len, true);
+}
+
+bool e810_rdma_xmit_group(E810Core *c, const uint8_t *frame, size_t len,
+                          bool loopback)
+{
+    bool sent = e810_rdma_xmit(c, frame, len, false);
+
+    if (loopback) {
+        /* The copy for our own members costs the entry's budget like
+         * any looped-back frame; it is the same datagram for the
+         * statistics. */
+        e810_tx_spend(c);
+        c->puda.stats.tx_loopback++;
+        e810_rx_loopback(c, frame, len);
+    }
+    return sent;
+}
+
 /* ---- loopback ----------------------------------------------------------- */
 
 static void lpb_timer_cb(void *opaque)
@@ -426,9 +486,9 @@ static void lpb_flush(E810Core *c)
     e810_timer_del(p->lpb_timer);
 }
 
-/* ---- lifetime ----------------------------------------------------------- */
+/* ---- lifetime (e810_puda_init/cleanup/reset) ---------------------------- */
 
-void e810_puda_init(E810Core *c)
+void e810_rdma_port_init(E810Core *c)
 {
     E810Puda *p = &c->puda;
 
@@ -437,7 +497,7 @@ void e810_puda_init(E810Core *c)
     p->lpb_timer = e810_timer_new(c, lpb_timer_cb, c);
 }
 
-void e810_puda_cleanup(E810Core *c)
+void e810_rdma_port_cleanup(E810Core *c)
 {
     E810Puda *p = &c->puda;
 
@@ -450,12 +510,11 @@ void e810_puda_cleanup(E810Core *c)
     p->bound = NULL;
 }
 
-void e810_puda_reset(E810Core *c)
+void e810_rdma_port_reset(E810Core *c)
 {
     E810Puda *p = &c->puda;
 
     lpb_flush(c);
-    memset(p->q, 0, sizeof(p->q));
     if (p->bound) {
         memset(p->bound, 0, E810_RDMA_MAX_QPS / 8);
     }
