@@ -102,81 +102,142 @@ void e810_core_cleanup(E810Core *c)
 
 /* ---- BAR0 --------------------------------------------------------------- */
 
+/*
+ * The BAR0 register map: what an access does beyond plain storage.  A
+ * register gets attributes (read-only, write-one-to-clear, clear on
+ * read); a block with its own registers gets windows that its handler
+ * decodes.  A handler returns true when it took the access, false to
+ * leave the register to its attributes.  Rows do not overlap; whatever no
+ * row names is plain storage.
+ */
+enum {
+    REG_RO = 1 << 0,            /* writes ignored */
+    REG_W1C = 1 << 1,           /* a write clears the bits set in it */
+    REG_RC = 1 << 2,            /* a read clears it */
+};
+
+typedef bool E810RegRead(E810Core *c, uint32_t off, uint32_t *val);
+typedef bool E810RegWrite(E810Core *c, uint32_t off, uint32_t val);
+
+typedef struct E810RegRange {
+    uint32_t lo, hi;            /* byte offsets [lo, hi) */
+    unsigned attr;              /* REG_* */
+    E810RegRead *read;
+    E810RegWrite *write;
+} E810RegRange;
+
+#define REG(r, attr)                { (r), (r) + 4, (attr), NULL, NULL }
+#define REG_WIN(lo, hi, rd, wr)     { (lo), (hi), 0, (rd), (wr) }
+
+static bool pfgen_ctrl_write(E810Core *c, uint32_t off, uint32_t val)
+{
+    if (val & PFGEN_CTRL_PFSWR) {
+        /* Completes at once: the driver then sees PFSWR clear. */
+        e810_do_reset(c, E810_RESET_PF);
+        return true;
+    }
+    return false;
+}
+
+static bool dyn_ctl_write(E810Core *c, uint32_t off, uint32_t val)
+{
+    e810_intr_dyn_ctl_write(c, (off - GLINT_DYN_CTL(0)) / 4, val);
+    return true;
+}
+
+/* Statistics are read-only; lan/stats.c knows which offsets are ones. */
+static bool lan_stats_write(E810Core *c, uint32_t off, uint32_t val)
+{
+    return e810_lan_stats_reg(off);
+}
+
+#define LAN_STATS(lo, hi) \
+    REG_WIN(lo, hi, e810_lan_stats_read, lan_stats_write)
+
+static const E810RegRange e810_reg_map[] = {
+    REG_WIN(PF_FW_ATQBAL, PF_FW_ARQT + 4, NULL, e810_aq_write),
+    REG_WIN(PFGEN_CTRL, PFGEN_CTRL + 4, NULL, pfgen_ctrl_write),
+    REG(PFPM_WUS, REG_W1C),
+    REG(GLPCI_LBARCTRL, REG_RO),            /* strap */
+    REG(PF_FUNC_RID, REG_RO),
+    LAN_STATS(0x000AC260, 0x000AC264),      /* PRTRPB_RDPC */
+    REG(GLNVM_ULD, REG_RO),
+    REG(GLNVM_GENS, REG_RO),
+    REG(GLNVM_FLA, REG_RO),
+    REG(GLGEN_STAT, REG_RO),
+    REG(GL_MNG_FWSM, REG_RO),
+    REG(GLGEN_RSTCTL, REG_RO),
+    REG(GLGEN_RSTAT, REG_RO),
+    REG_WIN(QRX_CTRL(0), QRX_CTRL(E810_LAN_RXQ), NULL, e810_lan_write),
+    REG_WIN(GLINT_ITR(0, 0), GLINT_ITR(E810_ITR_INDICES, 0), NULL,
+            e810_intr_write),
+    REG_WIN(GLINT_RATE(0), GLINT_RATE(E810_MSIX_VECTORS), NULL,
+            e810_intr_write),
+    REG_WIN(GLINT_DYN_CTL(0), GLINT_DYN_CTL(E810_MSIX_VECTORS), NULL,
+            dyn_ctl_write),
+    REG(PFINT_OICR, REG_RC | REG_W1C),      /* the other causes */
+    REG_WIN(GLINT_CTL, GLINT_CTL + 4, NULL, e810_intr_write),
+    REG(PFINT_ALLOC, REG_RO),
+    LAN_STATS(0x00294C00, 0x00296000),      /* GLV_RDPC */
+    /* Every QTX_COMM_DBELL: lan/tx.c answers those beyond the queues. */
+    REG_WIN(QTX_COMM_DBELL(0), QTX_COMM_DBELL(16384), NULL, e810_lan_write),
+    LAN_STATS(0x00300000, 0x00313000),      /* GLV_GOTC..BPTC, GLV_TEPC */
+    LAN_STATS(0x00380000, 0x00381400),      /* GLPRT_* */
+    LAN_STATS(0x003B0000, 0x003B8000),      /* GLV_GORC..BPRC */
+    REG_WIN(PFPE_CQPDB, GLPE_CRITERR + 4, NULL, e810_rdma_write),
+    /* Above the register file: the RDMA user doorbell page. */
+    REG_WIN(E810_RDMA_DB_PAGE, E810_RDMA_DB_PAGE + E810_RDMA_DB_PAGE_SIZE,
+            NULL, e810_rdma_write),
+};
+
+static const E810RegRange *e810_reg_range(uint32_t off)
+{
+    for (size_t i = 0; i < sizeof(e810_reg_map) / sizeof(e810_reg_map[0]);
+         i++) {
+        if (off >= e810_reg_map[i].lo && off < e810_reg_map[i].hi) {
+            return &e810_reg_map[i];
+        }
+    }
+    return NULL;
+}
+
 static uint32_t e810_read32(E810Core *c, uint32_t off)
 {
+    const E810RegRange *r;
     uint32_t val;
 
     if (off >= E810_REGFILE_SIZE) {
         /* Doorbell and push pages: write-only. */
         return 0;
     }
-    if (e810_lan_stats_read(c, off, &val)) {
+    r = e810_reg_range(off);
+    if (r && r->read && r->read(c, off, &val)) {
         return val;
     }
     val = e810_reg(c, off);
-    switch (off) {
-    case PFINT_OICR:
-        /* Read-to-clear cause register. */
+    if (r && (r->attr & REG_RC)) {
         e810_reg_set(c, off, 0);
-        break;
-    default:
-        break;
     }
     return val;
 }
 
 static void e810_write32(E810Core *c, uint32_t off, uint32_t val)
 {
-    /* RDMA engine registers and its user doorbell page (above the file). */
-    if (e810_rdma_write(c, off, val)) {
+    const E810RegRange *r = e810_reg_range(off);
+
+    if (r && r->write && r->write(c, off, val)) {
         return;
     }
     if (off >= E810_REGFILE_SIZE) {
         e810_unimp(c, "write 0x%x to doorbell/push space 0x%x", val, off);
         return;
     }
-    if (off >= GLINT_DYN_CTL(0) && off < GLINT_DYN_CTL(E810_MSIX_VECTORS)) {
-        e810_intr_dyn_ctl_write(c, (off - GLINT_DYN_CTL(0)) / 4, val);
+    if (r && (r->attr & REG_RO)) {
         return;
     }
-    if (e810_intr_write(c, off, val)) {
-        return;
-    }
-    if (e810_aq_write(c, off, val)) {
-        return;
-    }
-    if (e810_lan_stats_reg(off)) {
-        return;                 /* statistics are read-only */
-    }
-    if (e810_lan_write(c, off, val)) {
-        return;
-    }
-    switch (off) {
-    case PFGEN_CTRL:
-        if (val & PFGEN_CTRL_PFSWR) {
-            /* Completes at once: the driver then sees PFSWR clear. */
-            e810_do_reset(c, E810_RESET_PF);
-            return;
-        }
-        break;
-    /* Read-only status and identity registers. */
-    case GLNVM_ULD:
-    case GLNVM_FLA:
-    case GLNVM_GENS:
-    case GLGEN_RSTAT:
-    case GLGEN_RSTCTL:
-    case GL_MNG_FWSM:
-    case PF_FUNC_RID:
-    case PFINT_ALLOC:
-    case GLGEN_STAT:
-        return;
-    case PFPM_WUS:
-    case PFINT_OICR:
-        /* Write-one-to-clear. */
+    if (r && (r->attr & REG_W1C)) {
         e810_reg_set(c, off, e810_reg(c, off) & ~val);
         return;
-    default:
-        break;
     }
     e810_reg_set(c, off, val);
 }

@@ -481,8 +481,6 @@ bool e810_rdma_write(E810Core *c, uint32_t off, uint32_t val)
         rd->stats.doorbells++;
         e810_rdma_wqe_alloc(c, val);
         return true;
-    case GLPCI_LBARCTRL:
-        return true;            /* strap, read-only */
     default:
         return false;
     }
