@@ -50,7 +50,7 @@ struct E810Core {
      * timers).
      */
     bool busy;
-    uint32_t entry;             /* number of the current/last entry */
+    uint64_t entry;             /* number of the current/last entry */
 
     /* Host memory the device allocates on the guest's behalf (RDMA
      * connections), bounded by mem_limit (bytes; 0: no bound). */

@@ -22,8 +22,7 @@ bool e810_can_receive(E810Core *c);
 /* Returns @len if the frame was consumed (delivered or counted as dropped). */
 size_t e810_receive(E810Core *c, const uint8_t *frame, size_t len);
 void e810_set_link(E810Core *c, bool up);
-/* The host handed on (@delivered) or discarded one frame it had queued
- * (send_frame returned E810_TX_QUEUED).  Safe to call at any time. */
-void e810_tx_drained(E810Core *c, bool delivered);
+/* Frames the host queued and then handed on: e810_tx_drained(), with the
+ * frame output in txsched.h. */
 
 #endif

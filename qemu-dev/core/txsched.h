@@ -55,7 +55,7 @@ typedef struct E810TxSched {
     bool scheduled;             /* the bottom half is due */
     bool blocked;               /* backend full: no new frames */
     unsigned queued;            /* frames the host still holds for us */
-    uint32_t entry;             /* the entry budget and entry_sent count in */
+    uint64_t entry;             /* the entry budget and entry_sent count in */
     unsigned budget;            /* RDMA data frames left in this entry */
     unsigned entry_sent;        /* flow frames handed in this entry */
     int64_t blocked_at;         /* clock when it blocked */
@@ -93,6 +93,11 @@ void e810_tx_spend(E810Core *c);
 
 /* Run the deferred transmit work soon (from the host's main loop). */
 void e810_tx_schedule(E810Core *c);
+
+/* The host handed on (@delivered) or discarded one frame it had queued
+ * (send_frame returned E810_TX_QUEUED).  Safe to call at any time: an
+ * entry point of the host's, outside the entry guard. */
+void e810_tx_drained(E810Core *c, bool delivered);
 
 /* e810.c: lifetime, and the start of the bottom half, which then runs
  * the engines' deferred work (true) unless the backend is backed up. */
