@@ -9,11 +9,8 @@
 #include "roce/roce.h"
 #include "../trace.h"
 
-#ifndef E810_IN_QEMU
-#include <stdlib.h>
-#endif
-
-/* The deferred transmit work (txsched.c), an entry point of its own. */
+/* The bottom half txsched.c schedules, an entry point of its own: the
+ * engines' deferred transmit work in turn. */
 static void e810_tx_bh(void *opaque)
 {
     E810Core *c = opaque;
