@@ -447,6 +447,14 @@ void e810_eng_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
         }
         return;
     }
+    /* A QP sent to ERROR takes no more work and writes no more CQEs;
+     * what else goes with it is the transport's. */
+    if (CQPSQ_QP_NEXTIWSTATE(h) == QP_STATE_ERROR) {
+        q->halted = true;
+        if (q->ops->halt) {
+            q->ops->halt(q);
+        }
+    }
     q->ops->modify(q, h, x, r);
 }
 

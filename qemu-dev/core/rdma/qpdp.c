@@ -253,6 +253,110 @@ static void pe_count(QpdpQp *q, int r, unsigned which)
     }
 }
 
+/* A send or write handed to the connection: 0, or nonzero when the
+ * engine's queue is full. */
+static int post_send_write(QpdpQp *q, QpdpWqe *w, uint64_t h,
+                           const uint64_t qw[4])
+{
+    static const uint8_t map[] = {
+        [OP_RDMA_SEND] = IW_OP_SEND,
+        [OP_RDMA_SEND_INV] = IW_OP_SEND_INV,
+        [OP_RDMA_SEND_SOL_EVENT] = IW_OP_SEND_SE,
+        [OP_RDMA_SEND_SOL_EVENT_INV] = IW_OP_SEND_SE_INV,
+    };
+    int r, err;
+
+    if (h & QPSQ_IMMDATAFLAG) {
+        w->b.status = AE_WQE_UNEXPECTED_OPCODE;     /* not on iWARP */
+        return 0;
+    }
+    if (!w->b.inl) {
+        err = sge_check(q, w->b.sge, w->b.nsge, E810_ACC_LOCAL_READ);
+        if (err) {
+            w->b.status = (int)xlate_ae(err);
+            return 0;
+        }
+    }
+    if (h & QPSQ_STREAMMODE) {
+        r = iw_post_raw(q->conn, w->b.len, w->seq);
+        q->wait_pdu = h & QPSQ_WAITFORRCVPDU;
+    } else if (w->b.op == OP_RDMA_WRITE || w->b.op == OP_RDMA_WRITE_SOL) {
+        r = iw_post_write(q->conn, (uint32_t)h, qw[2], w->b.len, w->seq);
+        pe_count(q, r, E810_PE_RDMATXWRS);
+    } else {
+        r = iw_post_send(q->conn, map[w->b.op], (uint32_t)h, w->b.len,
+                         w->seq);
+        pe_count(q, r, E810_PE_RDMATXSNDS);
+    }
+    return r;
+}
+
+static int post_read(QpdpQp *q, QpdpWqe *w, uint64_t h, const uint64_t qw[4])
+{
+    int r, err;
+
+    w->is_read = true;
+    if (w->b.len) {
+        err = sge_check(q, w->b.sge, w->b.nsge, E810_ACC_LOCAL_WRITE);
+        if (err) {
+            w->b.status = (int)xlate_ae(err);
+            return 0;
+        }
+    }
+    r = iw_post_read(q->conn, w->b.nsge ? w->b.sge[0].stag : 0,
+                     w->b.nsge ? w->b.sge[0].to : 0, w->b.len,
+                     (uint32_t)h, qw[2], w->seq);
+    /* Zero-length Reads (MPA's RTR) are not counted: the receiving side
+     * does not see them as Read Requests. */
+    if (w->b.len) {
+        pe_count(q, r, E810_PE_RDMATXRDS);
+    }
+    return r;
+}
+
+/* Carry out WQE @w: local ops here, the rest handed to the connection.
+ * Nonzero when the connection cannot take it now (queue or ORD full). */
+static int wqe_post(QpdpQp *q, QpdpWqe *w, uint64_t h, const uint64_t qw[4])
+{
+    if (w->b.status) {
+        return 0;
+    }
+    switch (w->b.op) {
+    case OP_NOP:
+        return 0;
+    case OP_GEN_RTS_AE:
+        w->b.signaled = false;
+        post_ae(q, AE_LLP_CONNECTION_ESTABLISHED, 0, false);
+        return 0;
+    case OP_LOCAL_INVALIDATE:
+        w->b.status = (int)stag_invalidate(q, QPSQ_FRAG_STAG(qw[1]), false);
+        return 0;
+    case OP_FAST_REGISTER:
+        w->b.status = (int)fast_reg(q, qw);
+        return 0;
+    case OP_RDMA_SEND:
+    case OP_RDMA_SEND_SOL_EVENT:
+    case OP_RDMA_SEND_INV:
+    case OP_RDMA_SEND_SOL_EVENT_INV:
+    case OP_RDMA_WRITE:
+    case OP_RDMA_WRITE_SOL:
+        return post_send_write(q, w, h, qw);
+    case OP_RDMA_READ:
+    case OP_RDMA_READ_LOC_INV:
+        return post_read(q, w, h, qw);
+    default:
+        w->b.status = AE_WQE_UNEXPECTED_OPCODE;
+        return 0;
+    }
+}
+
+/* Whether an op completes when posted (it is not the connection's). */
+static bool op_local(unsigned op)
+{
+    return op == OP_NOP || op == OP_GEN_RTS_AE ||
+           op == OP_LOCAL_INVALIDATE || op == OP_FAST_REGISTER;
+}
+
 static void sq_run(QpdpQp *q)
 {
     if (q->b.in_run) {
@@ -263,7 +367,6 @@ static void sq_run(QpdpQp *q)
            q->b.wq_cnt < q->b.wq_size && !q->conn->dead) {
         QpdpWqe *w = wq_at(q, q->b.wq_cnt);
         uint64_t h, qw[4];
-        int r = 0, err;
 
         if (q->wait_pdu && !q->got_pdu) {
             break;
@@ -285,98 +388,13 @@ static void sq_run(QpdpQp *q)
         trace_e810_iw_wqe(q->b.id, w->b.idx, w->b.op, w->b.len, h);
         /* In the queue before the engine may ask for its payload. */
         q->b.wq_cnt++;
-        if (!w->b.status) {
-            switch (w->b.op) {
-            case OP_NOP:
-                w->b.done = true;
-                break;
-            case OP_GEN_RTS_AE:
-                w->b.done = true;
-                w->b.signaled = false;
-                post_ae(q, AE_LLP_CONNECTION_ESTABLISHED, 0, false);
-                break;
-            case OP_LOCAL_INVALIDATE:
-                w->b.done = true;
-                w->b.status = (int)stag_invalidate(q, QPSQ_FRAG_STAG(qw[1]), false);
-                break;
-            case OP_FAST_REGISTER:
-                w->b.done = true;
-                w->b.status = (int)fast_reg(q, qw);
-                break;
-            case OP_RDMA_SEND:
-            case OP_RDMA_SEND_SOL_EVENT:
-            case OP_RDMA_SEND_INV:
-            case OP_RDMA_SEND_SOL_EVENT_INV:
-            case OP_RDMA_WRITE:
-            case OP_RDMA_WRITE_SOL:
-                if (h & QPSQ_IMMDATAFLAG) {
-                    w->b.status = AE_WQE_UNEXPECTED_OPCODE;   /* not on iWARP */
-                    w->b.done = true;
-                    break;
-                }
-                if (!w->b.inl) {
-                    err = sge_check(q, w->b.sge, w->b.nsge, E810_ACC_LOCAL_READ);
-                    if (err) {
-                        w->b.status = (int)xlate_ae(err);
-                        w->b.done = true;
-                        break;
-                    }
-                }
-                if (h & QPSQ_STREAMMODE) {
-                    r = iw_post_raw(q->conn, w->b.len, w->seq);
-                    q->wait_pdu = h & QPSQ_WAITFORRCVPDU;
-                } else if (w->b.op == OP_RDMA_WRITE ||
-                           w->b.op == OP_RDMA_WRITE_SOL) {
-                    r = iw_post_write(q->conn, (uint32_t)h, qw[2], w->b.len,
-                                      w->seq);
-                    pe_count(q, r, E810_PE_RDMATXWRS);
-                } else {
-                    static const uint8_t map[] = {
-                        [OP_RDMA_SEND] = IW_OP_SEND,
-                        [OP_RDMA_SEND_INV] = IW_OP_SEND_INV,
-                        [OP_RDMA_SEND_SOL_EVENT] = IW_OP_SEND_SE,
-                        [OP_RDMA_SEND_SOL_EVENT_INV] = IW_OP_SEND_SE_INV,
-                    };
-                    r = iw_post_send(q->conn, map[w->b.op], (uint32_t)h,
-                                     w->b.len, w->seq);
-                    pe_count(q, r, E810_PE_RDMATXSNDS);
-                }
-                break;
-            case OP_RDMA_READ:
-            case OP_RDMA_READ_LOC_INV:
-                w->is_read = true;
-                if (w->b.len) {
-                    err = sge_check(q, w->b.sge, w->b.nsge, E810_ACC_LOCAL_WRITE);
-                    if (err) {
-                        w->b.status = (int)xlate_ae(err);
-                        w->b.done = true;
-                        break;
-                    }
-                }
-                r = iw_post_read(q->conn, w->b.nsge ? w->b.sge[0].stag : 0,
-                                 w->b.nsge ? w->b.sge[0].to : 0, w->b.len,
-                                 (uint32_t)h, qw[2], w->seq);
-                /* Zero-length Reads (MPA's RTR) are not counted: the
-                 * receiving side does not see them as Read Requests. */
-                if (w->b.len) {
-                    pe_count(q, r, E810_PE_RDMATXRDS);
-                }
-                break;
-            default:
-                w->b.status = AE_WQE_UNEXPECTED_OPCODE;
-                w->b.done = true;
-                break;
-            }
-        } else {
-            w->b.done = true;
-        }
-        if (r) {
+        if (wqe_post(q, w, h, qw)) {
             /* Engine queue or ORD full: retry when work completes. */
             w->is_read = false;
             q->b.wq_cnt--;
             break;
         }
-        if (w->b.status) {
+        if (w->b.status || op_local(w->b.op)) {
             w->b.done = true;
         }
         q->next_seq++;
@@ -936,7 +954,6 @@ static void iw_modify(E810EngQp *b, uint64_t h, const uint64_t *x,
         }
         break;
     case QP_STATE_ERROR:
-        q->b.halted = true;
         if (q->up && (h & CQPSQ_QP_RESETCON)) {
             iw_abort(q->conn);
         } else {

@@ -1834,10 +1834,6 @@ static void roce_modify(E810EngQp *b, uint64_t h, const uint64_t *x,
          * irdma waits for this AE (verbs.c:irdma_wait_for_suspend). */
         post_ae(q, AE_QP_SUSPEND_COMPLETE, 0);
         break;
-    case QP_STATE_ERROR:
-        q->b.halted = true;
-        q->b.deadline = -1;
-        break;
     default:
         break;
     }
