@@ -761,9 +761,9 @@ static void rx_ack(RoceQp *q, const RocePkt *k)
 static void rx_read_resp(RoceQp *q, const RocePkt *k)
 {
     E810Roce *e = q->b.c->rdma.roce;
-    bool last = k->opcode == ROCE_READ_RESP_LAST ||
-                k->opcode == ROCE_READ_RESP_ONLY;
-    size_t hl = (k->opcode == ROCE_READ_RESP_MIDDLE) ? 0 : ROCE_AETH_LEN;
+    unsigned f = roce_op(k->opcode);
+    bool last = f & ROCE_F_LAST;
+    size_t hl = (f & ROCE_F_AETH) ? ROCE_AETH_LEN : 0;
     const uint8_t *data = k->ext + hl;
     size_t len;
     RoceWqe *w = NULL;
@@ -1065,201 +1065,236 @@ static void resp_run(RoceQp *q)
     }
 }
 
-static bool is_send(unsigned op)
-{
-    return op <= ROCE_SEND_ONLY_IMM || op == ROCE_SEND_LAST_INV ||
-           op == ROCE_SEND_ONLY_INV;
-}
+/* A SEND or WRITE packet's headers past the BTH, and its payload. */
+typedef struct RoceReq {
+    unsigned op, f;             /* opcode, roce_op() flags */
+    const uint8_t *p;           /* payload */
+    size_t plen;
+    uint32_t imm_data, inv_stag;
+} RoceReq;
 
-static bool is_write(unsigned op)
-{
-    return op >= ROCE_WRITE_FIRST && op <= ROCE_WRITE_ONLY_IMM;
-}
-
-static void resp_request(RoceQp *q, const RocePkt *k)
+/* The PSN check: true if the packet is the expected one.  A packet
+ * ahead gets one NAK until the gap closes; a duplicate was executed
+ * before and is only acknowledged again (a READ answered again). */
+static bool resp_psn(RoceQp *q, const RocePkt *k)
 {
     E810Roce *e = q->b.c->rdma.roce;
-    unsigned op = k->opcode;
-    bool first, last, imm, inv;
-    const uint8_t *p = k->ext;
-    size_t left = k->ext_len, plen;
-    uint32_t imm_data = 0, inv_stag = 0;
     int32_t d = roce_psn_diff(k->psn, q->epsn);
-    E810MemOwner o = owner(q);
-    int r;
 
     if (d > 0) {
-        /* Ahead: a packet was lost.  One NAK until the gap closes. */
         e->stats.rx_out_of_seq++;
-        trace_e810_roce_drop(q->b.id, op, k->psn, "ahead of ePSN");
+        trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "ahead of ePSN");
         if (!q->nak_sent) {
             q->nak_sent = true;
             send_nak(q, ROCE_NAK_PSN_SEQ, q->epsn);
         }
-        return;
+        return false;
     }
     if (d < 0) {
-        /* A duplicate: executed before, only acknowledged again. */
         e->stats.rx_dup++;
-        if (op == ROCE_READ_REQ) {
+        if (k->opcode == ROCE_READ_REQ) {
             resp_read_dup(q, k);
         } else if (k->ackreq) {
             send_ack(q, ROCE_AETH_ACK | ROCE_AETH_CREDITS_NONE,
                      (q->epsn - 1) & ROCE_PSN_MASK);
         }
-        return;
+        return false;
     }
     q->nak_sent = false;
-    if (op == ROCE_READ_REQ) {
+    return true;
+}
+
+/* A WRITE's first packet: its RETH, checked against the region. */
+static bool resp_reth(RoceQp *q, const RocePkt *k, RoceReq *m, size_t *left)
+{
+    int r;
+
+    if (*left < ROCE_RETH_LEN) {
+        resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
+        return false;
+    }
+    q->wr_va = ldbe64(m->p);
+    q->wr_rkey = ldbe32(m->p + 8);
+    q->wr_len = ldbe32(m->p + 12);
+    q->wr_off = 0;
+    m->p += ROCE_RETH_LEN;
+    *left -= ROCE_RETH_LEN;
+    if (!q->wr_ok || q->wr_len > 0x7FFFFFFFu) {
+        resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
+        return false;
+    }
+    if (q->wr_len) {
+        r = e810_rdma_xlate(q->b.c, q->wr_rkey, q->wr_va, q->wr_len,
+                            E810_ACC_REMOTE_WRITE, q->b.pd, false,
+                            NULL, NULL);
+        if (r) {
+            resp_error(q, k, xlate_nak(r), e810_xlate_ae(r));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The extension headers and the payload's length: false (answered) if
+ * the packet does not fit the message in progress or is malformed. */
+static bool resp_parse(RoceQp *q, const RocePkt *k, RoceReq *m)
+{
+    bool send = m->f & ROCE_F_SEND, first = m->f & ROCE_F_FIRST;
+    size_t left = k->ext_len;
+
+    m->p = k->ext;
+    /* A message continues only what was started, and starts only when
+     * nothing is open. */
+    if ((send && (first == q->b.rcv_active || q->wr_active)) ||
+        (!send && (first == q->wr_active || q->b.rcv_active))) {
+        goto invalid;
+    }
+    if ((m->f & ROCE_F_RETH) && !resp_reth(q, k, m, &left)) {
+        return false;
+    }
+    if (m->f & ROCE_F_IETH) {
+        if (left < ROCE_IETH_LEN) {
+            goto invalid;
+        }
+        m->inv_stag = ldbe32(m->p);
+        m->p += ROCE_IETH_LEN;
+        left -= ROCE_IETH_LEN;
+    }
+    if (m->f & ROCE_F_IMM) {
+        if (left < ROCE_IMM_LEN) {
+            goto invalid;
+        }
+        m->imm_data = ldbe32(m->p);
+        m->p += ROCE_IMM_LEN;
+        left -= ROCE_IMM_LEN;
+    }
+    if (left < k->padcnt) {
+        goto invalid;
+    }
+    m->plen = left - k->padcnt;
+    if (m->plen > q->mtu || (!(m->f & ROCE_F_LAST) && m->plen != q->mtu)) {
+        goto invalid;
+    }
+    return true;
+invalid:
+    resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
+    return false;
+}
+
+/* The payload into the receive WQE (SEND) or the region (WRITE). */
+static bool resp_place(RoceQp *q, const RocePkt *k, const RoceReq *m)
+{
+    E810MemOwner o = owner(q);
+    int r;
+
+    if (m->f & ROCE_F_SEND) {
+        if (m->plen > q->b.rcv_cap - q->rcv_off) {
+            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
+            return false;
+        }
+        if (m->plen) {
+            r = e810_sge_copy(&o, q->b.rcv_sge, q->b.rcv_nsge, q->rcv_off,
+                              NULL, m->p, m->plen, E810_ACC_LOCAL_WRITE);
+            if (r) {
+                resp_error(q, k, ROCE_NAK_REMOTE_OP, e810_xlate_ae(r));
+                return false;
+            }
+        }
+        q->rcv_off += m->plen;
+    } else {
+        E810XCopy x = { q->b.c, NULL, m->p, true, false };
+        bool last = m->f & ROCE_F_LAST;
+
+        if (m->plen > q->wr_len - q->wr_off ||
+            (last && m->plen != q->wr_len - q->wr_off)) {
+            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
+            return false;
+        }
+        if (m->plen) {
+            r = e810_rdma_xlate(q->b.c, q->wr_rkey, q->wr_va + q->wr_off,
+                                m->plen, E810_ACC_REMOTE_WRITE, q->b.pd,
+                                false, e810_xcopy_fn, &x);
+            if (r) {
+                resp_error(q, k, xlate_nak(r), e810_xlate_ae(r));
+                return false;
+            }
+        }
+        q->wr_off += m->plen;
+        q->wr_active = !last;
+    }
+    return true;
+}
+
+/* A message's last packet placed: invalidation and the completion;
+ * false (answered) if the STag to invalidate is not there. */
+static bool resp_complete(RoceQp *q, const RocePkt *k, const RoceReq *m)
+{
+    uint64_t flags = k->se ? CQ_SOEVENT : 0, lo = 0;
+    bool send = m->f & ROCE_F_SEND, imm = m->f & ROCE_F_IMM;
+
+    q->msn = (q->msn + 1) & 0xFFFFFF;
+    q->b.c->rdma.pestat[send ? E810_PE_RDMARXSNDS : E810_PE_RDMARXWRS]++;
+    if (m->f & ROCE_F_IETH) {
+        E810MemOwner o = owner(q);
+
+        if (e810_stag_invalidate(&o, m->inv_stag, true)) {
+            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_AMP_INVALID_STAG);
+            return false;
+        }
+        flags |= CQ_STAG;
+        lo = m->inv_stag;
+    }
+    if (send || imm) {
+        q->b.rcv_active = false;
+        rq_cqe(q, send ? q->rcv_off : q->wr_len, m->op, lo, flags, imm,
+               m->imm_data);
+    }
+    return true;
+}
+
+static void resp_request(RoceQp *q, const RocePkt *k)
+{
+    E810Roce *e = q->b.c->rdma.roce;
+    RoceReq m = { .op = k->opcode, .f = roce_op(k->opcode) };
+    bool send = m.f & ROCE_F_SEND;
+
+    if (!resp_psn(q, k)) {
+        return;
+    }
+    if (m.f & ROCE_F_READ_REQ) {
         e->stats.rx_pkts++;
         resp_read(q, k);
         return;
     }
-    if (!is_send(op) && !is_write(op)) {
+    if (!(m.f & (ROCE_F_SEND | ROCE_F_WRITE)) || (m.f & ROCE_F_UD)) {
         /* Atomics are not offered (no ATOMICS_ALLOWED feature). */
         resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
         return;
     }
-    first = op == ROCE_SEND_FIRST || op == ROCE_SEND_ONLY ||
-            op == ROCE_SEND_ONLY_IMM || op == ROCE_SEND_ONLY_INV ||
-            op == ROCE_WRITE_FIRST || op == ROCE_WRITE_ONLY ||
-            op == ROCE_WRITE_ONLY_IMM;
-    last = op == ROCE_SEND_LAST || op == ROCE_SEND_LAST_IMM ||
-           op == ROCE_SEND_ONLY || op == ROCE_SEND_ONLY_IMM ||
-           op == ROCE_SEND_LAST_INV || op == ROCE_SEND_ONLY_INV ||
-           op == ROCE_WRITE_LAST || op == ROCE_WRITE_LAST_IMM ||
-           op == ROCE_WRITE_ONLY || op == ROCE_WRITE_ONLY_IMM;
-    imm = op == ROCE_SEND_LAST_IMM || op == ROCE_SEND_ONLY_IMM ||
-          op == ROCE_WRITE_LAST_IMM || op == ROCE_WRITE_ONLY_IMM;
-    inv = op == ROCE_SEND_LAST_INV || op == ROCE_SEND_ONLY_INV;
-    /* A message continues only what was started, and starts only when
-     * nothing is open. */
-    if ((is_send(op) && (first == q->b.rcv_active || q->wr_active)) ||
-        (is_write(op) && (first == q->wr_active || q->b.rcv_active))) {
-        resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-        return;
-    }
-    if (is_write(op) && first) {
-        if (left < ROCE_RETH_LEN) {
-            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-            return;
-        }
-        q->wr_va = ldbe64(p);
-        q->wr_rkey = ldbe32(p + 8);
-        q->wr_len = ldbe32(p + 12);
-        q->wr_off = 0;
-        p += ROCE_RETH_LEN;
-        left -= ROCE_RETH_LEN;
-        if (!q->wr_ok || q->wr_len > 0x7FFFFFFFu) {
-            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-            return;
-        }
-        if (q->wr_len) {
-            r = e810_rdma_xlate(q->b.c, q->wr_rkey, q->wr_va, q->wr_len,
-                                E810_ACC_REMOTE_WRITE, q->b.pd, false,
-                                NULL, NULL);
-            if (r) {
-                resp_error(q, k, xlate_nak(r), e810_xlate_ae(r));
-                return;
-            }
-        }
-    }
-    if (inv) {
-        if (left < ROCE_IETH_LEN) {
-            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-            return;
-        }
-        inv_stag = ldbe32(p);
-        p += ROCE_IETH_LEN;
-        left -= ROCE_IETH_LEN;
-    }
-    if (imm) {
-        if (left < ROCE_IMM_LEN) {
-            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-            return;
-        }
-        imm_data = ldbe32(p);
-        p += ROCE_IMM_LEN;
-        left -= ROCE_IMM_LEN;
-    }
-    if (left < k->padcnt) {
-        resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-        return;
-    }
-    plen = left - k->padcnt;
-    if (plen > q->mtu || (!last && plen != q->mtu)) {
-        resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
+    if (!resp_parse(q, k, &m)) {
         return;
     }
     /* A receive WQE for a SEND, or a WRITE with immediate data. */
-    if ((is_send(op) && first) || (is_write(op) && imm)) {
+    if ((send && (m.f & ROCE_F_FIRST)) || (!send && (m.f & ROCE_F_IMM))) {
         if (!rq_take(q)) {
             e->stats.rnr_naks_sent++;
             send_ack(q, ROCE_AETH_RNR | ROCE_RNR_CODE, k->psn);
-            trace_e810_roce_drop(q->b.id, op, k->psn, "no receive WQE (RNR)");
-            if (is_write(op) && first) {
+            trace_e810_roce_drop(q->b.id, m.op, k->psn,
+                                 "no receive WQE (RNR)");
+            if (!send && (m.f & ROCE_F_FIRST)) {
                 q->wr_active = false;
             }
             return;
         }
-        q->b.rcv_active = is_send(op);
+        q->b.rcv_active = send;
     }
-    if (is_send(op)) {
-        if (plen > q->b.rcv_cap - q->rcv_off) {
-            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-            return;
-        }
-        if (plen) {
-            r = e810_sge_copy(&o, q->b.rcv_sge, q->b.rcv_nsge, q->rcv_off, NULL,
-                              p, plen, E810_ACC_LOCAL_WRITE);
-            if (r) {
-                resp_error(q, k, ROCE_NAK_REMOTE_OP, e810_xlate_ae(r));
-                return;
-            }
-        }
-        q->rcv_off += plen;
-    } else {
-        E810XCopy x = { q->b.c, NULL, p, true, false };
-
-        if (plen > q->wr_len - q->wr_off ||
-            (last && plen != q->wr_len - q->wr_off)) {
-            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-            return;
-        }
-        if (plen) {
-            r = e810_rdma_xlate(q->b.c, q->wr_rkey, q->wr_va + q->wr_off, plen,
-                                E810_ACC_REMOTE_WRITE, q->b.pd, false,
-                                e810_xcopy_fn, &x);
-            if (r) {
-                resp_error(q, k, xlate_nak(r), e810_xlate_ae(r));
-                return;
-            }
-        }
-        q->wr_off += plen;
-        q->wr_active = !last;
+    if (!resp_place(q, k, &m)) {
+        return;
     }
     e->stats.rx_pkts++;
     q->epsn = (q->epsn + 1) & ROCE_PSN_MASK;
-    if (last) {
-        uint64_t flags = k->se ? CQ_SOEVENT : 0, lo = 0;
-
-        q->msn = (q->msn + 1) & 0xFFFFFF;
-        q->b.c->rdma.pestat[is_send(op) ? E810_PE_RDMARXSNDS :
-                          E810_PE_RDMARXWRS]++;
-        if (inv) {
-            if (e810_stag_invalidate(&o, inv_stag, true)) {
-                resp_error(q, k, ROCE_NAK_INVALID_REQ,
-                           AE_AMP_INVALID_STAG);
-                return;
-            }
-            flags |= CQ_STAG;
-            lo = inv_stag;
-        }
-        if (is_send(op) || imm) {
-            q->b.rcv_active = false;
-            rq_cqe(q, is_send(op) ? q->rcv_off : q->wr_len, op, lo, flags,
-                   imm, imm_data);
-        }
+    if ((m.f & ROCE_F_LAST) && !resp_complete(q, k, &m)) {
+        return;
     }
     if (k->ackreq) {
         send_ack(q, ROCE_AETH_ACK | ROCE_AETH_CREDITS_NONE, k->psn);
@@ -1575,10 +1610,12 @@ bool e810_roce_rx(E810Core *c, const E810Frame *fr)
     const char *bad;
     RocePkt k;
     RoceQp *q;
+    unsigned f;
 
     if (!roce_parse_frame(fr, &k, &bad)) {
         return false;
     }
+    f = roce_op(k.opcode);
     if (!e) {
         e = roce_get(c);
         if (!e) {
@@ -1610,8 +1647,7 @@ bool e810_roce_rx(E810Core *c, const E810Frame *fr)
         return true;
     }
     if (q->type == QP_TYPE_ROCE_UD) {
-        if (k.opcode == ROCE_UD_SEND_ONLY ||
-            k.opcode == ROCE_UD_SEND_ONLY_IMM) {
+        if (f & ROCE_F_UD) {
             ud_rx(q, &k);
         } else {
             e->stats.rx_no_qp++;
@@ -1624,28 +1660,21 @@ bool e810_roce_rx(E810Core *c, const E810Frame *fr)
         trace_e810_roce_drop(q->b.id, k.opcode, k.psn, "not RC");
         return true;
     }
-    switch (k.opcode) {
-    case ROCE_ACK:
-        if (q->state == QP_STATE_RTS || q->state == QP_STATE_SQD) {
-            rx_ack(q, &k);
-        }
-        break;
-    case ROCE_READ_RESP_FIRST:
-    case ROCE_READ_RESP_MIDDLE:
-    case ROCE_READ_RESP_LAST:
-    case ROCE_READ_RESP_ONLY:
-        if (q->state == QP_STATE_RTS || q->state == QP_STATE_SQD) {
-            rx_read_resp(q, &k);
-        }
-        break;
-    case ROCE_ATOMIC_ACK:
+    if ((f & ROCE_F_ACK) && (f & ROCE_F_ATOMIC)) {
         e->stats.rx_unexpected++;
         trace_e810_roce_drop(q->b.id, k.opcode, k.psn, "atomic ACK");
-        break;
-    default:
+    } else if (f & (ROCE_F_ACK | ROCE_F_READ_RESP)) {
+        /* Responses to the requester, while it has sent anything. */
+        if (q->state == QP_STATE_RTS || q->state == QP_STATE_SQD) {
+            if (f & ROCE_F_ACK) {
+                rx_ack(q, &k);
+            } else {
+                rx_read_resp(q, &k);
+            }
+        }
+    } else {
         resp_request(q, &k);
         resp_run(q);
-        break;
     }
     return true;
 }
