@@ -259,8 +259,8 @@ static uint32_t resend(IwConn *c, uint32_t seq)
             memmove(p, p + skip, len);
         }
     }
-    emit_frame(c, f, seq, TCP_ACK | (s->fin ? TCP_FIN : 0) | (len ? TCP_PSH : 0),
-               len);
+    emit_frame(c, f, seq,
+               TCP_ACK | (s->fin ? TCP_FIN : 0) | (len ? TCP_PSH : 0), len);
     c->stats.rexmits++;
     c->rtt_timing = false;
     return len + (s->fin ? 1 : 0);
@@ -292,17 +292,13 @@ static bool tx_ready(IwConn *c)
     return !c->ops->tx_ready || c->ops->tx_ready(c->opaque);
 }
 
-void iw_tcp_output(IwConn *c)
+/* After an RTO: go back from snd_una in slow start; what the peer kept
+ * out of order is skipped as its ACKs move snd_nxt on.  True if a
+ * segment went. */
+static bool output_go_back(IwConn *c)
 {
-    uint8_t f[IW_FRAME_MAX];
-    uint8_t *buf = f + hdr_len(c);  /* FPDUs are framed in place */
     bool sent = false;
 
-    if (c->dead || c->state == IW_TCP_CLOSED) {
-        return;
-    }
-    /* After an RTO: go back from snd_una in slow start; what the peer
-     * kept out of order is skipped as its ACKs move snd_nxt on. */
     while (seq_lt(c->snd_nxt, c->snd_max)) {
         uint32_t out = c->snd_nxt - c->snd_una, n;
 
@@ -317,9 +313,44 @@ void iw_tcp_output(IwConn *c)
         c->snd_nxt += n;
         sent = true;
     }
-    while (c->snd_nxt == c->snd_max &&
-           (c->state == IW_TCP_ESTABLISHED || c->state == IW_TCP_CLOSE_WAIT) &&
-           !c->fin_sent && c->seg_cnt < IW_SEGQ) {
+    return sent;
+}
+
+/* Whether new data or a FIN may be sent in this state. */
+static bool may_send_new(const IwConn *c)
+{
+    return c->snd_nxt == c->snd_max && c->seg_cnt < IW_SEGQ &&
+           (c->state == IW_TCP_ESTABLISHED || c->state == IW_TCP_CLOSE_WAIT);
+}
+
+/* Queue and send the segment @s just framed at @f: @n sequence bytes. */
+static void output_seg(IwConn *c, uint8_t *f, IwSeg *s, size_t n)
+{
+    c->seg_cnt++;
+    s->seq = c->snd_max;
+    s->len = (uint32_t)n;
+    s->fin = false;
+    emit_frame(c, f, c->snd_max, TCP_ACK | TCP_PSH, n);
+    if (!c->rtt_timing) {
+        c->rtt_timing = true;
+        c->rtt_seq = c->snd_max;
+        c->rtt_t0 = c->ops->now(c->opaque);
+    }
+    c->snd_max += (uint32_t)n;
+    c->snd_nxt = c->snd_max;
+    if (c->rto_deadline < 0) {
+        rto_arm(c);
+    }
+}
+
+/* New FPDUs, as the window allows.  True if a segment went. */
+static bool output_new(IwConn *c)
+{
+    uint8_t f[IW_FRAME_MAX];
+    uint8_t *buf = f + hdr_len(c);  /* FPDUs are framed in place */
+    bool sent = false;
+
+    while (may_send_new(c) && !c->fin_sent) {
         uint32_t inflight = flight(c), wnd = send_window(c);
         uint32_t room;
         size_t n;
@@ -352,44 +383,48 @@ void iw_tcp_output(IwConn *c)
         if (!n) {
             break;
         }
-        c->seg_cnt++;
-        s->seq = c->snd_max;
-        s->len = (uint32_t)n;
-        s->fin = false;
-        emit_frame(c, f, c->snd_max, TCP_ACK | TCP_PSH, n);
-        if (!c->rtt_timing) {
-            c->rtt_timing = true;
-            c->rtt_seq = c->snd_max;
-            c->rtt_t0 = c->ops->now(c->opaque);
-        }
-        c->snd_max += (uint32_t)n;
-        c->snd_nxt = c->snd_max;
-        if (c->rto_deadline < 0) {
-            rto_arm(c);
-        }
+        output_seg(c, f, s, n);
         sent = true;
     }
-    if (c->fin_queued && !c->fin_sent && !iw_rdmap_pending(c) &&
-        c->snd_nxt == c->snd_max && c->seg_cnt < IW_SEGQ &&
-        (c->state == IW_TCP_ESTABLISHED || c->state == IW_TCP_CLOSE_WAIT) &&
-        tx_ready(c)) {
-        IwSeg *s = &c->segq[(c->seg_head + c->seg_cnt++) % IW_SEGQ];
+    return sent;
+}
 
-        memset(s, 0, sizeof(*s));
-        s->seq = c->snd_max;
-        s->fin = true;
-        c->fin_seq = c->snd_max;
-        emit(c, c->snd_max, TCP_ACK | TCP_FIN);
-        c->snd_max++;
-        c->snd_nxt = c->snd_max;
-        c->fin_sent = true;
-        c->state = c->state == IW_TCP_ESTABLISHED ? IW_TCP_FIN_WAIT_1
-                                                  : IW_TCP_LAST_ACK;
-        if (c->rto_deadline < 0) {
-            rto_arm(c);
-        }
-        sent = true;
+/* The FIN asked for by iw_close(), once all before it is framed. */
+static bool output_fin(IwConn *c)
+{
+    IwSeg *s;
+
+    if (!c->fin_queued || c->fin_sent || iw_rdmap_pending(c) ||
+        !may_send_new(c) || !tx_ready(c)) {
+        return false;
     }
+    s = &c->segq[(c->seg_head + c->seg_cnt++) % IW_SEGQ];
+    memset(s, 0, sizeof(*s));
+    s->seq = c->snd_max;
+    s->fin = true;
+    c->fin_seq = c->snd_max;
+    emit(c, c->snd_max, TCP_ACK | TCP_FIN);
+    c->snd_max++;
+    c->snd_nxt = c->snd_max;
+    c->fin_sent = true;
+    c->state = c->state == IW_TCP_ESTABLISHED ? IW_TCP_FIN_WAIT_1
+                                              : IW_TCP_LAST_ACK;
+    if (c->rto_deadline < 0) {
+        rto_arm(c);
+    }
+    return true;
+}
+
+void iw_tcp_output(IwConn *c)
+{
+    bool sent;
+
+    if (c->dead || c->state == IW_TCP_CLOSED) {
+        return;
+    }
+    sent = output_go_back(c);
+    sent |= output_new(c);
+    sent |= output_fin(c);
     /* A segment sent carried the ACK; one held back goes with the next
      * kick (ack_now stays set). */
     if (c->ack_now && !sent && !c->dead && tx_ready(c)) {
