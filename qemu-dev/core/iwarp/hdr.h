@@ -34,6 +34,8 @@
 #define IW_MPA_FLAG_REJECT      0x20
 #define IW_MPA_FLAG_V2          0x10    /* enhanced (RFC 6581) */
 #define IW_MPA_RR_REV           17
+#define IW_MPA_REV1             1
+#define IW_MPA_REV2             2       /* enhanced setup possible */
 #define IW_MPA_RR_PD_LEN        18      /* 16 bits: private data length */
 #define IW_MPA_REQ_HDR_LEN      20      /* private data follows */
 #define IW_MPA_MAX_PDATA        512     /* RFC 5044 limit on private data */

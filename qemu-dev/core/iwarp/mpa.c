@@ -68,13 +68,14 @@ int iw_mpa_parse(const uint8_t *buf, size_t len, IwMpaFrame *f)
     f->reject = buf[IW_MPA_RR_FLAGS] & IW_MPA_FLAG_REJECT;
     f->rev = buf[IW_MPA_RR_REV];
     plen = ldbe16(buf + IW_MPA_RR_PD_LEN);
-    if (f->rev < 1 || f->rev > 2 || plen > IW_MPA_MAX_PDATA + IW_MPA_RTR_LEN) {
+    if (f->rev < IW_MPA_REV1 || f->rev > IW_MPA_REV2 ||
+        plen > IW_MPA_MAX_PDATA + IW_MPA_RTR_LEN) {
         return -1;
     }
     if (len < IW_MPA_REQ_HDR_LEN + plen) {
         return 0;
     }
-    f->v2 = f->rev == 2 && (buf[IW_MPA_RR_FLAGS] & IW_MPA_FLAG_V2);
+    f->v2 = f->rev == IW_MPA_REV2 && (buf[IW_MPA_RR_FLAGS] & IW_MPA_FLAG_V2);
     buf += IW_MPA_REQ_HDR_LEN;
     if (f->v2) {
         uint16_t ird, ord;
@@ -111,7 +112,7 @@ size_t iw_mpa_build(uint8_t *out, const IwMpaFrame *f)
               (f->crc ? IW_MPA_FLAG_CRC : 0) |
               (f->reject ? IW_MPA_FLAG_REJECT : 0) |
               (f->v2 ? IW_MPA_FLAG_V2 : 0);
-    out[IW_MPA_RR_REV] = f->v2 ? 2 : (f->rev ? f->rev : 1);
+    out[IW_MPA_RR_REV] = f->v2 ? IW_MPA_REV2 : (f->rev ? f->rev : IW_MPA_REV1);
     stbe16(out + IW_MPA_RR_PD_LEN,
            (uint16_t)(plen + (f->v2 ? IW_MPA_RTR_LEN : 0)));
     if (f->v2) {

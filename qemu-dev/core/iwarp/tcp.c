@@ -265,6 +265,12 @@ static uint32_t send_window(const IwConn *c)
     return w < IW_SND_MAX ? w : IW_SND_MAX;
 }
 
+/* Retransmissions of one segment before the connection is dropped. */
+static unsigned rexmit_limit(const IwConn *c)
+{
+    return c->p.rexmit_thresh ? c->p.rexmit_thresh : 8;
+}
+
 static bool tx_ready(IwConn *c)
 {
     return !c->ops->tx_ready || c->ops->tx_ready(c->opaque);
@@ -981,7 +987,7 @@ void iw_timer(IwConn *c)
         } else if (c->snd_una == c->snd_max) {
             c->probe = true;        /* zero-window probe */
             rto_arm(c);
-        } else if (c->retries >= (c->p.rexmit_thresh ? c->p.rexmit_thresh : 8)) {
+        } else if (c->retries >= rexmit_limit(c)) {
             emit(c, c->snd_max, TCP_RST | TCP_ACK);
             set_closed(c);
             c->dead = true;
