@@ -5,8 +5,7 @@
  * call the services (services.c) below them, never back up here.
  */
 #include "e810.h"
-#include "rdma/qpdp.h"
-#include "roce/roce.h"
+#include "rdma/engine.h"
 #include "../trace.h"
 
 /* The bottom half txsched.c schedules, an entry point of its own: the
@@ -24,8 +23,7 @@ static void e810_tx_bh(void *opaque)
     }
     if (e810_txsched_bh_start(c)) {
         e810_puda_tx_run(c);
-        e810_qpdp_tx_run(c);
-        e810_roce_tx_run(c);
+        e810_eng_tx_run(c);
     }
     e810_leave(c);
 }
