@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * E810 transmit scheduling: non-blocking frame output with back-pressure
- * and the deferred RDMA data path (see txsched.h).
+ * E810 transmit scheduling: non-blocking frame output with back-pressure,
+ * the budget per entry point, and scheduling the bottom half that runs
+ * the deferred RDMA data path (see txsched.h; the bottom half is e810.c's).
  */
 #include "dev.h"
 #include "trace.h"
