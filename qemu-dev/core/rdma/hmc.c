@@ -151,10 +151,10 @@ void e810_rdma_commit_fpm(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 
         switch (i) {
         case E810_HMC_QP:
-            cnt[i] = (uint32_t)e810_fld(v, 20, 0);
+            cnt[i] = COMMIT_FPM_QPCNT(v);
             break;
         case E810_HMC_CQ:
-            cnt[i] = (uint32_t)e810_fld(v, 19, 0);
+            cnt[i] = COMMIT_FPM_CQCNT(v);
             break;
         case E810_HMC_APBVT:
             cnt[i] = 1;         /* the driver writes 0 and assumes 1 */
@@ -205,7 +205,7 @@ void e810_rdma_commit_fpm(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
         }
         /* Count as written (APBVT: 0 as written), base in 512-byte units. */
         st64(buf + 8 * i, (ld64(buf + 8 * i) & 0xFFFFFFFFull) |
-             (rd->obj[i].base / 512) << 32);
+             (rd->obj[i].base / 512) << COMMIT_FPM_BASE_S);
     }
     rd->fpm_committed = true;
     trace_e810_rdma_fpm_commit(cnt[E810_HMC_QP], cnt[E810_HMC_CQ],
@@ -245,7 +245,7 @@ static bool hmc_sd_entry(E810Core *c, uint32_t cmd, uint64_t data,
 
 void e810_rdma_update_sds(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
-    unsigned extra = (unsigned)e810_fld(wqe[3], 3, 0);
+    unsigned extra = CQPSQ_UPESD_ENTRY_COUNT(wqe[3]);
     uint64_t pa = wqe[2] & ~0x3Full;
     unsigned i;
 

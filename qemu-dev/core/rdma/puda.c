@@ -182,7 +182,7 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
     }
     ah = c->rdma.ah[ahid].wqe;
     v4 = ah[3] & CQPSQ_AH_IPV4VALID;
-    arp = (unsigned)e810_fld(ah[2], 63, 48);
+    arp = CQPSQ_AH_ARPINDEX(ah[2]);
     if (arp >= E810_RDMA_MAX_ARP || !c->rdma.arp[arp].valid) {
         c->rdma.pestat[v4 ? E810_PE_IP4TXNOROUTE : E810_PE_IP6TXNOROUTE]++;
         puda_tx_drop(c, id, idx, "ARP entry not valid");
@@ -195,7 +195,7 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
     }
     if (ah[3] & CQPSQ_AH_INSERTVLANTAG) {
         stbe16(f + 12, 0x8100);
-        stbe16(f + 14, (uint16_t)e810_fld(ah[1], 15, 0));
+        stbe16(f + 14, CQPSQ_AH_VLANTAG(ah[1]));
         l2 = 18;
     }
     stbe16(f + l2 - 2, v4 ? 0x0800 : 0x86DD);
@@ -210,10 +210,10 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
     }
     memset(ip, 0, l3);
     if (v4) {
-        unsigned ttl = (unsigned)e810_fld(ah[2], 39, 32);
+        unsigned ttl = CQPSQ_AH_HOPLIMIT(ah[2]);
 
         ip[0] = 0x45;
-        ip[1] = (uint8_t)e810_fld(ah[1], 39, 32);
+        ip[1] = CQPSQ_AH_TC(ah[1]);
         stbe16(ip + 2, (uint16_t)(20 + seg_len));
         stbe16(ip + 4, c->puda.ip_id++);
         stbe16(ip + 6, 0x4000);           /* DF */
@@ -223,10 +223,10 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
         e810_rdma_ip_from_words(ip + 12, true, 0, ah[6]);
         stbe16(ip + 10, ~e810_csum_fold(e810_csum_add(0, ip, 20)));
     } else {
-        uint32_t tc = (uint32_t)e810_fld(ah[1], 39, 32);
-        unsigned hop = (unsigned)e810_fld(ah[2], 39, 32);
+        uint32_t tc = CQPSQ_AH_TC(ah[1]);
+        unsigned hop = CQPSQ_AH_HOPLIMIT(ah[2]);
 
-        stbe32(ip, 6u << 28 | tc << 20 | (uint32_t)e810_fld(ah[2], 19, 0));
+        stbe32(ip, 6u << 28 | tc << 20 | CQPSQ_AH_FLOWLABEL(ah[2]));
         stbe16(ip + 4, (uint16_t)seg_len);
         ip[6] = 6;
         ip[7] = hop ? hop : 64;
@@ -360,7 +360,7 @@ bool e810_puda_ilq_rx(E810Core *c, bool ipv4, const uint8_t *l3,
         return false;
     }
     buf = ld64(raw);
-    buf_len = (uint32_t)e810_fld(ld64(raw + 8), 62, 32);
+    buf_len = QPSQ_FRAG_LEN(ld64(raw + 8));
     if (total > buf_len) {
         c->puda.stats.rx_too_big++;
         trace_e810_puda_rx_drop(total, "larger than the RQ buffer");
