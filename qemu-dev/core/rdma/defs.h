@@ -130,16 +130,11 @@ enum {
  * QP host context (256 bytes, ctrl.c:irdma_sc_qp_setctx for iWARP,
  * irdma_sc_qp_setctx_roce_gen_2 for RoCE, puda.c:irdma_puda_qp_setctx
  * for the ILQ/IEQ; irdma's IRDMAQPC_*, uda_d.h's UDAQPC_* are the same
- * bits).  Some bits mean one thing to iWARP, another to RoCE: noted
- * below, and rdma/qpctx.h decodes them all.  Byte offsets of the words
- * read whole:
+ * bits).  A field marked iWARP or RoCE is read by that engine only;
+ * some bits mean one thing to each (qwords 6, 7, 10 and 11).
+ * rdma/qpctx.h decodes them all.
  */
-#define QPC_SQ_PA                   8       /* SQ PA, or PBLE index (VQ) */
-#define QPC_RQ_PA                   16      /* RQ PA, or PBLE index (VQ) */
-#define QPC_SIZES                   24
-#define QPC_CQ                      136
-#define QPC_COMPCTX                 168
-/* qword 0 */
+/* qword 0; qwords 1 and 2 the SQ's and RQ's PA (PBLE index with VQ) */
 #define QPC_IPV4                    (1ull << 3)
 #define QPC_INSERTVLANTAG           (1ull << 5)
 #define QPC_RQWQESIZE(q)            ((unsigned)e810_fld(q, 9, 8))
@@ -195,8 +190,10 @@ enum {
 #define QPC_WRRDRSPOK               (1ull << 20)
 #define QPC_RDOK                    (1ull << 21)
 #define QPC_PRIVEN                  (1ull << 25)
-/* qword 21: QPCOMPCTX; qword 23: LOCAL_IPADDR2 63:32, LOCAL_IPADDR3 31:0
- * (IPv4 here); qword 24: LOCAL_IPADDR0 63:32, LOCAL_IPADDR1 31:0 */
+/* qword 21: QPCOMPCTX, echoed in CQEs and AEs */
+#define QPC_COMPCTX                 168     /* byte offset */
+/* qword 23: LOCAL_IPADDR2 63:32, LOCAL_IPADDR3 31:0 (IPv4 here); qword 24:
+ * LOCAL_IPADDR0 63:32, LOCAL_IPADDR1 31:0 */
 
 /* FLUSH_WQES / GEN_AE: qword 1 the AE, qword 2 the user's flush codes */
 #define CQPSQ_FWQE_AECODE(q1)       ((unsigned)e810_fld(q1, 15, 0))

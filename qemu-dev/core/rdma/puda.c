@@ -28,6 +28,7 @@
 #include "../../trace.h"
 #include "rdma.h"
 #include "puda.h"
+#include "qpctx.h"
 #include "iwarp-hooks.h"
 
 #ifndef E810_IN_QEMU
@@ -67,7 +68,7 @@ static void puda_created(E810Core *c, uint32_t id)
 {
     E810PudaQ *q = &c->puda.q[id - 1];
     uint8_t ctx[E810_RDMA_QP_CTX_SIZE];
-    uint64_t sizes;
+    E810QpCtx x;
 
     memset(q, 0, sizeof(*q));
     /* In RoCEv2 mode QP 1 is the GSI QP, not a PUDA. */
@@ -79,13 +80,13 @@ static void puda_created(E810Core *c, uint32_t id)
         e810_guest_error(c, "puda: QP %u context unreadable", id);
         return;
     }
-    sizes = ld64(ctx + QPC_SIZES);
-    q->sq_pa = ld64(ctx + QPC_SQ_PA);
-    q->rq_pa = ld64(ctx + QPC_RQ_PA);
-    q->sq_size = puda_size((unsigned)e810_fld(sizes, 15, 12));
-    q->rq_size = puda_size((unsigned)e810_fld(sizes, 11, 8));
-    q->cq = (uint32_t)e810_fld(ld64(ctx + QPC_CQ), 24, 0);
-    q->comp_ctx = ld64(ctx + QPC_COMPCTX);
+    e810_qpctx_decode_bytes(ctx, &x);
+    q->sq_pa = x.sq_addr;
+    q->rq_pa = x.rq_addr;
+    q->sq_size = puda_size(x.sq_size_enc);
+    q->rq_size = puda_size(x.rq_size_enc);
+    q->cq = x.txcq;
+    q->comp_ctx = x.comp_ctx;
     q->sq_pol = 1;
     q->rq_pol = 1;
     if (!q->sq_size || !q->rq_size || !q->sq_pa || !q->rq_pa) {

@@ -314,31 +314,6 @@ bool e810_rq_sges(E810Core *c, const E810RdmaRing *rq, unsigned shift,
     return true;
 }
 
-unsigned e810_qp_ctx_ird(const uint64_t *x)
-{
-    static const uint16_t ird[8] = { 4, 16, 64, 128, 256, 256, 256, 256 };
-
-    return ird[QPC_IRDSIZE(x[20])];
-}
-
-void e810_qp_ctx_rings(const uint64_t *x, bool vq, E810RdmaRing *sq,
-                       E810RdmaRing *rq, unsigned *rq_shift)
-{
-    *rq_shift = QPC_RQWQESIZE(x[0]);
-    memset(sq, 0, sizeof(*sq));
-    memset(rq, 0, sizeof(*rq));
-    sq->size = 4u << QPC_SQSIZE(x[3]);
-    rq->size = 4u << QPC_RQSIZE(x[3]);
-    sq->virt = rq->virt = vq;
-    if (vq) {
-        sq->pble_idx = (uint32_t)x[1];
-        rq->pble_idx = (uint32_t)x[2];
-    } else {
-        sq->pa = x[1];
-        rq->pa = x[2];
-    }
-}
-
 void e810_sq_cqe(uint64_t cqe[4], uint32_t qp, uint64_t comp_ctx, uint32_t idx,
                  unsigned op, uint32_t len, unsigned status)
 {
