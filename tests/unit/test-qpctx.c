@@ -102,60 +102,109 @@ static void iwarp_ctx(uint64_t *x)
     x[26] = put(16, 0, 0x1FFFF);        /* REMENDPOINTIDX */
 }
 
+/* Every field of @q as @want says. */
+static void check_ctx(const E810QpCtx *q, const E810QpCtx *w)
+{
+    CHECK_EQ(q->pd, w->pd);
+    CHECK_EQ(q->txcq, w->txcq);
+    CHECK_EQ(q->rxcq, w->rxcq);
+    CHECK_EQ(q->comp_ctx, w->comp_ctx);
+    CHECK_EQ(q->sq_addr, w->sq_addr);
+    CHECK_EQ(q->rq_addr, w->rq_addr);
+    CHECK_EQ(q->sq_size_enc, w->sq_size_enc);
+    CHECK_EQ(q->rq_size_enc, w->rq_size_enc);
+    CHECK_EQ(q->rq_wqe_size, w->rq_wqe_size);
+    CHECK_EQ(q->priv, w->priv);
+    CHECK_EQ(q->rd_ok, w->rd_ok);
+    CHECK_EQ(q->wr_ok, w->wr_ok);
+    CHECK_EQ(q->ord, w->ord);
+    CHECK_EQ(q->ird, w->ird);
+    CHECK_EQ(q->rexmit_thresh, w->rexmit_thresh);
+    CHECK_EQ(q->rtomin_ms, w->rtomin_ms);
+    CHECK_EQ(q->ipv4, w->ipv4);
+    CHECK_EQ(q->insert_vlan, w->insert_vlan);
+    CHECK_EQ(q->vlan_tag, w->vlan_tag);
+    CHECK_EQ(q->ttl, w->ttl);
+    CHECK_EQ(q->tos, w->tos);
+    CHECK_EQ(q->src_port, w->src_port);
+    CHECK_EQ(q->dst_port, w->dst_port);
+    CHECK_EQ(q->arp_idx, w->arp_idx);
+    CHECK(!memcmp(q->src_mac, w->src_mac, sizeof(q->src_mac)));
+    CHECK(!memcmp(q->dest_ip, w->dest_ip, sizeof(q->dest_ip)));
+    CHECK(!memcmp(q->local_ip, w->local_ip, sizeof(q->local_ip)));
+    CHECK_EQ(q->mss, w->mss);
+    CHECK_EQ(q->dupack_thresh, w->dupack_thresh);
+    CHECK_EQ(q->rcv_wscale, w->rcv_wscale);
+    CHECK_EQ(q->snd_wscale, w->snd_wscale);
+    CHECK_EQ(q->snd_nxt, w->snd_nxt);
+    CHECK_EQ(q->snd_wnd, w->snd_wnd);
+    CHECK_EQ(q->rcv_nxt, w->rcv_nxt);
+    CHECK_EQ(q->rcv_wnd, w->rcv_wnd);
+    CHECK_EQ(q->snd_una, w->snd_una);
+    CHECK_EQ(q->ssthresh, w->ssthresh);
+    CHECK_EQ(q->cwnd, w->cwnd);
+    CHECK_EQ(q->q2_addr, w->q2_addr);
+    CHECK_EQ(q->flow_label, w->flow_label);
+    CHECK_EQ(q->pkey, w->pkey);
+    CHECK_EQ(q->qkey, w->qkey);
+    CHECK_EQ(q->dest_qp, w->dest_qp);
+    CHECK_EQ(q->psn_nxt, w->psn_nxt);
+    CHECK_EQ(q->epsn, w->epsn);
+    CHECK_EQ(q->rnr_thresh, w->rnr_thresh);
+}
+
 static void test_iwarp(void)
 {
     uint64_t x[QW];
-    E810QpCtx q;
+    E810QpCtx q, w = {
+        /* TXCQNUM is 24:0: a CQ id past 18 bits survives. */
+        .pd = 0x2BEEF, .txcq = 0x1ABCDE, .rxcq = 0x123456,
+        .comp_ctx = 0xFFFF888812345678ull,
+        .sq_addr = 0x123456000ull, .rq_addr = 0x123457000ull,
+        .sq_size_enc = 5, .rq_size_enc = 3, .rq_wqe_size = 1,
+        .priv = true, .rd_ok = false, .wr_ok = true, .ord = 32, .ird = 64,
+        .rexmit_thresh = 14, .rtomin_ms = 5,
+        .ipv4 = false, .insert_vlan = true, .vlan_tag = 0x2064,
+        .ttl = 63, .tos = 0xB8, .src_port = 4791, .dst_port = 50000,
+        .arp_idx = 17, .mss = 1460,
+        .dupack_thresh = 5, .rcv_wscale = 7, .snd_wscale = 9,
+        .snd_nxt = 0x11111111, .snd_wnd = 0x22222222,
+        .rcv_nxt = 0x33333333, .rcv_wnd = 0x3FFFC, .snd_una = 0x55555555,
+        .ssthresh = 0x66666666, .cwnd = 0x77777777,
+        .q2_addr = 0x987654300ull,
+        /* What the RoCE fields read in an iWARP context. */
+        .flow_label = 0xABCDE, .pkey = 0x0907, .qkey = 0,
+        .dest_qp = 0, .psn_nxt = 0x111111, .epsn = 0x333333,
+        .rnr_thresh = 0,
+    };
 
+    memcpy(w.src_mac, smac, 6);
+    memcpy(w.dest_ip, dip6_be, 16);
+    memcpy(w.local_ip, lip6_be, 16);
     iwarp_ctx(x);
     e810_qpctx_decode(x, &q);
-    CHECK(!q.ipv4);
-    CHECK(q.insert_vlan);
-    CHECK_EQ(q.rq_wqe_size, 1);
-    CHECK_EQ(q.dupack_thresh, 5);
-    CHECK_EQ(q.pd, 0x2BEEF);
-    CHECK_EQ(q.sq_addr, 0x123456000ull);
-    CHECK_EQ(q.rq_addr, 0x123457000ull);
-    CHECK_EQ(q.sq_size_enc, 5);
-    CHECK_EQ(q.rq_size_enc, 3);
-    CHECK_EQ(q.ttl, 63);
-    CHECK_EQ(q.tos, 0xB8);
-    CHECK_EQ(q.src_port, 4791);
-    CHECK_EQ(q.dst_port, 50000);
-    CHECK(!memcmp(q.dest_ip, dip6_be, 16));
-    CHECK(!memcmp(q.local_ip, lip6_be, 16));
-    CHECK_EQ(q.mss, 1460);
-    CHECK_EQ(q.vlan_tag, 0x2064);
-    CHECK_EQ(q.arp_idx, 17);
-    CHECK_EQ(q.rcv_wscale, 7);
-    CHECK_EQ(q.snd_wscale, 9);
-    CHECK_EQ(q.snd_nxt, 0x11111111);
-    CHECK_EQ(q.snd_wnd, 0x22222222);
-    CHECK_EQ(q.rcv_nxt, 0x33333333);
-    CHECK_EQ(q.rcv_wnd, 0x3FFFC);
-    CHECK_EQ(q.snd_una, 0x55555555);
-    CHECK_EQ(q.ssthresh, 0x66666666);
-    CHECK_EQ(q.cwnd, 0x77777777);
-    CHECK_EQ(q.rexmit_thresh, 14);
-    CHECK_EQ(q.rtomin_ms, 5);
-    /* TXCQNUM is 24:0: a CQ id past 18 bits survives. */
-    CHECK_EQ(q.txcq, 0x1ABCDE);
-    CHECK_EQ(q.rxcq, 0x123456);
-    CHECK_EQ(q.q2_addr, 0x987654300ull);
-    CHECK(!memcmp(q.src_mac, smac, 6));
-    CHECK_EQ(q.ord, 32);
-    CHECK_EQ(q.ird, 64);
-    CHECK(q.wr_ok);
-    CHECK(!q.rd_ok);
-    CHECK(q.priv);
-    CHECK_EQ(q.comp_ctx, 0xFFFF888812345678ull);
+    check_ctx(&q, &w);
 }
 
 /* irdma_sc_qp_setctx_roce_gen_2, IPv4 */
 static void test_roce(void)
 {
     uint64_t x[QW];
-    E810QpCtx q;
+    E810QpCtx q, w = {
+        .flow_label = 0x54321, .pkey = 0xFFFF, .qkey = 0x11111111,
+        .dest_qp = 0xABCDEF, .psn_nxt = 0x00FEDC, .epsn = 0x123ABC,
+        .rnr_thresh = 7, .rexmit_thresh = 7, .rtomin_ms = 2, .mss = 4096,
+        .src_port = 0xC123, .dst_port = 4791, .ttl = 0, .tos = 0x02,
+        .arp_idx = 3, .vlan_tag = 0xE005, .insert_vlan = false, .ipv4 = true,
+        .pd = 0x10042, .txcq = 5, .rxcq = 6, .comp_ctx = 0x5A5A5A5A5A5A5A5Aull,
+        .sq_addr = 7, .rq_addr = 9, .sq_size_enc = 6, .rq_size_enc = 4,
+        .rq_wqe_size = 2, .ord = 0, .ird = 256, .priv = false, .rd_ok = true,
+        .wr_ok = false,
+        /* What the iWARP fields read in a RoCE context. */
+        .rcv_wscale = 0xF, .snd_wscale = 0xF, .snd_nxt = 0xFEDC,
+        .snd_wnd = 0xFFFFFF, .rcv_nxt = 0x123ABC, .snd_una = 2,
+        .cwnd = 0xFFFFFF,
+    };
 
     memset(x, 0, sizeof(x));
     x[0] = put(9, 8, 2) | put(21, 20, 1) |        /* RQWQESIZE, PDIDXHI */
@@ -184,42 +233,11 @@ static void test_roce(void)
             put(25, 25, 0) | put(22, 22, 1) | put(31, 31, 0);
     x[21] = 0x5A5A5A5A5A5A5A5Aull;
     x[23] = put(31, 0, 0xC0A80101);     /* LOCAL_IPADDR3 */
+    memcpy(w.src_mac, smac, 6);
+    stbe32(w.dest_ip, 0xC0A80102);
+    stbe32(w.local_ip, 0xC0A80101);
     e810_qpctx_decode(x, &q);
-    CHECK(q.ipv4);
-    CHECK(!q.insert_vlan);
-    CHECK_EQ(q.rq_wqe_size, 2);
-    CHECK_EQ(q.pd, 0x10042);
-    CHECK_EQ(q.sq_addr, 7);
-    CHECK_EQ(q.rq_addr, 9);
-    CHECK_EQ(q.sq_size_enc, 6);
-    CHECK_EQ(q.rq_size_enc, 4);
-    CHECK_EQ(q.ttl, 0);
-    CHECK_EQ(q.tos, 0x02);
-    CHECK_EQ(q.src_port, 0xC123);
-    CHECK_EQ(q.dst_port, 4791);
-    CHECK_EQ(ldbe32(q.dest_ip), 0xC0A80102);
-    CHECK_EQ(ldbe32(q.dest_ip + 4), 0);
-    CHECK_EQ(ldbe32(q.local_ip), 0xC0A80101);
-    CHECK_EQ(q.mss, 4096);
-    CHECK_EQ(q.vlan_tag, 0xE005);
-    CHECK_EQ(q.arp_idx, 3);
-    CHECK_EQ(q.pkey, 0xFFFF);
-    CHECK_EQ(q.flow_label, 0x54321);
-    CHECK_EQ(q.qkey, 0x11111111);
-    CHECK_EQ(q.dest_qp, 0xABCDEF);
-    CHECK_EQ(q.psn_nxt, 0x00FEDC);
-    CHECK_EQ(q.epsn, 0x123ABC);
-    CHECK_EQ(q.rnr_thresh, 7);
-    CHECK_EQ(q.rexmit_thresh, 7);
-    CHECK_EQ(q.txcq, 5);
-    CHECK_EQ(q.rxcq, 6);
-    CHECK(!memcmp(q.src_mac, smac, 6));
-    CHECK_EQ(q.ord, 0);
-    CHECK_EQ(q.ird, 256);
-    CHECK(!q.wr_ok);
-    CHECK(q.rd_ok);
-    CHECK(!q.priv);
-    CHECK_EQ(q.comp_ctx, 0x5A5A5A5A5A5A5A5Aull);
+    check_ctx(&q, &w);
 }
 
 /* puda.c:irdma_puda_qp_setctx, decoded from the bytes in memory */
