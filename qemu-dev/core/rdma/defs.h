@@ -253,11 +253,12 @@ enum {
 /*
  * CREATE/MODIFY/DESTROY_AH (uda.c:irdma_sc_access_ah; irdma's
  * UDA_CQPSQ_MAV_*), kept as written for the UD and ILQ send paths:
- * qword 0 the source MAC in 63:16 (byte 0 in 63:56), qwords 4/5 the
+ * qword 0 the source MAC (MACADDR, byte 0 in 63:56), qwords 4/5 the
  * destination IP and 6/7 the source IP as the QP context's (IPv4 in
  * qwords 4 and 6, 31:0).
  */
 #define CQPSQ_AH_AVIDX(h)           ((uint32_t)e810_fld(h, 23, 0))
+#define CQPSQ_AH_MACADDR(q0)        (e810_fld(q0, 63, 16))
 #define CQPSQ_AH_IPV4VALID          (1ull << 59)
 #define CQPSQ_AH_INSERTVLANTAG      (1ull << 60)
 #define CQPSQ_AH_DOLOOPBACKCHECK    (1ull << 62)
@@ -304,8 +305,24 @@ enum {
 /* QUERY_RDMA_FEATURES header (qword 4 the buffer's PA) */
 #define CQPSQ_QUERY_RDMA_FEATURES_BUF_LEN(h) ((uint32_t)e810_fld(h, 31, 0))
 
-/* UPDATE_PE_SDS header: entries past the first */
+/*
+ * UPDATE_PE_SDS (ctrl.c:cqp_sds_wqe_fill): SD entries (command, data) in
+ * qwords 0/1, 4/5 and 6/7, the 2nd and 3rd marked valid in the command
+ * word; more in a host buffer whose address qword 2 holds, over HMCFNID
+ * 5:0.  Command and data are the PFHMC_SDCMD / SDDATA registers' (irdma.h).
+ */
 #define CQPSQ_UPESD_ENTRY_COUNT(h)  ((unsigned)e810_fld(h, 3, 0))
+#define CQPSQ_UPESD_ENTRY_VALID     (1ull << 63)
+#define CQPSQ_UPESD_BUF_PA(q2)      ((q2) & ~0x3Full)
+#define PFHMC_SDCMD_PMSDIDX(cmd)    ((unsigned)e810_fld(cmd, 11, 0))
+#define PFHMC_SDCMD_PMSDWR          (1u << 31)
+#define PFHMC_SDDATALOW_PMSDVALID   (1ull << 0)
+#define PFHMC_SDDATALOW_PMSDTYPE    (1ull << 1)     /* 1: direct */
+/* A paged SD's page descriptors: the page's address, valid in bit 0. */
+#define HMC_PD_VALID                (1ull << 0)
+/* The 4 KiB page address in an SD's data (PMSDDATALOW 31:12 and up), a
+ * page descriptor or a PBLE: what the low 12 bits (flags) leave. */
+#define HMC_PAGE_PA(v)              ((v) & ~0xFFFull)
 
 /* COMMIT_FPM_VAL buffer, one qword per object: count (CQs: gen2's
  * icrdma mask), base in 512-byte units from bit 32 */

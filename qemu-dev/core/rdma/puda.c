@@ -191,9 +191,7 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
     }
     /* Ethernet: destination from the ARP cache, source from the AH. */
     memcpy(f, c->rdma.arp[arp].mac, 6);
-    for (int i = 0; i < 6; i++) {
-        f[6 + i] = (uint8_t)(ah[0] >> (56 - 8 * i));
-    }
+    e810_rdma_mac_from_u64(f + 6, CQPSQ_AH_MACADDR(ah[0]));
     if (ah[3] & CQPSQ_AH_INSERTVLANTAG) {
         stbe16(f + 12, 0x8100);
         stbe16(f + 14, CQPSQ_AH_VLANTAG(ah[1]));

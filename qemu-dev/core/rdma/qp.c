@@ -314,17 +314,14 @@ void e810_rdma_arp(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
     uint64_t h = wqe[3];
     uint32_t idx = CQPSQ_MAT_ARPENTRYIDX(h);
-    int i;
 
     if (idx >= e810_rdma_obj_limit(c, E810_HMC_ARP, E810_RDMA_MAX_ARP)) {
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "ARP index %u", idx);
         return;
     }
     c->rdma.arp[idx].valid = h & CQPSQ_MAT_ENTRYVALID;
-    for (i = 0; i < 6; i++) {
-        c->rdma.arp[idx].mac[i] = c->rdma.arp[idx].valid ?
-                                  (uint8_t)(wqe[2] >> (40 - 8 * i)) : 0;
-    }
+    e810_rdma_mac_from_u64(c->rdma.arp[idx].mac, c->rdma.arp[idx].valid ?
+                           CQPSQ_MAT_MACADDR(wqe[2]) : 0);
     trace_e810_rdma_arp(idx, c->rdma.arp[idx].valid,
                         CQPSQ_MAT_MACADDR(wqe[2]));
 }
@@ -377,9 +374,7 @@ void e810_rdma_qhash(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     e.rport = CQPSQ_QHASH_SRC_PORT(wqe[1]);
     e.qpn = CQPSQ_QHASH_QPN(wqe[1]);
     e.qs_handle = CQPSQ_QHASH_QS_HANDLE(wqe[2]);
-    for (i = 0; i < 6; i++) {
-        e.lmac[i] = (uint8_t)(wqe[0] >> (40 - 8 * i));
-    }
+    e810_rdma_mac_from_u64(e.lmac, wqe[0]);
     e.rip[0] = wqe[4];
     e.rip[1] = e.ipv4 ? 0 : wqe[5];
     e.lip[0] = wqe[6];

@@ -18,16 +18,6 @@ static unsigned qpctx_ird(unsigned enc)
     return ird[enc & 7];
 }
 
-/* The 48-bit MAC value of a context or WQE word, byte 0 most significant. */
-static void qpctx_mac(uint8_t *mac, uint64_t v)
-{
-    unsigned i;
-
-    for (i = 0; i < 6; i++) {
-        mac[i] = (uint8_t)(v >> (40 - 8 * i));
-    }
-}
-
 void e810_qpctx_decode(const uint64_t *x, E810QpCtx *out)
 {
     E810QpCtx *q = out;
@@ -81,7 +71,7 @@ void e810_qpctx_decode(const uint64_t *x, E810QpCtx *out)
     q->txcq = QPC_TXCQNUM(x[17]);
     q->rxcq = QPC_RXCQNUM(x[17]);
     q->q2_addr = QPC_Q2ADDR(x[18]);
-    qpctx_mac(q->src_mac, QPC_MACADDRESS(x[19]));
+    e810_rdma_mac_from_u64(q->src_mac, QPC_MACADDRESS(x[19]));
     q->ord = QPC_ORDSIZE(x[20]);
     q->ird = qpctx_ird(QPC_IRDSIZE(x[20]));
     q->wr_ok = x[20] & QPC_WRRDRSPOK;
