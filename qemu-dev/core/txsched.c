@@ -4,9 +4,8 @@
  * and the deferred RDMA data path (see txsched.h).
  */
 #include "e810.h"
-#include "rdma/qpdp.h"
+#include "rdma/engine.h"
 #include "rdma/puda.h"
-#include "roce/roce.h"
 #include "trace.h"
 
 void e810_tx_schedule(E810Core *c)
@@ -142,8 +141,7 @@ void e810_txsched_run(E810Core *c)
         return;
     }
     e810_puda_tx_run(c);
-    e810_qpdp_tx_run(c);
-    e810_roce_tx_run(c);
+    e810_eng_tx_run(c);
 }
 
 /* The grace of a full backend is over: what waited for it goes on. */

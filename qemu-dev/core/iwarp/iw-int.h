@@ -11,9 +11,6 @@
 #include "iwarp.h"
 
 #define IW_MAX_MSS          9100
-#define IW_DDP_TAGGED_HDR   14
-#define IW_DDP_UNTAGGED_HDR 18
-#define IW_READ_REQ_LEN     28
 #define IW_T_DDP_CATASTROPHIC IW_TERM(1, 0, 0x00)
 
 _Static_assert(sizeof(((IwSeg *)0)->hdr) >=

@@ -8,11 +8,7 @@
 #define IW_MPA_H
 
 #include "../host.h"
-
-#define IW_MPA_HDR          2       /* ULPDU_Length */
-#define IW_MPA_CRC          4
-#define IW_MPA_FRAMING      (IW_MPA_HDR + IW_MPA_CRC)
-#define IW_MPA_MAX_ULPDU    0xFFFF
+#include "hdr.h"
 
 /* Bytes on the wire for a ULPDU of @ulpdu_len bytes. */
 static inline size_t iw_mpa_fpdu_len(size_t ulpdu_len)
@@ -62,20 +58,6 @@ int iw_mpa_check(const uint8_t *buf, size_t avail, size_t min_ulpdu,
                  size_t *fpdu_len, size_t *ulpdu_len);
 
 /* ---- connection setup frames ------------------------------------------ */
-
-#define IW_MPA_KEY_LEN          16
-#define IW_MPA_REQ_HDR_LEN      20
-#define IW_MPA_FLAG_MARKERS     0x80
-#define IW_MPA_FLAG_CRC         0x40
-#define IW_MPA_FLAG_REJECT      0x20
-#define IW_MPA_FLAG_V2          0x10    /* enhanced (RFC 6581) */
-#define IW_MPA_RTR_LEN          4
-#define IW_MPA_IRD_P2P          0x8000  /* IRD field: peer-to-peer */
-#define IW_MPA_IRD_SEND0        0x4000  /* IRD field: zero-length Send RTR */
-#define IW_MPA_ORD_WRITE0       0x8000  /* ORD field: zero-length Write RTR */
-#define IW_MPA_ORD_READ0        0x4000  /* ORD field: zero-length Read RTR */
-#define IW_MPA_IRD_ORD_M        0x3FFF
-#define IW_MPA_MAX_PDATA        512     /* RFC 5044 limit on private data */
 
 typedef struct IwMpaFrame {
     bool reply;             /* "MPA ID Rep Frame" */

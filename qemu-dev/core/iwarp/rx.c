@@ -26,8 +26,8 @@ void iw_rx_error(IwConn *c, uint32_t term, const uint8_t *ulpdu, size_t len)
 static void rx_tagged(IwConn *c, const uint8_t *u, size_t ulen, bool last,
                       unsigned op)
 {
-    uint32_t stag = ldbe32(u + 2);
-    uint64_t to = ldbe64(u + 6);
+    uint32_t stag = ldbe32(u + IW_DDP_STAG);
+    uint64_t to = ldbe64(u + IW_DDP_TO);
     const uint8_t *data = u + IW_DDP_TAGGED_HDR;
     size_t len = ulen - IW_DDP_TAGGED_HDR;
     IwMsg *m = NULL;
@@ -70,11 +70,53 @@ static void rx_tagged(IwConn *c, const uint8_t *u, size_t ulen, bool last,
     }
 }
 
+/* An inbound RDMA Read Request (@mo its DDP message offset): queued for
+ * its responses once the source is found readable. */
+static void rx_read_req(IwConn *c, const uint8_t *u, size_t ulen, bool last,
+                        uint32_t mo)
+{
+    const uint8_t *data = u + IW_DDP_UNTAGGED_HDR;
+    size_t len = ulen - IW_DDP_UNTAGGED_HDR;
+    IwReadResp rr;
+    int err;
+
+    if (mo != 0) {
+        iw_rx_error(c, IW_T_DDP_U_INV_MO, u, ulen);
+        return;
+    }
+    if (!last || len != IW_READ_REQ_LEN) {
+        iw_rx_error(c, IW_T_RDMAP_CATASTROPHIC, u, ulen);
+        return;
+    }
+    if (!c->p.rd_ok) {
+        iw_rx_error(c, IW_T_RDMAP_ACCESS, u, ulen);
+        return;
+    }
+    rr.sink_stag = ldbe32(data + IW_RREQ_SINK_STAG);
+    rr.sink_to = ldbe64(data + IW_RREQ_SINK_TO);
+    rr.len = ldbe32(data + IW_RREQ_SIZE);
+    rr.src_stag = ldbe32(data + IW_RREQ_SRC_STAG);
+    rr.src_to = ldbe64(data + IW_RREQ_SRC_TO);
+    rr.off = 0;
+    if (c->irq_cnt >= c->p.ird || c->irq_cnt >= IW_IRQ_MAX) {
+        iw_rx_error(c, IW_T_DDP_U_MSN_RANGE, u, ulen);
+        return;
+    }
+    err = rr.len ? c->ops->read_check(c->opaque, rr.src_stag, rr.src_to,
+                                      rr.len) : 0;
+    if (err) {
+        iw_rx_error(c, (uint32_t)err, u, ulen);
+        return;
+    }
+    iw_rdmap_queue_read(c, &rr);
+    c->rx_msn[IW_QN_READ]++;
+}
+
 static void rx_untagged(IwConn *c, const uint8_t *u, size_t ulen, bool last,
                         unsigned op, const uint8_t *frame, size_t flen)
 {
-    uint32_t rsvd = ldbe32(u + 2), qn = ldbe32(u + 6);
-    uint32_t msn = ldbe32(u + 10), mo = ldbe32(u + 14);
+    uint32_t rsvd = ldbe32(u + IW_DDP_RSVDULP), qn = ldbe32(u + IW_DDP_QN);
+    uint32_t msn = ldbe32(u + IW_DDP_MSN), mo = ldbe32(u + IW_DDP_MO);
     const uint8_t *data = u + IW_DDP_UNTAGGED_HDR;
     size_t len = ulen - IW_DDP_UNTAGGED_HDR;
     unsigned want_qn;
@@ -111,38 +153,7 @@ static void rx_untagged(IwConn *c, const uint8_t *u, size_t ulen, bool last,
         return;
     }
     if (op == IW_OP_READ_REQ) {
-        IwReadResp rr;
-
-        if (mo != 0) {
-            iw_rx_error(c, IW_T_DDP_U_INV_MO, u, ulen);
-            return;
-        }
-        if (!last || len != IW_READ_REQ_LEN) {
-            iw_rx_error(c, IW_T_RDMAP_CATASTROPHIC, u, ulen);
-            return;
-        }
-        if (!c->p.rd_ok) {
-            iw_rx_error(c, IW_T_RDMAP_ACCESS, u, ulen);
-            return;
-        }
-        rr.sink_stag = ldbe32(data);
-        rr.sink_to = ldbe64(data + 4);
-        rr.len = ldbe32(data + 12);
-        rr.src_stag = ldbe32(data + 16);
-        rr.src_to = ldbe64(data + 20);
-        rr.off = 0;
-        if (c->irq_cnt >= c->p.ird || c->irq_cnt >= IW_IRQ_MAX) {
-            iw_rx_error(c, IW_T_DDP_U_MSN_RANGE, u, ulen);
-            return;
-        }
-        err = rr.len ? c->ops->read_check(c->opaque, rr.src_stag, rr.src_to,
-                                          rr.len) : 0;
-        if (err) {
-            iw_rx_error(c, (uint32_t)err, u, ulen);
-            return;
-        }
-        iw_rdmap_queue_read(c, &rr);
-        c->rx_msn[qn]++;
+        rx_read_req(c, u, ulen, last, mo);
         return;
     }
     /* Send */
@@ -176,19 +187,19 @@ static void rx_ulpdu(IwConn *c, const uint8_t *u, size_t ulen,
     bool tagged, last;
     unsigned op;
 
-    if (ulen < 2) {
+    if (ulen < IW_RDMAP_CTRL + 1) {
         iw_rx_error(c, IW_T_DDP_CATASTROPHIC, u, ulen);
         return;
     }
-    tagged = u[0] & 0x80;
-    last = u[0] & 0x40;
-    op = u[1] & 0x0F;
-    if ((u[0] & 0x03) != 1) {
+    tagged = u[IW_DDP_CTRL] & IW_DDP_T;
+    last = u[IW_DDP_CTRL] & IW_DDP_L;
+    op = u[IW_RDMAP_CTRL] & IW_RDMAP_OPCODE_M;
+    if ((u[IW_DDP_CTRL] & IW_DDP_DV_M) != IW_DDP_VERSION) {
         iw_rx_error(c, tagged ? IW_T_DDP_T_VERSION : IW_T_DDP_U_VERSION,
                     u, ulen);
         return;
     }
-    if ((u[1] >> 6) != 1) {
+    if ((u[IW_RDMAP_CTRL] >> IW_RDMAP_RV_S) != IW_RDMAP_VERSION) {
         iw_rx_error(c, IW_T_RDMAP_BAD_VERSION, u, ulen);
         return;
     }

@@ -92,12 +92,33 @@ static void rtt_sample(IwConn *c, int64_t r)
 
 /* ---- output ------------------------------------------------------------- */
 
-#define IW_FRAME_MAX    (ETH_HLEN + 4 + 40 + 20 + IW_MAX_MSS)
+#define IW_FRAME_MAX    (ETH_HLEN + VLAN_TAG_LEN + IPV6_HLEN + TCP_HLEN + \
+                         IW_MAX_MSS)
+
+/* Where this connection's frames go (the IPv4 ID taken for one). */
+static void conn_path(IwConn *c, E810NetPath *np)
+{
+    memcpy(np->dmac, c->p.rmac, 6);
+    memcpy(np->smac, c->p.lmac, 6);
+    np->vlan = c->p.vlan;
+    np->vlan_tci = c->p.vlan_tci;
+    np->ipv4 = c->p.ipv4;
+    memcpy(np->sip, c->p.lip, 16);
+    memcpy(np->dip, c->p.rip, 16);
+    np->tos = c->p.tos;
+    np->ttl = c->p.ttl ? c->p.ttl : 64;
+    np->flow_label = 0;
+    np->ip_id = c->p.ipv4 ? c->ip_id++ : 0;
+    np->proto = IP_PROTO_TCP;
+    np->sport = c->p.lport;
+    np->dport = c->p.rport;
+}
 
 /* Where the payload goes in this connection's frames. */
 static size_t hdr_len(const IwConn *c)
 {
-    return ETH_HLEN + (c->p.vlan ? 4 : 0) + (c->p.ipv4 ? 20 : 40) + 20;
+    return ETH_HLEN + (c->p.vlan ? VLAN_TAG_LEN : 0) +
+           (c->p.ipv4 ? IPV4_HLEN : IPV6_HLEN) + TCP_HLEN;
 }
 
 /* Put the headers in front of the @plen payload bytes already at
@@ -105,62 +126,19 @@ static size_t hdr_len(const IwConn *c)
 static void emit_frame(IwConn *c, uint8_t *f, uint32_t seq, uint8_t flags,
                        size_t plen)
 {
-    uint8_t *ip, *th;
-    size_t l3, off = 0;
-    uint32_t win, sum;
-    uint16_t cs;
+    E810NetPath np;
+    size_t l4;
+    uint32_t win;
 
     if (plen > IW_MAX_MSS) {
         return;
     }
-    memcpy(f, c->p.rmac, 6);
-    memcpy(f + 6, c->p.lmac, 6);
-    off = 12;
-    if (c->p.vlan) {
-        stbe16(f + off, ETH_P_8021Q);
-        stbe16(f + off + 2, c->p.vlan_tci);
-        off += 4;
-    }
-    stbe16(f + off, c->p.ipv4 ? ETH_P_IP : ETH_P_IPV6);
-    off += 2;
-    ip = f + off;
-    if (c->p.ipv4) {
-        l3 = 20;
-        ip[0] = 0x45;
-        ip[1] = c->p.tos;
-        stbe16(ip + 2, (uint16_t)(20 + 20 + plen));
-        stbe16(ip + 4, c->ip_id++);
-        stbe16(ip + 6, 0x4000);           /* DF */
-        ip[8] = c->p.ttl ? c->p.ttl : 64;
-        ip[9] = 6;
-        stbe16(ip + 10, 0);
-        memcpy(ip + 12, c->p.lip, 4);
-        memcpy(ip + 16, c->p.rip, 4);
-        stbe16(ip + 10, csum_fold(e810_csum_add(0, ip, 20)));
-    } else {
-        l3 = 40;
-        stbe32(ip, 6u << 28 | (uint32_t)c->p.tos << 20);
-        stbe16(ip + 4, (uint16_t)(20 + plen));
-        ip[6] = 6;
-        ip[7] = c->p.ttl ? c->p.ttl : 64;
-        memcpy(ip + 8, c->p.lip, 16);
-        memcpy(ip + 24, c->p.rip, 16);
-    }
-    th = ip + l3;
-    stbe16(th, c->p.lport);
-    stbe16(th + 2, c->p.rport);
-    stbe32(th + 4, seq);
-    stbe32(th + 8, (flags & TCP_ACK) ? c->rcv_nxt : 0);
-    th[12] = 5 << 4;
-    th[13] = flags;
+    conn_path(c, &np);
+    l4 = e810_frame_start(f, &np);
     win = c->p.rcv_wnd >> c->p.rcv_scale;
-    stbe16(th + 14, (uint16_t)(win > 0xFFFF ? 0xFFFF : win));
-    stbe16(th + 16, 0);
-    stbe16(th + 18, 0);
-    sum = e810_csum_pseudo_addr(c->p.ipv4, c->p.lip, c->p.rip, IP_PROTO_TCP,
-                                20 + plen);
-    cs = csum_fold(e810_csum_add(sum, th, 20 + plen));
-    stbe16(th + 16, cs);
+    e810_tcp_put(f + l4, seq, (flags & TCP_ACK) ? c->rcv_nxt : 0, flags,
+                 (uint16_t)(win > 0xFFFF ? 0xFFFF : win));
+    e810_frame_seal(f, &np, l4 + TCP_HLEN + plen);
     c->stats.tx_segs++;
     c->stats.tx_bytes += plen;
     if (flags & TCP_ACK) {
@@ -169,13 +147,13 @@ static void emit_frame(IwConn *c, uint8_t *f, uint32_t seq, uint8_t flags,
         c->ack_pending = 0;
         c->delack_deadline = -1;
     }
-    c->ops->frame_out(c->opaque, f, (size_t)(th - f) + 20 + plen);
+    c->ops->frame_out(c->opaque, f, l4 + TCP_HLEN + plen);
 }
 
 /* A segment without payload (ACK, FIN, RST). */
 static void emit(IwConn *c, uint32_t seq, uint8_t flags)
 {
-    uint8_t f[ETH_HLEN + 4 + 40 + 20];
+    uint8_t f[ETH_HLEN + VLAN_TAG_LEN + IPV6_HLEN + TCP_HLEN];
 
     emit_frame(c, f, seq, flags, 0);
 }
@@ -259,8 +237,8 @@ static uint32_t resend(IwConn *c, uint32_t seq)
             memmove(p, p + skip, len);
         }
     }
-    emit_frame(c, f, seq, TCP_ACK | (s->fin ? TCP_FIN : 0) | (len ? TCP_PSH : 0),
-               len);
+    emit_frame(c, f, seq,
+               TCP_ACK | (s->fin ? TCP_FIN : 0) | (len ? TCP_PSH : 0), len);
     c->stats.rexmits++;
     c->rtt_timing = false;
     return len + (s->fin ? 1 : 0);
@@ -287,22 +265,24 @@ static uint32_t send_window(const IwConn *c)
     return w < IW_SND_MAX ? w : IW_SND_MAX;
 }
 
+/* Retransmissions of one segment before the connection is dropped. */
+static unsigned rexmit_limit(const IwConn *c)
+{
+    return c->p.rexmit_thresh ? c->p.rexmit_thresh : 8;
+}
+
 static bool tx_ready(IwConn *c)
 {
     return !c->ops->tx_ready || c->ops->tx_ready(c->opaque);
 }
 
-void iw_tcp_output(IwConn *c)
+/* After an RTO: go back from snd_una in slow start; what the peer kept
+ * out of order is skipped as its ACKs move snd_nxt on.  True if a
+ * segment went. */
+static bool output_go_back(IwConn *c)
 {
-    uint8_t f[IW_FRAME_MAX];
-    uint8_t *buf = f + hdr_len(c);  /* FPDUs are framed in place */
     bool sent = false;
 
-    if (c->dead || c->state == IW_TCP_CLOSED) {
-        return;
-    }
-    /* After an RTO: go back from snd_una in slow start; what the peer
-     * kept out of order is skipped as its ACKs move snd_nxt on. */
     while (seq_lt(c->snd_nxt, c->snd_max)) {
         uint32_t out = c->snd_nxt - c->snd_una, n;
 
@@ -317,9 +297,44 @@ void iw_tcp_output(IwConn *c)
         c->snd_nxt += n;
         sent = true;
     }
-    while (c->snd_nxt == c->snd_max &&
-           (c->state == IW_TCP_ESTABLISHED || c->state == IW_TCP_CLOSE_WAIT) &&
-           !c->fin_sent && c->seg_cnt < IW_SEGQ) {
+    return sent;
+}
+
+/* Whether new data or a FIN may be sent in this state. */
+static bool may_send_new(const IwConn *c)
+{
+    return c->snd_nxt == c->snd_max && c->seg_cnt < IW_SEGQ &&
+           (c->state == IW_TCP_ESTABLISHED || c->state == IW_TCP_CLOSE_WAIT);
+}
+
+/* Queue and send the segment @s just framed at @f: @n sequence bytes. */
+static void output_seg(IwConn *c, uint8_t *f, IwSeg *s, size_t n)
+{
+    c->seg_cnt++;
+    s->seq = c->snd_max;
+    s->len = (uint32_t)n;
+    s->fin = false;
+    emit_frame(c, f, c->snd_max, TCP_ACK | TCP_PSH, n);
+    if (!c->rtt_timing) {
+        c->rtt_timing = true;
+        c->rtt_seq = c->snd_max;
+        c->rtt_t0 = c->ops->now(c->opaque);
+    }
+    c->snd_max += (uint32_t)n;
+    c->snd_nxt = c->snd_max;
+    if (c->rto_deadline < 0) {
+        rto_arm(c);
+    }
+}
+
+/* New FPDUs, as the window allows.  True if a segment went. */
+static bool output_new(IwConn *c)
+{
+    uint8_t f[IW_FRAME_MAX];
+    uint8_t *buf = f + hdr_len(c);  /* FPDUs are framed in place */
+    bool sent = false;
+
+    while (may_send_new(c) && !c->fin_sent) {
         uint32_t inflight = flight(c), wnd = send_window(c);
         uint32_t room;
         size_t n;
@@ -352,44 +367,48 @@ void iw_tcp_output(IwConn *c)
         if (!n) {
             break;
         }
-        c->seg_cnt++;
-        s->seq = c->snd_max;
-        s->len = (uint32_t)n;
-        s->fin = false;
-        emit_frame(c, f, c->snd_max, TCP_ACK | TCP_PSH, n);
-        if (!c->rtt_timing) {
-            c->rtt_timing = true;
-            c->rtt_seq = c->snd_max;
-            c->rtt_t0 = c->ops->now(c->opaque);
-        }
-        c->snd_max += (uint32_t)n;
-        c->snd_nxt = c->snd_max;
-        if (c->rto_deadline < 0) {
-            rto_arm(c);
-        }
+        output_seg(c, f, s, n);
         sent = true;
     }
-    if (c->fin_queued && !c->fin_sent && !iw_rdmap_pending(c) &&
-        c->snd_nxt == c->snd_max && c->seg_cnt < IW_SEGQ &&
-        (c->state == IW_TCP_ESTABLISHED || c->state == IW_TCP_CLOSE_WAIT) &&
-        tx_ready(c)) {
-        IwSeg *s = &c->segq[(c->seg_head + c->seg_cnt++) % IW_SEGQ];
+    return sent;
+}
 
-        memset(s, 0, sizeof(*s));
-        s->seq = c->snd_max;
-        s->fin = true;
-        c->fin_seq = c->snd_max;
-        emit(c, c->snd_max, TCP_ACK | TCP_FIN);
-        c->snd_max++;
-        c->snd_nxt = c->snd_max;
-        c->fin_sent = true;
-        c->state = c->state == IW_TCP_ESTABLISHED ? IW_TCP_FIN_WAIT_1
-                                                  : IW_TCP_LAST_ACK;
-        if (c->rto_deadline < 0) {
-            rto_arm(c);
-        }
-        sent = true;
+/* The FIN asked for by iw_close(), once all before it is framed. */
+static bool output_fin(IwConn *c)
+{
+    IwSeg *s;
+
+    if (!c->fin_queued || c->fin_sent || iw_rdmap_pending(c) ||
+        !may_send_new(c) || !tx_ready(c)) {
+        return false;
     }
+    s = &c->segq[(c->seg_head + c->seg_cnt++) % IW_SEGQ];
+    memset(s, 0, sizeof(*s));
+    s->seq = c->snd_max;
+    s->fin = true;
+    c->fin_seq = c->snd_max;
+    emit(c, c->snd_max, TCP_ACK | TCP_FIN);
+    c->snd_max++;
+    c->snd_nxt = c->snd_max;
+    c->fin_sent = true;
+    c->state = c->state == IW_TCP_ESTABLISHED ? IW_TCP_FIN_WAIT_1
+                                              : IW_TCP_LAST_ACK;
+    if (c->rto_deadline < 0) {
+        rto_arm(c);
+    }
+    return true;
+}
+
+void iw_tcp_output(IwConn *c)
+{
+    bool sent;
+
+    if (c->dead || c->state == IW_TCP_CLOSED) {
+        return;
+    }
+    sent = output_go_back(c);
+    sent |= output_new(c);
+    sent |= output_fin(c);
     /* A segment sent carried the ACK; one held back goes with the next
      * kick (ack_now stays set). */
     if (c->ack_now && !sent && !c->dead && tx_ready(c)) {
@@ -772,10 +791,10 @@ static void ooo_clear(IwConn *c)
 static void tcp_segment(IwConn *c, const uint8_t *th, size_t tlen,
                         const uint8_t *frame, size_t flen)
 {
-    size_t doff = (size_t)(th[12] >> 4) * 4;
-    uint8_t flags = th[13];
-    uint32_t seq = ldbe32(th + 4), ack = ldbe32(th + 8);
-    uint32_t win = ldbe16(th + 14);
+    size_t doff = (size_t)(th[TCP_OFF_DOFF] >> 4) * 4;
+    uint8_t flags = th[TCP_OFF_FLAGS];
+    uint32_t seq = ldbe32(th + TCP_OFF_SEQ), ack = ldbe32(th + TCP_OFF_ACK);
+    uint32_t win = ldbe16(th + TCP_OFF_WIN);
     const uint8_t *data = th + doff;
     size_t plen = tlen - doff;
     bool fin = flags & TCP_FIN;
@@ -856,7 +875,7 @@ static void tcp_segment(IwConn *c, const uint8_t *th, size_t tlen,
 
 static void input(IwConn *c, const uint8_t *frame, size_t len)
 {
-    size_t off = 12, l3len, tlen;
+    size_t off = ETH_OFF_TYPE, l3len, tlen, doff;
     uint16_t type;
     const uint8_t *ip, *th;
     uint32_t sum;
@@ -867,45 +886,52 @@ static void input(IwConn *c, const uint8_t *frame, size_t len)
     type = ldbe16(frame + off);
     off += 2;
     if (type == ETH_P_8021Q) {
-        if (len < off + 4) {
+        if (len < off + VLAN_TAG_LEN) {
             goto bad;
         }
-        type = ldbe16(frame + off + 2);
-        off += 4;
+        type = ldbe16(frame + off + VLAN_TAG_LEN - 2);
+        off += VLAN_TAG_LEN;
     }
     ip = frame + off;
     if (c->p.ipv4) {
         size_t ihl;
 
-        if (type != ETH_P_IP || len < off + 20 || (ip[0] >> 4) != 4) {
+        if (type != ETH_P_IP || len < off + IPV4_HLEN ||
+            (ip[IPV4_OFF_VER_IHL] >> 4) != 4) {
             goto bad;
         }
-        ihl = (size_t)(ip[0] & 0xF) * 4;
-        l3len = ldbe16(ip + 2);
-        if (ihl < 20 || l3len < ihl + 20 || l3len > len - off || ip[9] != 6 ||
-            (ldbe16(ip + 6) & 0x3FFF) ||          /* fragments */
+        ihl = (size_t)(ip[IPV4_OFF_VER_IHL] & 0xF) * 4;
+        l3len = ldbe16(ip + IPV4_OFF_TOT_LEN);
+        if (ihl < IPV4_HLEN || l3len < ihl + TCP_HLEN || l3len > len - off ||
+            ip[IPV4_OFF_PROTO] != IP_PROTO_TCP ||
+            (ldbe16(ip + IPV4_OFF_FRAG) & IPV4_FRAG_M) ||
             csum_fold(e810_csum_add(0, ip, ihl)) != 0 ||
-            memcmp(ip + 12, c->p.rip, 4) || memcmp(ip + 16, c->p.lip, 4)) {
+            memcmp(ip + IPV4_OFF_SRC, c->p.rip, 4) ||
+            memcmp(ip + IPV4_OFF_DST, c->p.lip, 4)) {
             goto bad;
         }
         th = ip + ihl;
         tlen = l3len - ihl;
-        sum = e810_csum_pseudo_addr(true, ip + 12, ip + 16, IP_PROTO_TCP, tlen);
+        sum = e810_csum_pseudo(ip, false, IP_PROTO_TCP, tlen);
     } else {
-        if (type != ETH_P_IPV6 || len < off + 40 || (ip[0] >> 4) != 6 ||
-            ip[6] != 6) {
+        if (type != ETH_P_IPV6 || len < off + IPV6_HLEN ||
+            (ip[IPV6_OFF_VER_TC_FL] >> 4) != 6 ||
+            ip[IPV6_OFF_NH] != IP_PROTO_TCP) {
             goto bad;
         }
-        tlen = ldbe16(ip + 4);
-        if (tlen < 20 || tlen > len - off - 40 ||
-            memcmp(ip + 8, c->p.rip, 16) || memcmp(ip + 24, c->p.lip, 16)) {
+        tlen = ldbe16(ip + IPV6_OFF_PLEN);
+        if (tlen < TCP_HLEN || tlen > len - off - IPV6_HLEN ||
+            memcmp(ip + IPV6_OFF_SRC, c->p.rip, 16) ||
+            memcmp(ip + IPV6_OFF_DST, c->p.lip, 16)) {
             goto bad;
         }
-        th = ip + 40;
-        sum = e810_csum_pseudo_addr(false, ip + 8, ip + 24, IP_PROTO_TCP, tlen);
+        th = ip + IPV6_HLEN;
+        sum = e810_csum_pseudo(ip, true, IP_PROTO_TCP, tlen);
     }
-    if ((size_t)(th[12] >> 4) * 4 < 20 || (size_t)(th[12] >> 4) * 4 > tlen ||
-        ldbe16(th) != c->p.rport || ldbe16(th + 2) != c->p.lport) {
+    doff = (size_t)(th[TCP_OFF_DOFF] >> 4) * 4;
+    if (doff < TCP_HLEN || doff > tlen ||
+        ldbe16(th + TCP_OFF_SPORT) != c->p.rport ||
+        ldbe16(th + TCP_OFF_DPORT) != c->p.lport) {
         goto bad;
     }
     if (csum_fold(e810_csum_add(sum, th, tlen)) != 0) {
@@ -961,7 +987,7 @@ void iw_timer(IwConn *c)
         } else if (c->snd_una == c->snd_max) {
             c->probe = true;        /* zero-window probe */
             rto_arm(c);
-        } else if (c->retries >= (c->p.rexmit_thresh ? c->p.rexmit_thresh : 8)) {
+        } else if (c->retries >= rexmit_limit(c)) {
             emit(c, c->snd_max, TCP_RST | TCP_ACK);
             set_closed(c);
             c->dead = true;

@@ -82,32 +82,36 @@ int iw_post_raw(IwConn *c, uint32_t len, uint64_t cookie)
 size_t iw_build_terminate(uint8_t *out, uint32_t term, const uint8_t *ulpdu,
                           size_t ulpdu_len)
 {
-    size_t n = 4, hl;
+    size_t n = IW_TERM_HDR_LEN, hl;
 
-    out[0] = (uint8_t)((term >> 12 & 0xF) << 4 | (term >> 8 & 0xF));
-    out[1] = (uint8_t)term;
-    out[2] = 0;
-    out[3] = 0;
-    if (!ulpdu || ulpdu_len < 2 || (term >> 12) == IW_LAYER_MPA) {
+    out[IW_TERM_LAYER_ETYPE] = (uint8_t)((term >> 12 & 0xF) << IW_TERM_LAYER_S |
+                                         (term >> 8 & 0xF));
+    out[IW_TERM_ECODE] = (uint8_t)term;
+    out[IW_TERM_HDRCT] = 0;
+    out[IW_TERM_HDRCT + 1] = 0;
+    if (!ulpdu || ulpdu_len < IW_RDMAP_CTRL + 1 ||
+        (term >> 12) == IW_LAYER_MPA) {
         return n;
     }
     /* DDP segment length, DDP header and, for Read Requests, the RDMAP
      * header (RFC 5040 4.8, irdma_bld_terminate_hdr()). */
-    hl = (ulpdu[0] & 0x80) ? IW_DDP_TAGGED_HDR : IW_DDP_UNTAGGED_HDR;
+    hl = (ulpdu[IW_DDP_CTRL] & IW_DDP_T) ? IW_DDP_TAGGED_HDR
+                                          : IW_DDP_UNTAGGED_HDR;
     if (ulpdu_len < hl) {
         return n;
     }
     stbe16(out + n, (uint16_t)ulpdu_len);
-    n += 2;
-    out[2] |= 0x80;
+    n += IW_TERM_DDP_SEG_LEN_LEN;
+    out[IW_TERM_HDRCT] |= IW_TERM_HDRCT_M;
     memcpy(out + n, ulpdu, hl);
     n += hl;
-    out[2] |= 0x40;
-    if ((ulpdu[1] & 0xF) == IW_OP_READ_REQ && !(ulpdu[0] & 0x80) &&
+    out[IW_TERM_HDRCT] |= IW_TERM_HDRCT_D;
+    if ((ulpdu[IW_RDMAP_CTRL] & IW_RDMAP_OPCODE_M) == IW_OP_READ_REQ &&
+        !(ulpdu[IW_DDP_CTRL] & IW_DDP_T) &&
         ulpdu_len >= hl + IW_READ_REQ_LEN) {
         memcpy(out + n, ulpdu + hl, IW_READ_REQ_LEN);
         n += IW_READ_REQ_LEN;
-        out[2] |= 0x20;
+        out[IW_TERM_HDRCT] |= IW_TERM_HDRCT_R;
     }
     return n;
 }
@@ -156,21 +160,21 @@ bool iw_rdmap_pending(const IwConn *c)
 static void hdr_untagged(uint8_t *u, bool last, unsigned op, uint32_t rsvd,
                          uint32_t qn, uint32_t msn, uint32_t mo)
 {
-    u[0] = (last ? 0x40 : 0) | 1;
-    u[1] = 0x40 | op;
-    stbe32(u + 2, rsvd);
-    stbe32(u + 6, qn);
-    stbe32(u + 10, msn);
-    stbe32(u + 14, mo);
+    u[IW_DDP_CTRL] = iw_ddp_ctrl(false, last);
+    u[IW_RDMAP_CTRL] = iw_rdmap_ctrl(op);
+    stbe32(u + IW_DDP_RSVDULP, rsvd);
+    stbe32(u + IW_DDP_QN, qn);
+    stbe32(u + IW_DDP_MSN, msn);
+    stbe32(u + IW_DDP_MO, mo);
 }
 
 static void hdr_tagged(uint8_t *u, bool last, unsigned op, uint32_t stag,
                        uint64_t to)
 {
-    u[0] = 0x80 | (last ? 0x40 : 0) | 1;
-    u[1] = 0x40 | op;
-    stbe32(u + 2, stag);
-    stbe64(u + 6, to);
+    u[IW_DDP_CTRL] = iw_ddp_ctrl(true, last);
+    u[IW_RDMAP_CTRL] = iw_rdmap_ctrl(op);
+    stbe32(u + IW_DDP_STAG, stag);
+    stbe64(u + IW_DDP_TO, to);
 }
 
 static void msg_framed(IwConn *c, IwMsg *m, size_t n)
@@ -224,166 +228,214 @@ static void desc(IwSeg *d, const uint8_t *u, size_t hl, uint8_t src,
     d->raw = false;
 }
 
+/* The Terminate waiting to go, as one FPDU. */
+static size_t next_terminate(IwConn *c, uint8_t *out, size_t maxu, IwSeg *d)
+{
+    uint8_t *u = out + IW_MPA_HDR;
+
+    if (maxu < IW_DDP_UNTAGGED_HDR + c->term_len) {
+        return 0;
+    }
+    hdr_untagged(u, true, IW_OP_TERMINATE, 0, IW_QN_TERM,
+                 c->tx_msn[IW_QN_TERM]++, 0);
+    memcpy(u + IW_DDP_UNTAGGED_HDR, c->term, c->term_len);
+    desc(d, u, IW_DDP_UNTAGGED_HDR, IW_SRC_TERM, (uint32_t)c->term_len);
+    c->term_pending = false;
+    c->term_sent = true;
+    c->stats.fpdus_tx++;
+    c->ops->event(c->opaque, IW_EV_TERMINATE_SENT, 0, NULL, 0);
+    return iw_mpa_seal(out, IW_DDP_UNTAGGED_HDR + c->term_len);
+}
+
+/*
+ * Payload bytes of the next piece of a message with @left bytes to go
+ * behind an @hl-byte header, in a ULPDU of at most @maxu bytes; false if
+ * none goes now: no room, or (window-limited, or @tail_only) a piece too
+ * short or not the last.
+ */
+static bool piece_len(size_t maxu, size_t hl, uint32_t left, bool tail_only,
+                      size_t *len)
+{
+    size_t n;
+
+    if (maxu <= hl) {
+        return false;
+    }
+    n = maxu - hl;
+    if (n > left) {
+        n = left;
+    }
+    if (n < left && (n < 16 || tail_only)) {
+        return false;
+    }
+    *len = n;
+    return true;
+}
+
+/* The next Read Response segment for the oldest inbound Read. */
+static size_t next_read_resp(IwConn *c, uint8_t *out, size_t maxu,
+                             bool tail_only, IwSeg *d)
+{
+    uint8_t *u = out + IW_MPA_HDR;
+    IwReadResp *rr = &c->irq[c->irq_head];
+    uint32_t left = rr->len - rr->off;
+    size_t n;
+    bool last;
+
+    if (!piece_len(maxu, IW_DDP_TAGGED_HDR, left, tail_only, &n)) {
+        return 0;
+    }
+    last = n == left;
+    hdr_tagged(u, last, IW_OP_READ_RESP, rr->sink_stag,
+               rr->sink_to + rr->off);
+    if (n) {
+        int t = c->ops->read_fetch(c->opaque, rr->src_stag,
+                                   rr->src_to + rr->off,
+                                   u + IW_DDP_TAGGED_HDR, n);
+
+        if (t) {
+            /* The source went away (invalidated, unreadable): no
+             * response with made-up data; the owner is told. */
+            tx_fail(c, NULL, (uint32_t)t);
+            return 0;
+        }
+    }
+    desc(d, u, IW_DDP_TAGGED_HDR, n ? IW_SRC_FETCH : IW_SRC_NONE,
+         (uint32_t)n);
+    d->stag = rr->src_stag;
+    d->off = rr->src_to + rr->off;
+    rr->off += (uint32_t)n;
+    if (last) {
+        c->irq_head = (c->irq_head + 1) % IW_IRQ_MAX;
+        c->irq_cnt--;
+    }
+    c->stats.fpdus_tx++;
+    return iw_mpa_seal(out, IW_DDP_TAGGED_HDR + n);
+}
+
+/* Streaming-mode bytes of @m: no framing at all. */
+static size_t next_raw(IwConn *c, IwMsg *m, uint8_t *out, size_t room,
+                       bool tail_only, IwSeg *d)
+{
+    size_t left = m->len - m->off;
+    size_t n;
+
+    if (tail_only && room < left) {
+        return 0;
+    }
+    n = room < left ? room : left;
+    if (n && c->ops->gather(c->opaque, m->cookie, m->off, out, n)) {
+        tx_fail(c, m, IW_T_RDMAP_CATASTROPHIC);
+        return 0;
+    }
+    d->raw = true;
+    d->src = IW_SRC_GATHER;
+    d->hlen = 0;
+    d->plen = (uint32_t)n;
+    d->cookie = m->cookie;
+    d->off = m->off;
+    m->off += (uint32_t)n;
+    if (m->off == m->len) {
+        msg_framed(c, m, n);
+    }
+    /* Zero-length stream data: nothing to send, done at once. */
+    return n;
+}
+
+/* The Read Request @m: one FPDU, headers only. */
+static size_t next_read_req(IwConn *c, IwMsg *m, uint8_t *out, size_t maxu,
+                            IwSeg *d)
+{
+    uint8_t *u = out + IW_MPA_HDR;
+    uint8_t *rreq = u + IW_DDP_UNTAGGED_HDR;
+    size_t n;
+
+    if (maxu < IW_DDP_UNTAGGED_HDR + IW_READ_REQ_LEN) {
+        return 0;
+    }
+    m->msn = c->tx_msn[IW_QN_READ]++;
+    hdr_untagged(u, true, IW_OP_READ_REQ, 0, IW_QN_READ, m->msn, 0);
+    stbe32(rreq + IW_RREQ_SINK_STAG, m->stag);
+    stbe64(rreq + IW_RREQ_SINK_TO, m->to);
+    stbe32(rreq + IW_RREQ_SIZE, m->len);
+    stbe32(rreq + IW_RREQ_SRC_STAG, m->src_stag);
+    stbe64(rreq + IW_RREQ_SRC_TO, m->src_to);
+    desc(d, u, IW_DDP_UNTAGGED_HDR + IW_READ_REQ_LEN, IW_SRC_NONE, 0);
+    n = iw_mpa_seal(out, IW_DDP_UNTAGGED_HDR + IW_READ_REQ_LEN);
+    msg_framed(c, m, n);
+    c->stats.fpdus_tx++;
+    return n;
+}
+
+/* The next segment of the Send or RDMA Write @m. */
+static size_t next_data(IwConn *c, IwMsg *m, uint8_t *out, size_t maxu,
+                        bool tail_only, IwSeg *d)
+{
+    uint8_t *u = out + IW_MPA_HDR;
+    bool tagged = m->op == IW_OP_WRITE;
+    size_t hl = tagged ? IW_DDP_TAGGED_HDR : IW_DDP_UNTAGGED_HDR;
+    uint32_t left = m->len - m->off;
+    size_t len, n;
+    bool last;
+
+    if (!piece_len(maxu, hl, left, tail_only, &len)) {
+        return 0;
+    }
+    last = len == left;
+    if (m->off == 0 && !tagged) {
+        m->msn = c->tx_msn[IW_QN_SEND]++;
+    }
+    if (tagged) {
+        hdr_tagged(u, last, IW_OP_WRITE, m->stag, m->to + m->off);
+    } else {
+        bool inv = m->op == IW_OP_SEND_INV || m->op == IW_OP_SEND_SE_INV;
+
+        hdr_untagged(u, last, m->op, inv ? m->stag : 0, IW_QN_SEND,
+                     m->msn, m->off);
+    }
+    if (len && c->ops->gather(c->opaque, m->cookie, m->off, u + hl, len)) {
+        /* Not one more byte of it: the rest would be made up. */
+        tx_fail(c, m, IW_T_RDMAP_CATASTROPHIC);
+        return 0;
+    }
+    desc(d, u, hl, len ? IW_SRC_GATHER : IW_SRC_NONE, (uint32_t)len);
+    d->cookie = m->cookie;
+    d->off = m->off;
+    m->off += (uint32_t)len;
+    n = iw_mpa_seal(out, hl + len);
+    if (last) {
+        msg_framed(c, m, n);
+    }
+    c->stats.fpdus_tx++;
+    return n;
+}
+
 size_t iw_rdmap_next(IwConn *c, uint8_t *out, size_t room, bool tail_only,
                      IwSeg *d)
 {
     size_t maxu = iw_mpa_max_ulpdu(room);
-    uint8_t *u = out + IW_MPA_HDR;
-    size_t n;
     IwMsg *m;
 
     if (c->term_pending) {
-        if (maxu < IW_DDP_UNTAGGED_HDR + c->term_len) {
-            return 0;
-        }
-        hdr_untagged(u, true, IW_OP_TERMINATE, 0, IW_QN_TERM,
-                     c->tx_msn[IW_QN_TERM]++, 0);
-        memcpy(u + IW_DDP_UNTAGGED_HDR, c->term, c->term_len);
-        desc(d, u, IW_DDP_UNTAGGED_HDR, IW_SRC_TERM, (uint32_t)c->term_len);
-        c->term_pending = false;
-        c->term_sent = true;
-        c->stats.fpdus_tx++;
-        c->ops->event(c->opaque, IW_EV_TERMINATE_SENT, 0, NULL, 0);
-        return iw_mpa_seal(out, IW_DDP_UNTAGGED_HDR + c->term_len);
+        return next_terminate(c, out, maxu, d);
     }
     if (c->term_sent || c->tx_halted) {
         return 0;               /* nothing follows a Terminate or a failure */
     }
     if (c->irq_cnt) {
-        IwReadResp *rr = &c->irq[c->irq_head];
-        uint32_t left = rr->len - rr->off;
-        bool last;
-
-        if (maxu <= IW_DDP_TAGGED_HDR) {
-            return 0;
-        }
-        n = maxu - IW_DDP_TAGGED_HDR;
-        if (n > left) {
-            n = left;
-        }
-        if (n < left && (n < 16 || tail_only)) {
-            return 0;
-        }
-        last = n == left;
-        hdr_tagged(u, last, IW_OP_READ_RESP, rr->sink_stag,
-                   rr->sink_to + rr->off);
-        if (n) {
-            int t = c->ops->read_fetch(c->opaque, rr->src_stag,
-                                       rr->src_to + rr->off,
-                                       u + IW_DDP_TAGGED_HDR, n);
-
-            if (t) {
-                /* The source went away (invalidated, unreadable): no
-                 * response with made-up data; the owner is told. */
-                tx_fail(c, NULL, (uint32_t)t);
-                return 0;
-            }
-        }
-        desc(d, u, IW_DDP_TAGGED_HDR, n ? IW_SRC_FETCH : IW_SRC_NONE,
-             (uint32_t)n);
-        d->stag = rr->src_stag;
-        d->off = rr->src_to + rr->off;
-        rr->off += (uint32_t)n;
-        if (last) {
-            c->irq_head = (c->irq_head + 1) % IW_IRQ_MAX;
-            c->irq_cnt--;
-        }
-        c->stats.fpdus_tx++;
-        return iw_mpa_seal(out, IW_DDP_TAGGED_HDR + n);
+        return next_read_resp(c, out, maxu, tail_only, d);
     }
     if (c->mq_tx >= c->mq_cnt) {
         return 0;
     }
     m = mq_at(c, c->mq_tx);
     switch (m->op) {
-    case IW_OP_RAW: {
-        size_t left = m->len - m->off;
-
-        if (tail_only && room < left) {
-            return 0;
-        }
-        n = room < left ? room : left;
-        if (n && c->ops->gather(c->opaque, m->cookie, m->off, out, n)) {
-            tx_fail(c, m, IW_T_RDMAP_CATASTROPHIC);
-            return 0;
-        }
-        d->raw = true;
-        d->src = IW_SRC_GATHER;
-        d->hlen = 0;
-        d->plen = (uint32_t)n;
-        d->cookie = m->cookie;
-        d->off = m->off;
-        m->off += (uint32_t)n;
-        if (m->off == m->len) {
-            msg_framed(c, m, n);
-        }
-        if (!n) {
-            /* Zero-length stream data: nothing to send, done at once. */
-            return 0;
-        }
-        return n;
-    }
+    case IW_OP_RAW:
+        return next_raw(c, m, out, room, tail_only, d);
     case IW_OP_READ_REQ:
-        if (maxu < IW_DDP_UNTAGGED_HDR + IW_READ_REQ_LEN) {
-            return 0;
-        }
-        m->msn = c->tx_msn[IW_QN_READ]++;
-        hdr_untagged(u, true, IW_OP_READ_REQ, 0, IW_QN_READ, m->msn, 0);
-        stbe32(u + 18, m->stag);
-        stbe64(u + 22, m->to);
-        stbe32(u + 30, m->len);
-        stbe32(u + 34, m->src_stag);
-        stbe64(u + 38, m->src_to);
-        desc(d, u, IW_DDP_UNTAGGED_HDR + IW_READ_REQ_LEN, IW_SRC_NONE, 0);
-        n = iw_mpa_seal(out, IW_DDP_UNTAGGED_HDR + IW_READ_REQ_LEN);
-        msg_framed(c, m, n);
-        c->stats.fpdus_tx++;
-        return n;
-    default: {
-        bool tagged = m->op == IW_OP_WRITE;
-        size_t hl = tagged ? IW_DDP_TAGGED_HDR : IW_DDP_UNTAGGED_HDR;
-        uint32_t left = m->len - m->off;
-        size_t len;
-        bool last;
-
-        if (maxu <= hl) {
-            return 0;
-        }
-        len = maxu - hl;
-        if (len > left) {
-            len = left;
-        }
-        if (len < left && (len < 16 || tail_only)) {
-            return 0;
-        }
-        last = len == left;
-        if (m->off == 0 && !tagged) {
-            m->msn = c->tx_msn[IW_QN_SEND]++;
-        }
-        if (tagged) {
-            hdr_tagged(u, last, IW_OP_WRITE, m->stag, m->to + m->off);
-        } else {
-            bool inv = m->op == IW_OP_SEND_INV || m->op == IW_OP_SEND_SE_INV;
-
-            hdr_untagged(u, last, m->op, inv ? m->stag : 0, IW_QN_SEND,
-                         m->msn, m->off);
-        }
-        if (len && c->ops->gather(c->opaque, m->cookie, m->off, u + hl, len)) {
-            /* Not one more byte of it: the rest would be made up. */
-            tx_fail(c, m, IW_T_RDMAP_CATASTROPHIC);
-            return 0;
-        }
-        desc(d, u, hl, len ? IW_SRC_GATHER : IW_SRC_NONE, (uint32_t)len);
-        d->cookie = m->cookie;
-        d->off = m->off;
-        m->off += (uint32_t)len;
-        n = iw_mpa_seal(out, hl + len);
-        if (last) {
-            msg_framed(c, m, n);
-        }
-        c->stats.fpdus_tx++;
-        return n;
-    }
+        return next_read_req(c, m, out, maxu, d);
+    default:
+        return next_data(c, m, out, maxu, tail_only, d);
     }
 }
 

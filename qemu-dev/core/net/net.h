@@ -37,6 +37,46 @@
 #define TCP_ACK                 0x10
 #define UDP_HLEN                8
 
+/* Header fields: byte offsets from the start of their header. */
+#define ETH_OFF_DST             0
+#define ETH_OFF_SRC             6
+#define ETH_OFF_TYPE            12          /* or the first tag's TPID */
+#define VLAN_TAG_LEN            4           /* TPID, TCI */
+#define VLAN_OFF_TCI            2           /* from the TPID */
+#define IPV4_OFF_VER_IHL        0
+#define IPV4_OFF_TOS            1
+#define IPV4_OFF_TOT_LEN        2
+#define IPV4_OFF_ID             4
+#define IPV4_OFF_FRAG           6           /* flags, fragment offset */
+#define IPV4_OFF_TTL            8
+#define IPV4_OFF_PROTO          9
+#define IPV4_OFF_CSUM           10
+#define IPV4_OFF_SRC            12
+#define IPV4_OFF_DST            16
+#define IPV4_VER_IHL_5          0x45        /* version 4, no options */
+#define IPV4_DF                 0x4000
+#define IPV4_FRAG_M             0x3FFF      /* MF and the offset */
+#define IPV6_OFF_VER_TC_FL      0           /* version, class, flow label */
+#define IPV6_OFF_PLEN           4
+#define IPV6_OFF_NH             6
+#define IPV6_OFF_HLIM           7
+#define IPV6_OFF_SRC            8
+#define IPV6_OFF_DST            24
+#define IPV6_FLOW_M             0xFFFFF
+#define TCP_OFF_SPORT           0
+#define TCP_OFF_DPORT           2
+#define TCP_OFF_SEQ             4
+#define TCP_OFF_ACK             8
+#define TCP_OFF_DOFF            12          /* data offset << 4 */
+#define TCP_OFF_FLAGS           13
+#define TCP_OFF_WIN             14
+#define TCP_OFF_CSUM            16
+#define TCP_OFF_URG             18
+#define UDP_OFF_SPORT           0
+#define UDP_OFF_DPORT           2
+#define UDP_OFF_LEN             4
+#define UDP_OFF_CSUM            6
+
 /* ---- a received frame, parsed once ---------------------------------------- */
 
 #define E810_FRAME_NO_VLAN      0xFFFFu
@@ -84,6 +124,49 @@ static inline const uint8_t *e810_frame_l4(const E810Frame *fr)
 {
     return fr->data + fr->l4_off;
 }
+
+/* ---- a frame to send, built once ----------------------------------------- */
+
+/*
+ * Where a frame goes: what its Ethernet, IP and TCP/UDP headers say.
+ * Each sender (the iWARP engine, RoCEv2, the PUDA) describes its path
+ * and leaves the headers to e810_frame_start/e810_frame_seal.
+ */
+typedef struct E810NetPath {
+    uint8_t dmac[6], smac[6];
+    bool vlan;                  /* an 802.1Q tag with @vlan_tci */
+    uint16_t vlan_tci;
+    bool ipv4;                  /* IPv4 (no options, DF), else IPv6 */
+    uint8_t sip[16], dip[16];   /* IPv4: the first 4 bytes */
+    uint8_t tos;                /* IPv4 TOS, IPv6 traffic class */
+    uint8_t ttl;                /* TTL or hop limit, as it goes */
+    uint32_t flow_label;        /* IPv6 */
+    uint16_t ip_id;             /* IPv4 identification */
+    uint8_t proto;              /* IP_PROTO_TCP or IP_PROTO_UDP */
+    uint16_t sport, dport;
+} E810NetPath;
+
+/* Offsets of the IP and the TCP/UDP header in frames on @p. */
+size_t e810_frame_l3_start(const E810NetPath *p);
+size_t e810_frame_l4_start(const E810NetPath *p);
+/*
+ * Start a frame on @p in @buf: Ethernet, the tag, the IP header (its
+ * lengths and checksum left to the seal) and the TCP/UDP ports.  Returns
+ * the L4 header's offset; the rest of the L4 header and the payload are
+ * the caller's (e810_tcp_put for a TCP header without options).
+ */
+size_t e810_frame_start(uint8_t *buf, const E810NetPath *p);
+/* The TCP header after the ports at @th: no options. */
+void e810_tcp_put(uint8_t *th, uint32_t seq, uint32_t ack, uint8_t flags,
+                  uint16_t win);
+/* The lengths of a frame on @p that ends at @end: IPv4 total length and
+ * header checksum, or IPv6 payload length; the UDP length. */
+void e810_frame_set_lengths(uint8_t *buf, const E810NetPath *p, size_t end);
+/* The TCP or UDP checksum, after the lengths.  UDP over IPv4 carries none
+ * (0); over IPv6 it must (RFC 8200 8.1), 0 going as 0xFFFF. */
+void e810_frame_l4_csum(uint8_t *buf, const E810NetPath *p, size_t end);
+/* Lengths and checksums of a frame ending at @end; returns @end. */
+size_t e810_frame_seal(uint8_t *buf, const E810NetPath *p, size_t end);
 
 /* ---- Internet checksum (RFC 1071) ----------------------------------------- */
 

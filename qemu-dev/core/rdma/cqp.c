@@ -10,8 +10,7 @@
 #include "../bytes.h"
 #include "../../trace.h"
 #include "rdma.h"
-#include "qpdp.h"
-#include "../roce/roce.h"
+#include "engine.h"
 
 #ifndef E810_IN_QEMU
 #include <stdarg.h>
@@ -201,8 +200,7 @@ static void cqp_execute(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     }
     cqp_ops[op].fn(c, op, wqe, r);
     if (!r->maj) {
-        e810_qpdp_cqp(c, op, wqe, r);   /* QP ops: the iWARP data path */
-        e810_roce_cqp(c, op, wqe, r);   /* and the RoCEv2 one */
+        e810_eng_cqp(c, op, wqe, r);    /* the QP engine follows */
     }
 }
 
@@ -249,9 +247,7 @@ static void cqp_doorbell(E810Core *c, uint32_t head)
         return;
     }
     rd->in_cqp = true;
-    if (rd->protocol == PROTOCOL_ROCE) {
-        e810_roce_ud_catch_up(c);
-    }
+    e810_eng_cqp_doorbell(c);
     for (budget = rd->cqp_size; budget && rd->cqp_tail != head; budget--) {
         uint32_t idx = rd->cqp_tail;
         uint64_t addr = rd->cqp_sq_pa + (uint64_t)idx * E810_RDMA_CQP_WQE_SIZE;
@@ -307,17 +303,16 @@ static void cqp_state_clear(E810Core *c)
     E810RdmaMr *mr = rd->mr;
     void *ah = rd->ah;
     E810RdmaMcg *mcg = rd->mcg;
-    struct E810Qpdp *qpdp = rd->qpdp;
+    struct E810Eng *eng = rd->eng;
     struct E810Roce *roce = rd->roce;
 
-    e810_qpdp_reset(c);
-    e810_roce_reset(c);
+    e810_eng_reset(c);
     /* Everything the engine knows goes with the CQP; tables stay allocated. */
     memset(rd, 0, sizeof(*rd));
     rd->mr = mr;
     rd->ah = ah;
     rd->mcg = mcg;
-    rd->qpdp = qpdp;
+    rd->eng = eng;
     rd->roce = roce;
     if (mr) {
         memset(mr, 0, sizeof(*mr) * E810_RDMA_MAX_MRS);
@@ -507,8 +502,7 @@ void e810_rdma_init(E810Core *c)
 
 void e810_rdma_cleanup(E810Core *c)
 {
-    e810_qpdp_cleanup(c);
-    e810_roce_cleanup(c);
+    e810_eng_cleanup(c);
     free(c->rdma.mr);
     free(c->rdma.ah);
     free(c->rdma.mcg);

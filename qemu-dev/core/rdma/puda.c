@@ -151,6 +151,37 @@ bool e810_rdma_xmit_group(E810Core *c, const uint8_t *frame, size_t len,
 }
 
 /*
+ * The path of a PUDA frame from its AH and ARP entry: Ethernet
+ * destination from the ARP cache, everything else from the AH.  The TCP
+ * ports are the segment's own.
+ */
+static void puda_path(E810Core *c, const uint64_t *ah, unsigned arp,
+                      E810NetPath *np)
+{
+    bool v4 = ah[3] & CQPSQ_AH_IPV4VALID;
+    unsigned ttl = CQPSQ_AH_HOPLIMIT(ah[2]);
+
+    memset(np, 0, sizeof(*np));
+    memcpy(np->dmac, c->rdma.arp[arp].mac, 6);
+    e810_rdma_mac_from_u64(np->smac, CQPSQ_AH_MACADDR(ah[0]));
+    np->vlan = ah[3] & CQPSQ_AH_INSERTVLANTAG;
+    np->vlan_tci = CQPSQ_AH_VLANTAG(ah[1]);
+    np->ipv4 = v4;
+    np->tos = CQPSQ_AH_TC(ah[1]);
+    np->ttl = ttl ? ttl : 64;
+    np->proto = IP_PROTO_TCP;
+    if (v4) {
+        np->ip_id = c->puda.ip_id;
+        e810_rdma_ip_from_words(np->dip, true, 0, ah[4]);
+        e810_rdma_ip_from_words(np->sip, true, 0, ah[6]);
+    } else {
+        np->flow_label = CQPSQ_AH_FLOWLABEL(ah[2]);
+        e810_rdma_ip_from_words(np->sip, false, ah[7], ah[6]);
+        e810_rdma_ip_from_words(np->dip, false, ah[5], ah[4]);
+    }
+}
+
+/*
  * Build and send the frame of one SQ WQE.  Returns false for a malformed
  * WQE (error completion); a frame that cannot be delivered (no AH, no
  * ARP entry, link down) still completes normally, as a loss on the wire.
@@ -163,13 +194,14 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
     unsigned tcp_hlen = QPSQ_L4LEN(w[3]) * 4;
     uint32_t ahid = QPSQ_AHID(w[3]);
     const uint64_t *ah;
-    uint8_t *ip, *tcp;
-    unsigned arp, l2 = 14, l3;
+    E810NetPath np;
+    unsigned arp;
+    size_t l4;
     bool v4, lpb;
-    uint32_t sum;
 
-    if (QPSQ_OPCODE(w[3]) != OP_RDMA_SEND || seg_len < 20 ||
-        seg_len > E810_PUDA_MAX_SEG || tcp_hlen < 20 || tcp_hlen > seg_len) {
+    if (QPSQ_OPCODE(w[3]) != OP_RDMA_SEND || seg_len < TCP_HLEN ||
+        seg_len > E810_PUDA_MAX_SEG || tcp_hlen < TCP_HLEN ||
+        tcp_hlen > seg_len) {
         c->puda.stats.tx_bad_wqe++;
         e810_guest_error(c, "puda: QP %u WQE %u op 0x%x len %u l4len %u", id,
                          idx, QPSQ_OPCODE(w[3]), seg_len, tcp_hlen);
@@ -189,58 +221,23 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
         puda_tx_drop(c, id, idx, "ARP entry not valid");
         return true;
     }
-    /* Ethernet: destination from the ARP cache, source from the AH. */
-    memcpy(f, c->rdma.arp[arp].mac, 6);
-    e810_rdma_mac_from_u64(f + 6, CQPSQ_AH_MACADDR(ah[0]));
-    if (ah[3] & CQPSQ_AH_INSERTVLANTAG) {
-        stbe16(f + 12, 0x8100);
-        stbe16(f + 14, CQPSQ_AH_VLANTAG(ah[1]));
-        l2 = 18;
-    }
-    stbe16(f + l2 - 2, v4 ? 0x0800 : 0x86DD);
-    ip = f + l2;
-    l3 = v4 ? 20 : 40;
-    tcp = ip + l3;
-    if (e810_dma_read(c, w[0], tcp, seg_len)) {
+    puda_path(c, ah, arp, &np);
+    l4 = e810_frame_start(f, &np);
+    /* The segment, TCP header and ports included, over what start put. */
+    if (e810_dma_read(c, w[0], f + l4, seg_len)) {
         c->puda.stats.tx_bad_wqe++;
         e810_guest_error(c, "puda: QP %u WQE %u buffer 0x%" PRIx64
                          " unreadable", id, idx, w[0]);
         return false;
     }
-    memset(ip, 0, l3);
     if (v4) {
-        unsigned ttl = CQPSQ_AH_HOPLIMIT(ah[2]);
-
-        ip[0] = 0x45;
-        ip[1] = CQPSQ_AH_TC(ah[1]);
-        stbe16(ip + 2, (uint16_t)(20 + seg_len));
-        stbe16(ip + 4, c->puda.ip_id++);
-        stbe16(ip + 6, 0x4000);           /* DF */
-        ip[8] = ttl ? ttl : 64;
-        ip[9] = 6;
-        e810_rdma_ip_from_words(ip + 16, true, 0, ah[4]);
-        e810_rdma_ip_from_words(ip + 12, true, 0, ah[6]);
-        stbe16(ip + 10, ~e810_csum_fold(e810_csum_add(0, ip, 20)));
-    } else {
-        uint32_t tc = CQPSQ_AH_TC(ah[1]);
-        unsigned hop = CQPSQ_AH_HOPLIMIT(ah[2]);
-
-        stbe32(ip, 6u << 28 | tc << 20 | CQPSQ_AH_FLOWLABEL(ah[2]));
-        stbe16(ip + 4, (uint16_t)seg_len);
-        ip[6] = 6;
-        ip[7] = hop ? hop : 64;
-        e810_rdma_ip_from_words(ip + 8, false, ah[7], ah[6]);
-        e810_rdma_ip_from_words(ip + 24, false, ah[5], ah[4]);
+        c->puda.ip_id++;
     }
-    /* TCP checksum over the pseudo header and the whole segment. */
-    stbe16(tcp + 16, 0);
-    sum = e810_csum_pseudo(ip, !v4, 6, seg_len);
-    sum = e810_csum_add(sum, tcp, seg_len);
-    stbe16(tcp + 16, ~e810_csum_fold(sum));
+    e810_frame_seal(f, &np, l4 + seg_len);
 
     lpb = ah[3] & CQPSQ_AH_DOLOOPBACKCHECK;
-    trace_e810_puda_tx(id, idx, seg_len, ahid, tcp[13], lpb);
-    if (!e810_rdma_xmit(c, f, l2 + l3 + seg_len, lpb)) {
+    trace_e810_puda_tx(id, idx, seg_len, ahid, f[l4 + TCP_OFF_FLAGS], lpb);
+    if (!e810_rdma_xmit(c, f, l4 + seg_len, lpb)) {
         puda_tx_drop(c, id, idx, "link down or backend refused");
         return true;
     }

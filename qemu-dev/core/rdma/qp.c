@@ -11,8 +11,7 @@
 #include "../../trace.h"
 #include "rdma.h"
 #include "puda.h"
-#include "qpdp.h"
-#include "../roce/roce.h"
+#include "engine.h"
 
 static E810RdmaQp *qp_lookup(E810Core *c, uint32_t id)
 {
@@ -199,8 +198,7 @@ void e810_rdma_wqe_alloc(E810Core *c, uint32_t val)
         return;
     }
     trace_e810_rdma_sq_doorbell(id, qp->state);
-    e810_qpdp_doorbell(c, id);          /* iWARP data path (qpdp.c) */
-    e810_roce_doorbell(c, id);          /* RoCEv2 data path (core/roce/) */
+    e810_eng_doorbell(c, id);
 }
 
 /*

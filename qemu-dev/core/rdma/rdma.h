@@ -237,7 +237,7 @@ typedef struct E810Rdma {
 
     E810RdmaCounters stats;
     uint64_t pestat[E810_PE_COUNT];
-    struct E810Qpdp *qpdp;      /* iWARP data path (qpdp.c), lazily */
+    struct E810Eng *eng;        /* the QP engine (engine.c), lazily */
     struct E810Roce *roce;      /* RoCEv2 data path (core/roce/), lazily */
 } E810Rdma;
 

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * E810 RoCEv2 engine: RC and UD queue pairs.
+ * E810 RoCEv2 engine: RC and UD queue pairs, the RoCEv2 transport of the
+ * QP engine (rdma/engine.h).
  *
- * The control path (rdma/qp.c) keeps the QP table; this file follows its
- * CREATE/MODIFY/DESTROY_QP and FLUSH_WQES ops in RoCE mode, reads the
- * RoCE QP host context (ctrl.c:irdma_sc_qp_setctx_roce_gen_2, see
- * docs/roce.md), and moves data:
+ * This file is its control part -- it follows CREATE/MODIFY_QP in RoCE
+ * mode, reads the RoCE QP host context (ctrl.c:
+ * irdma_sc_qp_setctx_roce_gen_2, see docs/roce.md), hands received
+ * packets to the role that takes them -- and the helpers the roles share.
+ * The roles, each in its file:
  *
  *  - UD (QP 1, the GSI QP rdma_cm's connection manager talks through, and
  *    any IB_QPT_UD QP): each SQ WQE is one datagram to the address handle
@@ -36,235 +38,105 @@
 #include "../../trace.h"
 #include "../rdma/rdma.h"
 #include "../rdma/wqe.h"
+#include "../rdma/engine.h"
 #include "../rdma/iwarp-hooks.h"
 #include "roce.h"
 #include "roce-int.h"
+#include "qp-int.h"
 
 #ifndef E810_IN_QEMU
 #include <stdlib.h>
 #endif
 
-/* UD receive completions carry OP_TYPE_REC: the BTH opcode does not fit
- * the 6-bit field and the driver only looks for WRITE with immediate. */
-
-#define ROCE_MAX_SGE            16
-#define ROCE_MAX_INLINE         256
-#define ROCE_WQ_MAX             256     /* WQEs the requester tracks */
-#define ROCE_WINDOW             64      /* unacknowledged packets */
-#define ROCE_ACKREQ_EVERY       16      /* ask for an ACK within a message */
-#define ROCE_RTO_NS             (50 * 1000 * 1000LL)
-#define ROCE_RTO_MAX_NS         (2000 * 1000 * 1000LL)
-#define ROCE_RNR_INFINITE       7
-/* RNR NAK timer code the responder sends (5.12 ms): gen2's context has
- * no minimum RNR timer (min_rnr_timer is gen3 only). */
-#define ROCE_RNR_CODE           18
-/* Inbound READs the responder keeps: at most IRD (256 at most) undone,
- * the rest answered ones kept for duplicates. */
-#define ROCE_RD_SLOTS           256
-
-typedef struct RoceWqe {
-    uint32_t idx;               /* first quantum */
-    uint8_t quanta;
-    uint8_t op;
-    bool signaled;
-    bool done;
-    bool imm;
-    bool inl;
-    bool psn_valid;             /* a transport op with PSNs assigned */
-    int status;                 /* 0 or an AE code */
-    unsigned nsge;
-    E810Sge sge[ROCE_MAX_SGE];
-    uint32_t len;
-    uint32_t imm_data;
-    uint32_t rkey;              /* WRITE/READ R_Key, SEND_INV STag */
-    uint64_t raddr;
-    uint32_t ah;                /* UD */
-    uint32_t qkey, dqpn;        /* UD */
-    uint32_t first_psn, npkts;
-    uint32_t got;               /* READ: response packets placed */
-    uint8_t inl_data[ROCE_MAX_INLINE];
-} RoceWqe;
-
-/* An inbound READ: the responses owed for it, or sent (kept for a
- * duplicate request). */
-typedef struct RoceRead {
-    uint32_t psn;               /* of the request = of the first response */
-    uint32_t npkts;
-    uint32_t next;              /* next response to send; npkts: all sent */
-    uint32_t msn;               /* carried in its AETHs */
-    uint32_t rkey, len;
-    uint64_t va;
-} RoceRead;
-
-typedef struct RoceQp {
-    E810Core *c;
-    uint32_t id;
-    uint8_t type;
-    uint8_t state;              /* as last seen from the control path */
-    bool vq;
-    bool halted;                /* ERROR: no more work, no more CQEs */
-    bool in_run;
-    bool tx_pending;            /* work for the bottom half (txsched.h) */
-    E810RdmaRing sq, rq;
-    unsigned rq_shift;
-    uint32_t sq_idx, rq_idx;
-    uint8_t sq_pol, rq_pol;
-    uint32_t txcq, rxcq, pd;
-    bool priv, rd_ok, wr_ok;
-    RocePath path;
-    unsigned arp;
-    unsigned mtu;
-    uint16_t pkey;
-    uint32_t qkey, dqpn;
-    unsigned rexmit_thresh, rnr_thresh, ord;
-    /* requester */
-    RoceWqe *wq;
-    unsigned wq_size, wq_head, wq_cnt;
-    unsigned snd;               /* offset from wq_head of the WQE to send */
-    uint32_t snd_pkt;           /* its next packet */
-    uint32_t psn_next;          /* first PSN not yet assigned */
-    uint32_t psn_una;           /* oldest unacknowledged PSN */
-    unsigned retries, rnr_retries;
-    bool rnr_wait;
-    bool gap_asked;             /* READ responses ahead of psn_una seen */
-    uint32_t gap_psn;           /* ... and asked for again from here */
-    int64_t deadline;
-    /* responder */
-    uint32_t epsn, msn;
-    unsigned ird;
-    RoceRead *rd;               /* ROCE_RD_SLOTS, oldest at rd_head */
-    unsigned rd_head, rd_cnt;
-    unsigned rd_send;           /* from rd_head: first that may be undone */
-    bool ack_owed;              /* one ACK/NAK waits behind the responses */
-    uint8_t ack_syn;
-    uint32_t ack_psn;
-    bool nak_sent;
-    bool rcv_active;
-    uint32_t rcv_idx;
-    unsigned rcv_nsge;
-    E810Sge rcv_sge[ROCE_MAX_SGE];
-    uint64_t rcv_cap, rcv_off;
-    bool wr_active;
-    uint32_t wr_rkey, wr_len, wr_off;
-    uint64_t wr_va;
-} RoceQp;
-
-struct E810Roce {
-    RoceQp *qp[E810_RDMA_MAX_QPS];
-    E810CoreTimer *timer;
-    int64_t armed;
-    E810RoceCounters stats;
-    unsigned tx_next;           /* where the bottom half goes on */
-    bool tx_any;                /* some QP has tx_pending */
-    uint8_t tx[ROCE_FRAME_MAX];
-};
-
-static E810Roce *roce_get(E810Core *c)
+E810Roce *roce_get(E810Core *c)
 {
     if (!c->rdma.roce) {
         c->rdma.roce = calloc(1, sizeof(E810Roce));
-        if (c->rdma.roce) {
-            c->rdma.roce->armed = -1;
-        }
     }
     return c->rdma.roce;
 }
 
-static RoceQp *qp_find(E810Core *c, uint32_t id)
+RoceQp *roce_qp_find(E810Core *c, uint32_t id)
 {
-    E810Roce *e = c->rdma.roce;
+    E810EngQp *b = e810_eng_find(c, id);
 
-    return e && id < E810_RDMA_MAX_QPS ? e->qp[id] : NULL;
+    return b && b->ops == &e810_roce_ops ? (RoceQp *)b : NULL;
 }
 
-/* Note work of @q for the bottom half (e810_roce_tx_run). */
-static void tx_note(RoceQp *q)
+RoceQp *roce_qp(E810EngQp *b)
 {
-    q->tx_pending = true;
-    q->c->rdma.roce->tx_any = true;
+    return (RoceQp *)b;
 }
 
-static E810MemOwner owner(RoceQp *q)
+void roce_tx_note(RoceQp *q)
 {
-    E810MemOwner o = { q->c, q->id, q->pd, q->priv };
+    e810_eng_tx_note(&q->b);
+}
 
-    return o;
+E810MemOwner roce_owner(RoceQp *q)
+{
+    return e810_eng_owner(&q->b);
 }
 
 /* ---- AEs and CQEs ------------------------------------------------------- */
 
-static void post_ae(RoceQp *q, unsigned code, unsigned src)
+void roce_post_ae(RoceQp *q, unsigned code, unsigned src)
 {
     uint64_t qw1;
 
-    qw1 = e810_aeqe_qw1(q->id, code, src, q->state);
-    trace_e810_roce_ae(q->id, code, src, q->state);
-    e810_rdma_aeq_post(q->c, q->c->rdma.qp[q->id].comp_ctx, qw1);
+    qw1 = e810_aeqe_qw1(q->b.id, code, src, q->state);
+    trace_e810_roce_ae(q->b.id, code, src, q->state);
+    e810_rdma_aeq_post(q->b.c, q->b.c->rdma.qp[q->b.id].comp_ctx, qw1);
 }
 
-static void qp_fatal(RoceQp *q, unsigned ae, unsigned src)
+void roce_fatal(RoceQp *q, unsigned ae, unsigned src)
 {
-    if (q->halted) {
-        return;
-    }
-    q->halted = true;
-    q->deadline = -1;
-    post_ae(q, ae, src);
-}
-
-static void sq_cqe(RoceQp *q, const RoceWqe *w)
-{
-    uint64_t cqe[4];
-
-    e810_sq_cqe(cqe, q->id, q->c->rdma.qp[q->id].comp_ctx, w->idx, w->op,
-                w->len, (unsigned)w->status);
-    trace_e810_roce_cqe(q->id, q->txcq, true, w->idx, w->op, w->status);
-    e810_rdma_cq_post(q->c, q->txcq, cqe);
+    e810_eng_fatal(&q->b, ae, src);
 }
 
 /* Receive completion: @op is the BTH opcode of the last packet (what
  * verbs.h:set_ib_wc_op_rq() looks at), @qw2lo the UD source QP or the
  * invalidated STag. */
-static void rq_cqe(RoceQp *q, uint64_t len, unsigned op, uint64_t qw2lo,
+void roce_rq_cqe(RoceQp *q, uint64_t len, unsigned op, uint64_t qw2lo,
                    uint64_t flags, bool imm, uint32_t imm_data)
 {
     uint64_t cqe[4], ext[4] = { 0 };
 
     cqe[0] = len;
-    cqe[1] = q->c->rdma.qp[q->id].comp_ctx;
-    cqe[2] = qw2lo | (uint64_t)(q->id & 0xFFFFFF) << 32;
-    cqe[3] = (uint64_t)((q->rcv_idx << q->rq_shift) & 0x7FFF) << 32 |
+    cqe[1] = q->b.c->rdma.qp[q->b.id].comp_ctx;
+    cqe[2] = qw2lo | (uint64_t)(q->b.id & 0xFFFFFF) << 32;
+    cqe[3] = (uint64_t)((q->b.rcv_idx << q->b.rq_shift) & 0x7FFF) << 32 |
              (uint64_t)(op & 0x3F) << 56 | flags;
-    trace_e810_roce_cqe(q->id, q->rxcq, false, q->rcv_idx, op, 0);
+    trace_e810_qp_cqe(q->b.id, q->b.rxcq, false, q->b.rcv_idx, op, 0);
     if (imm) {
         cqe[3] |= CQ_EXTCQE;
         ext[0] = imm_data;
         ext[3] = CQ_EXT_IMMVALID;
-        e810_rdma_cq_post_ext(q->c, q->rxcq, cqe, ext);
+        e810_rdma_cq_post_ext(q->b.c, q->b.rxcq, cqe, ext);
         return;
     }
-    e810_rdma_cq_post(q->c, q->rxcq, cqe);
+    e810_rdma_cq_post(q->b.c, q->b.rxcq, cqe);
 }
 
 /* ---- frames ------------------------------------------------------------- */
 
-static void xmit(RoceQp *q, size_t len, unsigned opcode, uint32_t psn,
+void roce_xmit(RoceQp *q, size_t len, unsigned opcode, uint32_t psn,
                  unsigned payload)
 {
-    E810Roce *e = q->c->rdma.roce;
+    E810Roce *e = q->b.c->rdma.roce;
 
-    trace_e810_roce_tx(q->id, opcode, psn, payload);
+    trace_e810_roce_tx(q->b.id, opcode, psn, payload);
     e->stats.tx_pkts++;
-    q->c->rdma.pestat[E810_PE_UDPTXPKTS]++;
-    if (!e810_rdma_xmit(q->c, e->tx, len, false)) {
+    q->b.c->rdma.pestat[E810_PE_UDPTXPKTS]++;
+    if (!e810_rdma_xmit(q->b.c, e->tx, len, false)) {
         e->stats.tx_dropped++;
     }
 }
 
 /* ACK or NAK with @syndrome for @psn to the connected peer, now. */
-static void ack_out(RoceQp *q, uint8_t syndrome, uint32_t psn)
+void roce_ack_out(RoceQp *q, uint8_t syndrome, uint32_t psn)
 {
-    E810Roce *e = q->c->rdma.roce;
+    E810Roce *e = q->b.c->rdma.roce;
     size_t off = roce_frame_start(e->tx, &q->path);
     uint8_t *p = e->tx + off;
 
@@ -272,9 +144,9 @@ static void ack_out(RoceQp *q, uint8_t syndrome, uint32_t psn)
     p[ROCE_BTH_LEN] = syndrome;
     roce_put24(p + ROCE_BTH_LEN + 1, q->msn & 0xFFFFFF);
     if (syndrome != (ROCE_AETH_ACK | ROCE_AETH_CREDITS_NONE)) {
-        trace_e810_roce_nak(q->id, syndrome, psn);
+        trace_e810_roce_nak(q->b.id, syndrome, psn);
     }
-    xmit(q, roce_frame_seal(e->tx, &q->path, off,
+    roce_xmit(q, roce_frame_seal(e->tx, &q->path, off,
                             off + ROCE_BTH_LEN + ROCE_AETH_LEN),
          ROCE_ACK, psn, 0);
 }
@@ -286,58 +158,45 @@ static void ack_out(RoceQp *q, uint8_t syndrome, uint32_t psn)
  * waiting: however many requests arrive while the backend is full, one
  * frame waits.
  */
-static void send_ack(RoceQp *q, uint8_t syndrome, uint32_t psn)
+void roce_send_ack(RoceQp *q, uint8_t syndrome, uint32_t psn)
 {
     if (q->ack_owed) {
-        q->c->rdma.roce->stats.acks_coalesced++;
+        q->b.c->rdma.roce->stats.acks_coalesced++;
     }
     q->ack_owed = true;
     q->ack_syn = syndrome;
     q->ack_psn = psn;
 }
 
-static void send_nak(RoceQp *q, unsigned code, uint32_t psn)
+void roce_send_nak(RoceQp *q, unsigned code, uint32_t psn)
 {
-    q->c->rdma.roce->stats.naks_sent++;
-    send_ack(q, ROCE_AETH_NAK | code, psn);
+    q->b.c->rdma.roce->stats.naks_sent++;
+    roce_send_ack(q, ROCE_AETH_NAK | code, psn);
 }
 
 /* ---- queues ------------------------------------------------------------- */
 
-static bool op_is_local(unsigned op)
+bool roce_op_local(unsigned op)
 {
     return op == OP_FAST_REGISTER || op == OP_LOCAL_INVALIDATE || op == OP_NOP;
 }
 
-static bool op_is_read(unsigned op)
+bool roce_op_read(unsigned op)
 {
     return op == OP_RDMA_READ || op == OP_RDMA_READ_LOC_INV;
 }
 
 /* Parse the WQE at the SQ consumer index (uk.c irdma_uk_send/rdma_write/
- * rdma_read/inline_*).  False if none is there. */
-static bool sq_fetch(RoceQp *q, RoceWqe *w, uint64_t *hdr)
+ * rdma_read/inline_*).  False if none is there.  Local ops run here. */
+bool roce_sq_fetch(RoceQp *q, RoceWqe *w, uint64_t *hdr)
 {
     uint8_t raw[32];
     uint64_t h, qw[4];
-    unsigned i;
 
-    if (!e810_ring_read(q->c, &q->sq, (uint64_t)q->sq_idx * 32, raw, 32)) {
+    if (!e810_eng_sq_fetch(&q->b, &w->b, raw, hdr, qw)) {
         return false;
     }
-    for (i = 0; i < 4; i++) {
-        qw[i] = ld64(raw + 8 * i);
-    }
-    h = qw[3];
-    if (!!(h & QPSQ_VALID) != q->sq_pol) {
-        return false;
-    }
-    memset(w, 0, offsetof(RoceWqe, inl_data));
-    *hdr = h;
-    w->idx = q->sq_idx;
-    w->op = (uint8_t)QPSQ_OPCODE(h);
-    w->signaled = h & QPSQ_SIGCOMPL;
-    w->quanta = 1;
+    h = *hdr;
     w->imm = h & QPSQ_IMMDATAFLAG;
     w->imm_data = (uint32_t)qw[0];
     w->raddr = qw[2];
@@ -345,1360 +204,34 @@ static bool sq_fetch(RoceQp *q, RoceWqe *w, uint64_t *hdr)
     w->ah = QPSQ_AHID(h);
     w->qkey = (uint32_t)qw[2];
     w->dqpn = (uint32_t)e810_fld(qw[2], 55, 32);
-    if (op_is_local(w->op)) {
-        if (w->op == OP_FAST_REGISTER) {
-            E810MemOwner o = owner(q);
+    if (roce_op_local(w->b.op)) {
+        if (w->b.op == OP_FAST_REGISTER) {
+            E810MemOwner o = roce_owner(q);
 
-            w->status = (int)e810_fast_reg(&o, qw);
-        } else if (w->op == OP_LOCAL_INVALIDATE) {
-            E810MemOwner o = owner(q);
+            w->b.status = (int)e810_fast_reg(&o, qw);
+        } else if (w->b.op == OP_LOCAL_INVALIDATE) {
+            E810MemOwner o = roce_owner(q);
 
-            w->status = (int)e810_stag_invalidate(&o, QPSQ_FRAG_STAG(qw[1]),
-                                                  false);
+            w->b.status = (int)e810_stag_invalidate(&o, QPSQ_FRAG_STAG(qw[1]),
+                                                    false);
         }
-        w->done = true;
+        w->b.done = true;
         return true;
     }
-    if (h & QPSQ_INLINEDATAFLAG) {
-        unsigned len = QPSQ_INLINEDATALEN(h);
-
-        w->inl = true;
-        w->len = len;
-        w->status = (int)e810_sq_inline(q->c, &q->sq, q->sq_idx, raw, len,
-                                        ROCE_MAX_INLINE, w->inl_data,
-                                        &w->quanta);
-        return true;
-    }
-    w->status = (int)e810_sq_sges(q->c, &q->sq, q->sq_idx, h, qw, false,
-                                  w->sge, &w->nsge, &w->len, &w->quanta);
+    e810_eng_sq_payload(&q->b, &w->b, raw, h, qw, false);
     return true;
-}
-
-static void sq_advance(RoceQp *q, unsigned quanta)
-{
-    q->sq_idx += quanta;
-    if (q->sq_idx >= q->sq.size) {
-        q->sq_idx -= q->sq.size;
-        q->sq_pol ^= 1;
-    }
 }
 
 /* Take the RQ WQE at the consumer index; false if none is posted. */
-static bool rq_take(RoceQp *q)
+bool roce_rq_take(RoceQp *q)
 {
-    uint32_t nwqe = q->rq.size >> q->rq_shift;
-
-    if (!e810_rq_sges(q->c, &q->rq, q->rq_shift, q->rq_idx, q->rq_pol,
-                      q->rcv_sge, &q->rcv_nsge, &q->rcv_cap)) {
+    if (!e810_eng_rq_take(&q->b)) {
         return false;
     }
     q->rcv_off = 0;
-    q->rcv_idx = q->rq_idx;
-    if (++q->rq_idx >= nwqe) {
-        q->rq_idx = 0;
-        q->rq_pol ^= 1;
-    }
     return true;
 }
 
-/* ---- timer -------------------------------------------------------------- */
-
-static void timer_cb(void *opaque);
-
-/*
- * One timer for every QP: armed for the earliest deadline asked for.
- * A deadline later than the armed one, or one taken back, needs nothing:
- * the timer fires at most early, and timer_cb looks at every QP then and
- * arms for the next.  So an ACK costs no scan of the QP table.
- */
-static void timer_want(E810Core *c, int64_t deadline)
-{
-    E810Roce *e = c->rdma.roce;
-
-    if (deadline < 0 || (e->armed >= 0 && e->armed <= deadline)) {
-        return;
-    }
-    if (!e->timer) {
-        e->timer = e810_timer_new(c, timer_cb, c);
-        if (!e->timer) {
-            return;
-        }
-    }
-    e->armed = deadline;
-    e810_timer_mod(e->timer, deadline);
-}
-
-static int64_t rto(RoceQp *q)
-{
-    int64_t t = ROCE_RTO_NS << (q->retries < 6 ? q->retries : 6);
-
-    return t < ROCE_RTO_MAX_NS ? t : ROCE_RTO_MAX_NS;
-}
-
-/* The requester has packets out: (re)start the retransmission timer. */
-static void timer_restart(RoceQp *q)
-{
-    bool busy = roce_psn_diff(q->psn_next, q->psn_una) > 0;
-
-    q->deadline = busy ? e810_now(q->c) + rto(q) : -1;
-    timer_want(q->c, q->deadline);
-}
-
-/* RNR NAK timer codes (IBA table 45), in microseconds. */
-static int64_t rnr_us(unsigned code)
-{
-    static const uint32_t us[32] = {
-        655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
-        1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
-        40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
-    };
-
-    return us[code & 31];
-}
-
-/* ---- RC requester ------------------------------------------------------- */
-
-static RoceWqe *wq_at(RoceQp *q, unsigned i)
-{
-    return &q->wq[(q->wq_head + i) % q->wq_size];
-}
-
-static unsigned npkts_of(RoceQp *q, uint32_t len)
-{
-    return len ? (unsigned)((len + (uint64_t)q->mtu - 1) / q->mtu) : 1;
-}
-
-/* Send from PSN @psn again: the WQE holding it and its packet. */
-static void rewind_to(RoceQp *q, uint32_t psn)
-{
-    unsigned i;
-
-    for (i = 0; i < q->wq_cnt; i++) {
-        RoceWqe *w = wq_at(q, i);
-        int32_t d;
-
-        if (!w->psn_valid) {
-            continue;
-        }
-        d = roce_psn_diff(psn, w->first_psn);
-        if (d >= 0 && (uint32_t)d < w->npkts) {
-            q->snd = i;
-            /* A READ is asked for again from its first missing
-             * response. */
-            q->snd_pkt = op_is_read(w->op) ? w->got : (uint32_t)d;
-            return;
-        }
-        if (d < 0) {
-            break;
-        }
-    }
-    /* Nothing of it was sent: from the first WQE after the sent ones. */
-    for (i = 0; i < q->wq_cnt; i++) {
-        RoceWqe *w = wq_at(q, i);
-
-        if (w->psn_valid && roce_psn_diff(w->first_psn, psn) >= 0) {
-            break;
-        }
-    }
-    q->snd = i;
-    q->snd_pkt = 0;
-}
-
-static void wq_retire(RoceQp *q)
-{
-    while (q->wq_cnt) {
-        RoceWqe *w = wq_at(q, 0);
-
-        if (!w->done) {
-            break;
-        }
-        if (w->status && !q->priv) {
-            /*
-             * A failed WQE of a user QP completes through the flush the
-             * driver starts on the AE: its status is the flush code the
-             * driver picks for the AE (irdma_ae_to_qp_err_code()), e.g.
-             * REM_ACCESS_ERR for a remote access NAK.  It stays at the
-             * head, so the flush CQE names it (e810_flush_user()).
-             */
-            qp_fatal(q, (unsigned)w->status, AE_SOURCE_SQ);
-            return;
-        }
-        if ((w->signaled || w->status) && !q->halted) {
-            sq_cqe(q, w);
-        }
-        if (w->status) {
-            qp_fatal(q, (unsigned)w->status, AE_SOURCE_SQ);
-        }
-        q->wq_head = (q->wq_head + 1) % q->wq_size;
-        q->wq_cnt--;
-        if (q->snd) {
-            q->snd--;
-        } else {
-            q->snd_pkt = 0;
-        }
-    }
-}
-
-/* Everything up to and including @psn is acknowledged. */
-static void ack_upto(RoceQp *q, uint32_t psn)
-{
-    unsigned i;
-
-    if (roce_psn_diff(psn, q->psn_una) < 0 ||
-        roce_psn_diff(psn, q->psn_next) >= 0) {
-        return;                 /* old, or for nothing we sent */
-    }
-    for (i = 0; i < q->wq_cnt; i++) {
-        RoceWqe *w = wq_at(q, i);
-
-        if (!w->psn_valid) {
-            if (w->done) {
-                continue;       /* a local op between transport ops */
-            }
-            break;
-        }
-        if (roce_psn_diff(psn, w->first_psn + w->npkts - 1) < 0) {
-            break;
-        }
-        if (op_is_read(w->op)) {
-            if (!w->done) {
-                /* The responder is past a READ whose responses did not
-                 * all arrive: ask for the rest. */
-                q->psn_una = (w->first_psn + w->got) & ROCE_PSN_MASK;
-                rewind_to(q, q->psn_una);
-                return;
-            }
-            continue;
-        }
-        w->done = true;
-    }
-    q->psn_una = (psn + 1) & ROCE_PSN_MASK;
-    q->retries = 0;
-}
-
-/* Packet @k of WQE @w. */
-static void send_pkt(RoceQp *q, RoceWqe *w, uint32_t k)
-{
-    E810Roce *e = q->c->rdma.roce;
-    size_t off = roce_frame_start(e->tx, &q->path), p;
-    uint8_t *b = e->tx;
-    bool first, last, se = false;
-    uint32_t psn, poff, plen = 0;
-    unsigned opcode;
-    bool ackreq;
-
-    /*
-     * A READ is always asked for from its first missing response: its PSN
-     * and its remote address must name the same packet, or the responses
-     * of a rewound READ land at the wrong offset.
-     */
-    if (op_is_read(w->op)) {
-        k = w->got;
-    }
-    first = k == 0;
-    last = k + 1 >= w->npkts;
-    psn = (w->first_psn + k) & ROCE_PSN_MASK;
-    poff = k * q->mtu;
-    p = off + ROCE_BTH_LEN;
-    if (op_is_read(w->op)) {
-        opcode = ROCE_READ_REQ;
-        stbe64(b + p, w->raddr + poff);
-        stbe32(b + p + 8, w->rkey);
-        stbe32(b + p + 12, w->len - poff);
-        p += ROCE_RETH_LEN;
-        last = true;
-    } else {
-        bool wr = w->op == OP_RDMA_WRITE || w->op == OP_RDMA_WRITE_SOL;
-        bool inv = w->op == OP_RDMA_SEND_INV || w->op == OP_RDMA_SEND_SOL_EVENT_INV;
-
-        plen = w->len - poff < q->mtu ? w->len - poff : q->mtu;
-        if (wr) {
-            opcode = first && last ? (w->imm ? ROCE_WRITE_ONLY_IMM
-                                             : ROCE_WRITE_ONLY) :
-                     first ? ROCE_WRITE_FIRST :
-                     last ? (w->imm ? ROCE_WRITE_LAST_IMM : ROCE_WRITE_LAST) :
-                     ROCE_WRITE_MIDDLE;
-            if (first) {
-                stbe64(b + p, w->raddr);
-                stbe32(b + p + 8, w->rkey);
-                stbe32(b + p + 12, w->len);
-                p += ROCE_RETH_LEN;
-            }
-            se = last && w->imm && w->op == OP_RDMA_WRITE_SOL;
-        } else {
-            opcode = first && last ? (inv ? ROCE_SEND_ONLY_INV :
-                                      w->imm ? ROCE_SEND_ONLY_IMM :
-                                      ROCE_SEND_ONLY) :
-                     first ? ROCE_SEND_FIRST :
-                     last ? (inv ? ROCE_SEND_LAST_INV :
-                             w->imm ? ROCE_SEND_LAST_IMM : ROCE_SEND_LAST) :
-                     ROCE_SEND_MIDDLE;
-            se = last && (w->op == OP_RDMA_SEND_SOL_EVENT ||
-                          w->op == OP_RDMA_SEND_SOL_EVENT_INV);
-            if (last && inv) {
-                stbe32(b + p, w->rkey);
-                p += ROCE_IETH_LEN;
-            }
-        }
-        if (last && w->imm) {
-            stbe32(b + p, w->imm_data);
-            p += ROCE_IMM_LEN;
-        }
-        if (plen) {
-            if (w->inl) {
-                memcpy(b + p, w->inl_data + poff, plen);
-            } else {
-                E810MemOwner o = owner(q);
-                int r = e810_sge_copy(&o, w->sge, w->nsge, poff, b + p, NULL,
-                                      plen, E810_ACC_LOCAL_READ);
-
-                if (r) {
-                    w->status = (int)e810_xlate_ae(r);
-                    w->done = true;
-                    return;
-                }
-            }
-            p += plen;
-        }
-        while ((p - off) & 3) {
-            b[p++] = 0;
-        }
-    }
-    ackreq = last || ((psn % ROCE_ACKREQ_EVERY) == ROCE_ACKREQ_EVERY - 1);
-    roce_bth_put(b + off, (uint8_t)opcode, se, (4 - (plen & 3)) & 3, q->pkey,
-                 q->dqpn, ackreq, psn);
-    xmit(q, roce_frame_seal(b, &q->path, off, p), opcode, psn, plen);
-}
-
-static unsigned reads_outstanding(RoceQp *q)
-{
-    unsigned i, n = 0;
-
-    for (i = 0; i < q->snd && i < q->wq_cnt; i++) {
-        RoceWqe *w = wq_at(q, i);
-
-        n += op_is_read(w->op) && !w->done;
-    }
-    return n;
-}
-
-/* A local fence waits for every WQE before it to be done; done ones still
- * queued for their completion do not hold it. */
-static bool wqes_undone(RoceQp *q)
-{
-    unsigned i;
-
-    for (i = 0; i < q->wq_cnt; i++) {
-        if (!wq_at(q, i)->done) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* The RDMA operation statistics (rdma/pestat.c), per message. */
-static void count_tx(RoceQp *q, unsigned op)
-{
-    q->c->rdma.pestat[op_is_read(op) ? E810_PE_RDMATXRDS :
-                      (op == OP_RDMA_WRITE || op == OP_RDMA_WRITE_SOL) ?
-                      E810_PE_RDMATXWRS : E810_PE_RDMATXSNDS]++;
-}
-
-static void rc_run(RoceQp *q)
-{
-    uint64_t h;
-
-    while (!q->halted && q->state == QP_STATE_RTS && !q->rnr_wait) {
-        RoceWqe *w;
-
-        if (q->snd >= q->wq_cnt) {
-            if (q->wq_cnt == q->wq_size) {
-                break;
-            }
-            w = wq_at(q, q->wq_cnt);
-            if (!sq_fetch(q, w, &h)) {
-                if (e810_rdma_qp_show_sq_tail(q->c, q->id, q->sq_idx)) {
-                    continue;
-                }
-                break;
-            }
-            if ((h & QPSQ_LOCALFENCE) && wqes_undone(q)) {
-                break;
-            }
-            if ((h & QPSQ_READFENCE) && reads_outstanding(q)) {
-                break;
-            }
-            trace_e810_roce_wqe(q->id, w->idx, w->op, w->len, h);
-            q->wq_cnt++;
-            sq_advance(q, w->quanta);
-            if (!w->status && !op_is_local(w->op)) {
-                switch (w->op) {
-                case OP_RDMA_SEND: case OP_RDMA_SEND_INV: case OP_RDMA_SEND_SOL_EVENT:
-                case OP_RDMA_SEND_SOL_EVENT_INV: case OP_RDMA_WRITE:
-                case OP_RDMA_WRITE_SOL: case OP_RDMA_READ:
-                case OP_RDMA_READ_LOC_INV:
-                    break;
-                default:
-                    w->status = AE_WQE_UNEXPECTED_OPCODE;
-                    break;
-                }
-            }
-            if (!w->status && op_is_read(w->op) && w->len) {
-                E810MemOwner o = owner(q);
-                int r = e810_sge_check(&o, w->sge, w->nsge,
-                                       E810_ACC_LOCAL_WRITE);
-
-                if (r) {
-                    w->status = (int)e810_xlate_ae(r);
-                }
-            }
-            if (w->status || op_is_local(w->op)) {
-                w->done = true;
-                q->snd++;
-                continue;
-            }
-            count_tx(q, w->op);
-            w->first_psn = q->psn_next;
-            w->npkts = npkts_of(q, w->len);
-            w->psn_valid = true;
-            q->psn_next = (q->psn_next + w->npkts) & ROCE_PSN_MASK;
-            q->snd_pkt = 0;
-        }
-        w = wq_at(q, q->snd);
-        if (!w->psn_valid || w->done) {
-            /* A local op, or (sending again after a rewind) one already
-             * done: a READ whose responses all came is not asked again. */
-            q->snd++;
-            q->snd_pkt = 0;
-            continue;
-        }
-        if (roce_psn_diff(w->first_psn + q->snd_pkt, q->psn_una) >=
-            ROCE_WINDOW) {
-            break;
-        }
-        if (op_is_read(w->op) && q->snd_pkt == w->got &&
-            reads_outstanding(q) >= (q->ord ? q->ord : 1)) {
-            break;
-        }
-        if (!e810_tx_may_send(q->c)) {
-            tx_note(q);                 /* the bottom half goes on */
-            break;
-        }
-        if (q->deadline < 0) {
-            q->deadline = e810_now(q->c) + rto(q);
-            timer_want(q->c, q->deadline);
-        }
-        send_pkt(q, w, q->snd_pkt);
-        if (w->done) {          /* its buffers could not be read */
-            q->snd++;
-            q->snd_pkt = 0;
-            continue;
-        }
-        q->snd_pkt = op_is_read(w->op) ? w->npkts : q->snd_pkt + 1;
-        if (q->snd_pkt >= w->npkts) {
-            q->snd++;
-            q->snd_pkt = 0;
-        }
-    }
-    wq_retire(q);
-}
-
-static void rx_ack(RoceQp *q, const RocePkt *k)
-{
-    uint8_t syn;
-
-    if (k->ext_len < ROCE_AETH_LEN) {
-        q->c->rdma.roce->stats.rx_bad++;
-        trace_e810_roce_drop(q->id, k->opcode, k->psn, "short AETH");
-        return;
-    }
-    syn = k->ext[0];
-    if ((syn & 0x60) != ROCE_AETH_ACK &&
-        (roce_psn_diff(k->psn, q->psn_una) < 0 ||
-         roce_psn_diff(k->psn, q->psn_next) >= 0)) {
-        /*
-         * A NAK for a PSN already acknowledged (a duplicate or a late one
-         * off the link) or never sent: going back to it would send again
-         * what the responder has done, so it is ignored.
-         */
-        q->c->rdma.roce->stats.rx_unexpected++;
-        trace_e810_roce_drop(q->id, k->opcode, k->psn, "stale NAK");
-        return;
-    }
-    switch (syn & 0x60) {
-    case ROCE_AETH_ACK:
-        ack_upto(q, k->psn);
-        q->rnr_retries = 0;
-        break;
-    case ROCE_AETH_RNR:
-        ack_upto(q, (k->psn - 1) & ROCE_PSN_MASK);
-        if (q->rnr_thresh != ROCE_RNR_INFINITE &&
-            ++q->rnr_retries > q->rnr_thresh) {
-            qp_fatal(q, AE_LLP_TOO_MANY_RNRS, AE_SOURCE_SQ);
-            return;
-        }
-        rewind_to(q, k->psn);
-        q->rnr_wait = true;
-        q->deadline = e810_now(q->c) + rnr_us(syn & 0x1F) * 1000;
-        timer_want(q->c, q->deadline);
-        trace_e810_roce_retry(q->id, "RNR NAK", k->psn, q->rnr_thresh);
-        return;
-    case ROCE_AETH_NAK:
-        ack_upto(q, (k->psn - 1) & ROCE_PSN_MASK);
-        if ((syn & 0x1F) == ROCE_NAK_PSN_SEQ) {
-            /* A go-back costs a retry like a timeout (IBA 9.7.5.1.3): a
-             * peer that NAKs without taking anything ends the QP. */
-            if (q->retries >= q->rexmit_thresh) {
-                qp_fatal(q, AE_LLP_TOO_MANY_RETRIES, AE_SOURCE_SQ);
-                return;
-            }
-            q->retries++;
-            q->c->rdma.roce->stats.retransmits++;
-            trace_e810_roce_retry(q->id, "NAK sequence error", k->psn,
-                                  q->rexmit_thresh - q->retries);
-            rewind_to(q, k->psn);
-            break;
-        }
-        /* A class B/C error: the WQE at that PSN fails, the QP with it. */
-        {
-            unsigned i;
-            unsigned ae = (syn & 0x1F) == ROCE_NAK_REMOTE_ACCESS ?
-                          AE_IB_REMOTE_ACCESS_ERROR :
-                          (syn & 0x1F) == ROCE_NAK_REMOTE_OP ?
-                          AE_IB_REMOTE_OP_ERROR : AE_IB_INVALID_REQUEST;
-
-            for (i = 0; i < q->wq_cnt; i++) {
-                RoceWqe *w = wq_at(q, i);
-
-                if (!w->done) {
-                    w->done = true;
-                    w->status = (int)ae;
-                    break;
-                }
-            }
-            wq_retire(q);
-            qp_fatal(q, ae, AE_SOURCE_SQ);
-        }
-        return;
-    default:
-        q->c->rdma.roce->stats.rx_bad++;
-        trace_e810_roce_drop(q->id, k->opcode, k->psn, "AETH syndrome");
-        return;
-    }
-    timer_restart(q);
-    rc_run(q);
-}
-
-static void rx_read_resp(RoceQp *q, const RocePkt *k)
-{
-    E810Roce *e = q->c->rdma.roce;
-    bool last = k->opcode == ROCE_READ_RESP_LAST ||
-                k->opcode == ROCE_READ_RESP_ONLY;
-    size_t hl = (k->opcode == ROCE_READ_RESP_MIDDLE) ? 0 : ROCE_AETH_LEN;
-    const uint8_t *data = k->ext + hl;
-    size_t len;
-    RoceWqe *w = NULL;
-    unsigned i;
-    int r;
-
-    if (k->ext_len < hl + k->padcnt) {
-        e->stats.rx_bad++;
-        trace_e810_roce_drop(q->id, k->opcode, k->psn, "short response");
-        return;
-    }
-    len = k->ext_len - hl - k->padcnt;
-    /*
-     * Responses come in PSN order: only the next one of the oldest READ
-     * still waiting is taken.  Taking a later READ's response across a
-     * hole would acknowledge what the hole holds.
-     */
-    for (i = 0; i < q->wq_cnt && i < q->snd + 1; i++) {
-        RoceWqe *x = wq_at(q, i);
-
-        if (x->psn_valid && op_is_read(x->op) && !x->done) {
-            w = x;
-            break;
-        }
-    }
-    if (!w || k->psn != ((w->first_psn + w->got) & ROCE_PSN_MASK)) {
-        uint32_t want = w ? (w->first_psn + w->got) & ROCE_PSN_MASK : 0;
-
-        e->stats.rx_unexpected++;
-        trace_e810_roce_drop(q->id, k->opcode, k->psn, "unexpected response");
-        if (w && roce_psn_diff(k->psn, want) > 0 &&
-            roce_psn_diff(k->psn, q->psn_next) < 0 &&
-            (!q->gap_asked || q->gap_psn != want)) {
-            /* Ahead of a lost response: ask again from the hole, once
-             * per hole (the timer covers a lost request). */
-            q->gap_asked = true;
-            q->gap_psn = want;
-            ack_upto(q, (w->first_psn - 1) & ROCE_PSN_MASK);
-            if (q->retries >= q->rexmit_thresh) {
-                qp_fatal(q, AE_LLP_TOO_MANY_RETRIES, AE_SOURCE_SQ);
-                return;
-            }
-            q->retries++;
-            e->stats.retransmits++;
-            trace_e810_roce_retry(q->id, "READ response ahead", want,
-                                  q->rexmit_thresh - q->retries);
-            rewind_to(q, want);
-            rc_run(q);
-        }
-        return;
-    }
-    /* Everything before the READ is acknowledged by its response. */
-    ack_upto(q, (w->first_psn - 1) & ROCE_PSN_MASK);
-    if (last != (w->got + 1 == w->npkts) ||
-        (!last && len != q->mtu) ||
-        (last && len != w->len - (uint64_t)w->got * q->mtu)) {
-        w->done = true;
-        w->status = AE_ROCE_RSP_LENGTH_ERROR;
-        wq_retire(q);
-        return;
-    }
-    if (len) {
-        E810MemOwner o = owner(q);
-
-        r = e810_sge_copy(&o, w->sge, w->nsge, (uint64_t)w->got * q->mtu,
-                          NULL, data, len, E810_ACC_LOCAL_WRITE);
-        if (r) {
-            w->done = true;
-            w->status = (int)e810_xlate_ae(r);
-            wq_retire(q);
-            return;
-        }
-    }
-    e->stats.rx_pkts++;
-    w->got++;
-    q->psn_una = (k->psn + 1) & ROCE_PSN_MASK;
-    q->retries = 0;
-    if (last) {
-        w->done = true;
-        if (w->op == OP_RDMA_READ_LOC_INV) {
-            E810MemOwner o = owner(q);
-
-            w->status = (int)e810_stag_invalidate(&o, w->nsge ?
-                                                  w->sge[0].stag : 0, false);
-        }
-    }
-    timer_restart(q);
-    rc_run(q);
-}
-
-/* ---- RC responder ------------------------------------------------------- */
-
-/* Where a remote access failed: the NAK and the AE on this QP. */
-static void resp_error(RoceQp *q, const RocePkt *k, unsigned nak,
-                       unsigned ae)
-{
-    send_nak(q, nak, k->psn);
-    trace_e810_roce_drop(q->id, k->opcode, k->psn, "responder error");
-    q->rcv_active = false;
-    q->wr_active = false;
-    qp_fatal(q, ae, AE_SOURCE_RQ);
-}
-
-static unsigned xlate_nak(int r)
-{
-    return r == E810_XLATE_DMA || r == E810_XLATE_PBL ?
-           ROCE_NAK_REMOTE_OP : ROCE_NAK_REMOTE_ACCESS;
-}
-
-static RoceRead *rd_at(RoceQp *q, unsigned i)
-{
-    return &q->rd[(q->rd_head + i) % ROCE_RD_SLOTS];
-}
-
-static unsigned rd_undone(RoceQp *q)
-{
-    unsigned i, n = 0;
-
-    for (i = q->rd_send; i < q->rd_cnt; i++) {
-        n += rd_at(q, i)->next < rd_at(q, i)->npkts;
-    }
-    return n;
-}
-
-/* A duplicate READ request at @psn: answered only if it names a READ
- * still kept, and only from the response it asks for on. */
-static void resp_read_dup(RoceQp *q, const RocePkt *k)
-{
-    E810Roce *e = q->c->rdma.roce;
-    unsigned i;
-
-    for (i = q->rd_cnt; i-- > 0;) {
-        RoceRead *r = rd_at(q, i);
-        int32_t d = roce_psn_diff(k->psn, r->psn);
-
-        if (d < 0) {
-            continue;
-        }
-        if ((uint32_t)d >= r->npkts) {
-            break;              /* between READs: not one of them */
-        }
-        if ((uint32_t)d < r->next) {
-            r->next = (uint32_t)d;
-            if (i < q->rd_send) {
-                q->rd_send = i;
-            }
-        }
-        return;
-    }
-    e->stats.rd_dup_stale++;
-    trace_e810_roce_drop(q->id, k->opcode, k->psn, "duplicate READ, not recent");
-}
-
-/* A READ request at PSN @k->psn: checked now, queued for its responses. */
-static void resp_read(RoceQp *q, const RocePkt *k)
-{
-    E810Roce *e = q->c->rdma.roce;
-    RoceRead *rd;
-    uint64_t va;
-    uint32_t rkey, len;
-    int r;
-
-    if (k->ext_len < ROCE_RETH_LEN) {
-        resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-        return;
-    }
-    va = ldbe64(k->ext);
-    rkey = ldbe32(k->ext + 8);
-    len = ldbe32(k->ext + 12);
-    if (!q->rd_ok || len > 0x7FFFFFFFu || !q->rd) {
-        resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-        return;
-    }
-    if (rd_undone(q) >= q->ird) {
-        /* The requester went past the IRD it was given. */
-        e->stats.rd_ird_exceeded++;
-        resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-        return;
-    }
-    if (len) {
-        r = e810_rdma_xlate(q->c, rkey, va, len, E810_ACC_REMOTE_READ, q->pd,
-                            false, NULL, NULL);
-        if (r) {
-            resp_error(q, k, xlate_nak(r), e810_xlate_ae(r));
-            return;
-        }
-    }
-    if (q->rd_cnt == ROCE_RD_SLOTS) {
-        /* The oldest is answered (undone ones are fewer than IRD). */
-        q->rd_head = (q->rd_head + 1) % ROCE_RD_SLOTS;
-        q->rd_cnt--;
-        if (q->rd_send) {
-            q->rd_send--;
-        }
-    }
-    q->c->rdma.pestat[E810_PE_RDMARXRDS]++;
-    rd = rd_at(q, q->rd_cnt++);
-    rd->psn = k->psn;
-    rd->npkts = npkts_of(q, len);
-    rd->next = 0;
-    rd->va = va;
-    rd->rkey = rkey;
-    rd->len = len;
-    q->epsn = (k->psn + rd->npkts) & ROCE_PSN_MASK;
-    q->msn = (q->msn + 1) & 0xFFFFFF;
-    rd->msn = q->msn;
-}
-
-/* Response @i of READ @rd.  False if its data could not be read (the QP
- * has failed). */
-static bool resp_read_pkt(RoceQp *q, RoceRead *rd, uint32_t i)
-{
-    E810Roce *e = q->c->rdma.roce;
-    size_t off = roce_frame_start(e->tx, &q->path), p;
-    uint32_t poff = i * q->mtu;
-    uint32_t plen = rd->len - poff < q->mtu ? rd->len - poff : q->mtu;
-    uint32_t psn = (rd->psn + i) & ROCE_PSN_MASK;
-    unsigned opcode = rd->npkts == 1 ? ROCE_READ_RESP_ONLY :
-                      i == 0 ? ROCE_READ_RESP_FIRST :
-                      i + 1 == rd->npkts ? ROCE_READ_RESP_LAST :
-                      ROCE_READ_RESP_MIDDLE;
-    uint8_t *b = e->tx;
-
-    p = off + ROCE_BTH_LEN;
-    if (opcode != ROCE_READ_RESP_MIDDLE) {
-        b[p] = ROCE_AETH_ACK | ROCE_AETH_CREDITS_NONE;
-        roce_put24(b + p + 1, rd->msn);
-        p += ROCE_AETH_LEN;
-    }
-    if (plen) {
-        E810XCopy x = { q->c, b + p, NULL, false, false };
-        int r = e810_rdma_xlate(q->c, rd->rkey, rd->va + poff, plen,
-                                E810_ACC_REMOTE_READ, q->pd, false,
-                                e810_xcopy_fn, &x);
-
-        if (r) {
-            /* The region changed (or its memory failed) since the request
-             * was checked. */
-            trace_e810_roce_drop(q->id, ROCE_READ_REQ, psn, "READ source");
-            ack_out(q, ROCE_AETH_NAK | xlate_nak(r), psn);
-            qp_fatal(q, e810_xlate_ae(r), AE_SOURCE_RQ);
-            return false;
-        }
-        p += plen;
-    }
-    while ((p - off) & 3) {
-        b[p++] = 0;
-    }
-    roce_bth_put(b + off, (uint8_t)opcode, false, (4 - (plen & 3)) & 3,
-                 q->pkey, q->dqpn, false, psn);
-    xmit(q, roce_frame_seal(b, &q->path, off, p), opcode, psn, plen);
-    return true;
-}
-
-/*
- * What the responder owes, in PSN order: READ responses, then the one
- * acknowledgement waiting.  Each frame only when the gate allows; what
- * is left waits for the bottom half (tx_note).
- */
-static void resp_run(RoceQp *q)
-{
-    if (!q->rd) {
-        return;
-    }
-    while (q->rd_send < q->rd_cnt) {
-        RoceRead *rd = rd_at(q, q->rd_send);
-
-        if (q->halted) {
-            q->rd_send = q->rd_cnt;     /* an error ends what is owed */
-            break;
-        }
-        if (rd->next >= rd->npkts) {
-            q->rd_send++;
-            continue;
-        }
-        if (!e810_tx_may_send(q->c)) {
-            tx_note(q);
-            return;
-        }
-        if (q->ack_owed && roce_psn_diff(q->ack_psn, rd->psn) < 0) {
-            /* What was acknowledged before this READ goes first. */
-            q->ack_owed = false;
-            ack_out(q, q->ack_syn, q->ack_psn);
-            continue;
-        }
-        if (!resp_read_pkt(q, rd, rd->next)) {
-            q->rd_send = q->rd_cnt;
-            break;
-        }
-        rd->next++;
-    }
-    if (q->ack_owed) {
-        if (!e810_tx_may_send(q->c)) {
-            tx_note(q);
-            return;
-        }
-        q->ack_owed = false;
-        ack_out(q, q->ack_syn, q->ack_psn);
-    }
-}
-
-static bool is_send(unsigned op)
-{
-    return op <= ROCE_SEND_ONLY_IMM || op == ROCE_SEND_LAST_INV ||
-           op == ROCE_SEND_ONLY_INV;
-}
-
-static bool is_write(unsigned op)
-{
-    return op >= ROCE_WRITE_FIRST && op <= ROCE_WRITE_ONLY_IMM;
-}
-
-static void resp_request(RoceQp *q, const RocePkt *k)
-{
-    E810Roce *e = q->c->rdma.roce;
-    unsigned op = k->opcode;
-    bool first, last, imm, inv;
-    const uint8_t *p = k->ext;
-    size_t left = k->ext_len, plen;
-    uint32_t imm_data = 0, inv_stag = 0;
-    int32_t d = roce_psn_diff(k->psn, q->epsn);
-    E810MemOwner o = owner(q);
-    int r;
-
-    if (d > 0) {
-        /* Ahead: a packet was lost.  One NAK until the gap closes. */
-        e->stats.rx_out_of_seq++;
-        trace_e810_roce_drop(q->id, op, k->psn, "ahead of ePSN");
-        if (!q->nak_sent) {
-            q->nak_sent = true;
-            send_nak(q, ROCE_NAK_PSN_SEQ, q->epsn);
-        }
-        return;
-    }
-    if (d < 0) {
-        /* A duplicate: executed before, only acknowledged again. */
-        e->stats.rx_dup++;
-        if (op == ROCE_READ_REQ) {
-            resp_read_dup(q, k);
-        } else if (k->ackreq) {
-            send_ack(q, ROCE_AETH_ACK | ROCE_AETH_CREDITS_NONE,
-                     (q->epsn - 1) & ROCE_PSN_MASK);
-        }
-        return;
-    }
-    q->nak_sent = false;
-    if (op == ROCE_READ_REQ) {
-        e->stats.rx_pkts++;
-        resp_read(q, k);
-        return;
-    }
-    if (!is_send(op) && !is_write(op)) {
-        /* Atomics are not offered (no ATOMICS_ALLOWED feature). */
-        resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-        return;
-    }
-    first = op == ROCE_SEND_FIRST || op == ROCE_SEND_ONLY ||
-            op == ROCE_SEND_ONLY_IMM || op == ROCE_SEND_ONLY_INV ||
-            op == ROCE_WRITE_FIRST || op == ROCE_WRITE_ONLY ||
-            op == ROCE_WRITE_ONLY_IMM;
-    last = op == ROCE_SEND_LAST || op == ROCE_SEND_LAST_IMM ||
-           op == ROCE_SEND_ONLY || op == ROCE_SEND_ONLY_IMM ||
-           op == ROCE_SEND_LAST_INV || op == ROCE_SEND_ONLY_INV ||
-           op == ROCE_WRITE_LAST || op == ROCE_WRITE_LAST_IMM ||
-           op == ROCE_WRITE_ONLY || op == ROCE_WRITE_ONLY_IMM;
-    imm = op == ROCE_SEND_LAST_IMM || op == ROCE_SEND_ONLY_IMM ||
-          op == ROCE_WRITE_LAST_IMM || op == ROCE_WRITE_ONLY_IMM;
-    inv = op == ROCE_SEND_LAST_INV || op == ROCE_SEND_ONLY_INV;
-    /* A message continues only what was started, and starts only when
-     * nothing is open. */
-    if ((is_send(op) && (first == q->rcv_active || q->wr_active)) ||
-        (is_write(op) && (first == q->wr_active || q->rcv_active))) {
-        resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-        return;
-    }
-    if (is_write(op) && first) {
-        if (left < ROCE_RETH_LEN) {
-            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-            return;
-        }
-        q->wr_va = ldbe64(p);
-        q->wr_rkey = ldbe32(p + 8);
-        q->wr_len = ldbe32(p + 12);
-        q->wr_off = 0;
-        p += ROCE_RETH_LEN;
-        left -= ROCE_RETH_LEN;
-        if (!q->wr_ok || q->wr_len > 0x7FFFFFFFu) {
-            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-            return;
-        }
-        if (q->wr_len) {
-            r = e810_rdma_xlate(q->c, q->wr_rkey, q->wr_va, q->wr_len,
-                                E810_ACC_REMOTE_WRITE, q->pd, false,
-                                NULL, NULL);
-            if (r) {
-                resp_error(q, k, xlate_nak(r), e810_xlate_ae(r));
-                return;
-            }
-        }
-    }
-    if (inv) {
-        if (left < ROCE_IETH_LEN) {
-            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-            return;
-        }
-        inv_stag = ldbe32(p);
-        p += ROCE_IETH_LEN;
-        left -= ROCE_IETH_LEN;
-    }
-    if (imm) {
-        if (left < ROCE_IMM_LEN) {
-            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-            return;
-        }
-        imm_data = ldbe32(p);
-        p += ROCE_IMM_LEN;
-        left -= ROCE_IMM_LEN;
-    }
-    if (left < k->padcnt) {
-        resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-        return;
-    }
-    plen = left - k->padcnt;
-    if (plen > q->mtu || (!last && plen != q->mtu)) {
-        resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-        return;
-    }
-    /* A receive WQE for a SEND, or a WRITE with immediate data. */
-    if ((is_send(op) && first) || (is_write(op) && imm)) {
-        if (!rq_take(q)) {
-            e->stats.rnr_naks_sent++;
-            send_ack(q, ROCE_AETH_RNR | ROCE_RNR_CODE, k->psn);
-            trace_e810_roce_drop(q->id, op, k->psn, "no receive WQE (RNR)");
-            if (is_write(op) && first) {
-                q->wr_active = false;
-            }
-            return;
-        }
-        q->rcv_active = is_send(op);
-    }
-    if (is_send(op)) {
-        if (plen > q->rcv_cap - q->rcv_off) {
-            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-            return;
-        }
-        if (plen) {
-            r = e810_sge_copy(&o, q->rcv_sge, q->rcv_nsge, q->rcv_off, NULL,
-                              p, plen, E810_ACC_LOCAL_WRITE);
-            if (r) {
-                resp_error(q, k, ROCE_NAK_REMOTE_OP, e810_xlate_ae(r));
-                return;
-            }
-        }
-        q->rcv_off += plen;
-    } else {
-        E810XCopy x = { q->c, NULL, p, true, false };
-
-        if (plen > q->wr_len - q->wr_off ||
-            (last && plen != q->wr_len - q->wr_off)) {
-            resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
-            return;
-        }
-        if (plen) {
-            r = e810_rdma_xlate(q->c, q->wr_rkey, q->wr_va + q->wr_off, plen,
-                                E810_ACC_REMOTE_WRITE, q->pd, false,
-                                e810_xcopy_fn, &x);
-            if (r) {
-                resp_error(q, k, xlate_nak(r), e810_xlate_ae(r));
-                return;
-            }
-        }
-        q->wr_off += plen;
-        q->wr_active = !last;
-    }
-    e->stats.rx_pkts++;
-    q->epsn = (q->epsn + 1) & ROCE_PSN_MASK;
-    if (last) {
-        uint64_t flags = k->se ? CQ_SOEVENT : 0, lo = 0;
-
-        q->msn = (q->msn + 1) & 0xFFFFFF;
-        q->c->rdma.pestat[is_send(op) ? E810_PE_RDMARXSNDS :
-                          E810_PE_RDMARXWRS]++;
-        if (inv) {
-            if (e810_stag_invalidate(&o, inv_stag, true)) {
-                resp_error(q, k, ROCE_NAK_INVALID_REQ,
-                           AE_AMP_INVALID_STAG);
-                return;
-            }
-            flags |= CQ_STAG;
-            lo = inv_stag;
-        }
-        if (is_send(op) || imm) {
-            q->rcv_active = false;
-            rq_cqe(q, is_send(op) ? q->rcv_off : q->wr_len, op, lo, flags,
-                   imm, imm_data);
-        }
-    }
-    if (k->ackreq) {
-        send_ack(q, ROCE_AETH_ACK | ROCE_AETH_CREDITS_NONE, k->psn);
-    }
-}
-
-/* ---- UD ----------------------------------------------------------------- */
-
-/* The path of address handle @idx (uda.c:irdma_sc_access_ah). */
-static bool ah_path(RoceQp *q, uint32_t idx, RocePath *p)
-{
-    E810Core *c = q->c;
-    const uint64_t *a;
-    unsigned arp, i;
-
-    if (!c->rdma.ah ||
-        idx >= e810_rdma_obj_limit(c, E810_HMC_FSIAV, E810_RDMA_MAX_AH) ||
-        !c->rdma.ah[idx].valid) {
-        return false;
-    }
-    a = c->rdma.ah[idx].wqe;
-    memset(p, 0, sizeof(*p));
-    p->ipv4 = a[3] & (1ull << 59);
-    p->vlan = a[3] & (1ull << 60);
-    p->vlan_tci = (uint16_t)a[1];
-    p->tos = (uint8_t)e810_fld(a[1], 39, 32);
-    p->ttl = (uint8_t)e810_fld(a[2], 39, 32);
-    p->flow_label = (uint32_t)e810_fld(a[2], 19, 0);
-    p->sport = q->path.sport;
-    arp = (unsigned)e810_fld(a[2], 63, 48);
-    if (arp >= E810_RDMA_MAX_ARP || !c->rdma.arp[arp].valid) {
-        return false;
-    }
-    memcpy(p->dmac, c->rdma.arp[arp].mac, 6);
-    for (i = 0; i < 6; i++) {
-        p->smac[i] = (uint8_t)(a[0] >> (56 - 8 * i));
-    }
-    if (p->ipv4) {
-        stbe32(p->dip, (uint32_t)a[4]);
-        stbe32(p->sip, (uint32_t)a[6]);
-    } else {
-        stbe64(p->dip, a[5]);
-        stbe64(p->dip + 8, a[4]);
-        stbe64(p->sip, a[7]);
-        stbe64(p->sip + 8, a[6]);
-    }
-    if (!p->ttl) {
-        p->ttl = 64;
-    }
-    return true;
-}
-
-static void ud_send(RoceQp *q, RoceWqe *w)
-{
-    E810Roce *e = q->c->rdma.roce;
-    RocePath path;
-    size_t off, p, len;
-    uint8_t *b = e->tx;
-    unsigned opcode = w->imm ? ROCE_UD_SEND_ONLY_IMM : ROCE_UD_SEND_ONLY;
-    uint32_t psn = q->psn_next;
-
-    if (w->op != OP_RDMA_SEND && w->op != OP_RDMA_SEND_SOL_EVENT) {
-        w->status = AE_WQE_UNEXPECTED_OPCODE;
-        return;
-    }
-    if (!ah_path(q, w->ah, &path)) {
-        w->status = AE_WQE_INVALID_PARAMETER;
-        e810_guest_error(q->c, "rdma: UD QP %u WQE %u: address handle %u "
-                         "not valid", q->id, w->idx, w->ah);
-        return;
-    }
-    if (w->len > q->mtu) {
-        w->status = AE_WQE_INVALID_PARAMETER;   /* DGRAM too long */
-        return;
-    }
-    off = roce_frame_start(b, &path);
-    p = off + ROCE_BTH_LEN;
-    /* A Q_Key with the high bit set means the QP's own (IBA 10.2.5). */
-    stbe32(b + p, (w->qkey & 0x80000000u) ? q->qkey : w->qkey);
-    b[p + 4] = 0;
-    roce_put24(b + p + 5, q->id);
-    p += ROCE_DETH_LEN;
-    if (w->imm) {
-        stbe32(b + p, w->imm_data);
-        p += ROCE_IMM_LEN;
-    }
-    if (w->len) {
-        if (w->inl) {
-            memcpy(b + p, w->inl_data, w->len);
-        } else {
-            E810MemOwner o = owner(q);
-            int r = e810_sge_copy(&o, w->sge, w->nsge, 0, b + p, NULL,
-                                  w->len, E810_ACC_LOCAL_READ);
-
-            if (r) {
-                w->status = (int)e810_xlate_ae(r);
-                return;
-            }
-        }
-        p += w->len;
-    }
-    while ((p - off) & 3) {
-        b[p++] = 0;
-    }
-    roce_bth_put(b + off, (uint8_t)opcode, w->op == OP_RDMA_SEND_SOL_EVENT,
-                 (4 - (w->len & 3)) & 3, ROCE_DEFAULT_PKEY, w->dqpn, false,
-                 psn);
-    q->psn_next = (q->psn_next + 1) & ROCE_PSN_MASK;
-    trace_e810_roce_tx(q->id, opcode, psn, w->len);
-    e->stats.tx_pkts++;
-    q->c->rdma.pestat[E810_PE_UDPTXPKTS]++;
-    len = roce_frame_seal(b, &path, off, p);
-    if (path.dmac[0] & 1) {
-        /* To a group: the wire, and this port's own members when the AH
-         * says DOLOOPBACK, as irdma asks for every multicast destination
-         * (verbs.c:irdma_setup_ah). */
-        bool lpb = q->c->rdma.ah[w->ah].wqe[3] & CQPSQ_AH_DOLOOPBACKCHECK;
-
-        e->stats.mcast_tx++;
-        trace_e810_roce_mcast_tx(q->id,
-                                 ldbe32(path.dip + (path.ipv4 ? 0 : 12)), lpb);
-        if (!e810_rdma_xmit_group(q->c, b, len, lpb)) {
-            e->stats.tx_dropped++;
-        }
-    } else if (!e810_rdma_xmit(q->c, b, len, false)) {
-        e->stats.tx_dropped++;
-    }
-}
-
-static void ud_run(RoceQp *q)
-{
-    RoceWqe w;
-    uint64_t h;
-
-    while (!q->halted && q->state == QP_STATE_RTS) {
-        if (!e810_tx_may_send(q->c)) {
-            tx_note(q);                 /* the bottom half goes on */
-            break;
-        }
-        if (!sq_fetch(q, &w, &h)) {
-            if (e810_rdma_qp_show_sq_tail(q->c, q->id, q->sq_idx)) {
-                continue;
-            }
-            break;
-        }
-        trace_e810_roce_wqe(q->id, w.idx, w.op, w.len, h);
-        sq_advance(q, w.quanta);
-        if (!w.status && !op_is_local(w.op)) {
-            ud_send(q, &w);
-        }
-        if (w.signaled || w.status) {
-            sq_cqe(q, &w);
-        }
-        if (w.status) {
-            qp_fatal(q, (unsigned)w.status, AE_SOURCE_SQ);
-        }
-    }
-}
-
-/*
- * UD datagrams posted before a CQP op go out before it, within the CQP
- * entry's budget.  The card sends a datagram long before the driver's
- * next command reaches its CQP, but the engine's bottom half, which runs
- * the SQs after their doorbells, may not have run yet on a loaded host:
- * mckey posts its datagrams unsignaled, then destroys the AH and the QP
- * at once, and in two guests under TCG none or a third of them left
- * before the AH was gone.  RC QPs keep their pace (ACK-clocked).  What
- * the budget leaves stays for the bottom half.
- */
-void e810_roce_ud_catch_up(E810Core *c)
-{
-    E810Roce *e = c->rdma.roce;
-
-    if (!e || !e->tx_any) {
-        return;
-    }
-    for (unsigned i = 0; i < E810_RDMA_MAX_QPS; i++) {
-        RoceQp *q = e->qp[i];
-
-        if (!q || q->type != QP_TYPE_ROCE_UD || !q->tx_pending ||
-            q->in_run) {
-            continue;
-        }
-        if (!e810_tx_may_send(c)) {
-            return;
-        }
-        q->tx_pending = false;
-        q->in_run = true;
-        ud_run(q);
-        q->in_run = false;
-    }
-}
-
-static void ud_rx(RoceQp *q, const RocePkt *k)
-{
-    E810Roce *e = q->c->rdma.roce;
-    bool imm = k->opcode == ROCE_UD_SEND_ONLY_IMM;
-    size_t hl = ROCE_DETH_LEN + (imm ? ROCE_IMM_LEN : 0), plen;
-    uint8_t grh[ROCE_GRH_LEN];
-    E810MemOwner o = owner(q);
-    uint32_t qkey, src_qp;
-
-    if (k->ext_len < hl + k->padcnt) {
-        e->stats.rx_bad++;
-        trace_e810_roce_drop(q->id, k->opcode, k->psn, "short UD header");
-        return;
-    }
-    qkey = ldbe32(k->ext);
-    src_qp = roce_be24(k->ext + 5);
-    if (qkey != q->qkey) {
-        e->stats.rx_key++;
-        trace_e810_roce_drop(q->id, k->opcode, k->psn, "Q_Key");
-        return;
-    }
-    plen = k->ext_len - hl - k->padcnt;
-    if (!rq_take(q)) {
-        e->stats.ud_dropped++;
-        trace_e810_roce_drop(q->id, k->opcode, k->psn, "no receive WQE");
-        return;
-    }
-    if (q->rcv_cap < ROCE_GRH_LEN || plen > q->rcv_cap - ROCE_GRH_LEN) {
-        /* The WQE is used up by the datagram it could not hold. */
-        e->stats.ud_dropped++;
-        trace_e810_roce_drop(q->id, k->opcode, k->psn, "receive WQE short");
-        rq_cqe(q, 0, OP_TYPE_REC, src_qp,
-               CQ_ERROR | (uint64_t)0xFFFF << 16 | AE_WQE_INVALID_PARAMETER,
-               false, 0);
-        return;
-    }
-    /* The GRH slot: the IPv6 header, or the IPv4 header in its last 20
-     * bytes (union rdma_network_hdr). */
-    memset(grh, 0, sizeof(grh));
-    memcpy(grh + (k->ipv4 ? 20 : 0), k->l3, k->l3_len);
-    if (e810_sge_copy(&o, q->rcv_sge, q->rcv_nsge, 0, NULL, grh,
-                      ROCE_GRH_LEN, E810_ACC_LOCAL_WRITE) ||
-        (plen && e810_sge_copy(&o, q->rcv_sge, q->rcv_nsge, ROCE_GRH_LEN,
-                               NULL, k->ext + hl, plen,
-                               E810_ACC_LOCAL_WRITE))) {
-        e->stats.ud_dropped++;
-        trace_e810_roce_drop(q->id, k->opcode, k->psn, "receive buffer");
-        rq_cqe(q, 0, OP_TYPE_REC, src_qp,
-               CQ_ERROR | (uint64_t)0xFFFF << 16 | AE_AMP_INVALID_STAG,
-               false, 0);
-        return;
-    }
-    e->stats.rx_pkts++;
-    rq_cqe(q, ROCE_GRH_LEN + plen, OP_TYPE_REC, src_qp,
-           (k->ipv4 ? CQ_IPV4 : 0) | (k->se ? CQ_SOEVENT : 0), imm,
-           ldbe32(k->ext + ROCE_DETH_LEN));
-}
-
-/*
- * A datagram to a multicast group: multicast MAC, DestQP 0xFFFFFF (the
- * IBA's multicast QPN) and a multicast IP destination together, else it
- * is dropped.  One copy goes to each UD QP of the group this port has
- * for the address (at most E810_MCG_PER_ADDR groups of MGCTX_ENTRIES:
- * rdma/mcg.c), each as ud_rx
- * takes a datagram to that QP; a member that is gone, not ready or of
- * another P_Key is skipped and counted as for a unicast datagram.
- */
-static void ud_mcast_rx(E810Core *c, const RocePkt *k, const uint8_t *dmac)
-{
-    E810Roce *e = c->rdma.roce;
-    bool mc_ip = k->ipv4 ? (k->dip[0] & 0xF0) == 0xE0 : k->dip[0] == 0xFF;
-    uint16_t vid = k->vlan ? (k->vlan_tci & 0xFFF) : E810_VLAN_NONE;
-    uint32_t qps[MGCTX_ENTRIES * E810_MCG_PER_ADDR];
-    unsigned n, i;
-
-    if (k->dqpn != ROCE_MCAST_QPN || !mc_ip || !(dmac[0] & 1) ||
-        (k->opcode != ROCE_UD_SEND_ONLY &&
-         k->opcode != ROCE_UD_SEND_ONLY_IMM)) {
-        e->stats.mcast_bad++;
-        trace_e810_roce_drop(k->dqpn, k->opcode, k->psn,
-                             "not a UD datagram to a multicast group");
-        return;
-    }
-    /* The members as they are now: placing a datagram runs no CQP op,
-     * but the lists are the control path's. */
-    n = e810_rdma_mcg_members(c, k->ipv4, k->dip, vid, qps,
-                              MGCTX_ENTRIES * E810_MCG_PER_ADDR);
-    if (!n) {
-        e->stats.mcast_no_group++;
-        trace_e810_roce_drop(k->dqpn, k->opcode, k->psn,
-                             "no multicast group of this port");
-        return;
-    }
-    e->stats.mcast_rx++;
-    trace_e810_roce_mcast_rx(ldbe32(k->dip + (k->ipv4 ? 0 : 12)), k->opcode,
-                             n);
-    for (i = 0; i < n; i++) {
-        RoceQp *q = qp_find(c, qps[i]);
-
-        if (!q || q->type != QP_TYPE_ROCE_UD || q->halted ||
-            (q->state != QP_STATE_RTR && q->state != QP_STATE_RTS &&
-             q->state != QP_STATE_SQD)) {
-            e->stats.rx_no_qp++;
-            trace_e810_roce_drop(qps[i], k->opcode, k->psn,
-                                 "group member is no ready UD QP");
-            continue;
-        }
-        if ((k->pkey & 0x7FFF) != (q->pkey & 0x7FFF)) {
-            e->stats.rx_key++;
-            trace_e810_roce_drop(q->id, k->opcode, k->psn, "P_Key");
-            continue;
-        }
-        ud_rx(q, k);
-    }
-}
 
 /* ---- receive ------------------------------------------------------------ */
 
@@ -1708,10 +241,12 @@ bool e810_roce_rx(E810Core *c, const E810Frame *fr)
     const char *bad;
     RocePkt k;
     RoceQp *q;
+    unsigned f;
 
     if (!roce_parse_frame(fr, &k, &bad)) {
         return false;
     }
+    f = roce_op(k.opcode);
     if (!e) {
         e = roce_get(c);
         if (!e) {
@@ -1727,11 +262,11 @@ bool e810_roce_rx(E810Core *c, const E810Frame *fr)
     trace_e810_roce_rx(k.dqpn, k.opcode, k.psn, (unsigned)k.ext_len);
     c->rdma.pestat[E810_PE_UDPRXPKTS]++;
     if (k.dqpn == ROCE_MCAST_QPN || (fr->data[0] & 1)) {
-        ud_mcast_rx(c, &k, fr->data);
+        roce_ud_mcast_rx(c, &k, fr->data);
         return true;
     }
-    q = qp_find(c, k.dqpn);
-    if (!q || q->halted ||
+    q = roce_qp_find(c, k.dqpn);
+    if (!q || q->b.halted ||
         (q->state != QP_STATE_RTR && q->state != QP_STATE_RTS && q->state != QP_STATE_SQD)) {
         e->stats.rx_no_qp++;
         trace_e810_roce_drop(k.dqpn, k.opcode, k.psn, "no QP ready for it");
@@ -1739,138 +274,54 @@ bool e810_roce_rx(E810Core *c, const E810Frame *fr)
     }
     if ((k.pkey & 0x7FFF) != (q->pkey & 0x7FFF)) {
         e->stats.rx_key++;
-        trace_e810_roce_drop(q->id, k.opcode, k.psn, "P_Key");
+        trace_e810_roce_drop(q->b.id, k.opcode, k.psn, "P_Key");
         return true;
     }
     if (q->type == QP_TYPE_ROCE_UD) {
-        if (k.opcode == ROCE_UD_SEND_ONLY ||
-            k.opcode == ROCE_UD_SEND_ONLY_IMM) {
-            ud_rx(q, &k);
+        if (f & ROCE_F_UD) {
+            roce_ud_rx(q, &k);
         } else {
             e->stats.rx_no_qp++;
-            trace_e810_roce_drop(q->id, k.opcode, k.psn, "not UD");
+            trace_e810_roce_drop(q->b.id, k.opcode, k.psn, "not UD");
         }
         return true;
     }
     if (k.opcode >= 0x20) {
         e->stats.rx_no_qp++;
-        trace_e810_roce_drop(q->id, k.opcode, k.psn, "not RC");
+        trace_e810_roce_drop(q->b.id, k.opcode, k.psn, "not RC");
         return true;
     }
-    switch (k.opcode) {
-    case ROCE_ACK:
-        if (q->state == QP_STATE_RTS || q->state == QP_STATE_SQD) {
-            rx_ack(q, &k);
-        }
-        break;
-    case ROCE_READ_RESP_FIRST:
-    case ROCE_READ_RESP_MIDDLE:
-    case ROCE_READ_RESP_LAST:
-    case ROCE_READ_RESP_ONLY:
-        if (q->state == QP_STATE_RTS || q->state == QP_STATE_SQD) {
-            rx_read_resp(q, &k);
-        }
-        break;
-    case ROCE_ATOMIC_ACK:
+    if ((f & ROCE_F_ACK) && (f & ROCE_F_ATOMIC)) {
         e->stats.rx_unexpected++;
-        trace_e810_roce_drop(q->id, k.opcode, k.psn, "atomic ACK");
-        break;
-    default:
-        resp_request(q, &k);
-        resp_run(q);
-        break;
+        trace_e810_roce_drop(q->b.id, k.opcode, k.psn, "atomic ACK");
+    } else if (f & (ROCE_F_ACK | ROCE_F_READ_RESP)) {
+        /* Responses to the requester, while it has sent anything. */
+        if (q->state == QP_STATE_RTS || q->state == QP_STATE_SQD) {
+            if (f & ROCE_F_ACK) {
+                roce_rx_ack(q, &k);
+            } else {
+                roce_rx_read_resp(q, &k);
+            }
+        }
+    } else {
+        roce_resp_request(q, &k);
+        roce_resp_run(q);
     }
     return true;
 }
 
-/* ---- timer -------------------------------------------------------------- */
-
-static void qp_timeout(RoceQp *q)
-{
-    E810Roce *e = q->c->rdma.roce;
-
-    q->deadline = -1;
-    if (q->halted) {
-        return;
-    }
-    if (q->rnr_wait) {
-        q->rnr_wait = false;
-        q->deadline = e810_now(q->c) + rto(q);
-        rc_run(q);
-        return;
-    }
-    if (roce_psn_diff(q->psn_next, q->psn_una) <= 0) {
-        return;
-    }
-    if (e810_tx_backed_up(q->c)) {
-        /* Our own port is backed up: the peer may not have seen the
-         * packets yet, so this is no retry; look again later. */
-        q->deadline = e810_now(q->c) + rto(q);
-        return;
-    }
-    e->stats.timeouts++;
-    if (q->retries >= q->rexmit_thresh) {
-        qp_fatal(q, AE_LLP_TOO_MANY_RETRIES, AE_SOURCE_SQ);
-        return;
-    }
-    q->retries++;
-    e->stats.retransmits++;
-    trace_e810_roce_retry(q->id, "timeout", q->psn_una,
-                          q->rexmit_thresh - q->retries);
-    rewind_to(q, q->psn_una);
-    q->deadline = e810_now(q->c) + rto(q);
-    rc_run(q);
-}
-
-static void timer_cb(void *opaque)
-{
-    E810Core *c = opaque;
-    E810Roce *e = c->rdma.roce;
-    int64_t now = e810_now(c), next = -1;
-    unsigned i;
-
-    if (!e) {
-        return;
-    }
-    e->armed = -1;
-    for (i = 0; i < E810_RDMA_MAX_QPS; i++) {
-        RoceQp *q = e->qp[i];
-
-        if (q && q->deadline >= 0 && q->deadline <= now) {
-            qp_timeout(q);
-        }
-        if (q && q->deadline >= 0 && (next < 0 || q->deadline < next)) {
-            next = q->deadline;
-        }
-    }
-    timer_want(c, next);
-}
-
-/* ---- control path ------------------------------------------------------- */
-
-static void ip_from_ctx(uint8_t *ip, bool v4, uint64_t hi_pair,
-                        uint64_t lo_pair)
-{
-    memset(ip, 0, 16);
-    if (v4) {
-        stbe32(ip, (uint32_t)lo_pair);
-        return;
-    }
-    stbe64(ip, hi_pair);
-    stbe64(ip + 8, lo_pair);
-}
 
 /* The RoCE QP host context (docs/roce.md section 3). */
 static void qp_load(RoceQp *q, const uint64_t *x)
 {
-    E810Core *c = q->c;
+    E810Core *c = q->b.c;
     unsigned i;
 
-    e810_qp_ctx_rings(x, q->vq, &q->sq, &q->rq, &q->rq_shift);
-    q->pd = (uint32_t)(e810_fld(x[7], 63, 48) | e810_fld(x[0], 21, 20) << 16);
-    q->txcq = (uint32_t)e810_fld(x[17], 24, 0);
-    q->rxcq = (uint32_t)e810_fld(x[17], 56, 32);
-    q->priv = x[20] & (1ull << 25);
+    e810_qp_ctx_rings(x, q->b.vq, &q->b.sq, &q->b.rq, &q->b.rq_shift);
+    q->b.pd = (uint32_t)(e810_fld(x[7], 63, 48) | e810_fld(x[0], 21, 20) << 16);
+    q->b.txcq = (uint32_t)e810_fld(x[17], 24, 0);
+    q->b.rxcq = (uint32_t)e810_fld(x[17], 56, 32);
+    q->b.priv = x[20] & (1ull << 25);
     q->wr_ok = x[20] & (1ull << 20);
     q->rd_ok = x[20] & (1ull << 21);
     q->ord = (unsigned)e810_fld(x[20], 7, 0);
@@ -1899,180 +350,79 @@ static void qp_load(RoceQp *q, const uint64_t *x)
     if (q->arp < E810_RDMA_MAX_ARP && c->rdma.arp[q->arp].valid) {
         memcpy(q->path.dmac, c->rdma.arp[q->arp].mac, 6);
     }
-    ip_from_ctx(q->path.dip, q->path.ipv4, x[5], x[4]);
-    ip_from_ctx(q->path.sip, q->path.ipv4, x[24], x[23]);
+    e810_eng_ctx_ip(q->path.dip, q->path.ipv4, x[5], x[4]);
+    e810_eng_ctx_ip(q->path.sip, q->path.ipv4, x[24], x[23]);
     if (!q->path.ttl) {
         q->path.ttl = 64;
     }
 }
 
-static void qp_drop(E810Core *c, uint32_t id)
+static void roce_free(E810EngQp *b)
 {
-    E810Roce *e = c->rdma.roce;
-    RoceQp *q = qp_find(c, id);
+    RoceQp *q = roce_qp(b);
 
-    if (!q) {
-        return;
-    }
-    if (q->wq) {
-        free(q->wq);
-        e810_mem_release(c, (size_t)q->wq_size * sizeof(RoceWqe));
-    }
     if (q->rd) {
         free(q->rd);
-        e810_mem_release(c, ROCE_RD_SLOTS * sizeof(RoceRead));
+        e810_mem_release(b->c, ROCE_RD_SLOTS * sizeof(RoceRead));
     }
-    free(q);
-    e810_mem_release(c, sizeof(RoceQp));
-    e->qp[id] = NULL;
 }
 
-/* FLUSH_WQES of a user QP: one flush CQE for the oldest outstanding WQE
- * of each queue asked for (libirdma reports the rest from it, as for
- * iWARP, see rdma/qpdp.c). */
-static void qp_flush(RoceQp *q, const uint64_t *wqe)
+/* FLUSH_WQES: the QP's timer and (with the SQ's WQEs) what it was
+ * sending go. */
+static void roce_flushed(E810EngQp *b, bool sq)
 {
-    E810FlushQp f = {
-        .id = q->id, .comp_ctx = q->c->rdma.qp[q->id].comp_ctx,
-        .sq = &q->sq, .rq = &q->rq, .sq_idx = q->sq_idx, .rq_idx = q->rq_idx,
-        .sq_pol = q->sq_pol, .rq_pol = q->rq_pol, .rq_shift = q->rq_shift,
-        .txcq = q->txcq, .rxcq = q->rxcq, .have_head = q->wq_cnt != 0,
-    };
+    RoceQp *q = roce_qp(b);
 
-    if (!(wqe[3] & (CQPSQ_FWQE_FLUSHSQ | CQPSQ_FWQE_FLUSHRQ))) {
-        return;                 /* GEN_AE only: the QP goes on */
-    }
-    q->halted = true;
-    q->deadline = -1;
-    if (q->priv) {
-        return;
-    }
-    if (q->wq_cnt) {
-        f.head_idx = wq_at(q, 0)->idx;
-        f.head_op = wq_at(q, 0)->op;
-    }
-    e810_flush_user(q->c, wqe, &f);
-    if (wqe[3] & CQPSQ_FWQE_FLUSHSQ) {
-        q->wq_cnt = 0;
+    b->deadline = -1;
+    if (sq) {
         q->snd = q->snd_pkt = 0;
     }
 }
 
-static void refuse(E810Core *c, E810CqpResult *r, uint32_t id)
+static void roce_halt(E810EngQp *b)
 {
-    c->rdma.qp[id].state = QP_STATE_ERROR;
-    e810_cqp_fail(c, r, E810_CQP_MIN_NO_MEMORY,
-                  "rdma: QP %u: no device memory for its data path", id);
+    b->deadline = -1;
 }
 
-static RoceQp *qp_new(E810Core *c, uint32_t id, unsigned type, bool vq,
-                      const uint64_t *x)
+static bool roce_takes(unsigned type, uint32_t id)
 {
-    E810Roce *e = roce_get(c);
-    RoceQp *q;
-    unsigned n;
+    return type == QP_TYPE_ROCE_RC || type == QP_TYPE_ROCE_UD;
+}
 
-    if (!e || !e810_mem_charge(c, sizeof(*q))) {
-        return NULL;
+/* An RC QP tracks its WQEs and the READs it answers. */
+static bool roce_create(E810EngQp *b, uint64_t h, const uint64_t *x)
+{
+    RoceQp *q = roce_qp(b);
+
+    if (!roce_get(b->c)) {
+        return false;
     }
-    q = calloc(1, sizeof(*q));
-    if (!q) {
-        e810_mem_release(c, sizeof(*q));
-        return NULL;
-    }
-    q->c = c;
-    q->id = id;
-    q->type = (uint8_t)type;
-    q->vq = vq;
-    q->sq_pol = q->rq_pol = 1;
-    q->deadline = -1;
+    q->type = (uint8_t)CQPSQ_QP_QPTYPE(h);
+    q->state = b->c->rdma.qp[b->id].state;
     qp_load(q, x);
-    if (type == QP_TYPE_ROCE_RC) {
-        n = q->sq.size < ROCE_WQ_MAX ? q->sq.size : ROCE_WQ_MAX;
-        if (!e810_mem_charge(c, (size_t)n * sizeof(RoceWqe))) {
-            free(q);
-            e810_mem_release(c, sizeof(*q));
-            return NULL;
-        }
-        q->wq = calloc(n, sizeof(RoceWqe));
-        if (!q->wq) {
-            e810_mem_release(c, (size_t)n * sizeof(RoceWqe) + sizeof(*q));
-            free(q);
-            return NULL;
-        }
-        q->wq_size = n;
-        if (!e810_mem_charge(c, ROCE_RD_SLOTS * sizeof(RoceRead))) {
-            free(q->wq);
-            free(q);
-            e810_mem_release(c, (size_t)n * sizeof(RoceWqe) + sizeof(*q));
-            return NULL;
-        }
-        q->rd = calloc(ROCE_RD_SLOTS, sizeof(RoceRead));
-        if (!q->rd) {
-            free(q->wq);
-            free(q);
-            e810_mem_release(c, (size_t)n * sizeof(RoceWqe) + sizeof(*q) +
-                             ROCE_RD_SLOTS * sizeof(RoceRead));
-            return NULL;
-        }
+    if (q->type != QP_TYPE_ROCE_RC) {
+        return true;
     }
-    e->qp[id] = q;
-    return q;
+    if (!e810_eng_wq_alloc(b, ROCE_WQ_MAX) ||
+        !e810_mem_charge(b->c, ROCE_RD_SLOTS * sizeof(RoceRead))) {
+        return false;
+    }
+    q->rd = calloc(ROCE_RD_SLOTS, sizeof(RoceRead));
+    if (!q->rd) {
+        e810_mem_release(b->c, ROCE_RD_SLOTS * sizeof(RoceRead));
+        return false;
+    }
+    return true;
 }
 
-void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
-                   E810CqpResult *r)
+static void roce_modify(E810EngQp *b, uint64_t h, const uint64_t *x,
+                        E810CqpResult *r)
 {
-    uint64_t h = wqe[3];
-    uint32_t id = CQPSQ_QP_ID(h);
-    uint8_t raw[E810_RDMA_QP_CTX_SIZE];
-    uint64_t x[E810_RDMA_QP_CTX_SIZE / 8];
-    unsigned next, prev, i;
-    RoceQp *q;
+    RoceQp *q = roce_qp(b);
+    E810Core *c = b->c;
+    uint32_t id = b->id;
+    unsigned next, prev;
 
-    if (c->rdma.protocol != PROTOCOL_ROCE || id >= E810_RDMA_MAX_QPS) {
-        return;
-    }
-    switch (op) {
-    case CQP_OP_DESTROY_QP:
-        qp_drop(c, id);
-        return;
-    case CQP_OP_FLUSH_WQES:
-        q = qp_find(c, id);
-        if (q) {
-            qp_flush(q, wqe);
-        }
-        return;
-    case CQP_OP_CREATE_QP:
-    case CQP_OP_MODIFY_QP:
-        break;
-    default:
-        return;
-    }
-    if (op == CQP_OP_CREATE_QP && CQPSQ_QP_QPTYPE(h) != QP_TYPE_ROCE_RC &&
-        CQPSQ_QP_QPTYPE(h) != QP_TYPE_ROCE_UD) {
-        return;
-    }
-    if (e810_dma_read(c, wqe[2], raw, sizeof(raw))) {
-        return;                 /* the control path has failed the op */
-    }
-    for (i = 0; i < E810_RDMA_QP_CTX_SIZE / 8; i++) {
-        x[i] = ld64(raw + 8 * i);
-    }
-    if (op == CQP_OP_CREATE_QP) {
-        qp_drop(c, id);
-        q = qp_new(c, id, CQPSQ_QP_QPTYPE(h), h & CQPSQ_QP_VQ, x);
-        if (!q) {
-            refuse(c, r, id);
-            return;
-        }
-        q->state = c->rdma.qp[id].state;
-        return;
-    }
-    q = qp_find(c, id);
-    if (!q) {
-        return;
-    }
     prev = q->state;
     next = CQPSQ_QP_NEXTIWSTATE(h);
     /* The state follows the control path's whatever the op says of the
@@ -2085,7 +435,7 @@ void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
     if (next == QP_STATE_RTR && prev != QP_STATE_RTR && prev != QP_STATE_RTS) {
         q->epsn = (uint32_t)e810_fld(x[11], 23, 0);
         q->msn = 0;
-        q->nak_sent = q->rcv_active = q->wr_active = false;
+        q->nak_sent = q->b.rcv_active = q->wr_active = false;
         q->rd_head = q->rd_cnt = q->rd_send = 0;
         q->ack_owed = false;
     }
@@ -2098,100 +448,61 @@ void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
                        q->mtu, q->arp);
     switch (next) {
     case QP_STATE_RTS:
-        e810_roce_doorbell(c, id);
+        e810_eng_doorbell(c, id);
         break;
     case QP_STATE_SQD:
         /* Nothing is held inside the engine between packets: the SQ is
          * drained as soon as the outstanding packets are acknowledged;
          * irdma waits for this AE (verbs.c:irdma_wait_for_suspend). */
-        post_ae(q, AE_QP_SUSPEND_COMPLETE, 0);
-        break;
-    case QP_STATE_ERROR:
-        q->halted = true;
-        q->deadline = -1;
+        roce_post_ae(q, AE_QP_SUSPEND_COMPLETE, 0);
         break;
     default:
         break;
     }
 }
 
-static void sq_run(RoceQp *q)
+static void roce_run(E810EngQp *b)
 {
-    if (q->in_run) {
+    RoceQp *q = roce_qp(b);
+
+    if (b->in_run) {
         return;
     }
-    q->in_run = true;
+    b->in_run = true;
     if (q->type == QP_TYPE_ROCE_UD) {
-        ud_run(q);
+        roce_ud_run(q);
     } else {
-        resp_run(q);
-        rc_run(q);
+        roce_resp_run(q);
+        roce_rc_run(q);
     }
-    q->in_run = false;
+    b->in_run = false;
 }
 
-/* The doorbell only notes the work: the bottom half runs it. */
-void e810_roce_doorbell(E810Core *c, uint32_t qp_id)
+static void roce_timeout(E810EngQp *b)
 {
-    RoceQp *q = qp_find(c, qp_id);
-
-    if (q) {
-        tx_note(q);
-        e810_tx_schedule(c);
-    }
+    roce_rc_timeout(roce_qp(b));
 }
 
-void e810_roce_tx_run(E810Core *c)
+static void roce_ae(E810EngQp *b, unsigned code, unsigned src)
 {
-    E810Roce *e = c->rdma.roce;
-
-    if (!e || !e->tx_any) {
-        return;
-    }
-    e->tx_any = false;
-    for (unsigned i = 0; i < E810_RDMA_MAX_QPS; i++) {
-        unsigned id = (e->tx_next + i) % E810_RDMA_MAX_QPS;
-        RoceQp *q = e->qp[id];
-
-        if (!e810_tx_may_send(c)) {
-            e->tx_next = id;        /* out of budget or blocked */
-            e->tx_any = true;
-            return;
-        }
-        if (q && q->tx_pending) {
-            q->tx_pending = false;
-            sq_run(q);
-        }
-    }
+    roce_post_ae(roce_qp(b), code, src);
 }
 
-void e810_roce_reset(E810Core *c)
+static void roce_cleanup(E810Core *c)
 {
-    E810Roce *e = c->rdma.roce;
-    unsigned i;
-
-    if (!e) {
-        return;
-    }
-    for (i = 0; i < E810_RDMA_MAX_QPS; i++) {
-        qp_drop(c, i);
-    }
-    e810_timer_del(e->timer);
-    e->armed = -1;
-}
-
-void e810_roce_cleanup(E810Core *c)
-{
-    E810Roce *e = c->rdma.roce;
-
-    if (!e) {
-        return;
-    }
-    e810_roce_reset(c);
-    e810_timer_free(e->timer);
-    free(e);
+    free(c->rdma.roce);
     c->rdma.roce = NULL;
 }
+
+const E810EngOps e810_roce_ops = {
+    .name = "roce", .protocol = PROTOCOL_ROCE,
+    .qp_size = sizeof(RoceQp), .wqe_size = sizeof(RoceWqe),
+    .takes = roce_takes, .create = roce_create, .modify = roce_modify,
+    .flushed = roce_flushed, .release = roce_free, .run = roce_run,
+    .timeout = roce_timeout, .ae = roce_ae, .halt = roce_halt,
+    .retired = roce_retired, .cqp_doorbell = roce_cqp_doorbell,
+    .cleanup = roce_cleanup,
+};
 
 const E810RoceCounters *e810_roce_stats(E810Core *c)
 {

@@ -44,6 +44,32 @@ enum {
     ROCE_UD_SEND_ONLY = 0x64, ROCE_UD_SEND_ONLY_IMM = 0x65,
 };
 
+/* What an opcode is and which extension headers follow its BTH, in
+ * wire order RETH/IETH/DETH, ImmDt (roce_opcode_flags, opcode.c); 0 for
+ * an opcode RoCEv2 RC/UD does not have. */
+enum {
+    ROCE_F_SEND = 1 << 0,       /* SEND, RC or UD */
+    ROCE_F_WRITE = 1 << 1,
+    ROCE_F_READ_REQ = 1 << 2,
+    ROCE_F_READ_RESP = 1 << 3,
+    ROCE_F_ACK = 1 << 4,
+    ROCE_F_ATOMIC = 1 << 5,
+    ROCE_F_UD = 1 << 6,
+    ROCE_F_FIRST = 1 << 7,      /* starts a message (ONLY: FIRST | LAST) */
+    ROCE_F_LAST = 1 << 8,       /* ends it */
+    ROCE_F_RETH = 1 << 9,
+    ROCE_F_AETH = 1 << 10,
+    ROCE_F_DETH = 1 << 11,
+    ROCE_F_IETH = 1 << 12,      /* with invalidate */
+    ROCE_F_IMM = 1 << 13,       /* with immediate data */
+};
+extern const uint16_t roce_opcode_flags[256];
+
+static inline unsigned roce_op(unsigned opcode)
+{
+    return roce_opcode_flags[opcode & 0xFF];
+}
+
 /* AETH syndrome: bits 6:5 kind, 4:0 credits / timer / NAK code. */
 #define ROCE_AETH_ACK           0x00
 #define ROCE_AETH_RNR           0x20

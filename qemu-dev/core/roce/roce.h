@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * E810 RoCEv2 engine: the RC and UD QP data path of the RDMA engine in
- * RoCEv2 mode (CQP protocol 2), next to the iWARP one (rdma/qpdp.c).
+ * E810 RoCEv2 engine: the RC and UD transport of the QP engine
+ * (rdma/engine.h) in RoCEv2 mode (CQP protocol 2); the engine reaches it
+ * through e810_roce_ops.
  * docs/roce.md is the contract with irdma it implements.
  */
 #ifndef E810_ROCE_H
@@ -38,20 +39,9 @@ typedef struct E810RoceCounters {
 
 typedef struct E810Roce E810Roce;
 
-/* After a CQP op on a QP completed without error (RoCE mode only). */
-void e810_roce_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
-                   E810CqpResult *r);
-/* Before the CQP's WQEs run: UD datagrams posted earlier go out first. */
-void e810_roce_ud_catch_up(E810Core *c);
-/* SQ doorbell of QP @qp_id. */
-void e810_roce_doorbell(E810Core *c, uint32_t qp_id);
-/* The bottom half (txsched.c): pending QPs in turn, within the budget. */
-void e810_roce_tx_run(E810Core *c);
 /* A frame for the port MAC with the PE filter on: true if it was RoCEv2
  * (UDP port 4791) and is consumed (placed or dropped and counted). */
 bool e810_roce_rx(E810Core *c, const E810Frame *fr);
-void e810_roce_reset(E810Core *c);
-void e810_roce_cleanup(E810Core *c);
 /* Counters, for tests and statistics (NULL before the first RoCE QP). */
 const E810RoceCounters *e810_roce_stats(E810Core *c);
 

@@ -3,7 +3,8 @@
  * E810 RoCEv2 engine: frames on the wire.  Ethernet, optional 802.1Q tag,
  * IPv4 (no options, DF) or IPv6 (no extension headers), UDP to port 4791,
  * then the IB transport headers, payload, pad to 4 bytes and the
- * invariant CRC (IBA annex A17.3.3).
+ * invariant CRC (IBA annex A17.3.3).  Ethernet, IP and UDP come from
+ * the core's one frame builder (net/build.c).
  */
 #include "../e810.h"
 #include "../bytes.h"
@@ -11,47 +12,31 @@
 #include "roce-int.h"
 
 
-static size_t l3_len_of(const RocePath *p)
+/* The builder's view of a RoCEv2 path: UDP to port 4791, IPv4 ID 0. */
+static void net_path(const RocePath *p, E810NetPath *np)
 {
-    return p->ipv4 ? 20 : 40;
+    memcpy(np->dmac, p->dmac, 6);
+    memcpy(np->smac, p->smac, 6);
+    np->vlan = p->vlan;
+    np->vlan_tci = p->vlan_tci;
+    np->ipv4 = p->ipv4;
+    memcpy(np->sip, p->sip, 16);
+    memcpy(np->dip, p->dip, 16);
+    np->tos = p->tos;
+    np->ttl = p->ttl;
+    np->flow_label = p->flow_label;
+    np->ip_id = 0;
+    np->proto = IP_PROTO_UDP;
+    np->sport = p->sport;
+    np->dport = ROCE_UDP_PORT;
 }
 
 size_t roce_frame_start(uint8_t *buf, const RocePath *p)
 {
-    size_t off = 12;
-    uint8_t *ip;
+    E810NetPath np;
 
-    memcpy(buf, p->dmac, 6);
-    memcpy(buf + 6, p->smac, 6);
-    if (p->vlan) {
-        stbe16(buf + off, ETH_P_8021Q);
-        stbe16(buf + off + 2, p->vlan_tci);
-        off += 4;
-    }
-    stbe16(buf + off, p->ipv4 ? ETH_P_IP : ETH_P_IPV6);
-    off += 2;
-    ip = buf + off;
-    if (p->ipv4) {
-        ip[0] = 0x45;
-        ip[1] = p->tos;
-        stbe16(ip + 4, 0);              /* identification */
-        stbe16(ip + 6, 0x4000);         /* DF */
-        ip[8] = p->ttl;
-        ip[9] = IP_PROTO_UDP;
-        memcpy(ip + 12, p->sip, 4);
-        memcpy(ip + 16, p->dip, 4);
-    } else {
-        stbe32(ip, 6u << 28 | (uint32_t)p->tos << 20 |
-                   (p->flow_label & 0xFFFFF));
-        ip[6] = IP_PROTO_UDP;
-        ip[7] = p->ttl;
-        memcpy(ip + 8, p->sip, 16);
-        memcpy(ip + 24, p->dip, 16);
-    }
-    off += l3_len_of(p);
-    stbe16(buf + off, p->sport);
-    stbe16(buf + off + 2, ROCE_UDP_PORT);
-    return off + 8;
+    net_path(p, &np);
+    return e810_frame_start(buf, &np) + UDP_HLEN;
 }
 
 void roce_bth_put(uint8_t *bth, uint8_t opcode, bool se, unsigned padcnt,
@@ -70,24 +55,24 @@ uint32_t roce_icrc(const uint8_t *l3, size_t l3_len, size_t len)
 {
     static const uint8_t lrh[8] = { 0xFF, 0xFF, 0xFF, 0xFF,
                                     0xFF, 0xFF, 0xFF, 0xFF };
-    uint8_t m[40 + 8 + ROCE_BTH_LEN];
-    size_t hl = l3_len + 8 + ROCE_BTH_LEN;
+    uint8_t m[IPV6_HLEN + UDP_HLEN + ROCE_BTH_LEN];
+    size_t hl = l3_len + UDP_HLEN + ROCE_BTH_LEN;
     uint32_t crc;
 
     /* The fields routers may change are ones in the CRC: the masked LRH
      * of RoCEv1, IP class/flow/TTL/checksum, UDP checksum, BTH F/B/resv. */
     memcpy(m, l3, hl);
-    if (l3_len == 20) {
-        m[1] = 0xFF;
-        m[8] = 0xFF;
-        m[10] = m[11] = 0xFF;
+    if (l3_len == IPV4_HLEN) {
+        m[IPV4_OFF_TOS] = 0xFF;
+        m[IPV4_OFF_TTL] = 0xFF;
+        memset(m + IPV4_OFF_CSUM, 0xFF, 2);
     } else {
-        m[0] |= 0x0F;
-        m[1] = m[2] = m[3] = 0xFF;
-        m[7] = 0xFF;
+        m[IPV6_OFF_VER_TC_FL] |= 0x0F;
+        memset(m + IPV6_OFF_VER_TC_FL + 1, 0xFF, 3);
+        m[IPV6_OFF_HLIM] = 0xFF;
     }
-    m[l3_len + 6] = m[l3_len + 7] = 0xFF;
-    m[l3_len + 8 + 4] = 0xFF;
+    memset(m + l3_len + UDP_OFF_CSUM, 0xFF, 2);
+    m[l3_len + UDP_HLEN + 4] = 0xFF;  /* BTH resv8a */
     crc = e810_crc32_update(0xFFFFFFFFu, lrh, sizeof(lrh));
     crc = e810_crc32_update(crc, m, hl);
     crc = e810_crc32_update(crc, l3 + hl, len - hl);
@@ -97,32 +82,17 @@ uint32_t roce_icrc(const uint8_t *l3, size_t l3_len, size_t len)
 size_t roce_frame_seal(uint8_t *buf, const RocePath *p, size_t bth_off,
                        size_t end)
 {
-    size_t l3l = l3_len_of(p), udp_off = bth_off - 8, l3_off = udp_off - l3l;
-    uint8_t *ip = buf + l3_off, *udp = buf + udp_off;
-    size_t udp_len = end + ROCE_ICRC_LEN - udp_off;
-    uint32_t icrc;
+    E810NetPath np;
+    size_t l3_off;
 
-    stbe16(udp + 4, (uint16_t)udp_len);
-    stbe16(udp + 6, 0);
-    if (p->ipv4) {
-        stbe16(ip + 2, (uint16_t)(l3l + udp_len));
-        stbe16(ip + 10, 0);
-        stbe16(ip + 10, (uint16_t)~e810_csum_fold(e810_csum_add(0, ip,
-                                                                     20)));
-    } else {
-        stbe16(ip + 4, (uint16_t)udp_len);
-    }
-    icrc = roce_icrc(ip, l3l, end - l3_off);
-    st32(buf + end, icrc);              /* least significant byte first */
-    if (!p->ipv4) {
-        /* UDP over IPv6 must carry a checksum (RFC 8200 8.1). */
-        uint32_t sum = e810_csum_pseudo(ip, true, IP_PROTO_UDP,
-                                        (uint32_t)udp_len);
-        uint16_t ck = (uint16_t)~e810_csum_fold(e810_csum_add(sum, udp,
-                                                              udp_len));
-
-        stbe16(udp + 6, ck ? ck : 0xFFFF);
-    }
+    net_path(p, &np);
+    l3_off = e810_frame_l3_start(&np);
+    /* The ICRC covers the lengths but not the UDP checksum, which covers
+     * the ICRC: lengths, ICRC, then the checksum. */
+    e810_frame_set_lengths(buf, &np, end + ROCE_ICRC_LEN);
+    st32(buf + end, roce_icrc(buf + l3_off, bth_off - UDP_HLEN - l3_off,
+                              end - l3_off));   /* LSB first */
+    e810_frame_l4_csum(buf, &np, end + ROCE_ICRC_LEN);
     return end + ROCE_ICRC_LEN;
 }
 
@@ -161,14 +131,14 @@ bool roce_parse_frame(const E810Frame *fr, RocePkt *k, const char **bad)
         return true;
     }
     if (k->ipv4) {
-        memcpy(k->sip, k->l3 + 12, 4);
-        memcpy(k->dip, k->l3 + 16, 4);
+        memcpy(k->sip, k->l3 + IPV4_OFF_SRC, 4);
+        memcpy(k->dip, k->l3 + IPV4_OFF_DST, 4);
     } else {
-        memcpy(k->sip, k->l3 + 8, 16);
-        memcpy(k->dip, k->l3 + 24, 16);
+        memcpy(k->sip, k->l3 + IPV6_OFF_SRC, 16);
+        memcpy(k->dip, k->l3 + IPV6_OFF_DST, 16);
     }
     udp = e810_frame_l4(fr);
-    udp_len = ldbe16(udp + 4);
+    udp_len = ldbe16(udp + UDP_OFF_LEN);
     if (udp_len != fr->l4_len) {
         *bad = "UDP length";
         return true;

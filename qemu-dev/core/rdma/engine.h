@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 RDMA engine: the QP data path shared by both transports.
+ *
+ * One engine per device holds the data-path QPs, their one timer and the
+ * bottom half's round (engine.c).  What a QP is to the engine -- its SQ
+ * and RQ, CQs, PD, the WQEs it works on in SQ order, the receive in
+ * progress -- is E810EngQp, the first member of each transport's QP
+ * (rdma/qpdp.c for iWARP, roce/ for RoCEv2).  The transport is chosen per
+ * QP at CREATE_QP from the protocol the CQP was created with, and the
+ * engine reaches it only through its E810EngOps: adding a transport is a
+ * table, not a second copy of the shell.
+ */
+#ifndef E810_RDMA_ENGINE_H
+#define E810_RDMA_ENGINE_H
+
+#include "../types.h"
+#include "rdma.h"
+#include "wqe.h"
+
+typedef struct E810EngQp E810EngQp;
+
+/* An SQ WQE as the engine tracks it; the first member of the
+ * transport's WQE (the rest follows it, E810EngQp.wq_stride apart). */
+typedef struct E810EngWqe {
+    uint32_t idx;               /* first quantum */
+    uint8_t quanta;
+    uint8_t op;
+    bool signaled;
+    bool done;
+    bool inl;
+    int status;                 /* 0 or an AE code */
+    unsigned nsge;
+    E810Sge sge[E810_WQE_MAX_SGE];
+    uint32_t len;
+    uint8_t inl_data[E810_WQE_MAX_INLINE];
+} E810EngWqe;
+
+typedef struct E810EngOps {
+    const char *name;
+    unsigned protocol;          /* the CQP's (CQPHC_PROTOCOL) */
+    size_t qp_size;             /* the transport's QP, E810EngQp first */
+    size_t wqe_size;            /* its WQE, E810EngWqe first */
+    /* Whether CREATE_QP of a QP of @type makes QP @id one of ours. */
+    bool (*takes)(unsigned type, uint32_t id);
+    /* CREATE_QP: the context @x read; false refuses the op (no memory). */
+    bool (*create)(E810EngQp *q, uint64_t h, const uint64_t *x);
+    /* MODIFY_QP with the context @x. */
+    void (*modify)(E810EngQp *q, uint64_t h, const uint64_t *x,
+                   E810CqpResult *r);
+    /* DESTROY_QP, before the QP is freed (may be NULL). */
+    void (*destroy)(E810EngQp *q);
+    /* FLUSH_WQES with SQ or RQ: the QP stopped, its SQ's WQEs gone with
+     * @sq; may be NULL. */
+    void (*flushed)(E810EngQp *q, bool sq);
+    /* The QP's own memory besides the shell and its WQ (may be NULL). */
+    void (*release)(E810EngQp *q);
+    /* The bottom half's turn: send what the QP has. */
+    void (*run)(E810EngQp *q);
+    /* Its deadline passed (already cleared). */
+    void (*timeout)(E810EngQp *q);
+    /* An AE for the QP. */
+    void (*ae)(E810EngQp *q, unsigned code, unsigned src);
+    /* The QP stopped with an error (may be NULL). */
+    void (*halt)(E810EngQp *q);
+    /* The head WQE retired (may be NULL). */
+    void (*retired)(E810EngQp *q);
+    /* A CQP doorbell, before its WQEs run (may be NULL). */
+    void (*cqp_doorbell)(E810Core *c);
+    /* The transport's own state freed with the device (may be NULL). */
+    void (*cleanup)(E810Core *c);
+} E810EngOps;
+
+struct E810EngQp {
+    E810Core *c;
+    const E810EngOps *ops;
+    uint32_t id;
+    bool vq;
+    bool halted;                /* ERROR: no more work, no more CQEs */
+    bool in_run;
+    bool tx_pending;            /* work for the bottom half (txsched.h) */
+    int64_t deadline;           /* the QP's timer, -1 none */
+    E810RdmaRing sq, rq;
+    unsigned rq_shift;
+    uint32_t sq_idx, rq_idx;
+    uint8_t sq_pol, rq_pol;
+    uint32_t txcq, rxcq, pd;
+    bool priv;
+    /* The WQEs taken from the SQ and not retired, in SQ order. */
+    uint8_t *wq;
+    size_t wq_stride;
+    unsigned wq_size, wq_head, wq_cnt;
+    /* The receive in progress: the RQ WQE it fills. */
+    bool rcv_active;
+    uint32_t rcv_idx;
+    unsigned rcv_nsge;
+    E810Sge rcv_sge[E810_WQE_MAX_SGE];
+    uint64_t rcv_cap;
+};
+
+extern const E810EngOps e810_iwarp_ops;
+extern const E810EngOps e810_roce_ops;
+
+/* ---- the engine's entry points (control path, doorbells, bottom half) -- */
+
+/* After a CQP op on a QP (CREATE/MODIFY/DESTROY_QP, FLUSH_WQES) completed
+ * without an error: the data path follows it. */
+void e810_eng_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
+                  E810CqpResult *r);
+/* A CQP doorbell, before its WQEs run. */
+void e810_eng_cqp_doorbell(E810Core *c);
+/* SQ doorbell (WQEALLOC, the user page): only notes the work. */
+void e810_eng_doorbell(E810Core *c, uint32_t qp_id);
+/* The bottom half (txsched.c): pending QPs in turn, within the budget. */
+void e810_eng_tx_run(E810Core *c);
+/* Every QP dropped (CQP destroy, PF reset) / the engine freed. */
+void e810_eng_reset(E810Core *c);
+void e810_eng_cleanup(E810Core *c);
+
+/* ---- the shell, for the transports -------------------------------------- */
+
+E810EngQp *e810_eng_find(E810Core *c, uint32_t id);
+/* Work for the bottom half; whether some QP has any. */
+void e810_eng_tx_note(E810EngQp *q);
+bool e810_eng_tx_pending(E810Core *c);
+/* @q's deadline is set: the one timer fires by then. */
+void e810_eng_timer_want(E810EngQp *q);
+/* The WQE @i places after the WQ's head. */
+E810EngWqe *e810_eng_wq_at(E810EngQp *q, unsigned i);
+/* Allocate the WQ: up to @max WQEs, no more than the SQ holds; charged
+ * to mem_limit.  False without memory. */
+bool e810_eng_wq_alloc(E810EngQp *q, unsigned max);
+/* The WQE at the SQ consumer index: its first quantum into @raw, @hdr
+ * and @qw; @w cleared with its index, opcode, signaled flag and one
+ * quantum.  False if none is there (valid bit not ours) or unreadable. */
+bool e810_eng_sq_fetch(E810EngQp *q, E810EngWqe *w, uint8_t raw[32],
+                       uint64_t *hdr, uint64_t qw[4]);
+/* Its payload: the inline data, or the SGE list (a zero-length first
+ * fragment kept with @keep_empty0, as iWARP's zero-length READ needs). */
+void e810_eng_sq_payload(E810EngQp *q, E810EngWqe *w, const uint8_t *raw,
+                         uint64_t h, const uint64_t qw[4], bool keep_empty0);
+void e810_eng_sq_advance(E810EngQp *q, unsigned quanta);
+/* Take the RQ WQE at the consumer index into the receive in progress;
+ * false if none is posted. */
+bool e810_eng_rq_take(E810EngQp *q);
+/* No host memory for QP @id's data path: the CQP op fails, the QP goes
+ * to ERROR. */
+void e810_eng_refuse(E810Core *c, E810CqpResult *r, uint32_t id);
+/* The QP stops with an AE (once). */
+void e810_eng_fatal(E810EngQp *q, unsigned ae, unsigned src);
+/* SQ completion for @w on the QP's send CQ. */
+void e810_eng_sq_cqe(E810EngQp *q, const E810EngWqe *w);
+/* Retire finished WQEs in SQ order (CQEs for signaled ones and errors). */
+void e810_eng_wq_retire(E810EngQp *q);
+/* Who accesses memory for the QP (xlate.c). */
+E810MemOwner e810_eng_owner(E810EngQp *q);
+/* An IP address of the QP context (ADDR0..3 as irdma writes them). */
+void e810_eng_ctx_ip(uint8_t *ip, bool v4, uint64_t hi_pair,
+                     uint64_t lo_pair);
+
+#endif

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 RoCEv2 engine: UD QPs -- datagrams to address handles, received
+ * ones behind the GRH slot, multicast groups' members (see qp.c).
+ */
+#include "../e810.h"
+#include "../bytes.h"
+#include "../../trace.h"
+#include "../rdma/rdma.h"
+#include "../rdma/wqe.h"
+#include "../rdma/engine.h"
+#include "../rdma/iwarp-hooks.h"
+#include "roce.h"
+#include "roce-int.h"
+#include "qp-int.h"
+
+/* ---- UD ----------------------------------------------------------------- */
+
+/* The path of address handle @idx (uda.c:irdma_sc_access_ah). */
+static bool ah_path(RoceQp *q, uint32_t idx, RocePath *p)
+{
+    E810Core *c = q->b.c;
+    const uint64_t *a;
+    unsigned arp, i;
+
+    if (!c->rdma.ah ||
+        idx >= e810_rdma_obj_limit(c, E810_HMC_FSIAV, E810_RDMA_MAX_AH) ||
+        !c->rdma.ah[idx].valid) {
+        return false;
+    }
+    a = c->rdma.ah[idx].wqe;
+    memset(p, 0, sizeof(*p));
+    p->ipv4 = a[3] & (1ull << 59);
+    p->vlan = a[3] & (1ull << 60);
+    p->vlan_tci = (uint16_t)a[1];
+    p->tos = (uint8_t)e810_fld(a[1], 39, 32);
+    p->ttl = (uint8_t)e810_fld(a[2], 39, 32);
+    p->flow_label = (uint32_t)e810_fld(a[2], 19, 0);
+    p->sport = q->path.sport;
+    arp = (unsigned)e810_fld(a[2], 63, 48);
+    if (arp >= E810_RDMA_MAX_ARP || !c->rdma.arp[arp].valid) {
+        return false;
+    }
+    memcpy(p->dmac, c->rdma.arp[arp].mac, 6);
+    for (i = 0; i < 6; i++) {
+        p->smac[i] = (uint8_t)(a[0] >> (56 - 8 * i));
+    }
+    if (p->ipv4) {
+        stbe32(p->dip, (uint32_t)a[4]);
+        stbe32(p->sip, (uint32_t)a[6]);
+    } else {
+        stbe64(p->dip, a[5]);
+        stbe64(p->dip + 8, a[4]);
+        stbe64(p->sip, a[7]);
+        stbe64(p->sip + 8, a[6]);
+    }
+    if (!p->ttl) {
+        p->ttl = 64;
+    }
+    return true;
+}
+
+static void ud_send(RoceQp *q, RoceWqe *w)
+{
+    E810Roce *e = q->b.c->rdma.roce;
+    RocePath path;
+    size_t off, p, len;
+    uint8_t *b = e->tx;
+    unsigned opcode = w->imm ? ROCE_UD_SEND_ONLY_IMM : ROCE_UD_SEND_ONLY;
+    uint32_t psn = q->psn_next;
+
+    if (w->b.op != OP_RDMA_SEND && w->b.op != OP_RDMA_SEND_SOL_EVENT) {
+        w->b.status = AE_WQE_UNEXPECTED_OPCODE;
+        return;
+    }
+    if (!ah_path(q, w->ah, &path)) {
+        w->b.status = AE_WQE_INVALID_PARAMETER;
+        e810_guest_error(q->b.c, "rdma: UD QP %u WQE %u: address handle %u "
+                         "not valid", q->b.id, w->b.idx, w->ah);
+        return;
+    }
+    if (w->b.len > q->mtu) {
+        w->b.status = AE_WQE_INVALID_PARAMETER;   /* DGRAM too long */
+        return;
+    }
+    off = roce_frame_start(b, &path);
+    p = off + ROCE_BTH_LEN;
+    /* A Q_Key with the high bit set means the QP's own (IBA 10.2.5). */
+    stbe32(b + p, (w->qkey & 0x80000000u) ? q->qkey : w->qkey);
+    b[p + 4] = 0;
+    roce_put24(b + p + 5, q->b.id);
+    p += ROCE_DETH_LEN;
+    if (w->imm) {
+        stbe32(b + p, w->imm_data);
+        p += ROCE_IMM_LEN;
+    }
+    if (w->b.len) {
+        if (w->b.inl) {
+            memcpy(b + p, w->b.inl_data, w->b.len);
+        } else {
+            E810MemOwner o = roce_owner(q);
+            int r = e810_sge_copy(&o, w->b.sge, w->b.nsge, 0, b + p, NULL,
+                                  w->b.len, E810_ACC_LOCAL_READ);
+
+            if (r) {
+                w->b.status = (int)e810_xlate_ae(r);
+                return;
+            }
+        }
+        p += w->b.len;
+    }
+    while ((p - off) & 3) {
+        b[p++] = 0;
+    }
+    roce_bth_put(b + off, (uint8_t)opcode, w->b.op == OP_RDMA_SEND_SOL_EVENT,
+                 (4 - (w->b.len & 3)) & 3, ROCE_DEFAULT_PKEY, w->dqpn, false,
+                 psn);
+    q->psn_next = (q->psn_next + 1) & ROCE_PSN_MASK;
+    trace_e810_roce_tx(q->b.id, opcode, psn, w->b.len);
+    e->stats.tx_pkts++;
+    q->b.c->rdma.pestat[E810_PE_UDPTXPKTS]++;
+    len = roce_frame_seal(b, &path, off, p);
+    if (path.dmac[0] & 1) {
+        /* To a group: the wire, and this port's own members when the AH
+         * says DOLOOPBACK, as irdma asks for every multicast destination
+         * (verbs.c:irdma_setup_ah). */
+        bool lpb = q->b.c->rdma.ah[w->ah].wqe[3] & CQPSQ_AH_DOLOOPBACKCHECK;
+
+        e->stats.mcast_tx++;
+        trace_e810_roce_mcast_tx(q->b.id,
+                                 ldbe32(path.dip + (path.ipv4 ? 0 : 12)), lpb);
+        if (!e810_rdma_xmit_group(q->b.c, b, len, lpb)) {
+            e->stats.tx_dropped++;
+        }
+    } else if (!e810_rdma_xmit(q->b.c, b, len, false)) {
+        e->stats.tx_dropped++;
+    }
+}
+
+void roce_ud_run(RoceQp *q)
+{
+    RoceWqe w;
+    uint64_t h;
+
+    while (!q->b.halted && q->state == QP_STATE_RTS) {
+        if (!e810_tx_may_send(q->b.c)) {
+            roce_tx_note(q);                 /* the bottom half goes on */
+            break;
+        }
+        if (!roce_sq_fetch(q, &w, &h)) {
+            if (e810_rdma_qp_show_sq_tail(q->b.c, q->b.id, q->b.sq_idx)) {
+                continue;
+            }
+            break;
+        }
+        trace_e810_roce_wqe(q->b.id, w.b.idx, w.b.op, w.b.len, h);
+        e810_eng_sq_advance(&q->b, w.b.quanta);
+        if (!w.b.status && !roce_op_local(w.b.op)) {
+            ud_send(q, &w);
+        }
+        if (w.b.signaled || w.b.status) {
+            e810_eng_sq_cqe(&q->b, &w.b);
+        }
+        if (w.b.status) {
+            roce_fatal(q, (unsigned)w.b.status, AE_SOURCE_SQ);
+        }
+    }
+}
+
+/*
+ * UD datagrams posted before a CQP op go out before it, within the CQP
+ * entry's budget.  The card sends a datagram long before the driver's
+ * next command reaches its CQP, but the engine's bottom half, which runs
+ * the SQs after their doorbells, may not have run yet on a loaded host:
+ * mckey posts its datagrams unsignaled, then destroys the AH and the QP
+ * at once, and in two guests under TCG none or a third of them left
+ * before the AH was gone.  RC QPs keep their pace (ACK-clocked).  What
+ * the budget leaves stays for the bottom half.
+ */
+void roce_cqp_doorbell(E810Core *c)
+{
+    if (!e810_eng_tx_pending(c)) {
+        return;
+    }
+    for (unsigned i = 0; i < E810_RDMA_MAX_QPS; i++) {
+        RoceQp *q = roce_qp_find(c, i);
+
+        if (!q || q->type != QP_TYPE_ROCE_UD || !q->b.tx_pending ||
+            q->b.in_run) {
+            continue;
+        }
+        if (!e810_tx_may_send(c)) {
+            return;
+        }
+        q->b.tx_pending = false;
+        q->b.in_run = true;
+        roce_ud_run(q);
+        q->b.in_run = false;
+    }
+}
+
+void roce_ud_rx(RoceQp *q, const RocePkt *k)
+{
+    E810Roce *e = q->b.c->rdma.roce;
+    bool imm = k->opcode == ROCE_UD_SEND_ONLY_IMM;
+    size_t hl = ROCE_DETH_LEN + (imm ? ROCE_IMM_LEN : 0), plen;
+    uint8_t grh[ROCE_GRH_LEN];
+    E810MemOwner o = roce_owner(q);
+    uint32_t qkey, src_qp;
+
+    if (k->ext_len < hl + k->padcnt) {
+        e->stats.rx_bad++;
+        trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "short UD header");
+        return;
+    }
+    qkey = ldbe32(k->ext);
+    src_qp = roce_be24(k->ext + 5);
+    if (qkey != q->qkey) {
+        e->stats.rx_key++;
+        trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "Q_Key");
+        return;
+    }
+    plen = k->ext_len - hl - k->padcnt;
+    if (!roce_rq_take(q)) {
+        e->stats.ud_dropped++;
+        trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "no receive WQE");
+        return;
+    }
+    if (q->b.rcv_cap < ROCE_GRH_LEN || plen > q->b.rcv_cap - ROCE_GRH_LEN) {
+        /* The WQE is used up by the datagram it could not hold. */
+        e->stats.ud_dropped++;
+        trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "receive WQE short");
+        roce_rq_cqe(q, 0, OP_TYPE_REC, src_qp,
+               CQ_ERROR | (uint64_t)0xFFFF << 16 | AE_WQE_INVALID_PARAMETER,
+               false, 0);
+        return;
+    }
+    /* The GRH slot: the IPv6 header, or the IPv4 header in its last 20
+     * bytes (union rdma_network_hdr). */
+    memset(grh, 0, sizeof(grh));
+    memcpy(grh + (k->ipv4 ? 20 : 0), k->l3, k->l3_len);
+    if (e810_sge_copy(&o, q->b.rcv_sge, q->b.rcv_nsge, 0, NULL, grh,
+                      ROCE_GRH_LEN, E810_ACC_LOCAL_WRITE) ||
+        (plen && e810_sge_copy(&o, q->b.rcv_sge, q->b.rcv_nsge, ROCE_GRH_LEN,
+                               NULL, k->ext + hl, plen,
+                               E810_ACC_LOCAL_WRITE))) {
+        e->stats.ud_dropped++;
+        trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "receive buffer");
+        roce_rq_cqe(q, 0, OP_TYPE_REC, src_qp,
+               CQ_ERROR | (uint64_t)0xFFFF << 16 | AE_AMP_INVALID_STAG,
+               false, 0);
+        return;
+    }
+    e->stats.rx_pkts++;
+    roce_rq_cqe(q, ROCE_GRH_LEN + plen, OP_TYPE_REC, src_qp,
+           (k->ipv4 ? CQ_IPV4 : 0) | (k->se ? CQ_SOEVENT : 0), imm,
+           ldbe32(k->ext + ROCE_DETH_LEN));
+}
+
+/*
+ * A datagram to a multicast group: multicast MAC, DestQP 0xFFFFFF (the
+ * IBA's multicast QPN) and a multicast IP destination together, else it
+ * is dropped.  One copy goes to each UD QP of the group this port has
+ * for the address (at most E810_MCG_PER_ADDR groups of MGCTX_ENTRIES:
+ * rdma/mcg.c), each as ud_rx
+ * takes a datagram to that QP; a member that is gone, not ready or of
+ * another P_Key is skipped and counted as for a unicast datagram.
+ */
+void roce_ud_mcast_rx(E810Core *c, const RocePkt *k, const uint8_t *dmac)
+{
+    E810Roce *e = c->rdma.roce;
+    bool mc_ip = k->ipv4 ? (k->dip[0] & 0xF0) == 0xE0 : k->dip[0] == 0xFF;
+    uint16_t vid = k->vlan ? (k->vlan_tci & 0xFFF) : E810_VLAN_NONE;
+    uint32_t qps[MGCTX_ENTRIES * E810_MCG_PER_ADDR];
+    unsigned n, i;
+
+    if (k->dqpn != ROCE_MCAST_QPN || !mc_ip || !(dmac[0] & 1) ||
+        (k->opcode != ROCE_UD_SEND_ONLY &&
+         k->opcode != ROCE_UD_SEND_ONLY_IMM)) {
+        e->stats.mcast_bad++;
+        trace_e810_roce_drop(k->dqpn, k->opcode, k->psn,
+                             "not a UD datagram to a multicast group");
+        return;
+    }
+    /* The members as they are now: placing a datagram runs no CQP op,
+     * but the lists are the control path's. */
+    n = e810_rdma_mcg_members(c, k->ipv4, k->dip, vid, qps,
+                              MGCTX_ENTRIES * E810_MCG_PER_ADDR);
+    if (!n) {
+        e->stats.mcast_no_group++;
+        trace_e810_roce_drop(k->dqpn, k->opcode, k->psn,
+                             "no multicast group of this port");
+        return;
+    }
+    e->stats.mcast_rx++;
+    trace_e810_roce_mcast_rx(ldbe32(k->dip + (k->ipv4 ? 0 : 12)), k->opcode,
+                             n);
+    for (i = 0; i < n; i++) {
+        RoceQp *q = roce_qp_find(c, qps[i]);
+
+        if (!q || q->type != QP_TYPE_ROCE_UD || q->b.halted ||
+            (q->state != QP_STATE_RTR && q->state != QP_STATE_RTS &&
+             q->state != QP_STATE_SQD)) {
+            e->stats.rx_no_qp++;
+            trace_e810_roce_drop(qps[i], k->opcode, k->psn,
+                                 "group member is no ready UD QP");
+            continue;
+        }
+        if ((k->pkey & 0x7FFF) != (q->pkey & 0x7FFF)) {
+            e->stats.rx_key++;
+            trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "P_Key");
+            continue;
+        }
+        roce_ud_rx(q, k);
+    }
+}
