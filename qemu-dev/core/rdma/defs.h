@@ -177,7 +177,8 @@ enum {
 #define QPC_REXMIT_THRESH(q)        ((unsigned)e810_fld(q, 53, 48))
 #define QPC_RNRNAK_THRESH(q)        ((unsigned)e810_fld(q, 56, 54)) /* RoCE */
 #define QPC_RTOMIN(q)               ((unsigned)e810_fld(q, 63, 57)) /* ms */
-/* qword 17 */
+/* qword 17: 24:0 and 56:32 in irdma 7.3 (older irdma: 18:0, 50:32);
+ * the CQ ids the device offers (E810_RDMA_MAX_CQS) fit either. */
 #define QPC_TXCQNUM(q)              ((uint32_t)e810_fld(q, 24, 0))
 #define QPC_RXCQNUM(q)              ((uint32_t)e810_fld(q, 56, 32))
 /* qword 18: Q2ADDR 63:8 holds the 256-byte aligned address itself */
@@ -442,7 +443,7 @@ enum {
 #define AEQE_AESRC_S                50
 #define AEQE_IWSTATE_S              54
 #define AEQE_TCPSTATE_S             57
-#define AEQE_Q2DATA                 (1ull << 61)
+#define AEQE_Q2DATA                 (1ull << 61)    /* 62:61, as 1 */
 
 /* AEQE qword 1 of QP/CQ @id: AE @code from @src, the QP's iWARP state. */
 static inline uint64_t e810_aeqe_qw1(uint32_t id, unsigned code, unsigned src,
