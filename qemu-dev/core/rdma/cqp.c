@@ -47,7 +47,7 @@ void e810_cqp_fail(E810Core *c, E810CqpResult *r, uint16_t minor,
 static void cqp_query_features(E810Core *c, const uint64_t *wqe,
                                E810CqpResult *r)
 {
-    uint32_t len = (uint32_t)e810_fld(wqe[3], 31, 0);
+    uint32_t len = CQPSQ_QUERY_RDMA_FEATURES_BUF_LEN(wqe[3]);
     uint8_t buf[16];
 
     /* Two features: FW info (carrying the feature count) and the function
@@ -139,7 +139,7 @@ static void cqp_push_pages(E810Core *c, unsigned op, const uint64_t *wqe,
      * succeeds with an index past any page, which
      * verbs.c:irdma_alloc_push_page() takes as "none" without logging an
      * error; a free has nothing to do. */
-    if (!(wqe[3] & (1ull << 62))) {
+    if (!(wqe[3] & CQPSQ_MPP_FREE_PAGE)) {
         r->retval = 0xFFFFFFFFu;
     }
 }

@@ -126,21 +126,88 @@ enum {
 #define PROTOCOL_IWARP              1
 #define PROTOCOL_ROCE               2
 
-/* QP host context (256 bytes): byte offsets */
-#define QPC_SQ_PA                   8
-#define QPC_RQ_PA                   16
-#define QPC_SIZES                   24      /* RQSIZE 11:8, SQSIZE 15:12 */
-#define QPC_CQ                      136     /* TXCQNUM 24:0, RXCQNUM 56:32 */
-#define QPC_COMPCTX                 168
+/*
+ * QP host context (256 bytes, ctrl.c:irdma_sc_qp_setctx for iWARP,
+ * irdma_sc_qp_setctx_roce_gen_2 for RoCE, puda.c:irdma_puda_qp_setctx
+ * for the ILQ/IEQ; irdma's IRDMAQPC_*, uda_d.h's UDAQPC_* are the same
+ * bits).  A field marked iWARP or RoCE is read by that engine only;
+ * some bits mean one thing to each (qwords 6, 7, 10 and 11).
+ * rdma/qpctx.h decodes them all.
+ */
+/* qword 0; qwords 1 and 2 the SQ's and RQ's PA (PBLE index with VQ) */
+#define QPC_IPV4                    (1ull << 3)
+#define QPC_INSERTVLANTAG           (1ull << 5)
+#define QPC_RQWQESIZE(q)            ((unsigned)e810_fld(q, 9, 8))
+#define QPC_DUPACK_THRESH(q)        ((unsigned)e810_fld(q, 18, 16)) /* iWARP */
+#define QPC_PDIDXHI(q)              ((uint32_t)e810_fld(q, 21, 20))
+/* qword 3: sizes are 4 << n entries (irdma_get_encoded_wqe_size) */
+#define QPC_TTL(q)                  ((uint8_t)e810_fld(q, 7, 0))
+#define QPC_RQSIZE(q)               ((unsigned)e810_fld(q, 11, 8))
+#define QPC_SQSIZE(q)               ((unsigned)e810_fld(q, 15, 12))
+#define QPC_TOS(q)                  ((uint8_t)e810_fld(q, 31, 24))
+#define QPC_SRCPORTNUM(q)           ((uint16_t)e810_fld(q, 47, 32))
+#define QPC_DESTPORTNUM(q)          ((uint16_t)e810_fld(q, 63, 48))
+/* qword 4: DESTIPADDR2 63:32, DESTIPADDR3 31:0 (IPv4 here); qword 5:
+ * DESTIPADDR0 63:32, DESTIPADDR1 31:0 (e810_rdma_ip_from_words) */
+/* qword 6: SNDMSS is the MSS for iWARP, the path MTU for RoCE */
+#define QPC_SNDMSS(q)               ((uint16_t)e810_fld(q, 29, 16))
+#define QPC_VLANTAG(q)              ((uint16_t)e810_fld(q, 47, 32))
+#define QPC_ARPIDX(q)               ((unsigned)e810_fld(q, 63, 48))
+/* qword 7: RCVSCALE/SNDSCALE (iWARP) share bits with PKEY (RoCE) */
+#define QPC_FLOWLABEL(q)            ((uint32_t)e810_fld(q, 19, 0))  /* RoCE */
+#define QPC_RCVSCALE(q)             ((uint8_t)e810_fld(q, 35, 32))  /* iWARP */
+#define QPC_SNDSCALE(q)             ((uint8_t)e810_fld(q, 43, 40))  /* iWARP */
+#define QPC_PKEY(q)                 ((uint16_t)e810_fld(q, 47, 32)) /* RoCE */
+#define QPC_PDIDX(q)                ((uint32_t)e810_fld(q, 63, 48))
+/* qword 8 (RoCE) */
+#define QPC_DESTQP(q)               ((uint32_t)e810_fld(q, 23, 0))
+#define QPC_QKEY(q)                 ((uint32_t)e810_fld(q, 63, 32))
+/* qwords 10-12: TCP sequence space (iWARP) or PSNs (RoCE) */
+#define QPC_SNDNXT(q)               ((uint32_t)e810_fld(q, 31, 0))  /* iWARP */
+#define QPC_PSNNXT(q)               ((uint32_t)e810_fld(q, 23, 0))  /* RoCE */
+#define QPC_SNDWND(q)               ((uint32_t)e810_fld(q, 63, 32)) /* iWARP */
+#define QPC_RCVNXT(q)               ((uint32_t)e810_fld(q, 31, 0))  /* iWARP */
+#define QPC_EPSN(q)                 ((uint32_t)e810_fld(q, 23, 0))  /* RoCE */
+#define QPC_RCVWND(q)               ((uint32_t)e810_fld(q, 63, 32)) /* iWARP */
+#define QPC_SNDUNA(q)               ((uint32_t)e810_fld(q, 63, 32)) /* iWARP */
+/* qword 14 (iWARP) */
+#define QPC_SSTHRESH(q)             ((uint32_t)e810_fld(q, 31, 0))
+#define QPC_CWND(q)                 ((uint32_t)e810_fld(q, 63, 32))
+/* qword 16 */
+#define QPC_REXMIT_THRESH(q)        ((unsigned)e810_fld(q, 53, 48))
+#define QPC_RNRNAK_THRESH(q)        ((unsigned)e810_fld(q, 56, 54)) /* RoCE */
+#define QPC_RTOMIN(q)               ((unsigned)e810_fld(q, 63, 57)) /* ms */
+/* qword 17: 24:0 and 56:32 in irdma 7.3 (older irdma: 18:0, 50:32);
+ * the CQ ids the device offers (E810_RDMA_MAX_CQS) fit either. */
+#define QPC_TXCQNUM(q)              ((uint32_t)e810_fld(q, 24, 0))
+#define QPC_RXCQNUM(q)              ((uint32_t)e810_fld(q, 56, 32))
+/* qword 18: Q2ADDR 63:8 holds the 256-byte aligned address itself */
+#define QPC_Q2ADDR(q)               ((q) & ~0xFFull)                /* iWARP */
+/* qword 19: MACADDRESS 63:16, the source MAC, byte 0 in 63:56 */
+#define QPC_MACADDRESS(q)           (e810_fld(q, 63, 16))
+/* qword 20 */
+#define QPC_ORDSIZE(q)              ((unsigned)e810_fld(q, 7, 0))
+#define QPC_IRDSIZE(q)              ((unsigned)e810_fld(q, 18, 16))
+#define QPC_WRRDRSPOK               (1ull << 20)
+#define QPC_RDOK                    (1ull << 21)
+#define QPC_PRIVEN                  (1ull << 25)
+/* qword 21: QPCOMPCTX, echoed in CQEs and AEs */
+#define QPC_COMPCTX                 168     /* byte offset */
+/* qword 23: LOCAL_IPADDR2 63:32, LOCAL_IPADDR3 31:0 (IPv4 here); qword 24:
+ * LOCAL_IPADDR0 63:32, LOCAL_IPADDR1 31:0 */
 
-/* FLUSH_WQES / GEN_AE */
+/* FLUSH_WQES / GEN_AE: qword 1 the AE, qword 2 the user's flush codes */
+#define CQPSQ_FWQE_AECODE(q1)       ((unsigned)e810_fld(q1, 15, 0))
+#define CQPSQ_FWQE_AESOURCE(q1)     ((unsigned)e810_fld(q1, 19, 16))
+#define CQPSQ_FWQE_RQMNERR(q2)      ((unsigned)e810_fld(q2, 15, 0))
+#define CQPSQ_FWQE_SQMNERR(q2)      ((unsigned)e810_fld(q2, 47, 32))
 #define CQPSQ_FWQE_GENERATE_AE      (1ull << 59)
 #define CQPSQ_FWQE_USERFLCODE       (1ull << 60)
 #define CQPSQ_FWQE_FLUSHSQ          (1ull << 61)
 #define CQPSQ_FWQE_FLUSHRQ          (1ull << 62)
 #define FLUSH_MAJOR_ERR             1
 
-/* ALLOC_STAG / REG_MR / DEALLOC_STAG (and the fast-register SQ WQE) */
+/* ALLOC_STAG / REG_MR / DEALLOC_STAG */
 #define CQPSQ_STAG_LPBLSIZE(h)      ((unsigned)e810_fld(h, 45, 44))
 #define CQPSQ_STAG_HPAGESIZE(h)     ((unsigned)e810_fld(h, 47, 46))
 #define CQPSQ_STAG_ARIGHTS(h)       ((unsigned)e810_fld(h, 52, 48))
@@ -150,6 +217,8 @@ enum {
 #define CQPSQ_STAG_KEY(q2)          ((uint8_t)e810_fld(q2, 7, 0))
 #define CQPSQ_STAG_PDID(q1, q2)     \
     ((uint32_t)(e810_fld(q1, 63, 46) | e810_fld(q2, 59, 54) << 18))
+#define CQPSQ_STAG_STAGLEN(q1)      (e810_fld(q1, 45, 0))
+#define CQPSQ_STAG_FIRSTPMPBLIDX(q6) ((uint32_t)e810_fld(q6, 27, 0))
 
 /* CREATE_CQ / MODIFY_CQ / DESTROY_CQ header */
 #define CQPSQ_CQ_CQID(h)            \
@@ -162,19 +231,105 @@ enum {
 #define CQPSQ_CQ_VIRTMAP            (1ull << 47)
 #define CQPSQ_CQ_ENCEQEMASK         (1ull << 48)
 #define CQPSQ_CQ_CEQIDVALID         (1ull << 49)
-/* CREATE_CEQ / CREATE_AEQ */
+#define CQPSQ_CQ_CQSIZE(q0)         ((uint32_t)e810_fld(q0, 20, 0))
+#define CQPSQ_CQ_CQCTX(q1)          (e810_fld(q1, 62, 0))
+#define CQPSQ_CQ_FIRSTPMPBLIDX(q6)  ((uint32_t)e810_fld(q6, 27, 0))
+/* CREATE_CEQ / DESTROY_CEQ (qword 4 the ring's PA) */
 #define CQPSQ_CEQ_CEQID(h)          \
     ((uint32_t)(e810_fld(h, 9, 0) | e810_fld(h, 15, 10) << 10))
-#define CQPSQ_EQ_VMAP               (1ull << 47)
+#define CQPSQ_CEQ_LPBLSIZE(h)       ((unsigned)e810_fld(h, 45, 44))
+#define CQPSQ_CEQ_VMAP              (1ull << 47)
+#define CQPSQ_CEQ_CEQSIZE(q2)       ((uint32_t)e810_fld(q2, 21, 0))
+#define CQPSQ_CEQ_FIRSTPMPBLIDX(q6) ((uint32_t)e810_fld(q6, 27, 0))
+/* CREATE_AEQ / DESTROY_AEQ (qword 4 the ring's PA) */
+#define CQPSQ_AEQ_LPBLSIZE(h)       ((unsigned)e810_fld(h, 45, 44))
+#define CQPSQ_AEQ_VMAP              (1ull << 47)
+#define CQPSQ_AEQ_AEQECNT(q2)       ((uint32_t)e810_fld(q2, 18, 0))
+#define CQPSQ_AEQ_FIRSTPMPBLIDX(q6) ((uint32_t)e810_fld(q6, 27, 0))
 /* CQ shadow area qword 4: the arm word */
 #define CQ_SHADOW_ARM_OFF           32
 #define CQ_ARM_NEXT                 (1ull << 14)
 #define CQ_ARM_NEXT_SE              (1ull << 15)
 
-/* CREATE_AH (kept as written; the UDA/ILQ send path reads it) */
+/*
+ * CREATE/MODIFY/DESTROY_AH (uda.c:irdma_sc_access_ah; irdma's
+ * UDA_CQPSQ_MAV_*), kept as written for the UD and ILQ send paths:
+ * qword 0 the source MAC (MACADDR, byte 0 in 63:56), qwords 4/5 the
+ * destination IP and 6/7 the source IP as the QP context's (IPv4 in
+ * qwords 4 and 6, 31:0).
+ */
+#define CQPSQ_AH_AVIDX(h)           ((uint32_t)e810_fld(h, 23, 0))
+#define CQPSQ_AH_MACADDR(q0)        (e810_fld(q0, 63, 16))
 #define CQPSQ_AH_IPV4VALID          (1ull << 59)
 #define CQPSQ_AH_INSERTVLANTAG      (1ull << 60)
 #define CQPSQ_AH_DOLOOPBACKCHECK    (1ull << 62)
+#define CQPSQ_AH_VLANTAG(q1)        ((uint16_t)e810_fld(q1, 15, 0))
+#define CQPSQ_AH_TC(q1)             ((uint8_t)e810_fld(q1, 39, 32))
+#define CQPSQ_AH_PDINDEXLO(q1)      ((uint32_t)e810_fld(q1, 63, 48))
+#define CQPSQ_AH_FLOWLABEL(q2)      ((uint32_t)e810_fld(q2, 19, 0))
+#define CQPSQ_AH_PDINDEXHI(q2)      ((uint32_t)e810_fld(q2, 27, 20))
+#define CQPSQ_AH_HOPLIMIT(q2)       ((uint8_t)e810_fld(q2, 39, 32))
+#define CQPSQ_AH_ARPINDEX(q2)       ((unsigned)e810_fld(q2, 63, 48))
+
+/* MANAGE_ARP: qword 2 the MAC (byte 0 in 47:40) */
+#define CQPSQ_MAT_ARPENTRYIDX(h)    ((uint32_t)e810_fld(h, 11, 0))
+#define CQPSQ_MAT_ENTRYVALID        (1ull << 42)
+#define CQPSQ_MAT_MACADDR(q2)       (e810_fld(q2, 47, 0))
+
+/*
+ * MANAGE_QHASH (ctrl.c:irdma_sc_add_cqp_qhash): "dest" is this end, the
+ * arriving segment's destination.  Qword 0 the local MAC (byte 0 in
+ * 47:40), qwords 4/5 the remote IP, 6/7 the local IP (IPv4 in 4 and 6).
+ */
+#define CQPSQ_QHASH_ENTRYTYPE(h)    ((unsigned)e810_fld(h, 44, 42))
+#define CQPSQ_QHASH_VLANVALID       (1ull << 59)
+#define CQPSQ_QHASH_IPV4VALID       (1ull << 60)
+#define CQPSQ_QHASH_MANAGE(h)       ((unsigned)e810_fld(h, 62, 61))
+#define CQPSQ_QHASH_DEST_PORT(q1)   ((uint16_t)e810_fld(q1, 15, 0))
+#define CQPSQ_QHASH_SRC_PORT(q1)    ((uint16_t)e810_fld(q1, 31, 16))
+#define CQPSQ_QHASH_QPN(q1)         ((uint32_t)e810_fld(q1, 49, 32))
+#define CQPSQ_QHASH_QS_HANDLE(q2)   ((uint32_t)e810_fld(q2, 9, 0))
+#define CQPSQ_QHASH_VLANID(q2)      ((uint16_t)e810_fld(q2, 43, 32))
+
+/* MANAGE_APBVT */
+#define CQPSQ_MAPT_PORT(q2)         ((unsigned)e810_fld(q2, 15, 0))
+#define CQPSQ_MAPT_ADDPORT          (1ull << 62)
+
+/* WORK_SCHED_NODE header: NODEOP 0 add, 1 modify, 2 delete */
+#define CQPSQ_WS_NODEID(h)          ((unsigned)e810_fld(h, 13, 0))
+#define CQPSQ_WS_NODEOP(h)          ((unsigned)e810_fld(h, 55, 52))
+#define CQPSQ_WS_NODETYPE           (1ull << 61)    /* leaf */
+
+/* MANAGE_PUSH_PAGES header */
+#define CQPSQ_MPP_FREE_PAGE         (1ull << 62)
+
+/* QUERY_RDMA_FEATURES header (qword 4 the buffer's PA) */
+#define CQPSQ_QUERY_RDMA_FEATURES_BUF_LEN(h) ((uint32_t)e810_fld(h, 31, 0))
+
+/*
+ * UPDATE_PE_SDS (ctrl.c:cqp_sds_wqe_fill): SD entries (command, data) in
+ * qwords 0/1, 4/5 and 6/7, the 2nd and 3rd marked valid in the command
+ * word; more in a host buffer whose address qword 2 holds, over HMCFNID
+ * 5:0.  Command and data are the PFHMC_SDCMD / SDDATA registers' (irdma.h).
+ */
+#define CQPSQ_UPESD_ENTRY_COUNT(h)  ((unsigned)e810_fld(h, 3, 0))
+#define CQPSQ_UPESD_ENTRY_VALID     (1ull << 63)
+#define CQPSQ_UPESD_BUF_PA(q2)      ((q2) & ~0x3Full)
+#define PFHMC_SDCMD_PMSDIDX(cmd)    ((unsigned)e810_fld(cmd, 11, 0))
+#define PFHMC_SDCMD_PMSDWR          (1u << 31)
+#define PFHMC_SDDATALOW_PMSDVALID   (1ull << 0)
+#define PFHMC_SDDATALOW_PMSDTYPE    (1ull << 1)     /* 1: direct */
+/* A paged SD's page descriptors: the page's address, valid in bit 0. */
+#define HMC_PD_VALID                (1ull << 0)
+/* The 4 KiB page address in an SD's data (PMSDDATALOW 31:12 and up), a
+ * page descriptor or a PBLE: what the low 12 bits (flags) leave. */
+#define HMC_PAGE_PA(v)              ((v) & ~0xFFFull)
+
+/* COMMIT_FPM_VAL buffer, one qword per object: count (CQs: gen2's
+ * icrdma mask), base in 512-byte units from bit 32 */
+#define COMMIT_FPM_QPCNT(v)         ((uint32_t)e810_fld(v, 20, 0))
+#define COMMIT_FPM_CQCNT(v)         ((uint32_t)e810_fld(v, 19, 0))
+#define COMMIT_FPM_BASE_S           32
 
 /*
  * CREATE/MODIFY/DESTROY_MCAST_GRP (uda.c:irdma_access_mcast_grp, uda_d.h):
@@ -226,9 +381,30 @@ enum {
 #define QPSQ_SIGCOMPL               (1ull << 62)
 #define QPSQ_VALID                  (1ull << 63)
 #define QPSQ_AHID(h)                ((uint32_t)e810_fld(h, 24, 0))     /* UDA */
-/* A fragment (SGE) qword */
+/* A fragment (SGE) qword; receive WQEs use the same (IRDMAQPRQ_*) */
 #define QPSQ_FRAG_LEN(q)            ((uint32_t)e810_fld(q, 62, 32))
 #define QPSQ_FRAG_STAG(q)           ((uint32_t)e810_fld(q, 31, 0))
+/* UD send qword 2 */
+#define QPSQ_DESTQKEY(q2)           ((uint32_t)e810_fld(q2, 31, 0))
+#define QPSQ_DESTQPN(q2)            ((uint32_t)e810_fld(q2, 55, 32))
+/*
+ * Fast register (ctrl.c:irdma_sc_mr_fast_register): qword 0 the VA or
+ * first byte offset, qword 1 the PBL or page address (irdma places it
+ * under PBLADDR >> 12, so bits 51:12 of the page-aligned address) and
+ * the first PBLE index's high bits, qword 2 the length and its low bits.
+ */
+#define QPSQ_STAGKEY(h)             ((uint8_t)e810_fld(h, 7, 0))
+#define QPSQ_STAGINDEX(h)           ((uint32_t)e810_fld(h, 31, 8))
+#define QPSQ_LPBLSIZE(h)            ((unsigned)e810_fld(h, 45, 44))
+#define QPSQ_HPAGESIZE(h)           ((unsigned)e810_fld(h, 47, 46))
+#define QPSQ_STAGRIGHTS(h)          ((unsigned)e810_fld(h, 52, 48))
+#define QPSQ_VABASEDTO              (1ull << 53)
+#define QPSQ_PBLADDR(q1)            ((q1) & 0x000FFFFFFFFFF000ull)
+#define QPSQ_FIRSTPMPBLIDXHI(q1)    ((uint32_t)e810_fld(q1, 11, 0))
+#define QPSQ_STAGLEN(q2)            (e810_fld(q2, 40, 0))
+#define QPSQ_FIRSTPMPBLIDXLO(q2)    ((uint32_t)e810_fld(q2, 63, 48))
+#define QPSQ_FIRSTPMPBLIDX(q1, q2)  \
+    (QPSQ_FIRSTPMPBLIDXHI(q1) << 16 | QPSQ_FIRSTPMPBLIDXLO(q2))
 
 enum {
     OP_RDMA_WRITE = 0x00, OP_RDMA_READ = 0x01, OP_RDMA_SEND = 0x03,
@@ -267,7 +443,7 @@ enum {
 #define AEQE_AESRC_S                50
 #define AEQE_IWSTATE_S              54
 #define AEQE_TCPSTATE_S             57
-#define AEQE_Q2DATA                 (1ull << 61)
+#define AEQE_Q2DATA                 (1ull << 61)    /* 62:61, as 1 */
 
 /* AEQE qword 1 of QP/CQ @id: AE @code from @src, the QP's iWARP state. */
 static inline uint64_t e810_aeqe_qw1(uint32_t id, unsigned code, unsigned src,

@@ -169,10 +169,10 @@ void e810_rdma_ceq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
         e810_cqp_fail(c, r, E810_CQP_MIN_INVALID_STATE, "CEQ %u exists", id);
         return;
     }
-    if (!ring_setup(c, &eq->ring, (uint32_t)e810_fld(wqe[2], 21, 0),
-                    E810_RDMA_MAX_CEQ_SIZE, wqe[4], wqe[3] & CQPSQ_EQ_VMAP,
-                    (unsigned)e810_fld(wqe[3], 45, 44),
-                    (uint32_t)e810_fld(wqe[6], 27, 0), r, "CEQ")) {
+    if (!ring_setup(c, &eq->ring, CQPSQ_CEQ_CEQSIZE(wqe[2]),
+                    E810_RDMA_MAX_CEQ_SIZE, wqe[4], wqe[3] & CQPSQ_CEQ_VMAP,
+                    CQPSQ_CEQ_LPBLSIZE(wqe[3]),
+                    CQPSQ_CEQ_FIRSTPMPBLIDX(wqe[6]), r, "CEQ")) {
         return;
     }
     eq->valid = true;
@@ -199,10 +199,10 @@ void e810_rdma_aeq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
         e810_cqp_fail(c, r, E810_CQP_MIN_INVALID_STATE, "AEQ exists");
         return;
     }
-    if (!ring_setup(c, &aeq->ring, (uint32_t)e810_fld(wqe[2], 18, 0),
-                    E810_RDMA_MAX_AEQ_SIZE, wqe[4], wqe[3] & CQPSQ_EQ_VMAP,
-                    (unsigned)e810_fld(wqe[3], 45, 44),
-                    (uint32_t)e810_fld(wqe[6], 27, 0), r, "AEQ")) {
+    if (!ring_setup(c, &aeq->ring, CQPSQ_AEQ_AEQECNT(wqe[2]),
+                    E810_RDMA_MAX_AEQ_SIZE, wqe[4], wqe[3] & CQPSQ_AEQ_VMAP,
+                    CQPSQ_AEQ_LPBLSIZE(wqe[3]),
+                    CQPSQ_AEQ_FIRSTPMPBLIDX(wqe[6]), r, "AEQ")) {
         return;
     }
     aeq->credits = aeq->ring.size;
@@ -244,15 +244,15 @@ void e810_rdma_cq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "CQ %u on CEQ %u", id, n.ceq);
         return;
     }
-    if (!ring_setup(c, &n.ring, (uint32_t)e810_fld(wqe[0], 20, 0),
+    if (!ring_setup(c, &n.ring, CQPSQ_CQ_CQSIZE(wqe[0]),
                     E810_RDMA_MAX_CQ_SIZE, wqe[4], h & CQPSQ_CQ_VIRTMAP,
-                    CQPSQ_CQ_LPBLSIZE(h), (uint32_t)e810_fld(wqe[6], 27, 0),
+                    CQPSQ_CQ_LPBLSIZE(h), CQPSQ_CQ_FIRSTPMPBLIDX(wqe[6]),
                     r, "CQ")) {
         return;
     }
     n.ceqe_mask = h & CQPSQ_CQ_ENCEQEMASK;
     n.check_overflow = h & CQPSQ_CQ_CHKOVERFLOW;
-    n.ctx = e810_fld(wqe[1], 62, 0);
+    n.ctx = CQPSQ_CQ_CQCTX(wqe[1]);
     n.shadow_pa = wqe[5];
     n.valid = true;
     *cq = n;
@@ -274,9 +274,9 @@ void e810_rdma_cq_modify(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
         return;             /* nothing else is modifiable on gen2 */
     }
     /* Resize: new CQEs go to the start of the new buffer (pass 1). */
-    if (!ring_setup(c, &ring, (uint32_t)e810_fld(wqe[0], 20, 0),
+    if (!ring_setup(c, &ring, CQPSQ_CQ_CQSIZE(wqe[0]),
                     E810_RDMA_MAX_CQ_SIZE, wqe[4], h & CQPSQ_CQ_VIRTMAP,
-                    CQPSQ_CQ_LPBLSIZE(h), (uint32_t)e810_fld(wqe[6], 27, 0),
+                    CQPSQ_CQ_LPBLSIZE(h), CQPSQ_CQ_FIRSTPMPBLIDX(wqe[6]),
                     r, "CQ")) {
         return;
     }

@@ -17,12 +17,6 @@
 
 #define FPM_QUERY_BUF_SIZE      200
 #define FPM_COMMIT_BUF_SIZE     208
-#define SD_PA_MASK              (~0xFFFull)
-#define SD_DATA_VALID           (1ull << 0)
-#define SD_DATA_DIRECT          (1ull << 1)
-#define SD_CMD_WRITE            (1u << 31)
-#define SD_CMD_IDX(cmd)         ((cmd) & 0xFFFu)
-#define UPESD_ENTRY_VALID       (1ull << 63)
 
 /* What QUERY_FPM_VAL reports, sized for a small VM (all device choices).
  * Objects the driver never reads back are tiny so that everything except
@@ -151,10 +145,10 @@ void e810_rdma_commit_fpm(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 
         switch (i) {
         case E810_HMC_QP:
-            cnt[i] = (uint32_t)e810_fld(v, 20, 0);
+            cnt[i] = COMMIT_FPM_QPCNT(v);
             break;
         case E810_HMC_CQ:
-            cnt[i] = (uint32_t)e810_fld(v, 19, 0);
+            cnt[i] = COMMIT_FPM_CQCNT(v);
             break;
         case E810_HMC_APBVT:
             cnt[i] = 1;         /* the driver writes 0 and assumes 1 */
@@ -205,7 +199,7 @@ void e810_rdma_commit_fpm(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
         }
         /* Count as written (APBVT: 0 as written), base in 512-byte units. */
         st64(buf + 8 * i, (ld64(buf + 8 * i) & 0xFFFFFFFFull) |
-             (rd->obj[i].base / 512) << 32);
+             (rd->obj[i].base / 512) << COMMIT_FPM_BASE_S);
     }
     rd->fpm_committed = true;
     trace_e810_rdma_fpm_commit(cnt[E810_HMC_QP], cnt[E810_HMC_CQ],
@@ -219,10 +213,10 @@ static bool hmc_sd_entry(E810Core *c, uint32_t cmd, uint64_t data,
                          E810CqpResult *r)
 {
     E810Rdma *rd = &c->rdma;
-    unsigned idx = SD_CMD_IDX(cmd);
+    unsigned idx = PFHMC_SDCMD_PMSDIDX(cmd);
     E810RdmaSd *sd;
 
-    if (!(cmd & SD_CMD_WRITE)) {
+    if (!(cmd & PFHMC_SDCMD_PMSDWR)) {
         return true;            /* reads of the SD table are not used */
     }
     if (idx >= E810_RDMA_MAX_SDS) {
@@ -231,9 +225,9 @@ static bool hmc_sd_entry(E810Core *c, uint32_t cmd, uint64_t data,
         return false;
     }
     sd = &rd->sd[idx];
-    sd->valid = data & SD_DATA_VALID;
-    sd->direct = data & SD_DATA_DIRECT;
-    sd->pa = sd->valid ? data & SD_PA_MASK : 0;
+    sd->valid = data & PFHMC_SDDATALOW_PMSDVALID;
+    sd->direct = data & PFHMC_SDDATALOW_PMSDTYPE;
+    sd->pa = sd->valid ? HMC_PAGE_PA(data) : 0;
     if (sd->valid && sd->direct && (sd->pa & (E810_RDMA_SD_SIZE - 1))) {
         /* A direct segment maps 2 MiB linearly; keep it but say so. */
         e810_guest_error(c, "rdma: direct SD %u at unaligned 0x%" PRIx64,
@@ -245,18 +239,18 @@ static bool hmc_sd_entry(E810Core *c, uint32_t cmd, uint64_t data,
 
 void e810_rdma_update_sds(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
-    unsigned extra = (unsigned)e810_fld(wqe[3], 3, 0);
-    uint64_t pa = wqe[2] & ~0x3Full;
+    unsigned extra = CQPSQ_UPESD_ENTRY_COUNT(wqe[3]);
+    uint64_t pa = CQPSQ_UPESD_BUF_PA(wqe[2]);
     unsigned i;
 
     if (!hmc_sd_entry(c, (uint32_t)wqe[0], wqe[1], r)) {
         return;
     }
-    if ((wqe[4] & UPESD_ENTRY_VALID) &&
+    if ((wqe[4] & CQPSQ_UPESD_ENTRY_VALID) &&
         !hmc_sd_entry(c, (uint32_t)wqe[4], wqe[5], r)) {
         return;
     }
-    if ((wqe[6] & UPESD_ENTRY_VALID) &&
+    if ((wqe[6] & CQPSQ_UPESD_ENTRY_VALID) &&
         !hmc_sd_entry(c, (uint32_t)wqe[6], wqe[7], r)) {
         return;
     }
@@ -293,16 +287,16 @@ static bool hmc_fpm_to_pa(E810Core *c, uint64_t fpm, uint64_t *pa)
         *pa = sd->pa + off;
         return true;
     }
-    /* Paged: a 4 KiB page of 512 page descriptors, bit 0 = valid. */
+    /* Paged: a 4 KiB page of 512 page descriptors. */
     if (e810_dma_read(c, sd->pa + 8 * (off >> 12), pde,
                               sizeof(pde))) {
         return false;
     }
     v = ld64(pde);
-    if (!(v & 1)) {
+    if (!(v & HMC_PD_VALID)) {
         return false;
     }
-    *pa = (v & SD_PA_MASK) + (off & 0xFFF);
+    *pa = HMC_PAGE_PA(v) + (off & 0xFFF);
     return true;
 }
 
@@ -337,6 +331,6 @@ bool e810_rdma_ring_addr(E810Core *c, const E810RdmaRing *ring,
         !e810_rdma_pble_read(c, ring->pble_idx + (uint32_t)(off >> 12), &page)) {
         return false;
     }
-    *pa = (page & SD_PA_MASK) + (off & 0xFFF);
+    *pa = HMC_PAGE_PA(page) + (off & 0xFFF);
     return true;
 }

@@ -38,6 +38,7 @@
 #include "../../trace.h"
 #include "rdma.h"
 #include "puda.h"
+#include "qpctx.h"
 #include "iwarp-hooks.h"
 #include "../roce/roce.h"
 
@@ -347,8 +348,8 @@ void e810_steer_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
     E810Puda *p = &c->puda;
     const E810RdmaQp *qp;
     uint8_t ctx[E810_RDMA_QP_CTX_SIZE];
+    E810QpCtx x;
     E810Quad *q;
-    uint64_t w;
 
     if (id >= E810_RDMA_MAX_QPS || !p->bound) {
         return;
@@ -372,12 +373,12 @@ void e810_steer_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
     }
     q = &p->quad[id];
     memset(q, 0, sizeof(*q));
-    q->ipv4 = ld64(ctx) & (1ull << 3);
-    w = ld64(ctx + 24);
-    q->lport = (uint16_t)e810_fld(w, 47, 32);
-    q->rport = (uint16_t)e810_fld(w, 63, 48);
-    quad_ip(q->rip, q->ipv4, ld64(ctx + 40), ld64(ctx + 32));
-    quad_ip(q->lip, q->ipv4, ld64(ctx + 192), ld64(ctx + 184));
+    e810_qpctx_decode_bytes(ctx, &x);
+    q->ipv4 = x.ipv4;
+    q->lport = x.src_port;
+    q->rport = x.dst_port;
+    memcpy(q->rip, x.dest_ip, sizeof(q->rip));
+    memcpy(q->lip, x.local_ip, sizeof(q->lip));
     e810_bit_set(p->bound, id, true);
     trace_e810_steer_quad("bind", id, q->lport, q->rport);
     qhash_replace(c, id, q);

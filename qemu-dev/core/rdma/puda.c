@@ -28,6 +28,7 @@
 #include "../../trace.h"
 #include "rdma.h"
 #include "puda.h"
+#include "qpctx.h"
 #include "iwarp-hooks.h"
 
 #ifndef E810_IN_QEMU
@@ -67,7 +68,7 @@ static void puda_created(E810Core *c, uint32_t id)
 {
     E810PudaQ *q = &c->puda.q[id - 1];
     uint8_t ctx[E810_RDMA_QP_CTX_SIZE];
-    uint64_t sizes;
+    E810QpCtx x;
 
     memset(q, 0, sizeof(*q));
     /* In RoCEv2 mode QP 1 is the GSI QP, not a PUDA. */
@@ -79,13 +80,13 @@ static void puda_created(E810Core *c, uint32_t id)
         e810_guest_error(c, "puda: QP %u context unreadable", id);
         return;
     }
-    sizes = ld64(ctx + QPC_SIZES);
-    q->sq_pa = ld64(ctx + QPC_SQ_PA);
-    q->rq_pa = ld64(ctx + QPC_RQ_PA);
-    q->sq_size = puda_size((unsigned)e810_fld(sizes, 15, 12));
-    q->rq_size = puda_size((unsigned)e810_fld(sizes, 11, 8));
-    q->cq = (uint32_t)e810_fld(ld64(ctx + QPC_CQ), 24, 0);
-    q->comp_ctx = ld64(ctx + QPC_COMPCTX);
+    e810_qpctx_decode_bytes(ctx, &x);
+    q->sq_pa = x.sq_addr;
+    q->rq_pa = x.rq_addr;
+    q->sq_size = puda_size(x.sq_size_enc);
+    q->rq_size = puda_size(x.rq_size_enc);
+    q->cq = x.txcq;
+    q->comp_ctx = x.comp_ctx;
     q->sq_pol = 1;
     q->rq_pol = 1;
     if (!q->sq_size || !q->rq_size || !q->sq_pa || !q->rq_pa) {
@@ -116,17 +117,15 @@ static void puda_path(E810Core *c, const uint64_t *ah, unsigned arp,
                       E810NetPath *np)
 {
     bool v4 = ah[3] & CQPSQ_AH_IPV4VALID;
-    unsigned ttl = (unsigned)e810_fld(ah[2], 39, 32);
+    unsigned ttl = CQPSQ_AH_HOPLIMIT(ah[2]);
 
     memset(np, 0, sizeof(*np));
     memcpy(np->dmac, c->rdma.arp[arp].mac, 6);
-    for (int i = 0; i < 6; i++) {
-        np->smac[i] = (uint8_t)(ah[0] >> (56 - 8 * i));
-    }
+    e810_rdma_mac_from_u64(np->smac, CQPSQ_AH_MACADDR(ah[0]));
     np->vlan = ah[3] & CQPSQ_AH_INSERTVLANTAG;
-    np->vlan_tci = (uint16_t)e810_fld(ah[1], 15, 0);
+    np->vlan_tci = CQPSQ_AH_VLANTAG(ah[1]);
     np->ipv4 = v4;
-    np->tos = (uint8_t)e810_fld(ah[1], 39, 32);
+    np->tos = CQPSQ_AH_TC(ah[1]);
     np->ttl = ttl ? ttl : 64;
     np->proto = IP_PROTO_TCP;
     if (v4) {
@@ -134,7 +133,7 @@ static void puda_path(E810Core *c, const uint64_t *ah, unsigned arp,
         e810_rdma_ip_from_words(np->dip, true, 0, ah[4]);
         e810_rdma_ip_from_words(np->sip, true, 0, ah[6]);
     } else {
-        np->flow_label = (uint32_t)e810_fld(ah[2], 19, 0);
+        np->flow_label = CQPSQ_AH_FLOWLABEL(ah[2]);
         e810_rdma_ip_from_words(np->sip, false, ah[7], ah[6]);
         e810_rdma_ip_from_words(np->dip, false, ah[5], ah[4]);
     }
@@ -174,7 +173,7 @@ static bool puda_tx_one(E810Core *c, uint32_t id, unsigned idx,
     }
     ah = c->rdma.ah[ahid].wqe;
     v4 = ah[3] & CQPSQ_AH_IPV4VALID;
-    arp = (unsigned)e810_fld(ah[2], 63, 48);
+    arp = CQPSQ_AH_ARPINDEX(ah[2]);
     if (arp >= E810_RDMA_MAX_ARP || !c->rdma.arp[arp].valid) {
         c->rdma.pestat[v4 ? E810_PE_IP4TXNOROUTE : E810_PE_IP6TXNOROUTE]++;
         puda_tx_drop(c, id, idx, "ARP entry not valid");
@@ -315,7 +314,7 @@ bool e810_puda_ilq_rx(E810Core *c, bool ipv4, const uint8_t *l3,
         return false;
     }
     buf = ld64(raw);
-    buf_len = (uint32_t)e810_fld(ld64(raw + 8), 62, 32);
+    buf_len = QPSQ_FRAG_LEN(ld64(raw + 8));
     if (total > buf_len) {
         c->puda.stats.rx_too_big++;
         trace_e810_puda_rx_drop(total, "larger than the RQ buffer");

@@ -135,8 +135,8 @@ void e810_rdma_qp_flush(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
         return;
     }
     if (h & CQPSQ_FWQE_GENERATE_AE) {
-        qp_post_ae(c, id, qp, (unsigned)e810_fld(wqe[1], 15, 0),
-                   (unsigned)e810_fld(wqe[1], 19, 16));
+        qp_post_ae(c, id, qp, CQPSQ_FWQE_AECODE(wqe[1]),
+                   CQPSQ_FWQE_AESOURCE(wqe[1]));
     }
     /* No WQE is in flight inside the engine, so a requested SQ flush is
      * reported as done (the driver completes the WQEs itself); see
@@ -298,10 +298,10 @@ void e810_rdma_stag(E810Core *c, unsigned op, const uint64_t *wqe,
     mr->va_based = h & CQPSQ_STAG_VABASEDTO;
     mr->remote = h & CQPSQ_STAG_REMACCENABLED;
     mr->pd = CQPSQ_STAG_PDID(wqe[1], wqe[2]);
-    mr->len = e810_fld(wqe[1], 45, 0);
+    mr->len = CQPSQ_STAG_STAGLEN(wqe[1]);
     mr->va = wqe[0];
     mr->pa = mr->lpbl ? 0 : wqe[4];
-    mr->pble_idx = mr->lpbl ? (uint32_t)e810_fld(wqe[6], 27, 0) : 0;
+    mr->pble_idx = mr->lpbl ? CQPSQ_STAG_FIRSTPMPBLIDX(wqe[6]) : 0;
     trace_e810_rdma_stag(op == CQP_OP_REG_MR ? "register" : "alloc", idx,
                          mr->len, mr->rights);
 }
@@ -311,25 +311,23 @@ void e810_rdma_stag(E810Core *c, unsigned op, const uint64_t *wqe,
 void e810_rdma_arp(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
     uint64_t h = wqe[3];
-    uint32_t idx = (uint32_t)e810_fld(h, 11, 0);
-    int i;
+    uint32_t idx = CQPSQ_MAT_ARPENTRYIDX(h);
 
     if (idx >= e810_rdma_obj_limit(c, E810_HMC_ARP, E810_RDMA_MAX_ARP)) {
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "ARP index %u", idx);
         return;
     }
-    c->rdma.arp[idx].valid = h & (1ull << 42);
-    for (i = 0; i < 6; i++) {
-        c->rdma.arp[idx].mac[i] = c->rdma.arp[idx].valid ?
-                                  (uint8_t)(wqe[2] >> (40 - 8 * i)) : 0;
-    }
-    trace_e810_rdma_arp(idx, c->rdma.arp[idx].valid, wqe[2] & 0xFFFFFFFFFFFFull);
+    c->rdma.arp[idx].valid = h & CQPSQ_MAT_ENTRYVALID;
+    e810_rdma_mac_from_u64(c->rdma.arp[idx].mac, c->rdma.arp[idx].valid ?
+                           CQPSQ_MAT_MACADDR(wqe[2]) : 0);
+    trace_e810_rdma_arp(idx, c->rdma.arp[idx].valid,
+                        CQPSQ_MAT_MACADDR(wqe[2]));
 }
 
 void e810_rdma_ah(E810Core *c, unsigned op, const uint64_t *wqe,
                   E810CqpResult *r)
 {
-    uint32_t idx = (uint32_t)e810_fld(wqe[3], 23, 0);
+    uint32_t idx = CQPSQ_AH_AVIDX(wqe[3]);
 
     if (!c->rdma.ah ||
         idx >= e810_rdma_obj_limit(c, E810_HMC_FSIAV, E810_RDMA_MAX_AH)) {
@@ -362,21 +360,19 @@ static bool qhash_same(const E810RdmaQhash *a, const E810RdmaQhash *b)
 void e810_rdma_qhash(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
     uint64_t h = wqe[3];
-    unsigned manage = (unsigned)e810_fld(h, 62, 61);
+    unsigned manage = CQPSQ_QHASH_MANAGE(h);
     E810RdmaQhash e, *free_slot = NULL;
     int i;
 
     memset(&e, 0, sizeof(e));
-    e.type = (uint8_t)e810_fld(h, 44, 42);
-    e.ipv4 = h & (1ull << 60);
-    e.vlan = (h & (1ull << 59)) ? (uint16_t)e810_fld(wqe[2], 43, 32) : 0xFFFF;
-    e.lport = (uint16_t)e810_fld(wqe[1], 15, 0);
-    e.rport = (uint16_t)e810_fld(wqe[1], 31, 16);
-    e.qpn = (uint32_t)e810_fld(wqe[1], 49, 32);
-    e.qs_handle = (uint32_t)e810_fld(wqe[2], 9, 0);
-    for (i = 0; i < 6; i++) {
-        e.lmac[i] = (uint8_t)(wqe[0] >> (40 - 8 * i));
-    }
+    e.type = (uint8_t)CQPSQ_QHASH_ENTRYTYPE(h);
+    e.ipv4 = h & CQPSQ_QHASH_IPV4VALID;
+    e.vlan = (h & CQPSQ_QHASH_VLANVALID) ? CQPSQ_QHASH_VLANID(wqe[2]) : 0xFFFF;
+    e.lport = CQPSQ_QHASH_DEST_PORT(wqe[1]);
+    e.rport = CQPSQ_QHASH_SRC_PORT(wqe[1]);
+    e.qpn = CQPSQ_QHASH_QPN(wqe[1]);
+    e.qs_handle = CQPSQ_QHASH_QS_HANDLE(wqe[2]);
+    e810_rdma_mac_from_u64(e.lmac, wqe[0]);
     e.rip[0] = wqe[4];
     e.rip[1] = e.ipv4 ? 0 : wqe[5];
     e.lip[0] = wqe[6];
@@ -423,8 +419,8 @@ void e810_rdma_qhash(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 
 void e810_rdma_apbvt(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
-    unsigned port = (unsigned)e810_fld(wqe[2], 15, 0);
-    bool add = wqe[3] & (1ull << 62);
+    unsigned port = CQPSQ_MAPT_PORT(wqe[2]);
+    bool add = wqe[3] & CQPSQ_MAPT_ADDPORT;
 
     e810_bit_set(c->rdma.apbvt, port, add);
     trace_e810_rdma_apbvt(port, add);
@@ -435,9 +431,9 @@ void e810_rdma_apbvt(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 void e810_rdma_ws_node(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
     uint64_t h = wqe[3];
-    unsigned op = (unsigned)e810_fld(h, 55, 52);
-    unsigned id = (unsigned)e810_fld(h, 13, 0);
-    bool leaf = h & (1ull << 61);
+    unsigned op = CQPSQ_WS_NODEOP(h);
+    unsigned id = CQPSQ_WS_NODEID(h);
+    bool leaf = h & CQPSQ_WS_NODETYPE;
     uint32_t teid = 0;
 
     if (id >= E810_RDMA_MAX_WS_NODES || op > 2) {

@@ -288,6 +288,17 @@ static inline void e810_rdma_ip_from_words(uint8_t *out, bool v4, uint64_t hi,
     stbe32(out + 12, (uint32_t)lo);
 }
 
+/* A MAC as the driver packs it in a word (ether_addr_to_u64: byte 0 in
+ * 47:40) to its 6 bytes at @out. */
+static inline void e810_rdma_mac_from_u64(uint8_t *out, uint64_t v)
+{
+    int i;
+
+    for (i = 0; i < 6; i++) {
+        out[i] = (uint8_t)(v >> (40 - 8 * i));
+    }
+}
+
 /* "CREATE_QP", ... for traces and logs; "?" for an opcode the engine lacks. */
 const char *e810_cqp_opcode_name(unsigned op);
 

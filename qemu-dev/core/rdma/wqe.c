@@ -142,7 +142,7 @@ unsigned e810_stag_invalidate(const E810MemOwner *q, uint32_t stag,
 unsigned e810_fast_reg(const E810MemOwner *q, const uint64_t *w)
 {
     uint64_t h = w[3];
-    uint32_t idx = (uint32_t)e810_fld(h, 31, 8);
+    uint32_t idx = QPSQ_STAGINDEX(h);
     E810RdmaMr *mr = mr_of(q->c, idx << 8);
     unsigned ae = 0;
 
@@ -156,33 +156,32 @@ unsigned e810_fast_reg(const E810MemOwner *q, const uint64_t *w)
     } else if (mr->registered) {
         /* Fast registration needs an invalid (free) STag. */
         ae = AE_AMP_FASTREG_VALID_STAG;
-    } else if (e810_fld(h, 45, 44) == 2 || e810_fld(h, 47, 46) > 2) {
+    } else if (QPSQ_LPBLSIZE(h) == 2 || QPSQ_HPAGESIZE(h) > 2) {
         ae = AE_WQE_INVALID_PARAMETER;
     }
     if (ae) {
         q->c->rdma.stats.stag_errors++;
         trace_e810_rdma_stag_err("fast-register", q->qp_id,
-                                 idx << 8 | (uint32_t)e810_fld(h, 7, 0), ae);
+                                 idx << 8 | QPSQ_STAGKEY(h), ae);
         return ae;
     }
     /* Zero based: the first byte offset lies inside the first page. */
-    if (!(h & (1ull << 53)) &&
-        w[0] >= e810_rdma_page_size((unsigned)e810_fld(h, 47, 46))) {
+    if (!(h & QPSQ_VABASEDTO) &&
+        w[0] >= e810_rdma_page_size(QPSQ_HPAGESIZE(h))) {
         e810_guest_error(q->c, "rdma: QP %u fast-register of STag 0x%x with "
                          "first byte offset 0x%" PRIx64, q->qp_id, idx, w[0]);
         return AE_WQE_INVALID_PARAMETER;
     }
-    mr->key = (uint8_t)e810_fld(h, 7, 0);
-    mr->lpbl = (uint8_t)e810_fld(h, 45, 44);
-    mr->page_size = (uint8_t)e810_fld(h, 47, 46);
-    mr->rights = (uint8_t)e810_fld(h, 52, 48);
+    mr->key = QPSQ_STAGKEY(h);
+    mr->lpbl = (uint8_t)QPSQ_LPBLSIZE(h);
+    mr->page_size = (uint8_t)QPSQ_HPAGESIZE(h);
+    mr->rights = (uint8_t)QPSQ_STAGRIGHTS(h);
     mr->remote = mr->rights & (E810_ACC_REMOTE_READ | E810_ACC_REMOTE_WRITE);
-    mr->va_based = h & (1ull << 53);
+    mr->va_based = h & QPSQ_VABASEDTO;
     mr->va = w[0];
-    mr->len = e810_fld(w[2], 40, 0);
-    mr->pa = mr->lpbl ? 0 : (w[1] & 0x000FFFFFFFFFF000ull);
-    mr->pble_idx = mr->lpbl ? (uint32_t)(e810_fld(w[1], 11, 0) << 16 |
-                                         e810_fld(w[2], 63, 48)) : 0;
+    mr->len = QPSQ_STAGLEN(w[2]);
+    mr->pa = mr->lpbl ? 0 : QPSQ_PBLADDR(w[1]);
+    mr->pble_idx = mr->lpbl ? QPSQ_FIRSTPMPBLIDX(w[1], w[2]) : 0;
     mr->registered = true;
     trace_e810_rdma_stag("fast-register", idx, mr->len, mr->rights);
     return 0;
@@ -315,31 +314,6 @@ bool e810_rq_sges(E810Core *c, const E810RdmaRing *rq, unsigned shift,
     return true;
 }
 
-unsigned e810_qp_ctx_ird(const uint64_t *x)
-{
-    static const uint16_t ird[8] = { 4, 16, 64, 128, 256, 256, 256, 256 };
-
-    return ird[e810_fld(x[20], 18, 16)];
-}
-
-void e810_qp_ctx_rings(const uint64_t *x, bool vq, E810RdmaRing *sq,
-                       E810RdmaRing *rq, unsigned *rq_shift)
-{
-    *rq_shift = (unsigned)e810_fld(x[0], 9, 8);
-    memset(sq, 0, sizeof(*sq));
-    memset(rq, 0, sizeof(*rq));
-    sq->size = 4u << e810_fld(x[3], 15, 12);
-    rq->size = 4u << e810_fld(x[3], 11, 8);
-    sq->virt = rq->virt = vq;
-    if (vq) {
-        sq->pble_idx = (uint32_t)x[1];
-        rq->pble_idx = (uint32_t)x[2];
-    } else {
-        sq->pa = x[1];
-        rq->pa = x[2];
-    }
-}
-
 void e810_sq_cqe(uint64_t cqe[4], uint32_t qp, uint64_t comp_ctx, uint32_t idx,
                  unsigned op, uint32_t len, unsigned status)
 {
@@ -358,8 +332,8 @@ void e810_flush_user(E810Core *c, const uint64_t *wqe, const E810FlushQp *f)
 {
     uint64_t h = wqe[3], cqe[4];
     bool user = h & CQPSQ_FWQE_USERFLCODE;
-    unsigned sq_min = user ? (unsigned)e810_fld(wqe[2], 47, 32) : 0;
-    unsigned rq_min = user ? (unsigned)e810_fld(wqe[2], 15, 0) : 0;
+    unsigned sq_min = user ? CQPSQ_FWQE_SQMNERR(wqe[2]) : 0;
+    unsigned rq_min = user ? CQPSQ_FWQE_RQMNERR(wqe[2]) : 0;
     uint8_t raw[32];
 
     cqe[0] = 0;

@@ -10,6 +10,7 @@
 
 #include "../types.h"
 #include "rdma.h"
+#include "qpctx.h"          /* e810_qp_ctx_rings, e810_qp_ctx_ird */
 
 typedef struct E810Sge {
     uint32_t stag;
@@ -85,14 +86,6 @@ unsigned e810_sq_sges(E810Core *c, const E810RdmaRing *sq, uint32_t idx,
                       uint64_t h, const uint64_t *qw, bool keep_empty0,
                       E810Sge *sge, unsigned *nsge, uint32_t *len,
                       uint8_t *quanta);
-/*
- * QP context qwords 0-3 (both transports): the RQ WQE size, ring sizes,
- * and ring addresses (or PBLE indexes with @vq).
- */
-void e810_qp_ctx_rings(const uint64_t *x, bool vq, E810RdmaRing *sq,
-                       E810RdmaRing *rq, unsigned *rq_shift);
-/* QP context qword 20 18:16 (both transports): inbound READs allowed. */
-unsigned e810_qp_ctx_ird(const uint64_t *x);
 
 /* A send-queue completion for the WQE at quantum @idx (@status: 0 or AE). */
 void e810_sq_cqe(uint64_t cqe[4], uint32_t qp, uint64_t comp_ctx, uint32_t idx,
