@@ -10,38 +10,8 @@
 #include "../bytes.h"
 #include "../../trace.h"
 
-/* Descriptor parameter offsets (the 16 param bytes start at 16). */
-#define P_GETVER_ROM_VER            16
-#define P_GETVER_FW_BUILD           20
-#define P_GETVER_FW_BRANCH          24
-#define P_GETVER_FW_MAJOR           25
-#define P_GETVER_FW_MINOR           26
-#define P_GETVER_FW_PATCH           27
-#define P_GETVER_API_BRANCH         28
-#define P_GETVER_API_MAJOR          29
-#define P_GETVER_API_MINOR          30
-#define P_GETVER_API_PATCH          31
-
-#define P_DRVVER_MAJOR              16
-
-#define P_SHUTDOWN_FLAGS            16
-#define   SHUTDOWN_DRIVER_UNLOADING 0x01
-
-#define P_RES_ID                    16
-#define P_RES_ACCESS                18
-#define P_RES_TIMEOUT               20
-#define P_RES_NUMBER                24
-#define P_RES_STATUS                28
-
-#define P_CAPS_COUNT                20
-
-#define P_MACRD_FLAGS               16
-#define   MACRD_LAN_ADDR_VALID      0x0010
-#define P_MACRD_NUM_ADDR            20
+/* struct ice_aqc_manage_mac_read_resp */
 #define MACRD_ENTRY_SIZE            8
-
-#define P_MACWR_FLAGS               17
-#define P_MACWR_ADDR                18
 
 /* Longest hold firmware grants, per resource (milliseconds). */
 #define RES_NVM_READ_TIMEOUT_MS     3000
@@ -64,16 +34,16 @@ bool e810_fw_res_held(E810Core *c, unsigned res_id)
 
 int e810_fw_get_version(E810Core *c, E810AqCmd *cmd)
 {
-    st32(aq_param(cmd, P_GETVER_ROM_VER), 0);
-    st32(aq_param(cmd, P_GETVER_FW_BUILD), E810_FW_BUILD);
-    *aq_param(cmd, P_GETVER_FW_BRANCH) = 0;
-    *aq_param(cmd, P_GETVER_FW_MAJOR) = E810_FW_MAJOR;
-    *aq_param(cmd, P_GETVER_FW_MINOR) = E810_FW_MINOR;
-    *aq_param(cmd, P_GETVER_FW_PATCH) = E810_FW_PATCH;
-    *aq_param(cmd, P_GETVER_API_BRANCH) = 0;
-    *aq_param(cmd, P_GETVER_API_MAJOR) = E810_FW_API_MAJOR;
-    *aq_param(cmd, P_GETVER_API_MINOR) = E810_FW_API_MINOR;
-    *aq_param(cmd, P_GETVER_API_PATCH) = E810_FW_API_PATCH;
+    st32(aq_param(cmd, AQC_GET_VER_ROM_VER), 0);
+    st32(aq_param(cmd, AQC_GET_VER_FW_BUILD), E810_FW_BUILD);
+    *aq_param(cmd, AQC_GET_VER_FW_BRANCH) = 0;
+    *aq_param(cmd, AQC_GET_VER_FW_MAJOR) = E810_FW_MAJOR;
+    *aq_param(cmd, AQC_GET_VER_FW_MINOR) = E810_FW_MINOR;
+    *aq_param(cmd, AQC_GET_VER_FW_PATCH) = E810_FW_PATCH;
+    *aq_param(cmd, AQC_GET_VER_API_BRANCH) = 0;
+    *aq_param(cmd, AQC_GET_VER_API_MAJOR) = E810_FW_API_MAJOR;
+    *aq_param(cmd, AQC_GET_VER_API_MINOR) = E810_FW_API_MINOR;
+    *aq_param(cmd, AQC_GET_VER_API_PATCH) = E810_FW_API_PATCH;
     trace_e810_fw_version(E810_FW_MAJOR, E810_FW_MINOR, E810_FW_API_MAJOR,
                           E810_FW_API_MINOR, E810_FW_API_PATCH);
     return E810_AQ_RC_OK;
@@ -82,7 +52,7 @@ int e810_fw_get_version(E810Core *c, E810AqCmd *cmd)
 int e810_fw_driver_version(E810Core *c, E810AqCmd *cmd)
 {
     /* The buffer carries the driver name; firmware only keeps the numbers. */
-    memcpy(c->fw.core.driver_ver, aq_param(cmd, P_DRVVER_MAJOR), 4);
+    memcpy(c->fw.core.driver_ver, aq_param(cmd, AQC_DRIVER_VER_MAJOR_VER), 4);
     trace_e810_fw_driver_version(c->fw.core.driver_ver[0],
                                  c->fw.core.driver_ver[1],
                                  c->fw.core.driver_ver[2],
@@ -94,7 +64,7 @@ int e810_fw_queue_shutdown(E810Core *c, E810AqCmd *cmd)
 {
     /* The driver disables the rings itself right after this command. */
     c->fw.core.driver_unloading =
-        *aq_param(cmd, P_SHUTDOWN_FLAGS) & SHUTDOWN_DRIVER_UNLOADING;
+        *aq_param(cmd, AQC_Q_SHUTDOWN_DRIVER_UNLOADING) & AQC_DRIVER_UNLOADING;
     return E810_AQ_RC_OK;
 }
 
@@ -117,9 +87,9 @@ static uint32_t res_max_timeout(unsigned res_id, unsigned access)
 
 int e810_fw_request_resource(E810Core *c, E810AqCmd *cmd)
 {
-    unsigned res_id = ld16(aq_param(cmd, P_RES_ID));
-    unsigned access = ld16(aq_param(cmd, P_RES_ACCESS));
-    uint32_t timeout = ld32(aq_param(cmd, P_RES_TIMEOUT));
+    unsigned res_id = ld16(aq_param(cmd, AQC_REQ_RES_RES_ID));
+    unsigned access = ld16(aq_param(cmd, AQC_REQ_RES_ACCESS_TYPE));
+    uint32_t timeout = ld32(aq_param(cmd, AQC_REQ_RES_TIMEOUT));
     uint32_t max = res_max_timeout(res_id, access);
     uint16_t status = E810_RES_GLBL_SUCCESS;
 
@@ -145,9 +115,9 @@ int e810_fw_request_resource(E810Core *c, E810AqCmd *cmd)
         c->fw.core.res[res_id].access = access;
         c->fw.core.res_grants++;
     }
-    st32(aq_param(cmd, P_RES_TIMEOUT), timeout);
+    st32(aq_param(cmd, AQC_REQ_RES_TIMEOUT), timeout);
     /* The status word is defined for the global config lock only. */
-    st16(aq_param(cmd, P_RES_STATUS),
+    st16(aq_param(cmd, AQC_REQ_RES_STATUS),
          res_id == E810_RES_GLOBAL_CFG_LOCK ? status : 0);
     trace_e810_fw_resource("request", res_id, access, status);
     return E810_AQ_RC_OK;
@@ -155,7 +125,7 @@ int e810_fw_request_resource(E810Core *c, E810AqCmd *cmd)
 
 int e810_fw_release_resource(E810Core *c, E810AqCmd *cmd)
 {
-    unsigned res_id = ld16(aq_param(cmd, P_RES_ID));
+    unsigned res_id = ld16(aq_param(cmd, AQC_REQ_RES_RES_ID));
 
     if (res_id == 0 || res_id >= E810_RES_COUNT) {
         e810_guest_error(c, "Release Resource: resource %u", res_id);
@@ -216,7 +186,7 @@ int e810_fw_list_caps(E810Core *c, E810AqCmd *cmd)
         return E810_AQ_RC_EINVAL;
     }
     /* Like firmware: the count and the size needed come back with ENOMEM. */
-    st32(aq_param(cmd, P_CAPS_COUNT), n);
+    st32(aq_param(cmd, AQC_LIST_CAPS_COUNT), n);
     cmd->resp_len = need;
     trace_e810_fw_caps(cmd->opcode, n, cmd->buf_len);
     if (cmd->buf_len < need) {
@@ -250,17 +220,17 @@ int e810_fw_manage_mac_read(E810Core *c, E810AqCmd *cmd)
     cmd->buf[0] = 0;
     cmd->buf[1] = 0;
     memcpy(cmd->buf + 2, c->mac, 6);
-    st16(aq_param(cmd, P_MACRD_FLAGS), MACRD_LAN_ADDR_VALID);
-    *aq_param(cmd, P_MACRD_NUM_ADDR) = 1;
+    st16(aq_param(cmd, AQC_MANAGE_MAC_READ_FLAGS), AQC_MAN_MAC_LAN_ADDR_VALID);
+    *aq_param(cmd, AQC_MANAGE_MAC_READ_NUM_ADDR) = 1;
     return E810_AQ_RC_OK;
 }
 
 int e810_fw_manage_mac_write(E810Core *c, E810AqCmd *cmd)
 {
-    const uint8_t *a = aq_param(cmd, P_MACWR_ADDR);
+    const uint8_t *a = aq_param(cmd, AQC_MANAGE_MAC_WRITE_MAC_ADDR);
 
     /* Only matters for Wake-on-LAN, which the NVM reports unsupported. */
-    trace_e810_fw_mac_write(*aq_param(cmd, P_MACWR_FLAGS),
+    trace_e810_fw_mac_write(*aq_param(cmd, AQC_MANAGE_MAC_WRITE_FLAGS),
                             a[0], a[1], a[2], a[3], a[4], a[5]);
     return E810_AQ_RC_OK;
 }

@@ -15,9 +15,6 @@
 #include "../bytes.h"
 #include "../../trace.h"
 
-#define P_DL_FLAGS                  16
-#define   DL_LAST_BUF               0x01
-
 /* Package buffer: u16 section count, u16 data end, 8-byte section entries. */
 #define BUF_HDR_SIZE                4
 #define SECT_ENTRY_SIZE             8
@@ -123,7 +120,8 @@ static bool pkg_buf_find_id(const uint8_t *buf, unsigned count, E810PkgId *id)
 int e810_fw_download_pkg(E810Core *c, E810AqCmd *cmd)
 {
     E810FwDdp *d = &c->fw.ddp;
-    bool last = *aq_param(cmd, P_DL_FLAGS) & DL_LAST_BUF;
+    bool last =
+        *aq_param(cmd, AQC_DOWNLOAD_PKG_FLAGS) & AQC_DOWNLOAD_PKG_LAST_BUF;
     unsigned count;
     bool has_id;
 

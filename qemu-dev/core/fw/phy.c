@@ -56,9 +56,10 @@
 #define SFF_EEPROM_ADDR         0x50    /* 7-bit address of the A0h page */
 #define SFF_READ_MAX            16
 
+/* Every port command carries lport_num in its first parameter byte. */
 static uint8_t phy_lport(E810AqCmd *cmd)
 {
-    return *aq_param(cmd, 16);
+    return *aq_param(cmd, AQC_GET_PHY_CAPS_LPORT_NUM);
 }
 
 static bool phy_lport_ok(E810Core *c, E810AqCmd *cmd)
@@ -152,10 +153,11 @@ static void phy_update_link(E810Core *c)
         p->lse_suppressed++;
         return;
     }
-    params[0] = E810_PHY_LPORT;
-    st16(params + 2, E810_LSE_IS_ENABLED);
+    params[AQC_GET_LINK_STATUS_LPORT_NUM] = E810_PHY_LPORT;
+    st16(params + AQC_GET_LINK_STATUS_CMD_FLAGS, E810_LSE_IS_ENABLED);
     phy_link_status(c, data);
-    if (e810_aq_post_event(c, 0x0607, params, data, sizeof(data))) {
+    if (e810_aq_post_event(c, AQC_OPC_GET_LINK_STATUS, params, data,
+                           sizeof(data))) {
         p->lse_posted++;
     }
 }
@@ -208,7 +210,7 @@ static void phy_put_cfg(uint8_t *b, const E810PhyCfg *cfg)
 
 int e810_phy_get_caps(E810Core *c, E810AqCmd *cmd)
 {
-    uint16_t param0 = ld16(aq_param(cmd, 18));
+    uint16_t param0 = ld16(aq_param(cmd, AQC_GET_PHY_CAPS_PARAM0));
     uint16_t mode = param0 & E810_PHY_REPORT_MODE_M;
     E810PhyCfg cfg;
     uint8_t *b = cmd->buf;
@@ -315,7 +317,7 @@ int e810_phy_set_cfg(E810Core *c, E810AqCmd *cmd)
 int e810_phy_set_mac_cfg(E810Core *c, E810AqCmd *cmd)
 {
     E810FwPhy *p = &c->fw.phy;
-    uint16_t max_frame = ld16(aq_param(cmd, 16));
+    uint16_t max_frame = ld16(aq_param(cmd, AQC_SET_MAC_CFG_MAX_FRAME_SIZE));
 
     if (max_frame == 0 || max_frame > E810_MAC_FRAME_MAX) {
         e810_guest_error(c, "Set MAC Config max frame size %u (1..%u)",
@@ -323,11 +325,12 @@ int e810_phy_set_mac_cfg(E810Core *c, E810AqCmd *cmd)
         return E810_AQ_RC_EINVAL;
     }
     p->max_frame_size = max_frame;
-    p->mac_params = *aq_param(cmd, 18);
-    p->tx_tmr_priority = *aq_param(cmd, 19);
-    p->tx_tmr_value = ld16(aq_param(cmd, 20));
-    p->fc_refresh_threshold = ld16(aq_param(cmd, 22));
-    p->drop_opts = *aq_param(cmd, 24);
+    p->mac_params = *aq_param(cmd, AQC_SET_MAC_CFG_PARAMS);
+    p->tx_tmr_priority = *aq_param(cmd, AQC_SET_MAC_CFG_TX_TMR_PRIORITY);
+    p->tx_tmr_value = ld16(aq_param(cmd, AQC_SET_MAC_CFG_TX_TMR_VALUE));
+    p->fc_refresh_threshold =
+        ld16(aq_param(cmd, AQC_SET_MAC_CFG_FC_REFRESH_THRESHOLD));
+    p->drop_opts = *aq_param(cmd, AQC_SET_MAC_CFG_DROP_OPTS);
     trace_e810_phy_set_mac_cfg(max_frame, p->mac_params);
     return E810_AQ_RC_OK;
 }
@@ -337,7 +340,7 @@ int e810_phy_set_mac_cfg(E810Core *c, E810AqCmd *cmd)
 int e810_phy_restart_an(E810Core *c, E810AqCmd *cmd)
 {
     E810FwPhy *p = &c->fw.phy;
-    uint8_t flags = *aq_param(cmd, 18);
+    uint8_t flags = *aq_param(cmd, AQC_RESTART_AN_CMD_FLAGS);
 
     if (!phy_lport_ok(c, cmd)) {
         return E810_AQ_RC_EINVAL;
@@ -360,7 +363,7 @@ int e810_phy_restart_an(E810Core *c, E810AqCmd *cmd)
 int e810_phy_get_link_status(E810Core *c, E810AqCmd *cmd)
 {
     E810FwPhy *p = &c->fw.phy;
-    uint16_t flags = ld16(aq_param(cmd, 18));
+    uint16_t flags = ld16(aq_param(cmd, AQC_GET_LINK_STATUS_CMD_FLAGS));
 
     if (!phy_lport_ok(c, cmd)) {
         return E810_AQ_RC_EINVAL;
@@ -392,7 +395,8 @@ int e810_phy_get_link_status(E810Core *c, E810AqCmd *cmd)
         break;      /* no change requested */
     }
     phy_link_status(c, cmd->buf);
-    st16(aq_param(cmd, 18), p->lse_ena ? E810_LSE_IS_ENABLED : 0);
+    st16(aq_param(cmd, AQC_GET_LINK_STATUS_CMD_FLAGS),
+         p->lse_ena ? E810_LSE_IS_ENABLED : 0);
     trace_e810_phy_link_status(p->up, p->lse_ena);
     return E810_AQ_RC_OK;
 }
@@ -405,7 +409,8 @@ int e810_phy_set_event_mask(E810Core *c, E810AqCmd *cmd)
         return E810_AQ_RC_EINVAL;
     }
     /* Every bit is accepted: ice sets reserved ones when it masks "all". */
-    c->fw.phy.event_mask = ld16(aq_param(cmd, 24));
+    c->fw.phy.event_mask =
+        ld16(aq_param(cmd, AQC_SET_EVENT_MASK_EVENT_MASK));
     trace_e810_phy_event_mask(c->fw.phy.event_mask);
     return E810_AQ_RC_OK;
 }
@@ -415,7 +420,8 @@ int e810_phy_set_event_mask(E810Core *c, E810AqCmd *cmd)
 int e810_phy_set_mac_lb(E810Core *c, E810AqCmd *cmd)
 {
     /* Bit 0 enables loopback; bit 1 picks the clock and changes nothing here. */
-    c->fw.phy.mac_loopback = *aq_param(cmd, 16) & 1;
+    c->fw.phy.mac_loopback =
+        *aq_param(cmd, AQC_SET_MAC_LB_LB_MODE) & AQC_MAC_LB_EN;
     return E810_AQ_RC_OK;
 }
 
@@ -492,12 +498,13 @@ static void sff_a0_page(uint8_t p[256])
 
 int e810_phy_sff_eeprom(E810Core *c, E810AqCmd *cmd)
 {
-    uint8_t lport_valid = *aq_param(cmd, 17);
-    uint16_t bus = ld16(aq_param(cmd, 18));
-    uint16_t mem = ld16(aq_param(cmd, 20));
+    uint8_t lport_valid = *aq_param(cmd, AQC_SFF_EEPROM_LPORT_NUM_VALID);
+    uint16_t bus = ld16(aq_param(cmd, AQC_SFF_EEPROM_I2C_BUS_ADDR));
+    uint16_t mem = ld16(aq_param(cmd, AQC_SFF_EEPROM_I2C_MEM_ADDR));
     uint8_t page[256];
 
-    if ((lport_valid & 1) && phy_lport(cmd) != E810_PHY_LPORT) {
+    if ((lport_valid & AQC_SFF_PORT_NUM_VALID) &&
+        phy_lport(cmd) != E810_PHY_LPORT) {
         e810_guest_error(c, "SFF EEPROM: logical port %u does not exist",
                          phy_lport(cmd));
         return E810_AQ_RC_EINVAL;
@@ -508,10 +515,11 @@ int e810_phy_sff_eeprom(E810Core *c, E810AqCmd *cmd)
                          cmd->buf_len, mem);
         return E810_AQ_RC_EINVAL;
     }
-    if (bus & (1u << 15)) {
+    if (bus & AQC_SFF_IS_WRITE) {
         return E810_AQ_RC_EACCES;           /* the module is read-only here */
     }
-    if ((bus & (1u << 10)) || (bus & 0x7F) != SFF_EEPROM_ADDR) {
+    if ((bus & AQC_SFF_I2CBUS_TYPE_10BIT) ||
+        (bus & AQC_SFF_I2CBUS_7BIT_M) != SFF_EEPROM_ADDR) {
         /* Only A0h answers: no diagnostics page (A2h) on this module. */
         return E810_AQ_RC_EIO;
     }
@@ -525,7 +533,7 @@ int e810_phy_sff_eeprom(E810Core *c, E810AqCmd *cmd)
 
 int e810_lldp_set_local_mib(E810Core *c, E810AqCmd *cmd)
 {
-    uint16_t len = ld16(aq_param(cmd, 18));
+    uint16_t len = ld16(aq_param(cmd, AQC_LLDP_SET_LOCAL_MIB_LENGTH));
 
     /* Sent on every link-up when DCB is off; no LLDP agent runs here. */
     if (!cmd->has_buf || len > cmd->buf_len) {

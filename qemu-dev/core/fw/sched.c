@@ -11,10 +11,6 @@
 #include "../bytes.h"
 #include "../../trace.h"
 
-/* Descriptor parameters of the element commands (struct ice_aqc_sched_elem_cmd) */
-#define SCHED_P_NUM_REQ     16
-#define SCHED_P_NUM_RESP    18
-
 /* struct ice_aqc_txsched_elem_data */
 #define ELEM_SIZE           24
 #define ELEM_PARENT         0
@@ -279,8 +275,9 @@ int e810_sched_get_dflt_topo(E810Core *c, E810AqCmd *cmd)
         e810_guest_error(c, "get default topology without a buffer");
         return E810_AQ_RC_EINVAL;
     }
-    if (cmd->desc[16] != 0) {
-        e810_guest_error(c, "get default topology: port %u", cmd->desc[16]);
+    if (*aq_param(cmd, AQC_GET_TOPO_PORT_NUM) != 0) {
+        e810_guest_error(c, "get default topology: port %u",
+                         *aq_param(cmd, AQC_GET_TOPO_PORT_NUM));
         return E810_AQ_RC_EINVAL;
     }
     if (cmd->buf_len < TOPO_BRANCH_SIZE) {
@@ -299,7 +296,7 @@ int e810_sched_get_dflt_topo(E810Core *c, E810AqCmd *cmd)
     for (unsigned i = 0; i < n; i++) {
         sched_put_elem(s, cmd->buf + GRP_HDR_SIZE + i * ELEM_SIZE, chain[i]);
     }
-    cmd->desc[17] = 1;                          /* num_branches */
+    *aq_param(cmd, AQC_GET_TOPO_NUM_BRANCHES) = 1;
     cmd->resp_len = TOPO_BRANCH_SIZE;
     return E810_AQ_RC_OK;
 }
@@ -363,7 +360,7 @@ static bool sched_group(const E810AqCmd *cmd, size_t off, size_t hdr,
 int e810_sched_add_elems(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
-    uint16_t groups = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
+    uint16_t groups = ld16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_REQ));
     uint32_t added[SCHED_MAX_PER_CMD];
     unsigned nadded = 0;
     size_t off = 0;
@@ -408,7 +405,7 @@ int e810_sched_add_elems(E810Core *c, E810AqCmd *cmd)
         }
         off += GRP_HDR_SIZE + (size_t)n * ELEM_SIZE;
     }
-    st16(aq_param(cmd, SCHED_P_NUM_RESP), groups);
+    st16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_RESP), groups);
     cmd->resp_len = off;
     return E810_AQ_RC_OK;
 
@@ -445,7 +442,7 @@ static int sched_check_elems(E810Core *c, E810AqCmd *cmd, uint16_t n,
 int e810_sched_cfg_elems(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
-    uint16_t n = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
+    uint16_t n = ld16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_REQ));
     int rc = sched_check_elems(c, cmd, n, "configure sched elems");
 
     if (rc) {
@@ -459,14 +456,14 @@ int e810_sched_cfg_elems(E810Core *c, E810AqCmd *cmd)
         memcpy(node->data + 1, e + ELEM_DATA + 1, 2);
         memcpy(node->data + 4, e + ELEM_DATA + 4, 12);
     }
-    st16(aq_param(cmd, SCHED_P_NUM_RESP), n);
+    st16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_RESP), n);
     return E810_AQ_RC_OK;
 }
 
 /* 0x0404 Query Scheduler Elements */
 int e810_sched_query_elems(E810Core *c, E810AqCmd *cmd)
 {
-    uint16_t n = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
+    uint16_t n = ld16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_REQ));
     int rc = sched_check_elems(c, cmd, n, "query sched elems");
 
     if (rc) {
@@ -477,7 +474,7 @@ int e810_sched_query_elems(E810Core *c, E810AqCmd *cmd)
 
         sched_put_elem(&c->fw.sched, e, ld32(e + ELEM_TEID));
     }
-    st16(aq_param(cmd, SCHED_P_NUM_RESP), n);
+    st16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_RESP), n);
     cmd->resp_len = n * ELEM_SIZE;
     return E810_AQ_RC_OK;
 }
@@ -486,7 +483,7 @@ int e810_sched_query_elems(E810Core *c, E810AqCmd *cmd)
 int e810_sched_move_elems(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
-    uint16_t groups = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
+    uint16_t groups = ld16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_REQ));
     uint16_t moved = 0;
     size_t off = 0;
     int rc = E810_AQ_RC_OK;
@@ -557,7 +554,7 @@ int e810_sched_move_elems(E810Core *c, E810AqCmd *cmd)
         moved++;
         off += MOVE_HDR_SIZE + (size_t)n * 4;
     }
-    st16(aq_param(cmd, SCHED_P_NUM_RESP), moved);
+    st16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_RESP), moved);
     return rc;
 }
 
@@ -565,7 +562,7 @@ int e810_sched_move_elems(E810Core *c, E810AqCmd *cmd)
 static int sched_suspend_resume(E810Core *c, E810AqCmd *cmd, bool suspend)
 {
     E810FwSched *s = &c->fw.sched;
-    uint16_t n = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
+    uint16_t n = ld16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_REQ));
 
     if (!cmd->has_buf || n == 0 || (size_t)n * 4 > cmd->buf_len) {
         e810_guest_error(c, "suspend/resume: %u TEIDs in %u bytes", n, cmd->buf_len);
@@ -588,7 +585,7 @@ static int sched_suspend_resume(E810Core *c, E810AqCmd *cmd, bool suspend)
             node->data[DATA_FLAGS] &= ~DATA_FLAG_SUSPEND;
         }
     }
-    st16(aq_param(cmd, SCHED_P_NUM_RESP), n);
+    st16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_RESP), n);
     return E810_AQ_RC_OK;
 }
 
@@ -606,7 +603,7 @@ int e810_sched_resume(E810Core *c, E810AqCmd *cmd)
 int e810_sched_delete_elems(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
-    uint16_t groups = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
+    uint16_t groups = ld16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_REQ));
     size_t off = 0;
 
     if (!cmd->has_buf || groups == 0) {
@@ -651,7 +648,7 @@ int e810_sched_delete_elems(E810Core *c, E810AqCmd *cmd)
         }
         off += GRP_HDR_SIZE + (size_t)n * 4;
     }
-    st16(aq_param(cmd, SCHED_P_NUM_RESP), groups);
+    st16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_RESP), groups);
     return E810_AQ_RC_OK;
 
 bad_len:
@@ -665,7 +662,7 @@ bad_len:
 static bool rl_count(E810Core *c, E810AqCmd *cmd, const char *what,
                      uint16_t *n)
 {
-    *n = ld16(aq_param(cmd, 16));
+    *n = ld16(aq_param(cmd, AQC_RL_PROFILE_NUM_PROFILES));
     if (!cmd->has_buf || *n == 0 ||
         (size_t)*n * RL_ELEM_SIZE > cmd->buf_len) {
         e810_guest_error(c, "%s RL profiles: %u in %u bytes", what, *n,
@@ -717,7 +714,7 @@ int e810_sched_add_rl(E810Core *c, E810AqCmd *cmd)
             }
         }
     }
-    st16(aq_param(cmd, 18), n);
+    st16(aq_param(cmd, AQC_RL_PROFILE_NUM_PROCESSED), n);
     cmd->resp_len = n * RL_ELEM_SIZE;
     return E810_AQ_RC_OK;
 }
@@ -746,7 +743,7 @@ int e810_sched_remove_rl(E810Core *c, E810AqCmd *cmd)
             }
         }
     }
-    st16(aq_param(cmd, 18), done);
+    st16(aq_param(cmd, AQC_RL_PROFILE_NUM_PROCESSED), done);
     return done == n ? E810_AQ_RC_OK : E810_AQ_RC_ENOENT;
 }
 
@@ -791,11 +788,9 @@ int e810_sched_query_res(E810Core *c, E810AqCmd *cmd)
  * byte 0: no LOAD_NEW, no ISSUED), so ice_cfg_tx_topo() ends with -EEXIST
  * ("already applied").  The topology buffer is not read by ice.
  */
-#define P_TX_TOPO_FLAGS     16
-
 int e810_sched_get_tx_topo(E810Core *c, E810AqCmd *cmd)
 {
-    *aq_param(cmd, P_TX_TOPO_FLAGS) = 0;
+    *aq_param(cmd, AQC_TX_TOPO_SET_FLAGS) = 0;
     return E810_AQ_RC_OK;
 }
 
@@ -840,6 +835,7 @@ static void txq_unpack(E810TxQueueCtx *q, const uint8_t *ctx)
  */
 typedef struct SchedAddKind {
     const char *what;
+    unsigned num_grps;          /* parameter holding the group count (u8) */
     size_t grp_hdr, entry_size;
     bool qsets;
     int (*check)(E810Core *c, const uint8_t *ent, uint16_t n);
@@ -848,7 +844,7 @@ typedef struct SchedAddKind {
 
 static int sched_add_leaves(E810Core *c, E810AqCmd *cmd, const SchedAddKind *k)
 {
-    uint8_t groups = cmd->desc[16];
+    uint8_t groups = *aq_param(cmd, k->num_grps);
     uint32_t added[SCHED_MAX_PER_CMD];
     unsigned nadded = 0;
     size_t off = 0;
@@ -979,10 +975,12 @@ static uint32_t qset_add(E810Core *c, uint8_t *e, uint32_t parent)
 }
 
 static const SchedAddKind add_txqs = {
-    "add Tx queues", TXQ_GRP_HDR, TXQ_ENTRY_SIZE, false, txq_check, txq_add,
+    "add Tx queues", AQC_ADD_TXQS_NUM_QGRPS,
+    TXQ_GRP_HDR, TXQ_ENTRY_SIZE, false, txq_check, txq_add,
 };
 static const SchedAddKind add_qsets = {
-    "add RDMA qsets", QSET_GRP_HDR, QSET_ENTRY_SIZE, true, qset_check, qset_add,
+    "add RDMA qsets", AQC_ADD_RDMA_QSET_NUM_QSET_GRPS,
+    QSET_GRP_HDR, QSET_ENTRY_SIZE, true, qset_check, qset_add,
 };
 
 /* 0x0C30 Add Tx LAN Queues */
@@ -1024,7 +1022,7 @@ static uint32_t qset_find(E810FwSched *s, uint16_t handle, uint32_t parent)
 int e810_sched_dis_txqs(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
-    uint8_t entries = cmd->desc[17];
+    uint8_t entries = *aq_param(cmd, AQC_DIS_TXQS_NUM_ENTRIES);
     unsigned missing = 0;
     size_t off = 0;
 

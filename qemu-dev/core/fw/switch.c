@@ -26,15 +26,6 @@
 #define RES_HASH_PROF           0x60
 #define RES_HASH_TCAM           0x61
 
-/* Add/Update/Free VSI descriptor parameters */
-#define VSI_P_NUM               16
-#define VSI_P_FLAGS             18      /* cmd_flags in, ext_status out */
-#define VSI_P_VF_USED           20      /* vf_id in, vsi_used out */
-#define VSI_P_TYPE_FREE         22      /* vsi_flags in, vsi_free out */
-#define   VSI_NUM_M             0x3FF
-#define   VSI_IS_VALID          0x8000
-#define   VSI_KEEP_ALLOC        0x1
-
 /* Switch rules */
 #define RULE_T_LKUP_RX          0
 #define RULE_T_LKUP_TX          1
@@ -75,7 +66,6 @@
 #define LKUP_PROMISC_VLAN       9
 
 /* RSS */
-#define RSS_VSI_VALID           0x8000
 #define RSS_KEY_STD_SIZE        40
 #define LUT_TYPE_VSI            0
 #define LUT_TYPE_PF             1
@@ -176,16 +166,16 @@ static void vsi_merge(uint8_t *ctx, const uint8_t *in)
 
 static void vsi_answer_counts(E810FwSwitch *sw, E810AqCmd *cmd)
 {
-    st16(aq_param(cmd, VSI_P_FLAGS), 0);
-    st16(aq_param(cmd, VSI_P_VF_USED), sw->nvsi);
-    st16(aq_param(cmd, VSI_P_TYPE_FREE), E810_FW_MAX_VSI - sw->nvsi);
+    st16(aq_param(cmd, AQC_VSI_RESP_EXT_STATUS), 0);
+    st16(aq_param(cmd, AQC_VSI_RESP_VSI_USED), sw->nvsi);
+    st16(aq_param(cmd, AQC_VSI_RESP_VSI_FREE), E810_FW_MAX_VSI - sw->nvsi);
 }
 
 /* 0x0210 Add VSI */
 int e810_sw_add_vsi(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSwitch *sw = &c->fw.sw;
-    uint16_t req = ld16(aq_param(cmd, VSI_P_NUM));
+    uint16_t req = ld16(aq_param(cmd, AQC_VSI_VSI_NUM));
     unsigned num = E810_FW_MAX_VSI;
     E810Vsi *v;
 
@@ -194,8 +184,8 @@ int e810_sw_add_vsi(E810Core *c, E810AqCmd *cmd)
         e810_guest_error(c, "add VSI: context of %u bytes", cmd->buf_len);
         return E810_AQ_RC_EINVAL;
     }
-    if (req & VSI_IS_VALID) {
-        num = req & VSI_NUM_M;
+    if (req & AQC_VSI_IS_VALID) {
+        num = req & AQC_VSI_NUM_M;
         if (num >= E810_FW_MAX_VSI) {
             e810_guest_error(c, "add VSI: number %u out of range", num);
             return E810_AQ_RC_EINVAL;
@@ -222,8 +212,8 @@ int e810_sw_add_vsi(E810Core *c, E810AqCmd *cmd)
     }
     memset(v, 0, sizeof(*v));
     v->state = E810_VSI_IN_USE;
-    v->type = ld16(aq_param(cmd, VSI_P_TYPE_FREE)) & 3;
-    v->vf_id = cmd->desc[VSI_P_VF_USED];
+    v->type = ld16(aq_param(cmd, AQC_VSI_VSI_FLAGS)) & 3;
+    v->vf_id = *aq_param(cmd, AQC_VSI_VF_ID);
     /*
      * Add VSI takes the whole context: ice flags only the security section
      * valid on the first add but fills in and relies on the Rx queue map and
@@ -231,7 +221,7 @@ int e810_sw_add_vsi(E810Core *c, E810AqCmd *cmd)
      */
     memcpy(v->ctx, cmd->buf, E810_VSI_CTX_SIZE);
     vsi_merge(v->ctx, cmd->buf);
-    st16(aq_param(cmd, VSI_P_NUM), num);
+    st16(aq_param(cmd, AQC_VSI_VSI_NUM), num);
     vsi_answer_counts(sw, cmd);
     trace_e810_fw_vsi("add", num, sw->nvsi);
     return E810_AQ_RC_OK;
@@ -241,8 +231,8 @@ int e810_sw_add_vsi(E810Core *c, E810AqCmd *cmd)
 static int vsi_from_cmd(E810Core *c, E810AqCmd *cmd, const char *what,
                         unsigned *out)
 {
-    uint16_t req = ld16(aq_param(cmd, VSI_P_NUM));
-    unsigned num = req & VSI_NUM_M;
+    uint16_t req = ld16(aq_param(cmd, AQC_VSI_VSI_NUM));
+    unsigned num = req & AQC_VSI_NUM_M;
 
     if (num >= E810_FW_MAX_VSI) {
         e810_guest_error(c, "%s: VSI %u out of range", what, num);
@@ -296,7 +286,7 @@ static bool act_targets_vsi(uint32_t act, unsigned vsi)
 int e810_sw_free_vsi(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSwitch *sw = &c->fw.sw;
-    bool keep = ld16(aq_param(cmd, VSI_P_FLAGS)) & VSI_KEEP_ALLOC;
+    bool keep = ld16(aq_param(cmd, AQC_VSI_CMD_FLAGS)) & AQC_VSI_KEEP_ALLOC;
     unsigned num;
     int rc = vsi_from_cmd(c, cmd, "free VSI", &num);
 
@@ -341,8 +331,8 @@ int e810_sw_get_config(E810Core *c, E810AqCmd *cmd)
     st16(cmd->buf + 0, 0 | SW_CFG_TYPE_PHYS_PORT << 14);   /* port 0 */
     st16(cmd->buf + 2, 0);                                  /* swid */
     st16(cmd->buf + 4, 0);                                  /* PF 0 */
-    st16(aq_param(cmd, 18), 0);                             /* no more */
-    st16(aq_param(cmd, 20), 1);                             /* num_elems */
+    st16(aq_param(cmd, AQC_GET_SW_CFG_ELEMENT), 0);         /* no more */
+    st16(aq_param(cmd, AQC_GET_SW_CFG_NUM_ELEMS), 1);
     cmd->resp_len = SW_CFG_ELEM_SIZE;
     return E810_AQ_RC_OK;
 }
@@ -353,9 +343,9 @@ int e810_sw_set_port_params(E810Core *c, E810AqCmd *cmd)
     E810FwSwitch *sw = &c->fw.sw;
 
     c->fw.sw.lk.valid = false;     /* lookups may change */
-    sw->port_flags = ld16(aq_param(cmd, 16));
-    sw->bad_frame_vsi = ld16(aq_param(cmd, 18));
-    sw->local_fwd_mode = cmd->desc[22];
+    sw->port_flags = ld16(aq_param(cmd, AQC_SET_PORT_PARAMS_CMD_FLAGS));
+    sw->bad_frame_vsi = ld16(aq_param(cmd, AQC_SET_PORT_PARAMS_BAD_FRAME_VSI));
+    sw->local_fwd_mode = *aq_param(cmd, AQC_SET_PORT_PARAMS_LOCAL_FWD_MODE);
     return E810_AQ_RC_OK;
 }
 
@@ -424,14 +414,15 @@ static void bit_set(uint8_t *map, unsigned i, bool on)
 static int res_parse(E810Core *c, E810AqCmd *cmd, const char *what,
                      uint8_t *type, int *pool, unsigned *ids)
 {
+    uint16_t entries = ld16(aq_param(cmd, AQC_ALLOC_FREE_RES_NUM_ENTRIES));
     uint16_t n;
 
     if (!cmd->has_buf || cmd->buf_len < 6) {
         e810_guest_error(c, "%s: buffer of %u bytes", what, cmd->buf_len);
         return -E810_AQ_RC_EINVAL;
     }
-    if (ld16(aq_param(cmd, 16)) != 1) {
-        e810_guest_error(c, "%s: %u resource entries", what, ld16(aq_param(cmd, 16)));
+    if (entries != 1) {
+        e810_guest_error(c, "%s: %u resource entries", what, entries);
         return -E810_AQ_RC_EINVAL;
     }
     *type = ld16(cmd->buf) & RES_TYPE_M;
@@ -659,7 +650,7 @@ static int sw_rules(E810Core *c, E810AqCmd *cmd, int op)
 {
     static const char *const names[] = { "add", "update", "remove" };
     E810FwSwitch *sw = &c->fw.sw;
-    uint16_t num = ld16(aq_param(cmd, 16));
+    uint16_t num = ld16(aq_param(cmd, AQC_SW_RULES_NUM_RULES));
     unsigned new_rules = 0;
     size_t off = 0;
     int rc;
@@ -938,10 +929,11 @@ const uint8_t *e810_fw_rss_lut(E810Core *c, unsigned vsi, unsigned *size)
 
 static E810Vsi *rss_vsi(E810Core *c, E810AqCmd *cmd, const char *what)
 {
-    uint16_t id = ld16(aq_param(cmd, 16));
-    E810Vsi *v = vsi_get(&c->fw.sw, id & VSI_NUM_M);
+    /* vsi_id leads both the key and the LUT commands */
+    uint16_t id = ld16(aq_param(cmd, AQC_RSS_KEY_VSI_ID));
+    E810Vsi *v = vsi_get(&c->fw.sw, id & AQC_VSI_NUM_M);
 
-    if (!(id & RSS_VSI_VALID) || !v) {
+    if (!(id & AQC_RSS_VSI_VALID) || !v) {
         e810_guest_error(c, "%s: VSI 0x%x invalid or unknown", what, id);
         return NULL;
     }
@@ -990,7 +982,7 @@ static int sw_rss_lut(E810Core *c, E810AqCmd *cmd, bool set)
 {
     E810FwSwitch *sw = &c->fw.sw;
     E810Vsi *v = rss_vsi(c, cmd, set ? "set RSS LUT" : "get RSS LUT");
-    uint16_t flags = ld16(aq_param(cmd, 18));
+    uint16_t flags = ld16(aq_param(cmd, AQC_RSS_LUT_FLAGS));
     unsigned size, cap;
     uint8_t *lut;
 
