@@ -642,107 +642,140 @@ static void rule_store(E810SwRule *s, const uint8_t *r, bool match_too)
     }
 }
 
-/*
- * 0x02A0 / 0x02A1 / 0x02A2 Add / Update / Remove Switch Rules.  All rules
- * are checked before any is applied, so a command does all or nothing.
- */
+/* 0x02A0 / 0x02A1 / 0x02A2 Add / Update / Remove Switch Rules */
+enum { RULES_ADD, RULES_UPDATE, RULES_REMOVE };
+static const char *const rules_op_name[] = { "add", "update", "remove" };
+
+static bool rule_is_lookup(uint16_t type)
+{
+    return type == RULE_T_LKUP_RX || type == RULE_T_LKUP_TX;
+}
+
+/* Check one lookup rule for @op; counts the rules an add needs. */
+static int rule_check_lookup(E810Core *c, const uint8_t *r, int op,
+                             unsigned *new_rules)
+{
+    E810FwSwitch *sw = &c->fw.sw;
+    unsigned idx = ld16(r + LKUP_INDEX);
+    int rc;
+
+    if (op == RULES_ADD) {
+        if (ld16(r + LKUP_RECIPE) >= MAX_RECIPES) {
+            e810_guest_error(c, "add switch rules: recipe %u",
+                             ld16(r + LKUP_RECIPE));
+            return E810_AQ_RC_EINVAL;
+        }
+        (*new_rules)++;
+    } else if (idx >= E810_FW_MAX_RULES || !sw->rule[idx].in_use) {
+        /* ENOENT is what the driver expects for a stale index. */
+        return E810_AQ_RC_ENOENT;
+    }
+    if (op == RULES_REMOVE) {
+        return E810_AQ_RC_OK;
+    }
+    rc = rule_check_act(c, ld32(r + LKUP_ACT));
+    if (rc) {
+        return rc;
+    }
+    if (ld16(r) == RULE_T_LKUP_TX && !vsi_get(sw, ld16(r + LKUP_SRC))) {
+        e810_guest_error(c, "switch rule: source VSI %u does not exist",
+                         ld16(r + LKUP_SRC));
+        return E810_AQ_RC_EINVAL;
+    }
+    return E810_AQ_RC_OK;
+}
+
+/* Check all @num rules of the buffer before any is applied. */
+static int rules_check(E810Core *c, E810AqCmd *cmd, int op, uint16_t num)
+{
+    E810FwSwitch *sw = &c->fw.sw;
+    unsigned new_rules = 0;
+    size_t off = 0;
+    int rc = E810_AQ_RC_OK;
+
+    for (unsigned i = 0; i < num && !rc; i++) {
+        size_t n = rule_size(cmd, off);
+        const uint8_t *r = cmd->buf + off;
+
+        if (!n) {
+            e810_guest_error(c, "%s switch rules: rule %u malformed or beyond "
+                             "the %u-byte buffer", rules_op_name[op], i,
+                             cmd->buf_len);
+            return E810_AQ_RC_EINVAL;
+        }
+        if (rule_is_lookup(ld16(r))) {
+            rc = rule_check_lookup(c, r, op, &new_rules);
+        } else if (ld16(r) != RULE_T_LG_ACT) {
+            rc = rule_check_list(c, r);
+        }
+        off += n;
+    }
+    if (!rc && new_rules > E810_FW_MAX_RULES - sw->nrules) {
+        e810_guest_error(c, "add switch rules: rule table full");
+        return E810_AQ_RC_ENOSPC;
+    }
+    return rc;
+}
+
+/* Apply one checked lookup rule. */
+static void rule_apply_lookup(E810FwSwitch *sw, uint8_t *r, int op)
+{
+    unsigned idx = ld16(r + LKUP_INDEX);
+
+    if (op == RULES_ADD) {
+        for (idx = 0; sw->rule[idx].in_use; idx++) {
+            /* a free slot exists: counted by rules_check() */
+        }
+        memset(&sw->rule[idx], 0, sizeof(sw->rule[idx]));
+        sw->rule[idx].in_use = true;
+        sw->nrules++;
+        rule_store(&sw->rule[idx], r, true);
+        st16(r + LKUP_INDEX, idx);
+    } else if (op == RULES_UPDATE) {
+        /* An update without a header keeps the match. */
+        rule_store(&sw->rule[idx], r, ld16(r + LKUP_HDR_LEN) != 0);
+    } else if (sw->rule[idx].in_use) {  /* an index named twice */
+        sw->rule[idx].in_use = false;
+        sw->nrules--;
+    }
+    trace_e810_fw_sw_rule(rules_op_name[op], idx, sw->rule[idx].recipe,
+                          sw->rule[idx].act);
+}
+
+/* All rules are checked before any is applied: all or nothing. */
 static int sw_rules(E810Core *c, E810AqCmd *cmd, int op)
 {
-    static const char *const names[] = { "add", "update", "remove" };
     E810FwSwitch *sw = &c->fw.sw;
     uint16_t num = ld16(aq_param(cmd, AQC_SW_RULES_NUM_RULES));
-    unsigned new_rules = 0;
     size_t off = 0;
     int rc;
 
     c->fw.sw.lk.valid = false;     /* lookups may change */
     if (!cmd->has_buf || num == 0) {
-        e810_guest_error(c, "%s switch rules: %u rules", names[op], num);
+        e810_guest_error(c, "%s switch rules: %u rules", rules_op_name[op],
+                         num);
         return E810_AQ_RC_EINVAL;
     }
-    for (unsigned i = 0; i < num; i++) {
-        size_t n = rule_size(cmd, off);
-        const uint8_t *r = cmd->buf + off;
-        uint16_t type;
-
-        if (!n) {
-            e810_guest_error(c, "%s switch rules: rule %u malformed or beyond "
-                             "the %u-byte buffer", names[op], i, cmd->buf_len);
-            return E810_AQ_RC_EINVAL;
-        }
-        type = ld16(r);
-        if (type == RULE_T_LKUP_RX || type == RULE_T_LKUP_TX) {
-            unsigned idx = ld16(r + LKUP_INDEX);
-
-            if (op == 0) {
-                if (ld16(r + LKUP_RECIPE) >= MAX_RECIPES) {
-                    e810_guest_error(c, "add switch rules: recipe %u",
-                                     ld16(r + LKUP_RECIPE));
-                    return E810_AQ_RC_EINVAL;
-                }
-                new_rules++;
-            } else if (idx >= E810_FW_MAX_RULES || !sw->rule[idx].in_use) {
-                /* ENOENT is what the driver expects for a stale index. */
-                return E810_AQ_RC_ENOENT;
-            }
-            if (op != 2) {
-                rc = rule_check_act(c, ld32(r + LKUP_ACT));
-                if (rc) {
-                    return rc;
-                }
-                if (type == RULE_T_LKUP_TX && !vsi_get(sw, ld16(r + LKUP_SRC))) {
-                    e810_guest_error(c, "switch rule: source VSI %u does not exist",
-                                     ld16(r + LKUP_SRC));
-                    return E810_AQ_RC_EINVAL;
-                }
-            }
-        } else if (type != RULE_T_LG_ACT) {
-            rc = rule_check_list(c, r);
-            if (rc) {
-                return rc;
-            }
-        }
-        off += n;
+    rc = rules_check(c, cmd, op, num);
+    if (rc) {
+        return rc;
     }
-    if (new_rules > E810_FW_MAX_RULES - sw->nrules) {
-        e810_guest_error(c, "add switch rules: rule table full");
-        return E810_AQ_RC_ENOSPC;
-    }
-
-    off = 0;
     for (unsigned i = 0; i < num; i++) {
         size_t n = rule_size(cmd, off);
         uint8_t *r = cmd->buf + off;
         uint16_t type = ld16(r);
 
-        if (type == RULE_T_LKUP_RX || type == RULE_T_LKUP_TX) {
-            unsigned idx = ld16(r + LKUP_INDEX);
-
-            if (op == 0) {
-                for (idx = 0; sw->rule[idx].in_use; idx++) {
-                    /* a free slot exists: counted above */
-                }
-                memset(&sw->rule[idx], 0, sizeof(sw->rule[idx]));
-                sw->rule[idx].in_use = true;
-                sw->nrules++;
-                rule_store(&sw->rule[idx], r, true);
-                st16(r + LKUP_INDEX, idx);
-            } else if (op == 1) {
-                /* An update without a header keeps the match. */
-                rule_store(&sw->rule[idx], r, ld16(r + LKUP_HDR_LEN) != 0);
-            } else if (sw->rule[idx].in_use) {  /* an index named twice */
-                sw->rule[idx].in_use = false;
-                sw->nrules--;
-            }
-            trace_e810_fw_sw_rule(names[op], idx, sw->rule[idx].recipe,
-                                  sw->rule[idx].act);
+        if (rule_is_lookup(type)) {
+            rule_apply_lookup(sw, r, op);
         } else if (type != RULE_T_LG_ACT) {
-            /* Lists: SET adds the VSIs, CLEAR (or removing the rule) drops them. */
-            rule_apply_list(sw, r, op != 2 && rule_type_is_set(type));
+            /* Lists: SET adds the VSIs, CLEAR (or removing the rule) drops
+             * them. */
+            rule_apply_list(sw, r, op != RULES_REMOVE &&
+                            rule_type_is_set(type));
         }
         off += n;
     }
-    if (op == 0) {
+    if (op == RULES_ADD) {
         cmd->resp_len = off;
     }
     return E810_AQ_RC_OK;
@@ -750,17 +783,17 @@ static int sw_rules(E810Core *c, E810AqCmd *cmd, int op)
 
 int e810_sw_add_rules(E810Core *c, E810AqCmd *cmd)
 {
-    return sw_rules(c, cmd, 0);
+    return sw_rules(c, cmd, RULES_ADD);
 }
 
 int e810_sw_update_rules(E810Core *c, E810AqCmd *cmd)
 {
-    return sw_rules(c, cmd, 1);
+    return sw_rules(c, cmd, RULES_UPDATE);
 }
 
 int e810_sw_remove_rules(E810Core *c, E810AqCmd *cmd)
 {
-    return sw_rules(c, cmd, 2);
+    return sw_rules(c, cmd, RULES_REMOVE);
 }
 
 /* ---- Rx lookup ------------------------------------------------------- */
