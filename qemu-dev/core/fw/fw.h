@@ -60,7 +60,7 @@ E810AqHandler e810_sw_get_config;
 E810AqHandler e810_sw_set_port_params;
 E810AqHandler e810_sw_alloc_res;
 E810AqHandler e810_sw_free_res;
-E810AqHandler e810_sw_set_vlan_mode;
+E810AqHandler e810_sw_svm_only;
 E810AqHandler e810_sw_add_vsi;
 E810AqHandler e810_sw_update_vsi;
 E810AqHandler e810_sw_free_vsi;
@@ -81,7 +81,7 @@ E810AqHandler e810_sched_query_elems;
 E810AqHandler e810_sched_move_elems;
 E810AqHandler e810_sched_suspend;
 E810AqHandler e810_sched_resume;
-E810AqHandler e810_sched_delete_elems;
+E810AqHandler e810_sched_delete;
 E810AqHandler e810_sched_add_rl;
 E810AqHandler e810_sched_query_res;
 E810AqHandler e810_sched_remove_rl;
@@ -103,6 +103,6 @@ E810AqHandler e810_phy_get_link_topo;
 E810AqHandler e810_phy_set_port_id_led;
 E810AqHandler e810_phy_get_port_options;
 E810AqHandler e810_phy_sff_eeprom;
-E810AqHandler e810_lldp_set_local_mib;
+E810AqHandler e810_lldp_local_mib;
 
 #endif

@@ -531,7 +531,7 @@ int e810_phy_sff_eeprom(E810Core *c, E810AqCmd *cmd)
 
 /* ---- 0x0A08 LLDP Set Local MIB ------------------------------------------ */
 
-int e810_lldp_set_local_mib(E810Core *c, E810AqCmd *cmd)
+int e810_lldp_local_mib(E810Core *c, E810AqCmd *cmd)
 {
     uint16_t len = ld16(aq_param(cmd, AQC_LLDP_SET_LOCAL_MIB_LENGTH));
 

@@ -600,7 +600,7 @@ int e810_sched_resume(E810Core *c, E810AqCmd *cmd)
 }
 
 /* 0x040F Delete Scheduler Elements (with whatever hangs below them) */
-int e810_sched_delete_elems(E810Core *c, E810AqCmd *cmd)
+int e810_sched_delete(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
     uint16_t groups = ld16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_REQ));

@@ -350,7 +350,7 @@ int e810_sw_set_port_params(E810Core *c, E810AqCmd *cmd)
 }
 
 /* 0x020C Set VLAN Mode: accepted, single VLAN mode is all we do. */
-int e810_sw_set_vlan_mode(E810Core *c, E810AqCmd *cmd)
+int e810_sw_svm_only(E810Core *c, E810AqCmd *cmd)
 {
     return E810_AQ_RC_OK;
 }
