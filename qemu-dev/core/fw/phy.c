@@ -72,15 +72,42 @@ static bool phy_lport_ok(E810Core *c, E810AqCmd *cmd)
     return true;
 }
 
-/* The power-on default configuration; DFLT_CFG reports it too. */
-static E810PhyCfg phy_default_cfg(void)
+/* Abilities the port reports: pause both ways, auto-FEC, no AN. */
+#define PHY_ABILITY_CAPS \
+    (E810_PHY_CAP_TX_PAUSE | E810_PHY_CAP_RX_PAUSE | E810_PHY_CAP_AUTO_FEC)
+
+/* A configuration of PHY types @types with @caps and the default FEC. */
+static E810PhyCfg phy_cfg(uint64_t types, uint8_t caps)
 {
     E810PhyCfg cfg = {
-        .phy_type_low = PHY_MEDIA_TYPES,
-        .caps = E810_PHY_CAP_EN_LINK | E810_PHY_CAP_AUTO_FEC,
+        .phy_type_low = types,
+        .caps = caps,
         .link_fec_opt = PHY_FEC_DFLT,
     };
     return cfg;
+}
+
+/*
+ * The answer is @need bytes: datalen says so; false (ENOMEM) if the driver's
+ * buffer is smaller.
+ */
+static bool phy_resp_fits(E810Core *c, E810AqCmd *cmd, unsigned need,
+                          const char *what)
+{
+    cmd->resp_len = need;
+    if (cmd->buf_len < need) {
+        e810_guest_error(c, "%s buffer of %u bytes (needs %u)", what,
+                         cmd->buf_len, need);
+        return false;
+    }
+    return true;
+}
+
+/* The power-on default configuration; DFLT_CFG reports it too. */
+static E810PhyCfg phy_default_cfg(void)
+{
+    return phy_cfg(PHY_MEDIA_TYPES,
+                   E810_PHY_CAP_EN_LINK | E810_PHY_CAP_AUTO_FEC);
 }
 
 static bool phy_compute_up(E810Core *c)
@@ -222,32 +249,19 @@ int e810_phy_get_caps(E810Core *c, E810AqCmd *cmd)
         e810_guest_error(c, "Get PHY Caps without a buffer");
         return E810_AQ_RC_EINVAL;
     }
-    cmd->resp_len = E810_PHY_CAPS_LEN;
-    if (cmd->buf_len < E810_PHY_CAPS_LEN) {
-        e810_guest_error(c, "Get PHY Caps buffer of %u bytes (needs %u)",
-                         cmd->buf_len, E810_PHY_CAPS_LEN);
+    if (!phy_resp_fits(c, cmd, E810_PHY_CAPS_LEN, "Get PHY Caps")) {
         return E810_AQ_RC_ENOMEM;
     }
     memset(b, 0, E810_PHY_CAPS_LEN);
     switch (mode) {
     case E810_PHY_REPORT_NO_MEDIA:
         /* What the port could do with any module: no module data. */
-        cfg = (E810PhyCfg) {
-            .phy_type_low = PHY_PORT_TYPES,
-            .caps = E810_PHY_CAP_TX_PAUSE | E810_PHY_CAP_RX_PAUSE |
-                    E810_PHY_CAP_AUTO_FEC,
-            .link_fec_opt = PHY_FEC_DFLT,
-        };
+        cfg = phy_cfg(PHY_PORT_TYPES, PHY_ABILITY_CAPS);
         phy_put_cfg(b, &cfg);
         break;
     case E810_PHY_REPORT_MEDIA:
-        /* Abilities with this module: pause both ways, auto-FEC, no AN. */
-        cfg = (E810PhyCfg) {
-            .phy_type_low = PHY_MEDIA_TYPES,
-            .caps = E810_PHY_CAP_TX_PAUSE | E810_PHY_CAP_RX_PAUSE |
-                    E810_PHY_CAP_AUTO_FEC,
-            .link_fec_opt = PHY_FEC_DFLT,
-        };
+        /* What the port can do with this module. */
+        cfg = phy_cfg(PHY_MEDIA_TYPES, PHY_ABILITY_CAPS);
         phy_put_cfg(b, &cfg);
         phy_put_module(b);
         break;
@@ -378,10 +392,7 @@ int e810_phy_get_link_status(E810Core *c, E810AqCmd *cmd)
                          cmd->buf_len, E810_LS_DATA_LEN);
         return E810_AQ_RC_EINVAL;
     }
-    cmd->resp_len = E810_LS_DATA_LEN;
-    if (cmd->buf_len < E810_LS_DATA_LEN) {
-        e810_guest_error(c, "Get Link Status buffer of %u bytes (needs %u)",
-                         cmd->buf_len, E810_LS_DATA_LEN);
+    if (!phy_resp_fits(c, cmd, E810_LS_DATA_LEN, "Get Link Status")) {
         return E810_AQ_RC_ENOMEM;
     }
     switch (flags & E810_LSE_M) {

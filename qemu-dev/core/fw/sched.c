@@ -559,9 +559,10 @@ int e810_sched_move_elems(E810Core *c, E810AqCmd *cmd)
 }
 
 /* 0x0409 / 0x040A Suspend / Resume: a flag in the element data. */
-static int sched_suspend_resume(E810Core *c, E810AqCmd *cmd, bool suspend)
+int e810_sched_suspend(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
+    bool suspend = cmd->opcode == AQC_OPC_SUSPEND_SCHED_ELEMS;
     uint16_t n = ld16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_REQ));
 
     if (!cmd->has_buf || n == 0 || (size_t)n * 4 > cmd->buf_len) {
@@ -587,16 +588,6 @@ static int sched_suspend_resume(E810Core *c, E810AqCmd *cmd, bool suspend)
     }
     st16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_RESP), n);
     return E810_AQ_RC_OK;
-}
-
-int e810_sched_suspend(E810Core *c, E810AqCmd *cmd)
-{
-    return sched_suspend_resume(c, cmd, true);
-}
-
-int e810_sched_resume(E810Core *c, E810AqCmd *cmd)
-{
-    return sched_suspend_resume(c, cmd, false);
 }
 
 /* 0x040F Delete Scheduler Elements (with whatever hangs below them) */

@@ -643,7 +643,7 @@ static void rule_store(E810SwRule *s, const uint8_t *r, bool match_too)
 }
 
 /* 0x02A0 / 0x02A1 / 0x02A2 Add / Update / Remove Switch Rules */
-enum { RULES_ADD, RULES_UPDATE, RULES_REMOVE };
+enum { RULES_ADD, RULES_UPDATE, RULES_REMOVE };     /* opcode - 0x02A0 */
 static const char *const rules_op_name[] = { "add", "update", "remove" };
 
 static bool rule_is_lookup(uint16_t type)
@@ -743,9 +743,10 @@ static void rule_apply_lookup(E810FwSwitch *sw, uint8_t *r, int op)
 }
 
 /* All rules are checked before any is applied: all or nothing. */
-static int sw_rules(E810Core *c, E810AqCmd *cmd, int op)
+int e810_sw_rules(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSwitch *sw = &c->fw.sw;
+    int op = cmd->opcode - AQC_OPC_ADD_SW_RULES;
     uint16_t num = ld16(aq_param(cmd, AQC_SW_RULES_NUM_RULES));
     size_t off = 0;
     int rc;
@@ -779,21 +780,6 @@ static int sw_rules(E810Core *c, E810AqCmd *cmd, int op)
         cmd->resp_len = off;
     }
     return E810_AQ_RC_OK;
-}
-
-int e810_sw_add_rules(E810Core *c, E810AqCmd *cmd)
-{
-    return sw_rules(c, cmd, RULES_ADD);
-}
-
-int e810_sw_update_rules(E810Core *c, E810AqCmd *cmd)
-{
-    return sw_rules(c, cmd, RULES_UPDATE);
-}
-
-int e810_sw_remove_rules(E810Core *c, E810AqCmd *cmd)
-{
-    return sw_rules(c, cmd, RULES_REMOVE);
 }
 
 /* ---- Rx lookup ------------------------------------------------------- */
@@ -977,9 +963,21 @@ static E810Vsi *rss_vsi(E810Core *c, E810AqCmd *cmd, const char *what)
     return v;
 }
 
-/* 0x0B02 / 0x0B04 Set / Get RSS Key */
-static int sw_rss_key(E810Core *c, E810AqCmd *cmd, bool set)
+/* Set copies the buffer into @table, Get the table into the buffer. */
+static void rss_copy(E810AqCmd *cmd, uint8_t *table, size_t n, bool set)
 {
+    if (set) {
+        memcpy(table, cmd->buf, n);
+    } else {
+        memcpy(cmd->buf, table, n);
+        cmd->resp_len = n;
+    }
+}
+
+/* 0x0B02 / 0x0B04 Set / Get RSS Key */
+int e810_sw_rss_key(E810Core *c, E810AqCmd *cmd)
+{
+    bool set = cmd->opcode == AQC_OPC_SET_RSS_KEY;
     E810Vsi *v = rss_vsi(c, cmd, set ? "set RSS key" : "get RSS key");
     size_t n;
 
@@ -991,29 +989,15 @@ static int sw_rss_key(E810Core *c, E810AqCmd *cmd, bool set)
         return E810_AQ_RC_EINVAL;
     }
     n = cmd->buf_len < E810_RSS_KEY_SIZE ? cmd->buf_len : E810_RSS_KEY_SIZE;
-    if (set) {
-        memcpy(v->rss_key, cmd->buf, n);
-    } else {
-        memcpy(cmd->buf, v->rss_key, n);
-        cmd->resp_len = n;
-    }
+    rss_copy(cmd, v->rss_key, n, set);
     return E810_AQ_RC_OK;
 }
 
-int e810_sw_set_rss_key(E810Core *c, E810AqCmd *cmd)
-{
-    return sw_rss_key(c, cmd, true);
-}
-
-int e810_sw_get_rss_key(E810Core *c, E810AqCmd *cmd)
-{
-    return sw_rss_key(c, cmd, false);
-}
-
 /* 0x0B03 / 0x0B05 Set / Get RSS LUT (VSI, PF or global table) */
-static int sw_rss_lut(E810Core *c, E810AqCmd *cmd, bool set)
+int e810_sw_rss_lut(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSwitch *sw = &c->fw.sw;
+    bool set = cmd->opcode == AQC_OPC_SET_RSS_LUT;
     E810Vsi *v = rss_vsi(c, cmd, set ? "set RSS LUT" : "get RSS LUT");
     uint16_t flags = ld16(aq_param(cmd, AQC_RSS_LUT_FLAGS));
     unsigned size, cap;
@@ -1045,26 +1029,11 @@ static int sw_rss_lut(E810Core *c, E810AqCmd *cmd, bool set)
                          cap, cmd->buf_len);
         return E810_AQ_RC_EINVAL;
     }
-    if (set) {
-        memcpy(lut, cmd->buf, size);
-        if ((flags & 3) == LUT_TYPE_PF) {
-            sw->pf_lut_size = size;
-        }
-    } else {
-        memcpy(cmd->buf, lut, size);
-        cmd->resp_len = size;
+    if (set && (flags & 3) == LUT_TYPE_PF) {
+        sw->pf_lut_size = size;
     }
+    rss_copy(cmd, lut, size, set);
     return E810_AQ_RC_OK;
-}
-
-int e810_sw_set_rss_lut(E810Core *c, E810AqCmd *cmd)
-{
-    return sw_rss_lut(c, cmd, true);
-}
-
-int e810_sw_get_rss_lut(E810Core *c, E810AqCmd *cmd)
-{
-    return sw_rss_lut(c, cmd, false);
 }
 
 /* ---- reset ----------------------------------------------------------- */
