@@ -10,9 +10,6 @@
 #include "../bytes.h"
 #include "../../trace.h"
 
-/* struct ice_aqc_manage_mac_read_resp */
-#define MACRD_ENTRY_SIZE            8
-
 /* Longest hold firmware grants, per resource (milliseconds). */
 #define RES_NVM_READ_TIMEOUT_MS     3000
 #define RES_NVM_WRITE_TIMEOUT_MS    180000
@@ -179,7 +176,7 @@ static const CapElem e810_caps[] = {
 int e810_fw_list_caps(E810Core *c, E810AqCmd *cmd)
 {
     unsigned n = sizeof(e810_caps) / sizeof(e810_caps[0]);
-    unsigned need = n * E810_CAP_ELEM_SIZE;
+    unsigned need = n * AQC_CAPS_ELEM_SIZE;
 
     if (!cmd->has_buf) {
         e810_guest_error(c, "List Caps 0x%04x without a buffer", cmd->opcode);
@@ -193,13 +190,13 @@ int e810_fw_list_caps(E810Core *c, E810AqCmd *cmd)
         return E810_AQ_RC_ENOMEM;
     }
     for (unsigned i = 0; i < n; i++) {
-        uint8_t *e = cmd->buf + i * E810_CAP_ELEM_SIZE;
+        uint8_t *e = cmd->buf + i * AQC_CAPS_ELEM_SIZE;
 
-        memset(e, 0, E810_CAP_ELEM_SIZE);
-        st16(e + 0, e810_caps[i].id);
-        st32(e + 4, e810_caps[i].number);
-        st32(e + 8, e810_caps[i].logical_id);
-        st32(e + 12, e810_caps[i].phys_id);
+        memset(e, 0, AQC_CAPS_ELEM_SIZE);
+        st16(e + AQC_CAPS_ELEM_CAP, e810_caps[i].id);
+        st32(e + AQC_CAPS_ELEM_NUMBER, e810_caps[i].number);
+        st32(e + AQC_CAPS_ELEM_LOGICAL_ID, e810_caps[i].logical_id);
+        st32(e + AQC_CAPS_ELEM_PHYS_ID, e810_caps[i].phys_id);
     }
     return E810_AQ_RC_OK;
 }
@@ -212,14 +209,14 @@ int e810_fw_manage_mac_read(E810Core *c, E810AqCmd *cmd)
         e810_guest_error(c, "Manage MAC Read without a buffer");
         return E810_AQ_RC_EINVAL;
     }
-    cmd->resp_len = MACRD_ENTRY_SIZE;
-    if (cmd->buf_len < MACRD_ENTRY_SIZE) {
+    cmd->resp_len = AQC_MAC_READ_RESP_SIZE;
+    if (cmd->buf_len < AQC_MAC_READ_RESP_SIZE) {
         return E810_AQ_RC_ENOMEM;
     }
     /* One LAN address for logical port 0. */
-    cmd->buf[0] = 0;
-    cmd->buf[1] = 0;
-    memcpy(cmd->buf + 2, c->mac, 6);
+    cmd->buf[AQC_MAC_READ_RESP_LPORT_NUM] = 0;
+    cmd->buf[AQC_MAC_READ_RESP_ADDR_TYPE] = AQC_MAN_MAC_ADDR_TYPE_LAN;
+    memcpy(cmd->buf + AQC_MAC_READ_RESP_MAC_ADDR, c->mac, 6);
     st16(aq_param(cmd, AQC_MANAGE_MAC_READ_FLAGS), AQC_MAN_MAC_LAN_ADDR_VALID);
     *aq_param(cmd, AQC_MANAGE_MAC_READ_NUM_ADDR) = 1;
     return E810_AQ_RC_OK;

@@ -24,10 +24,6 @@
 /* Metadata section: version[4], name[28], track id. */
 #define META_SECT_SIZE              36
 
-/* Get Package Info List entry. */
-#define PKG_INFO_HDR                4
-#define PKG_INFO_ENTRY              40
-
 /* What the NVM holds: the package firmware boots with. */
 static const E810PkgId nvm_pkg = {
     .ver = { 1, 3, 30, 0 },
@@ -197,22 +193,22 @@ int e810_fw_update_pkg(E810Core *c, E810AqCmd *cmd)
 static void pkg_info_entry(uint8_t *e, const E810PkgId *id, bool in_nvm,
                            bool active, bool active_at_boot)
 {
-    memset(e, 0, PKG_INFO_ENTRY);
-    memcpy(e, id->ver, 4);
+    memset(e, 0, AQC_PKG_INFO_SIZE);
+    memcpy(e + AQC_PKG_INFO_VER, id->ver, 4);
     /* NUL-padded to 28 bytes: ice compares 32, zeros beyond on its side. */
-    memcpy(e + 4, id->name, E810_PKG_NAME_LEN);
-    st32(e + 32, id->track_id);
-    e[36] = in_nvm;
-    e[37] = active;
-    e[38] = active_at_boot;
-    e[39] = 0;                  /* is_modified */
+    memcpy(e + AQC_PKG_INFO_NAME, id->name, E810_PKG_NAME_LEN);
+    st32(e + AQC_PKG_INFO_TRACK_ID, id->track_id);
+    e[AQC_PKG_INFO_IS_IN_NVM] = in_nvm;
+    e[AQC_PKG_INFO_IS_ACTIVE] = active;
+    e[AQC_PKG_INFO_IS_ACTIVE_AT_BOOT] = active_at_boot;
+    e[AQC_PKG_INFO_IS_MODIFIED] = 0;
 }
 
 int e810_fw_get_pkg_info(E810Core *c, E810AqCmd *cmd)
 {
     E810FwDdp *d = &c->fw.ddp;
     unsigned n = d->loaded ? 2 : 1;
-    unsigned need = PKG_INFO_HDR + n * PKG_INFO_ENTRY;
+    unsigned need = AQC_PKG_INFO_RESP_HDR_SIZE + n * AQC_PKG_INFO_SIZE;
 
     if (!cmd->has_buf) {
         e810_guest_error(c, "Get Package Info List without a buffer");
@@ -225,12 +221,13 @@ int e810_fw_get_pkg_info(E810Core *c, E810AqCmd *cmd)
                          cmd->buf_len, need);
         return E810_AQ_RC_ENOMEM;
     }
-    st32(cmd->buf, n);
+    st32(cmd->buf + AQC_PKG_INFO_RESP_COUNT, n);
     /* The NVM's package is active until one is downloaded. */
-    pkg_info_entry(cmd->buf + PKG_INFO_HDR, &nvm_pkg, true, !d->loaded, true);
+    pkg_info_entry(cmd->buf + AQC_PKG_INFO_RESP_HDR_SIZE, &nvm_pkg, true,
+                   !d->loaded, true);
     if (d->loaded) {
-        pkg_info_entry(cmd->buf + PKG_INFO_HDR + PKG_INFO_ENTRY, &d->active,
-                       false, true, false);
+        pkg_info_entry(cmd->buf + AQC_PKG_INFO_RESP_HDR_SIZE +
+                       AQC_PKG_INFO_SIZE, &d->active, false, true, false);
     }
     return E810_AQ_RC_OK;
 }

@@ -20,36 +20,6 @@
     (E810_PHY_FEC_10G_KR_EN | E810_PHY_FEC_25G_RS_EN | E810_PHY_FEC_25G_KR_EN)
 #define PHY_FEC_DFLT            (PHY_FEC_ABILITY | E810_PHY_FEC_25G_RS_528_REQ)
 
-/* Get PHY Caps buffer layout */
-#define CAPS_PHY_LOW            0
-#define CAPS_PHY_HIGH           8
-#define CAPS_CAPS               16
-#define CAPS_LP_AN              17
-#define CAPS_EEE                18
-#define CAPS_EEER               20
-#define CAPS_FEC                34
-#define CAPS_MOD_COMPLIANCE     35
-#define CAPS_EXT_COMPLIANCE     36
-#define CAPS_MODULE_TYPE        37
-
-/* Set PHY Config buffer layout */
-#define CFG_LEN                 24
-#define CFG_CAPS                16
-#define CFG_LP_AN               17
-#define CFG_EEE                 18
-#define CFG_EEER                20
-#define CFG_FEC                 22
-#define CFG_MOD_COMPLIANCE      23
-
-/* Link status data layout */
-#define LS_LINK_INFO            2
-#define LS_AN_INFO              3
-#define LS_MAX_FRAME            6
-#define LS_CFG                  8
-#define LS_SPEED                10
-#define LS_PHY_LOW              16
-#define LS_PHY_HIGH             24
-
 /* SFF-8024 identifier / extended compliance of the module. */
 #define SFF_ID_SFP              0x03
 #define SFF_EXT_25GBASE_SR      0x02
@@ -142,7 +112,7 @@ static void phy_link_status(E810Core *c, uint8_t d[E810_LS_DATA_LEN])
     uint8_t fec = 0;
 
     memset(d, 0, E810_LS_DATA_LEN);
-    d[LS_LINK_INFO] = E810_LINK_INFO_MEDIA |
+    d[AQC_LS_LINK_INFO] = E810_LINK_INFO_MEDIA |
                       (c->link_up ? E810_LINK_INFO_SIGNAL : 0) |
                       (p->up ? E810_LINK_INFO_UP : 0);
     if (p->up) {
@@ -151,14 +121,14 @@ static void phy_link_status(E810Core *c, uint8_t d[E810_LS_DATA_LEN])
         an |= (p->active.caps & E810_PHY_CAP_RX_PAUSE) ? E810_AN_INFO_PAUSE_RX : 0;
         fec = phy_link_fec(p);
         an |= fec ? E810_AN_INFO_FEC_EN : 0;
-        st16(d + LS_SPEED, E810_LINK_SPEED_25G);
+        st16(d + AQC_LS_LINK_SPEED, E810_LINK_SPEED_25G);
     }
-    d[LS_AN_INFO] = an;
-    st16(d + LS_MAX_FRAME, p->max_frame_size);
-    d[LS_CFG] = fec | (p->mac_params & E810_LINK_CFG_PACING_M);
+    d[AQC_LS_AN_INFO] = an;
+    st16(d + AQC_LS_MAX_FRAME_SIZE, p->max_frame_size);
+    d[AQC_LS_CFG] = fec | (p->mac_params & E810_LINK_CFG_PACING_M);
     /* The module's PHY type even while down, so the media type stays known. */
-    st64(d + LS_PHY_LOW, PHY_MEDIA_TYPES);
-    st64(d + LS_PHY_HIGH, 0);
+    st64(d + AQC_LS_PHY_TYPE_LOW, PHY_MEDIA_TYPES);
+    st64(d + AQC_LS_PHY_TYPE_HIGH, 0);
 }
 
 /* Re-evaluate the link; on a change post a Link Status Event if wanted. */
@@ -217,22 +187,22 @@ static void phy_put_module(uint8_t *b)
 {
     /* SFP28 optical module: SFP+ identification, 10GBASE-SR compliance bit
      * (dual-rate modules set it) and the 25GBASE-SR extended code. */
-    b[CAPS_EXT_COMPLIANCE] = SFF_EXT_25GBASE_SR;
-    b[CAPS_MODULE_TYPE + 0] = 0xA0;
-    b[CAPS_MODULE_TYPE + 1] = 1u << 4;
-    b[CAPS_MODULE_TYPE + 2] = 0xA0;
+    b[AQC_PHY_CAPS_EXT_COMPLIANCE_CODE] = SFF_EXT_25GBASE_SR;
+    b[AQC_PHY_CAPS_MODULE_TYPE + 0] = 0xA0;
+    b[AQC_PHY_CAPS_MODULE_TYPE + 1] = 1u << 4;
+    b[AQC_PHY_CAPS_MODULE_TYPE + 2] = 0xA0;
 }
 
 static void phy_put_cfg(uint8_t *b, const E810PhyCfg *cfg)
 {
-    st64(b + CAPS_PHY_LOW, cfg->phy_type_low);
-    st64(b + CAPS_PHY_HIGH, cfg->phy_type_high);
-    b[CAPS_CAPS] = cfg->caps;
-    b[CAPS_LP_AN] = cfg->low_power_ctrl_an;
-    st16(b + CAPS_EEE, cfg->eee_cap);
-    st16(b + CAPS_EEER, cfg->eeer_value);
-    b[CAPS_FEC] = cfg->link_fec_opt;
-    b[CAPS_MOD_COMPLIANCE] = cfg->module_compliance;
+    st64(b + AQC_PHY_CAPS_PHY_TYPE_LOW, cfg->phy_type_low);
+    st64(b + AQC_PHY_CAPS_PHY_TYPE_HIGH, cfg->phy_type_high);
+    b[AQC_PHY_CAPS_CAPS] = cfg->caps;
+    b[AQC_PHY_CAPS_LOW_POWER_CTRL_AN] = cfg->low_power_ctrl_an;
+    st16(b + AQC_PHY_CAPS_EEE_CAP, cfg->eee_cap);
+    st16(b + AQC_PHY_CAPS_EEER_VALUE, cfg->eeer_value);
+    b[AQC_PHY_CAPS_LINK_FEC_OPTIONS] = cfg->link_fec_opt;
+    b[AQC_PHY_CAPS_MODULE_COMPLIANCE] = cfg->module_compliance;
 }
 
 int e810_phy_get_caps(E810Core *c, E810AqCmd *cmd)
@@ -279,8 +249,9 @@ int e810_phy_get_caps(E810Core *c, E810AqCmd *cmd)
         cmd->resp_len = -1;
         return E810_AQ_RC_EINVAL;
     }
-    trace_e810_phy_get_caps(mode >> 1, ld64(b + CAPS_PHY_LOW), b[CAPS_CAPS],
-                            b[CAPS_FEC]);
+    trace_e810_phy_get_caps(mode >> 1, ld64(b + AQC_PHY_CAPS_PHY_TYPE_LOW),
+                            b[AQC_PHY_CAPS_CAPS],
+                            b[AQC_PHY_CAPS_LINK_FEC_OPTIONS]);
     return E810_AQ_RC_OK;
 }
 
@@ -295,31 +266,32 @@ int e810_phy_set_cfg(E810Core *c, E810AqCmd *cmd)
     if (!phy_lport_ok(c, cmd)) {
         return E810_AQ_RC_EINVAL;
     }
-    if (!cmd->has_buf || cmd->buf_len < CFG_LEN) {
+    if (!cmd->has_buf || cmd->buf_len < AQC_PHY_CFG_SIZE) {
         e810_guest_error(c, "Set PHY Config buffer of %u bytes (needs %u)",
-                         cmd->buf_len, CFG_LEN);
+                         cmd->buf_len, AQC_PHY_CFG_SIZE);
         return E810_AQ_RC_EINVAL;
     }
-    if (b[CFG_CAPS] & ~E810_PHY_SET_CAPS_VALID) {
+    if (b[AQC_PHY_CFG_CAPS] & ~E810_PHY_SET_CAPS_VALID) {
         e810_guest_error(c, "Set PHY Config caps 0x%02x has reserved bits",
-                         b[CFG_CAPS]);
+                         b[AQC_PHY_CFG_CAPS]);
         return E810_AQ_RC_EINVAL;
     }
     cfg = (E810PhyCfg) {
-        .phy_type_low = ld64(b + 0),
-        .phy_type_high = ld64(b + 8),
+        .phy_type_low = ld64(b + AQC_PHY_CFG_PHY_TYPE_LOW),
+        .phy_type_high = ld64(b + AQC_PHY_CFG_PHY_TYPE_HIGH),
         /* AUTO_LINK_UPDT is an action, not part of the stored config. */
-        .caps = b[CFG_CAPS] & ~E810_PHY_CAP_AUTO_LINK_UPDT,
-        .low_power_ctrl_an = b[CFG_LP_AN],
-        .eee_cap = ld16(b + CFG_EEE),
-        .eeer_value = ld16(b + CFG_EEER),
-        .link_fec_opt = b[CFG_FEC],
-        .module_compliance = b[CFG_MOD_COMPLIANCE],
+        .caps = b[AQC_PHY_CFG_CAPS] & ~E810_PHY_CAP_AUTO_LINK_UPDT,
+        .low_power_ctrl_an = b[AQC_PHY_CFG_LOW_POWER_CTRL_AN],
+        .eee_cap = ld16(b + AQC_PHY_CFG_EEE_CAP),
+        .eeer_value = ld16(b + AQC_PHY_CFG_EEER_VALUE),
+        .link_fec_opt = b[AQC_PHY_CFG_LINK_FEC_OPT],
+        .module_compliance = b[AQC_PHY_CFG_MODULE_COMPLIANCE],
     };
     p->active = cfg;
-    trace_e810_phy_set_cfg(cfg.phy_type_low, b[CFG_CAPS], cfg.link_fec_opt);
+    trace_e810_phy_set_cfg(cfg.phy_type_low, b[AQC_PHY_CFG_CAPS],
+                           cfg.link_fec_opt);
     /* Without AUTO_LINK_UPDT the config waits for Restart AN. */
-    if (b[CFG_CAPS] & E810_PHY_CAP_AUTO_LINK_UPDT) {
+    if (b[AQC_PHY_CFG_CAPS] & E810_PHY_CAP_AUTO_LINK_UPDT) {
         p->link_en = cfg.caps & E810_PHY_CAP_EN_LINK;
         phy_update_link(c);
     }
