@@ -2,60 +2,15 @@
 /*
  * E810 firmware model: switch commands and RSS key/LUT.
  *
- * Layouts follow the ice driver's ice_adminq_cmd.h; the behaviour the
- * driver relies on is described in ice_switch.c and ice_lib.c.
+ * Command layouts are in aqc.h; the behaviour the driver relies on is
+ * described in ice_switch.c and ice_lib.c.
  */
 #include "../e810.h"
 #include "../bytes.h"
 #include "../../trace.h"
 
-/* Get Switch Config element (struct ice_aqc_get_sw_cfg_resp_elem) */
-#define SW_CFG_ELEM_SIZE        6
-#define SW_CFG_TYPE_PHYS_PORT   0
-
-/* Resource types and flags (Alloc/Free Resources) */
-#define RES_TYPE_M              0x7F
-#define RES_VSI_LIST_REP        0x03
-#define RES_VSI_LIST_PRUNE      0x04
-#define RES_RECIPE              0x05
-#define RES_FDIR_COUNTER_BLOCK  0x21
-#define RES_FDIR_GUARANTEED     0x22
-#define RES_FDIR_SHARED         0x23
-#define RES_FD_PROF             0x58
-#define RES_FD_TCAM             0x59
-#define RES_HASH_PROF           0x60
-#define RES_HASH_TCAM           0x61
-
-/* Switch rules */
-#define RULE_T_LKUP_RX          0
-#define RULE_T_LKUP_TX          1
-#define RULE_T_LG_ACT           2
-#define RULE_T_VSI_LIST_SET     3
-#define RULE_T_VSI_LIST_CLEAR   4
-#define RULE_T_PRUNE_LIST_SET   5
-#define RULE_T_PRUNE_LIST_CLEAR 6
-#define LKUP_HDR_SIZE           16      /* up to hdr_data */
-#define LKUP_RECIPE             4
-#define LKUP_SRC                6
-#define LKUP_ACT                8
-#define LKUP_INDEX              12
-#define LKUP_HDR_LEN            14
-#define LKUP_DATA               16
-#define LIST_HDR_SIZE           8
-#define LIST_INDEX              4
-#define LIST_NUM                6
-#define LIST_VSI                8
-#define LG_ACT_HDR_SIZE         8
+/* Lookup recipes the model accepts */
 #define MAX_RECIPES             64
-
-#define ACT_TYPE_M              0x3
-#define ACT_FWD                 0
-#define ACT_PRUNE               2
-#define ACT_ID_S                4
-#define ACT_ID_M                0x3FF
-#define ACT_LIST                (1u << 14)
-#define ACT_VALID               (1u << 17)
-#define ACT_DROP                (1u << 18)
 
 /* Lookup types (recipe IDs of the default recipes) */
 #define LKUP_MAC                1
@@ -65,13 +20,7 @@
 #define LKUP_DFLT               5
 #define LKUP_PROMISC_VLAN       9
 
-/* RSS */
-#define RSS_KEY_STD_SIZE        40
-#define LUT_TYPE_VSI            0
-#define LUT_TYPE_PF             1
-#define LUT_TYPE_GLOBAL         2
-#define LUT_SIZE_512            (1u << 2)
-#define LUT_SIZE_2K             (1u << 3)
+/* RSS LUT choice in the VSI context (q_opt_rss) */
 #define CTX_LUT_VSI             0
 #define CTX_LUT_PF              2
 #define CTX_LUT_GBL             3
@@ -276,10 +225,11 @@ static void list_clear_vsi(E810FwSwitch *sw, unsigned vsi)
 
 static bool act_targets_vsi(uint32_t act, unsigned vsi)
 {
-    unsigned t = act & ACT_TYPE_M;
+    unsigned t = act & AQC_ACT_TYPE_M;
 
-    return (t == ACT_FWD || t == ACT_PRUNE) && !(act & ACT_LIST) &&
-           ((act >> ACT_ID_S) & ACT_ID_M) == vsi;
+    return (t == AQC_ACT_VSI_FORWARDING || t == AQC_ACT_PRUNE) &&
+           !(act & AQC_ACT_VSI_LIST) &&
+           ((act >> AQC_ACT_VSI_ID_S) & AQC_ACT_VSI_ID_M) == vsi;
 }
 
 /* 0x0213 Free VSI: its rules and list memberships go with it. */
@@ -297,8 +247,9 @@ int e810_sw_free_vsi(E810Core *c, E810AqCmd *cmd)
     for (unsigned i = 0; i < E810_FW_MAX_RULES; i++) {
         E810SwRule *r = &sw->rule[i];
 
-        if (r->in_use && (act_targets_vsi(r->act, num) ||
-                          (r->type == RULE_T_LKUP_TX && r->src == num))) {
+        if (r->in_use &&
+            (act_targets_vsi(r->act, num) ||
+             (r->type == AQC_SW_RULES_T_LKUP_TX && r->src == num))) {
             r->in_use = false;
             sw->nrules--;
         }
@@ -324,16 +275,17 @@ int e810_sw_get_config(E810Core *c, E810AqCmd *cmd)
         e810_guest_error(c, "get switch config without a buffer");
         return E810_AQ_RC_EINVAL;
     }
-    if (cmd->buf_len < SW_CFG_ELEM_SIZE) {
-        cmd->resp_len = SW_CFG_ELEM_SIZE;
+    if (cmd->buf_len < AQC_SW_CFG_ELEM_SIZE) {
+        cmd->resp_len = AQC_SW_CFG_ELEM_SIZE;
         return E810_AQ_RC_ENOMEM;
     }
-    st16(cmd->buf + 0, 0 | SW_CFG_TYPE_PHYS_PORT << 14);   /* port 0 */
-    st16(cmd->buf + 2, 0);                                  /* swid */
-    st16(cmd->buf + 4, 0);                                  /* PF 0 */
+    st16(cmd->buf + AQC_SW_CFG_ELEM_VSI_PORT_NUM,           /* port 0 */
+         0 | AQC_SW_CONF_RESP_PHYS_PORT << AQC_SW_CONF_RESP_TYPE_S);
+    st16(cmd->buf + AQC_SW_CFG_ELEM_SWID, 0);
+    st16(cmd->buf + AQC_SW_CFG_ELEM_PF_VF_NUM, 0);          /* PF 0 */
     st16(aq_param(cmd, AQC_GET_SW_CFG_ELEMENT), 0);         /* no more */
     st16(aq_param(cmd, AQC_GET_SW_CFG_NUM_ELEMS), 1);
-    cmd->resp_len = SW_CFG_ELEM_SIZE;
+    cmd->resp_len = AQC_SW_CFG_ELEM_SIZE;
     return E810_AQ_RC_OK;
 }
 
@@ -368,15 +320,15 @@ static const struct {
     uint8_t type;
     uint16_t size;
 } res_pools[E810_FW_RES_POOLS] = {
-    { RES_RECIPE, MAX_RECIPES },
-    { RES_FDIR_COUNTER_BLOCK, 16 },
-    { RES_FDIR_GUARANTEED, 16 },
-    { RES_FDIR_SHARED, 16 },
-    { RES_FD_PROF, E810_FW_RES_POOL_SIZE },
-    { RES_FD_TCAM, E810_FW_RES_POOL_SIZE },
-    { RES_HASH_PROF, E810_FW_RES_POOL_SIZE },
-    { RES_HASH_TCAM, E810_FW_RES_POOL_SIZE },
-    { 0x07, 1 },                /* SWID */
+    { AQC_RES_TYPE_RECIPE, MAX_RECIPES },
+    { AQC_RES_TYPE_FDIR_COUNTER_BLOCK, 16 },
+    { AQC_RES_TYPE_FDIR_GUARANTEED, 16 },
+    { AQC_RES_TYPE_FDIR_SHARED, 16 },
+    { AQC_RES_TYPE_FD_PROF, E810_FW_RES_POOL_SIZE },
+    { AQC_RES_TYPE_FD_TCAM, E810_FW_RES_POOL_SIZE },
+    { AQC_RES_TYPE_HASH_PROF, E810_FW_RES_POOL_SIZE },
+    { AQC_RES_TYPE_HASH_TCAM, E810_FW_RES_POOL_SIZE },
+    { AQC_RES_TYPE_SWID, 1 },
 };
 
 static int res_pool(uint8_t type)
@@ -392,8 +344,9 @@ static int res_pool(uint8_t type)
 /* For these num_elems is an amount and one handle comes back. */
 static bool res_is_block(uint8_t type)
 {
-    return type == RES_FDIR_COUNTER_BLOCK || type == RES_FDIR_GUARANTEED ||
-           type == RES_FDIR_SHARED;
+    return type == AQC_RES_TYPE_FDIR_COUNTER_BLOCK ||
+           type == AQC_RES_TYPE_FDIR_GUARANTEED ||
+           type == AQC_RES_TYPE_FDIR_SHARED;
 }
 
 static bool bit_test(const uint8_t *map, unsigned i)
@@ -417,7 +370,7 @@ static int res_parse(E810Core *c, E810AqCmd *cmd, const char *what,
     uint16_t entries = ld16(aq_param(cmd, AQC_ALLOC_FREE_RES_NUM_ENTRIES));
     uint16_t n;
 
-    if (!cmd->has_buf || cmd->buf_len < 6) {
+    if (!cmd->has_buf || cmd->buf_len < AQC_RES_ELEM_ELEM + 2) {
         e810_guest_error(c, "%s: buffer of %u bytes", what, cmd->buf_len);
         return -E810_AQ_RC_EINVAL;
     }
@@ -425,10 +378,11 @@ static int res_parse(E810Core *c, E810AqCmd *cmd, const char *what,
         e810_guest_error(c, "%s: %u resource entries", what, entries);
         return -E810_AQ_RC_EINVAL;
     }
-    *type = ld16(cmd->buf) & RES_TYPE_M;
-    n = ld16(cmd->buf + 2);
+    *type = ld16(cmd->buf + AQC_RES_ELEM_RES_TYPE) & AQC_RES_TYPE_M;
+    n = ld16(cmd->buf + AQC_RES_ELEM_NUM_ELEMS);
     *pool = res_pool(*type);
-    if (*type != RES_VSI_LIST_REP && *type != RES_VSI_LIST_PRUNE && *pool < 0) {
+    if (*type != AQC_RES_TYPE_VSI_LIST_REP &&
+        *type != AQC_RES_TYPE_VSI_LIST_PRUNE && *pool < 0) {
         e810_unimp(c, "%s: resource type 0x%x", what, *type);
         return -E810_AQ_RC_EINVAL;
     }
@@ -437,7 +391,7 @@ static int res_parse(E810Core *c, E810AqCmd *cmd, const char *what,
         return -E810_AQ_RC_EINVAL;
     }
     *ids = res_is_block(*type) ? 1 : n;
-    if (4 + 2 * (size_t)*ids > cmd->buf_len) {
+    if (AQC_RES_ELEM_ELEM + 2 * (size_t)*ids > cmd->buf_len) {
         e810_guest_error(c, "%s: %u elements overrun the %u-byte buffer", what, n,
                          cmd->buf_len);
         return -E810_AQ_RC_EINVAL;
@@ -478,19 +432,20 @@ int e810_sw_alloc_res(E810Core *c, E810AqCmd *cmd)
                 memset(&sw->list[i], 0, sizeof(sw->list[i]));
                 sw->list[i].in_use = true;
                 sw->list[i].res_type = type;
-                st16(cmd->buf + 4 + 2 * got++, i);
+                st16(cmd->buf + AQC_RES_ELEM_ELEM + 2 * got++, i);
             }
         }
     } else {
         for (unsigned i = 0; i < res_pools[pool].size && got < ids; i++) {
             if (!bit_test(sw->res[pool], i)) {
                 bit_set(sw->res[pool], i, true);
-                st16(cmd->buf + 4 + 2 * got++, i);
+                st16(cmd->buf + AQC_RES_ELEM_ELEM + 2 * got++, i);
             }
         }
     }
-    trace_e810_fw_res("alloc", type, ld16(cmd->buf + 2), ld16(cmd->buf + 4));
-    cmd->resp_len = 4 + 2 * ids;
+    trace_e810_fw_res("alloc", type, ld16(cmd->buf + AQC_RES_ELEM_NUM_ELEMS),
+                      ld16(cmd->buf + AQC_RES_ELEM_ELEM));
+    cmd->resp_len = AQC_RES_ELEM_ELEM + 2 * ids;
     return E810_AQ_RC_OK;
 }
 
@@ -508,7 +463,7 @@ int e810_sw_free_res(E810Core *c, E810AqCmd *cmd)
         return -rc;
     }
     for (unsigned i = 0; i < ids; i++) {
-        unsigned id = ld16(cmd->buf + 4 + 2 * i);
+        unsigned id = ld16(cmd->buf + AQC_RES_ELEM_ELEM + 2 * i);
         bool known = pool < 0 ?
             id < E810_FW_MAX_VSI_LISTS && sw->list[id].in_use :
             id < res_pools[pool].size && bit_test(sw->res[pool], id);
@@ -520,7 +475,7 @@ int e810_sw_free_res(E810Core *c, E810AqCmd *cmd)
         }
     }
     for (unsigned i = 0; i < ids; i++) {
-        unsigned id = ld16(cmd->buf + 4 + 2 * i);
+        unsigned id = ld16(cmd->buf + AQC_RES_ELEM_ELEM + 2 * i);
 
         if (pool < 0) {
             memset(&sw->list[id], 0, sizeof(sw->list[id]));
@@ -528,7 +483,7 @@ int e810_sw_free_res(E810Core *c, E810AqCmd *cmd)
             bit_set(sw->res[pool], id, false);
         }
     }
-    trace_e810_fw_res("free", type, ids, ld16(cmd->buf + 4));
+    trace_e810_fw_res("free", type, ids, ld16(cmd->buf + AQC_RES_ELEM_ELEM));
     return E810_AQ_RC_OK;
 }
 
@@ -539,31 +494,33 @@ static size_t rule_size(E810AqCmd *cmd, size_t off)
 {
     size_t n;
 
-    if (off + 4 > cmd->buf_len) {
+    if (off + AQC_SW_RULE_HDR_SIZE > cmd->buf_len) {
         return 0;
     }
-    switch (ld16(cmd->buf + off)) {
-    case RULE_T_LKUP_RX:
-    case RULE_T_LKUP_TX:
-        if (off + LKUP_HDR_SIZE > cmd->buf_len) {
+    switch (ld16(cmd->buf + off + AQC_SW_RULE_TYPE)) {
+    case AQC_SW_RULES_T_LKUP_RX:
+    case AQC_SW_RULES_T_LKUP_TX:
+        if (off + AQC_LKUP_SIZE > cmd->buf_len) {
             return 0;
         }
-        n = LKUP_HDR_SIZE + ld16(cmd->buf + off + LKUP_HDR_LEN);
+        n = AQC_LKUP_SIZE + ld16(cmd->buf + off + AQC_LKUP_HDR_LEN);
         break;
-    case RULE_T_LG_ACT:
-        if (off + LG_ACT_HDR_SIZE > cmd->buf_len) {
+    case AQC_SW_RULES_T_LG_ACT:
+        if (off + AQC_LG_ACT_HDR_SIZE > cmd->buf_len) {
             return 0;
         }
-        n = LG_ACT_HDR_SIZE + 4 * (size_t)ld16(cmd->buf + off + 6);
+        n = AQC_LG_ACT_HDR_SIZE +
+            4 * (size_t)ld16(cmd->buf + off + AQC_LG_ACT_SIZE);
         break;
-    case RULE_T_VSI_LIST_SET:
-    case RULE_T_VSI_LIST_CLEAR:
-    case RULE_T_PRUNE_LIST_SET:
-    case RULE_T_PRUNE_LIST_CLEAR:
-        if (off + LIST_HDR_SIZE > cmd->buf_len) {
+    case AQC_SW_RULES_T_VSI_LIST_SET:
+    case AQC_SW_RULES_T_VSI_LIST_CLEAR:
+    case AQC_SW_RULES_T_PRUNE_LIST_SET:
+    case AQC_SW_RULES_T_PRUNE_LIST_CLEAR:
+        if (off + AQC_VSI_LIST_HDR_SIZE > cmd->buf_len) {
             return 0;
         }
-        n = LIST_HDR_SIZE + 2 * (size_t)ld16(cmd->buf + off + LIST_NUM);
+        n = AQC_VSI_LIST_HDR_SIZE +
+            2 * (size_t)ld16(cmd->buf + off + AQC_VSI_LIST_NUMBER_VSI);
         break;
     default:
         return 0;
@@ -575,11 +532,12 @@ static size_t rule_size(E810AqCmd *cmd, size_t off)
 static int rule_check_act(E810Core *c, uint32_t act)
 {
     E810FwSwitch *sw = &c->fw.sw;
-    unsigned t = act & ACT_TYPE_M;
-    unsigned id = (act >> ACT_ID_S) & ACT_ID_M;
+    unsigned t = act & AQC_ACT_TYPE_M;
+    unsigned id = (act >> AQC_ACT_VSI_ID_S) & AQC_ACT_VSI_ID_M;
 
-    if ((t == ACT_FWD && !(act & ACT_DROP)) || t == ACT_PRUNE) {
-        if (act & ACT_LIST) {
+    if ((t == AQC_ACT_VSI_FORWARDING && !(act & AQC_ACT_DROP)) ||
+        t == AQC_ACT_PRUNE) {
+        if (act & AQC_ACT_VSI_LIST) {
             if (id >= E810_FW_MAX_VSI_LISTS || !sw->list[id].in_use) {
                 e810_guest_error(c, "switch rule: VSI list %u not allocated", id);
                 return E810_AQ_RC_EINVAL;
@@ -595,17 +553,17 @@ static int rule_check_act(E810Core *c, uint32_t act)
 static int rule_check_list(E810Core *c, const uint8_t *r)
 {
     E810FwSwitch *sw = &c->fw.sw;
-    unsigned id = ld16(r + LIST_INDEX);
-    unsigned n = ld16(r + LIST_NUM);
+    unsigned id = ld16(r + AQC_VSI_LIST_INDEX);
+    unsigned n = ld16(r + AQC_VSI_LIST_NUMBER_VSI);
 
     if (id >= E810_FW_MAX_VSI_LISTS || !sw->list[id].in_use) {
         e810_guest_error(c, "VSI list rule: list %u not allocated", id);
         return E810_AQ_RC_ENOENT;
     }
     for (unsigned i = 0; i < n; i++) {
-        if (ld16(r + LIST_VSI + 2 * i) >= E810_FW_MAX_VSI) {
+        if (ld16(r + AQC_VSI_LIST_VSI + 2 * i) >= E810_FW_MAX_VSI) {
             e810_guest_error(c, "VSI list rule: VSI %u out of range",
-                             ld16(r + LIST_VSI + 2 * i));
+                             ld16(r + AQC_VSI_LIST_VSI + 2 * i));
             return E810_AQ_RC_EINVAL;
         }
     }
@@ -614,31 +572,33 @@ static int rule_check_list(E810Core *c, const uint8_t *r)
 
 static void rule_apply_list(E810FwSwitch *sw, const uint8_t *r, bool set)
 {
-    E810VsiList *l = &sw->list[ld16(r + LIST_INDEX)];
-    unsigned n = ld16(r + LIST_NUM);
+    E810VsiList *l = &sw->list[ld16(r + AQC_VSI_LIST_INDEX)];
+    unsigned n = ld16(r + AQC_VSI_LIST_NUMBER_VSI);
 
     for (unsigned i = 0; i < n; i++) {
-        bit_set(l->map, ld16(r + LIST_VSI + 2 * i), set);
+        bit_set(l->map, ld16(r + AQC_VSI_LIST_VSI + 2 * i), set);
     }
 }
 
 static bool rule_type_is_set(uint16_t type)
 {
-    return type == RULE_T_VSI_LIST_SET || type == RULE_T_PRUNE_LIST_SET;
+    return type == AQC_SW_RULES_T_VSI_LIST_SET ||
+           type == AQC_SW_RULES_T_PRUNE_LIST_SET;
 }
 
 static void rule_store(E810SwRule *s, const uint8_t *r, bool match_too)
 {
-    s->type = ld16(r);
-    s->src = ld16(r + LKUP_SRC);
-    s->act = ld32(r + LKUP_ACT);
+    s->type = ld16(r + AQC_SW_RULE_TYPE);
+    s->src = ld16(r + AQC_LKUP_SRC);
+    s->act = ld32(r + AQC_LKUP_ACT);
     if (match_too) {
-        uint16_t len = ld16(r + LKUP_HDR_LEN);
+        uint16_t len = ld16(r + AQC_LKUP_HDR_LEN);
 
-        s->recipe = ld16(r + LKUP_RECIPE);
+        s->recipe = ld16(r + AQC_LKUP_RECIPE_ID);
         s->hdr_len = len;
         memset(s->hdr, 0, sizeof(s->hdr));
-        memcpy(s->hdr, r + LKUP_DATA, len < sizeof(s->hdr) ? len : sizeof(s->hdr));
+        memcpy(s->hdr, r + AQC_LKUP_HDR_DATA,
+               len < sizeof(s->hdr) ? len : sizeof(s->hdr));
     }
 }
 
@@ -648,7 +608,7 @@ static const char *const rules_op_name[] = { "add", "update", "remove" };
 
 static bool rule_is_lookup(uint16_t type)
 {
-    return type == RULE_T_LKUP_RX || type == RULE_T_LKUP_TX;
+    return type == AQC_SW_RULES_T_LKUP_RX || type == AQC_SW_RULES_T_LKUP_TX;
 }
 
 /* Check one lookup rule for @op; counts the rules an add needs. */
@@ -656,13 +616,13 @@ static int rule_check_lookup(E810Core *c, const uint8_t *r, int op,
                              unsigned *new_rules)
 {
     E810FwSwitch *sw = &c->fw.sw;
-    unsigned idx = ld16(r + LKUP_INDEX);
+    unsigned idx = ld16(r + AQC_LKUP_INDEX);
     int rc;
 
     if (op == RULES_ADD) {
-        if (ld16(r + LKUP_RECIPE) >= MAX_RECIPES) {
+        if (ld16(r + AQC_LKUP_RECIPE_ID) >= MAX_RECIPES) {
             e810_guest_error(c, "add switch rules: recipe %u",
-                             ld16(r + LKUP_RECIPE));
+                             ld16(r + AQC_LKUP_RECIPE_ID));
             return E810_AQ_RC_EINVAL;
         }
         (*new_rules)++;
@@ -673,13 +633,14 @@ static int rule_check_lookup(E810Core *c, const uint8_t *r, int op,
     if (op == RULES_REMOVE) {
         return E810_AQ_RC_OK;
     }
-    rc = rule_check_act(c, ld32(r + LKUP_ACT));
+    rc = rule_check_act(c, ld32(r + AQC_LKUP_ACT));
     if (rc) {
         return rc;
     }
-    if (ld16(r) == RULE_T_LKUP_TX && !vsi_get(sw, ld16(r + LKUP_SRC))) {
+    if (ld16(r + AQC_SW_RULE_TYPE) == AQC_SW_RULES_T_LKUP_TX &&
+        !vsi_get(sw, ld16(r + AQC_LKUP_SRC))) {
         e810_guest_error(c, "switch rule: source VSI %u does not exist",
-                         ld16(r + LKUP_SRC));
+                         ld16(r + AQC_LKUP_SRC));
         return E810_AQ_RC_EINVAL;
     }
     return E810_AQ_RC_OK;
@@ -703,9 +664,11 @@ static int rules_check(E810Core *c, E810AqCmd *cmd, int op, uint16_t num)
                              cmd->buf_len);
             return E810_AQ_RC_EINVAL;
         }
-        if (rule_is_lookup(ld16(r))) {
+        uint16_t type = ld16(r + AQC_SW_RULE_TYPE);
+
+        if (rule_is_lookup(type)) {
             rc = rule_check_lookup(c, r, op, &new_rules);
-        } else if (ld16(r) != RULE_T_LG_ACT) {
+        } else if (type != AQC_SW_RULES_T_LG_ACT) {
             rc = rule_check_list(c, r);
         }
         off += n;
@@ -720,7 +683,7 @@ static int rules_check(E810Core *c, E810AqCmd *cmd, int op, uint16_t num)
 /* Apply one checked lookup rule. */
 static void rule_apply_lookup(E810FwSwitch *sw, uint8_t *r, int op)
 {
-    unsigned idx = ld16(r + LKUP_INDEX);
+    unsigned idx = ld16(r + AQC_LKUP_INDEX);
 
     if (op == RULES_ADD) {
         for (idx = 0; sw->rule[idx].in_use; idx++) {
@@ -730,10 +693,10 @@ static void rule_apply_lookup(E810FwSwitch *sw, uint8_t *r, int op)
         sw->rule[idx].in_use = true;
         sw->nrules++;
         rule_store(&sw->rule[idx], r, true);
-        st16(r + LKUP_INDEX, idx);
+        st16(r + AQC_LKUP_INDEX, idx);
     } else if (op == RULES_UPDATE) {
         /* An update without a header keeps the match. */
-        rule_store(&sw->rule[idx], r, ld16(r + LKUP_HDR_LEN) != 0);
+        rule_store(&sw->rule[idx], r, ld16(r + AQC_LKUP_HDR_LEN) != 0);
     } else if (sw->rule[idx].in_use) {  /* an index named twice */
         sw->rule[idx].in_use = false;
         sw->nrules--;
@@ -764,11 +727,11 @@ int e810_sw_rules(E810Core *c, E810AqCmd *cmd)
     for (unsigned i = 0; i < num; i++) {
         size_t n = rule_size(cmd, off);
         uint8_t *r = cmd->buf + off;
-        uint16_t type = ld16(r);
+        uint16_t type = ld16(r + AQC_SW_RULE_TYPE);
 
         if (rule_is_lookup(type)) {
             rule_apply_lookup(sw, r, op);
-        } else if (type != RULE_T_LG_ACT) {
+        } else if (type != AQC_SW_RULES_T_LG_ACT) {
             /* Lists: SET adds the VSIs, CLEAR (or removing the rule) drops
              * them. */
             rule_apply_list(sw, r, op != RULES_REMOVE &&
@@ -805,9 +768,9 @@ static uint16_t rule_vlan(const E810SwRule *r)
 /* Add the rule's forward target(s) to @map. */
 static void rule_targets(E810FwSwitch *sw, uint32_t act, uint8_t *map)
 {
-    unsigned id = (act >> ACT_ID_S) & ACT_ID_M;
+    unsigned id = (act >> AQC_ACT_VSI_ID_S) & AQC_ACT_VSI_ID_M;
 
-    if (!(act & ACT_LIST)) {
+    if (!(act & AQC_ACT_VSI_LIST)) {
         if (id < E810_FW_MAX_VSI) {
             bit_set(map, id, true);
         }
@@ -832,20 +795,21 @@ static int switch_lookup(E810Core *c, const uint8_t dst_mac[6], uint16_t vlan,
 
     for (unsigned i = 0; i < E810_FW_MAX_RULES; i++) {
         const E810SwRule *r = &sw->rule[i];
-        bool rx = r->type == RULE_T_LKUP_RX;
+        bool rx = r->type == AQC_SW_RULES_T_LKUP_RX;
         bool match;
 
         if (!r->in_use) {
             continue;
         }
         if (r->recipe == LKUP_VLAN) {
-            if ((r->act & ACT_TYPE_M) == ACT_PRUNE && rule_vlan(r) == vid) {
+            if ((r->act & AQC_ACT_TYPE_M) == AQC_ACT_PRUNE &&
+                rule_vlan(r) == vid) {
                 rule_targets(sw, r->act, vlan_ok);
             }
             continue;
         }
-        if ((r->act & ACT_TYPE_M) != ACT_FWD || !(r->act & ACT_VALID) ||
-            (r->act & ACT_DROP)) {
+        if ((r->act & AQC_ACT_TYPE_M) != AQC_ACT_VSI_FORWARDING ||
+            !(r->act & AQC_ACT_VALID_BIT) || (r->act & AQC_ACT_DROP)) {
             continue;
         }
         /* MAC filters are Tx rules but match on ingress too. */
@@ -984,7 +948,7 @@ int e810_sw_rss_key(E810Core *c, E810AqCmd *cmd)
     if (!v) {
         return E810_AQ_RC_EINVAL;
     }
-    if (cmd->buf_len < RSS_KEY_STD_SIZE) {
+    if (cmd->buf_len < AQC_RSS_KEY_STANDARD_SIZE) {
         e810_guest_error(c, "RSS key buffer of %u bytes", cmd->buf_len);
         return E810_AQ_RC_EINVAL;
     }
@@ -1006,22 +970,23 @@ int e810_sw_rss_lut(E810Core *c, E810AqCmd *cmd)
     if (!v) {
         return E810_AQ_RC_EINVAL;
     }
-    size = flags & LUT_SIZE_2K ? 2048 : flags & LUT_SIZE_512 ? 512 : 64;
-    switch (flags & 3) {
-    case LUT_TYPE_VSI:
+    size = flags & AQC_LUT_SIZE_2K ? 2048 : flags & AQC_LUT_SIZE_512 ? 512 : 64;
+    switch (flags & AQC_LUT_TYPE_M) {
+    case AQC_LUT_TYPE_VSI:
         lut = v->rss_lut;
         cap = E810_RSS_VSI_LUT_SIZE;
         break;
-    case LUT_TYPE_PF:
+    case AQC_LUT_TYPE_PF:
         lut = sw->pf_lut;
         cap = E810_RSS_PF_LUT_SIZE;
         break;
-    case LUT_TYPE_GLOBAL:
-        lut = sw->global_lut[(flags >> 4) & 0xF];
+    case AQC_LUT_TYPE_GLOBAL:
+        lut = sw->global_lut[(flags >> AQC_LUT_GLOBAL_IDX_S) &
+                             AQC_LUT_GLOBAL_IDX_M];
         cap = E810_RSS_GLOBAL_LUT_SIZE;
         break;
     default:
-        e810_guest_error(c, "RSS LUT type %u", flags & 3);
+        e810_guest_error(c, "RSS LUT type %u", flags & AQC_LUT_TYPE_M);
         return E810_AQ_RC_EINVAL;
     }
     if (size > cap || cmd->buf_len < size) {
@@ -1029,7 +994,7 @@ int e810_sw_rss_lut(E810Core *c, E810AqCmd *cmd)
                          cap, cmd->buf_len);
         return E810_AQ_RC_EINVAL;
     }
-    if (set && (flags & 3) == LUT_TYPE_PF) {
+    if (set && (flags & AQC_LUT_TYPE_M) == AQC_LUT_TYPE_PF) {
         sw->pf_lut_size = size;
     }
     rss_copy(cmd, lut, size, set);
