@@ -246,12 +246,20 @@ enum {
 #define AQC_MOVE_DEST_PARENT_TEID           4       /* le32 */
 #define AQC_MOVE_NUM_ELEMS                  8       /* le16 */
 #define AQC_MOVE_HDR_SIZE                   12
-/* struct ice_aqc_txsched_elem */
+/* struct ice_aqc_txsched_elem, with struct ice_aqc_elem_info_bw twice */
 #define AQC_ELEM_TYPE                       0
 #define AQC_ELEM_VALID_SECTIONS             1
 #define   AQC_ELEM_VALID_GENERIC            0x01
+#define   AQC_ELEM_VALID_CIR                0x02
+#define   AQC_ELEM_VALID_EIR                0x04
+#define AQC_ELEM_GENERIC                    2
 #define AQC_ELEM_FLAGS                      3
 #define   AQC_ELEM_FLAG_SUSPEND             0x01
+#define AQC_ELEM_CIR_BW                     4
+#define AQC_ELEM_EIR_BW                     8
+#define   AQC_BW_PROFILE_IDX                0       /* le16 */
+#define   AQC_BW_ALLOC                      2       /* le16 */
+#define AQC_ELEM_SRL_ID                     12      /* le16 */
 #define AQC_ELEM_SIZE                       16
 /* struct ice_aqc_txsched_elem_data */
 #define AQC_ELEM_DATA_PARENT_TEID           0       /* le32 */
@@ -422,7 +430,7 @@ enum {
 #define AQC_DIS_ITEM_PARENT_TEID            0       /* le32 */
 #define AQC_DIS_ITEM_NUM_QS                 4
 #define AQC_DIS_ITEM_Q_ID                   6
-#define   AQC_Q_DIS_BUF_ELEM_TYPE_RDMA_QSET 0x8000u
+#define   AQC_Q_DIS_RDMA_QSET               0x8000u /* ..._BUF_ELEM_TYPE_... */
 
 /* struct ice_aqc_add_rdma_qset (0x0C33) */
 #define AQC_ADD_RDMA_QSET_NUM_QSET_GRPS     0

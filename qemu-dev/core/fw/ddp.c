@@ -15,13 +15,22 @@
 #include "../bytes.h"
 #include "../../trace.h"
 
-/* Package buffer: u16 section count, u16 data end, 8-byte section entries. */
+/* Package buffer (ice_ddp.h struct ice_buf_hdr), then section entries */
+#define BUF_SECTION_COUNT           0       /* le16 */
+#define BUF_DATA_END                2       /* le16 */
 #define BUF_HDR_SIZE                4
+/* struct ice_section_entry */
+#define SECT_TYPE                   0       /* le32 */
+#define SECT_OFFSET                 4       /* le16, from the buffer start */
+#define SECT_SIZE                   6       /* le16 */
 #define SECT_ENTRY_SIZE             8
 #define SECT_COUNT_MAX              511
 #define DATA_END_MIN                12
 #define SID_METADATA                1
-/* Metadata section: version[4], name[28], track id. */
+/* struct ice_meta_sect: version[4], name[28], track id. */
+#define META_VER                    0
+#define META_NAME                   4
+#define META_TRACK_ID               (META_NAME + E810_PKG_NAME_LEN)
 #define META_SECT_SIZE              36
 
 /* What the NVM holds: the package firmware boots with. */
@@ -74,15 +83,15 @@ static unsigned pkg_buf_check(const uint8_t *buf, unsigned len)
     if (len < DATA_END_MIN) {
         return 0;
     }
-    count = ld16(buf);
-    data_end = ld16(buf + 2);
+    count = ld16(buf + BUF_SECTION_COUNT);
+    data_end = ld16(buf + BUF_DATA_END);
     if (count == 0 || count > SECT_COUNT_MAX || data_end > len ||
         data_end < BUF_HDR_SIZE + count * SECT_ENTRY_SIZE) {
         return 0;
     }
     for (unsigned i = 0; i < count; i++) {
         const uint8_t *e = buf + BUF_HDR_SIZE + i * SECT_ENTRY_SIZE;
-        unsigned off = ld16(e + 4), size = ld16(e + 6);
+        unsigned off = ld16(e + SECT_OFFSET), size = ld16(e + SECT_SIZE);
 
         if (off < BUF_HDR_SIZE + count * SECT_ENTRY_SIZE ||
             off + size > data_end) {
@@ -97,15 +106,16 @@ static bool pkg_buf_find_id(const uint8_t *buf, unsigned count, E810PkgId *id)
 {
     for (unsigned i = 0; i < count; i++) {
         const uint8_t *e = buf + BUF_HDR_SIZE + i * SECT_ENTRY_SIZE;
-        const uint8_t *m = buf + ld16(e + 4);
+        const uint8_t *m = buf + ld16(e + SECT_OFFSET);
 
-        if (ld32(e) != SID_METADATA || ld16(e + 6) < META_SECT_SIZE) {
+        if (ld32(e + SECT_TYPE) != SID_METADATA ||
+            ld16(e + SECT_SIZE) < META_SECT_SIZE) {
             continue;
         }
         memset(id, 0, sizeof(*id));
-        memcpy(id->ver, m, 4);
-        memcpy(id->name, m + 4, E810_PKG_NAME_LEN);
-        id->track_id = ld32(m + 4 + E810_PKG_NAME_LEN);
+        memcpy(id->ver, m + META_VER, 4);
+        memcpy(id->name, m + META_NAME, E810_PKG_NAME_LEN);
+        id->track_id = ld32(m + META_TRACK_ID);
         return true;
     }
     return false;
