@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * E810 admin-queue commands: every opcode the firmware model answers and
- * every descriptor parameter it reads or writes, named once.
+ * E810 admin-queue commands: every opcode the firmware model answers, and
+ * every descriptor parameter and indirect-buffer field it reads or writes,
+ * named once.
  *
  * Names follow the Linux driver's structs (libie's adminq.h for the generic
  * commands, ice_adminq_cmd.h for the rest): AQC_<COMMAND>_<FIELD> is the
