@@ -399,6 +399,30 @@ static int res_parse(E810Core *c, E810AqCmd *cmd, const char *what,
     return 0;
 }
 
+/* IDs of resource @pool (-1: the VSI lists) */
+static unsigned res_count(int pool)
+{
+    return pool < 0 ? E810_FW_MAX_VSI_LISTS : res_pools[pool].size;
+}
+
+static bool res_in_use(E810FwSwitch *sw, int pool, unsigned id)
+{
+    return pool < 0 ? sw->list[id].in_use : bit_test(sw->res[pool], id);
+}
+
+/* Take (@on) or give back ID @id of @pool; a new VSI list is empty. */
+static void res_mark(E810FwSwitch *sw, int pool, unsigned id, uint8_t type,
+                     bool on)
+{
+    if (pool >= 0) {
+        bit_set(sw->res[pool], id, on);
+        return;
+    }
+    memset(&sw->list[id], 0, sizeof(sw->list[id]));
+    sw->list[id].in_use = on;
+    sw->list[id].res_type = on ? type : 0;
+}
+
 /* 0x0208 Allocate Resources: the driver's IDs come back in elem[]. */
 int e810_sw_alloc_res(E810Core *c, E810AqCmd *cmd)
 {
@@ -413,34 +437,17 @@ int e810_sw_alloc_res(E810Core *c, E810AqCmd *cmd)
         return -rc;
     }
     /* Requested indices are not honoured: the driver asks for "any". */
-    if (pool < 0) {
-        for (unsigned i = 0; i < E810_FW_MAX_VSI_LISTS; i++) {
-            avail += !sw->list[i].in_use;
-        }
-    } else {
-        for (unsigned i = 0; i < res_pools[pool].size; i++) {
-            avail += !bit_test(sw->res[pool], i);
-        }
+    for (unsigned i = 0; i < res_count(pool); i++) {
+        avail += !res_in_use(sw, pool, i);
     }
     if (avail < ids) {
         e810_guest_error(c, "alloc resources: type 0x%x exhausted", type);
         return E810_AQ_RC_ENOSPC;
     }
-    if (pool < 0) {
-        for (unsigned i = 0; i < E810_FW_MAX_VSI_LISTS && got < ids; i++) {
-            if (!sw->list[i].in_use) {
-                memset(&sw->list[i], 0, sizeof(sw->list[i]));
-                sw->list[i].in_use = true;
-                sw->list[i].res_type = type;
-                st16(cmd->buf + AQC_RES_ELEM_ELEM + 2 * got++, i);
-            }
-        }
-    } else {
-        for (unsigned i = 0; i < res_pools[pool].size && got < ids; i++) {
-            if (!bit_test(sw->res[pool], i)) {
-                bit_set(sw->res[pool], i, true);
-                st16(cmd->buf + AQC_RES_ELEM_ELEM + 2 * got++, i);
-            }
+    for (unsigned i = 0; i < res_count(pool) && got < ids; i++) {
+        if (!res_in_use(sw, pool, i)) {
+            res_mark(sw, pool, i, type, true);
+            st16(cmd->buf + AQC_RES_ELEM_ELEM + 2 * got++, i);
         }
     }
     trace_e810_fw_res("alloc", type, ld16(cmd->buf + AQC_RES_ELEM_NUM_ELEMS),
@@ -464,24 +471,16 @@ int e810_sw_free_res(E810Core *c, E810AqCmd *cmd)
     }
     for (unsigned i = 0; i < ids; i++) {
         unsigned id = ld16(cmd->buf + AQC_RES_ELEM_ELEM + 2 * i);
-        bool known = pool < 0 ?
-            id < E810_FW_MAX_VSI_LISTS && sw->list[id].in_use :
-            id < res_pools[pool].size && bit_test(sw->res[pool], id);
 
-        if (!known) {
+        if (id >= res_count(pool) || !res_in_use(sw, pool, id)) {
             e810_guest_error(c, "free resources: type 0x%x ID %u not allocated",
                              type, id);
             return E810_AQ_RC_ENOENT;
         }
     }
     for (unsigned i = 0; i < ids; i++) {
-        unsigned id = ld16(cmd->buf + AQC_RES_ELEM_ELEM + 2 * i);
-
-        if (pool < 0) {
-            memset(&sw->list[id], 0, sizeof(sw->list[id]));
-        } else {
-            bit_set(sw->res[pool], id, false);
-        }
+        res_mark(sw, pool, ld16(cmd->buf + AQC_RES_ELEM_ELEM + 2 * i), type,
+                 false);
     }
     trace_e810_fw_res("free", type, ids, ld16(cmd->buf + AQC_RES_ELEM_ELEM));
     return E810_AQ_RC_OK;
