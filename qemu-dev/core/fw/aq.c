@@ -14,76 +14,76 @@
  * ice_adminq_cmd.h names); handlers live in their family's file in fw/.
  */
 static const E810AqOp e810_aq_ops[] = {
-    { 0x0001, "get_version", e810_fw_get_version },
-    { 0x0002, "driver_version", e810_fw_driver_version },
-    { 0x0003, "queue_shutdown", e810_fw_queue_shutdown },
-    { 0x0008, "request_resource", e810_fw_request_resource },
-    { 0x0009, "release_resource", e810_fw_release_resource },
-    { 0x000A, "list_func_caps", e810_fw_list_caps },
-    { 0x000B, "list_dev_caps", e810_fw_list_caps },
-    { 0x0107, "manage_mac_read", e810_fw_manage_mac_read },
-    { 0x0108, "manage_mac_write", e810_fw_manage_mac_write },
-    { 0x0110, "clear_pxe", e810_fw_clear_pxe },
-    { 0x0200, "get_sw_cfg", e810_sw_get_config },
-    { 0x0203, "set_port_params", e810_sw_set_port_params },
-    { 0x0208, "alloc_res", e810_sw_alloc_res },
-    { 0x0209, "free_res", e810_sw_free_res },
-    { 0x020C, "set_vlan_mode", e810_sw_set_vlan_mode },
-    { 0x020D, "get_vlan_mode", e810_fw_no_dvm },
-    { 0x0210, "add_vsi", e810_sw_add_vsi },
-    { 0x0211, "update_vsi", e810_sw_update_vsi },
-    { 0x0213, "free_vsi", e810_sw_free_vsi },
-    { 0x0290, "add_recipe", e810_sw_recipe },
-    { 0x0291, "recipe_to_profile", e810_sw_recipe },
-    { 0x0292, "get_recipe", e810_sw_recipe },
-    { 0x0293, "get_recipe_to_profile", e810_sw_recipe },
-    { 0x02A0, "add_sw_rules", e810_sw_add_rules },
-    { 0x02A1, "update_sw_rules", e810_sw_update_rules },
-    { 0x02A2, "remove_sw_rules", e810_sw_remove_rules },
-    { 0x02A4, "clear_pf_cfg", e810_sw_clear_pf_cfg },
-    { 0x0400, "get_dflt_topo", e810_sched_get_dflt_topo },
-    { 0x0401, "add_sched_elems", e810_sched_add_elems },
-    { 0x0403, "cfg_sched_elems", e810_sched_cfg_elems },
-    { 0x0404, "query_sched_elems", e810_sched_query_elems },
-    { 0x0408, "move_sched_elems", e810_sched_move_elems },
-    { 0x0409, "suspend_sched_elems", e810_sched_suspend },
-    { 0x040A, "resume_sched_elems", e810_sched_resume },
-    { 0x040F, "delete_sched_elems", e810_sched_delete_elems },
-    { 0x0410, "add_rl_profiles", e810_sched_add_rl },
-    { 0x0412, "query_sched_res", e810_sched_query_res },
-    { 0x0415, "remove_rl_profiles", e810_sched_remove_rl },
-    { 0x0417, "set_tx_topo", e810_sched_set_tx_topo },
-    { 0x0418, "get_tx_topo", e810_sched_get_tx_topo },
-    { 0x0600, "get_phy_caps", e810_phy_get_caps },
-    { 0x0601, "set_phy_cfg", e810_phy_set_cfg },
-    { 0x0603, "set_mac_cfg", e810_phy_set_mac_cfg },
-    { 0x0605, "restart_an", e810_phy_restart_an },
-    { 0x0607, "get_link_status", e810_phy_get_link_status },
-    { 0x0613, "set_event_mask", e810_phy_set_event_mask },
-    { 0x0620, "set_mac_lb", e810_phy_set_mac_lb },
-    { 0x06E0, "get_link_topo", e810_phy_get_link_topo },
-    { 0x06E9, "set_port_id_led", e810_phy_set_port_id_led },
-    { 0x06EA, "get_port_options", e810_phy_get_port_options },
-    { 0x06EE, "sff_eeprom", e810_phy_sff_eeprom },
-    { 0x0701, "nvm_read", e810_fw_nvm_read },
-    { 0x0706, "nvm_checksum", e810_fw_nvm_checksum },
-    { 0x0A08, "lldp_set_local_mib", e810_lldp_set_local_mib },
-    { 0x0B02, "set_rss_key", e810_sw_set_rss_key },
-    { 0x0B03, "set_rss_lut", e810_sw_set_rss_lut },
-    { 0x0B04, "get_rss_key", e810_sw_get_rss_key },
-    { 0x0B05, "get_rss_lut", e810_sw_get_rss_lut },
-    { 0x0C30, "add_txqs", e810_sched_add_txqs },
-    { 0x0C31, "dis_txqs", e810_sched_dis_txqs },
-    { 0x0C32, "cfg_txqs", e810_sched_cfg_txqs },
-    { 0x0C33, "add_rdma_qsets", e810_sched_add_qsets },
-    { 0x0C40, "download_pkg", e810_fw_download_pkg },
-    { 0x0C41, "upload_section", e810_fw_no_dvm },
-    { 0x0C42, "update_pkg", e810_fw_update_pkg },
-    { 0x0C43, "get_pkg_info_list", e810_fw_get_pkg_info },
-    { 0xFF30, "fw_logs_config", e810_fw_log_unsupported },
-    { 0xFF31, "fw_logs_register", e810_fw_log_unsupported },
-    { 0xFF32, "fw_logs_query", e810_fw_log_unsupported },
-    { 0xFF33, "fw_logs_event", e810_fw_log_unsupported },
+    { AQC_OPC_GET_VER, "get_version", e810_fw_get_version },
+    { AQC_OPC_DRIVER_VER, "driver_version", e810_fw_driver_version },
+    { AQC_OPC_Q_SHUTDOWN, "queue_shutdown", e810_fw_queue_shutdown },
+    { AQC_OPC_REQ_RES, "request_resource", e810_fw_request_resource },
+    { AQC_OPC_RELEASE_RES, "release_resource", e810_fw_release_resource },
+    { AQC_OPC_LIST_FUNC_CAPS, "list_func_caps", e810_fw_list_caps },
+    { AQC_OPC_LIST_DEV_CAPS, "list_dev_caps", e810_fw_list_caps },
+    { AQC_OPC_MANAGE_MAC_READ, "manage_mac_read", e810_fw_manage_mac_read },
+    { AQC_OPC_MANAGE_MAC_WRITE, "manage_mac_write", e810_fw_manage_mac_write },
+    { AQC_OPC_CLEAR_PXE_MODE, "clear_pxe", e810_fw_clear_pxe },
+    { AQC_OPC_GET_SW_CFG, "get_sw_cfg", e810_sw_get_config },
+    { AQC_OPC_SET_PORT_PARAMS, "set_port_params", e810_sw_set_port_params },
+    { AQC_OPC_ALLOC_RES, "alloc_res", e810_sw_alloc_res },
+    { AQC_OPC_FREE_RES, "free_res", e810_sw_free_res },
+    { AQC_OPC_SET_VLAN_MODE_PARAMETERS, "set_vlan_mode", e810_sw_svm_only },
+    { AQC_OPC_GET_VLAN_MODE_PARAMETERS, "get_vlan_mode", e810_fw_no_dvm },
+    { AQC_OPC_ADD_VSI, "add_vsi", e810_sw_add_vsi },
+    { AQC_OPC_UPDATE_VSI, "update_vsi", e810_sw_update_vsi },
+    { AQC_OPC_FREE_VSI, "free_vsi", e810_sw_free_vsi },
+    { AQC_OPC_ADD_RECIPE, "add_recipe", e810_sw_recipe },
+    { AQC_OPC_RECIPE_TO_PROFILE, "recipe_to_profile", e810_sw_recipe },
+    { AQC_OPC_GET_RECIPE, "get_recipe", e810_sw_recipe },
+    { AQC_OPC_GET_RECIPE_TO_PROFILE, "get_recipe_to_profile", e810_sw_recipe },
+    { AQC_OPC_ADD_SW_RULES, "add_sw_rules", e810_sw_rules },
+    { AQC_OPC_UPDATE_SW_RULES, "update_sw_rules", e810_sw_rules },
+    { AQC_OPC_REMOVE_SW_RULES, "remove_sw_rules", e810_sw_rules },
+    { AQC_OPC_CLEAR_PF_CFG, "clear_pf_cfg", e810_sw_clear_pf_cfg },
+    { AQC_OPC_GET_DFLT_TOPO, "get_dflt_topo", e810_sched_get_dflt_topo },
+    { AQC_OPC_ADD_SCHED_ELEMS, "add_sched_elems", e810_sched_add_elems },
+    { AQC_OPC_CFG_SCHED_ELEMS, "cfg_sched_elems", e810_sched_cfg_elems },
+    { AQC_OPC_GET_SCHED_ELEMS, "query_sched_elems", e810_sched_query_elems },
+    { AQC_OPC_MOVE_SCHED_ELEMS, "move_sched_elems", e810_sched_move_elems },
+    { AQC_OPC_SUSPEND_SCHED_ELEMS, "suspend_sched_elems", e810_sched_suspend },
+    { AQC_OPC_RESUME_SCHED_ELEMS, "resume_sched_elems", e810_sched_suspend },
+    { AQC_OPC_DELETE_SCHED_ELEMS, "delete_sched_elems", e810_sched_delete },
+    { AQC_OPC_ADD_RL_PROFILES, "add_rl_profiles", e810_sched_add_rl },
+    { AQC_OPC_QUERY_SCHED_RES, "query_sched_res", e810_sched_query_res },
+    { AQC_OPC_REMOVE_RL_PROFILES, "remove_rl_profiles", e810_sched_remove_rl },
+    { AQC_OPC_SET_TX_TOPO, "set_tx_topo", e810_sched_set_tx_topo },
+    { AQC_OPC_GET_TX_TOPO, "get_tx_topo", e810_sched_get_tx_topo },
+    { AQC_OPC_GET_PHY_CAPS, "get_phy_caps", e810_phy_get_caps },
+    { AQC_OPC_SET_PHY_CFG, "set_phy_cfg", e810_phy_set_cfg },
+    { AQC_OPC_SET_MAC_CFG, "set_mac_cfg", e810_phy_set_mac_cfg },
+    { AQC_OPC_RESTART_AN, "restart_an", e810_phy_restart_an },
+    { AQC_OPC_GET_LINK_STATUS, "get_link_status", e810_phy_get_link_status },
+    { AQC_OPC_SET_EVENT_MASK, "set_event_mask", e810_phy_set_event_mask },
+    { AQC_OPC_SET_MAC_LB, "set_mac_lb", e810_phy_set_mac_lb },
+    { AQC_OPC_GET_LINK_TOPO, "get_link_topo", e810_phy_get_link_topo },
+    { AQC_OPC_SET_PORT_ID_LED, "set_port_id_led", e810_phy_set_port_id_led },
+    { AQC_OPC_GET_PORT_OPTIONS, "get_port_options", e810_phy_get_port_options },
+    { AQC_OPC_SFF_EEPROM, "sff_eeprom", e810_phy_sff_eeprom },
+    { AQC_OPC_NVM_READ, "nvm_read", e810_fw_nvm_read },
+    { AQC_OPC_NVM_CHECKSUM, "nvm_checksum", e810_fw_nvm_checksum },
+    { AQC_OPC_LLDP_SET_LOCAL_MIB, "lldp_set_local_mib", e810_lldp_local_mib },
+    { AQC_OPC_SET_RSS_KEY, "set_rss_key", e810_sw_rss_key },
+    { AQC_OPC_SET_RSS_LUT, "set_rss_lut", e810_sw_rss_lut },
+    { AQC_OPC_GET_RSS_KEY, "get_rss_key", e810_sw_rss_key },
+    { AQC_OPC_GET_RSS_LUT, "get_rss_lut", e810_sw_rss_lut },
+    { AQC_OPC_ADD_TXQS, "add_txqs", e810_sched_add_txqs },
+    { AQC_OPC_DIS_TXQS, "dis_txqs", e810_sched_dis_txqs },
+    { AQC_OPC_CFG_TXQS, "cfg_txqs", e810_sched_cfg_txqs },
+    { AQC_OPC_ADD_RDMA_QSET, "add_rdma_qsets", e810_sched_add_qsets },
+    { AQC_OPC_DOWNLOAD_PKG, "download_pkg", e810_fw_download_pkg },
+    { AQC_OPC_UPLOAD_SECTION, "upload_section", e810_fw_no_dvm },
+    { AQC_OPC_UPDATE_PKG, "update_pkg", e810_fw_update_pkg },
+    { AQC_OPC_GET_PKG_INFO_LIST, "get_pkg_info_list", e810_fw_get_pkg_info },
+    { AQC_OPC_FW_LOGS_CONFIG, "fw_logs_config", e810_fw_log_unsupported },
+    { AQC_OPC_FW_LOGS_REGISTER, "fw_logs_register", e810_fw_log_unsupported },
+    { AQC_OPC_FW_LOGS_QUERY, "fw_logs_query", e810_fw_log_unsupported },
+    { AQC_OPC_FW_LOGS_EVENT, "fw_logs_event", e810_fw_log_unsupported },
 };
 
 static const E810AqOp *e810_aq_find(uint16_t opcode)
@@ -211,18 +211,18 @@ static void e810_aq_process_atq(E810Core *c)
                                  PRIx64, cmd->opcode, buf_addr);
                 rc = E810_AQ_RC_EIO;
             } else {
-                st16(cmd->desc + 4, n);
+                st16(cmd->desc + AQ_DESC_DATALEN, n);
             }
         } else if (cmd->resp_len > cmd->buf_len) {
             if (rc == E810_AQ_RC_OK) {
                 rc = E810_AQ_RC_ENOMEM;
             }
-            st16(cmd->desc + 4, cmd->resp_len);
+            st16(cmd->desc + AQ_DESC_DATALEN, cmd->resp_len);
         }
         cmd->flags = (cmd->flags & ~E810_AQ_FLAG_ERR) | E810_AQ_FLAG_DD |
                      E810_AQ_FLAG_CMP | (rc ? E810_AQ_FLAG_ERR : 0);
-        st16(cmd->desc + 0, cmd->flags);
-        st16(cmd->desc + 6, rc);
+        st16(cmd->desc + AQ_DESC_FLAGS, cmd->flags);
+        st16(cmd->desc + AQ_DESC_RETVAL, rc);
         trace_e810_aq_cmd(cmd->opcode, e810_aq_opcode_name(cmd->opcode),
                           cmd->buf_len, rc);
         if (e810_dma_write(c, slot, cmd->desc,
@@ -302,11 +302,11 @@ bool e810_aq_post_event(E810Core *c, uint16_t opcode, const uint8_t params[16],
         e810_guest_error(c, "ARQ buffer at 0x%" PRIx64 " unwritable", buf_addr);
         return false;
     }
-    memset(desc, 0, 16);
-    st16(desc + 0, E810_AQ_FLAG_DD | E810_AQ_FLAG_CMP |
+    memset(desc, 0, AQ_DESC_PARAMS);
+    st16(desc + AQ_DESC_FLAGS, E810_AQ_FLAG_DD | E810_AQ_FLAG_CMP |
          (len ? E810_AQ_FLAG_BUF : 0) | (len > 512 ? E810_AQ_FLAG_LB : 0));
-    st16(desc + 2, opcode);
-    st16(desc + 4, len);
+    st16(desc + AQ_DESC_OPCODE, opcode);
+    st16(desc + AQ_DESC_DATALEN, len);
     if (params) {
         /* 24..31 keep the buffer address */
         memcpy(desc + AQ_DESC_PARAMS, params, 8);

@@ -8,6 +8,7 @@
 #define E810_AQ_H
 
 #include "../types.h"
+#include "aqc.h"
 
 /* Registers */
 #define PF_FW_ATQBAL                0x00080000
@@ -92,10 +93,10 @@ typedef struct E810AqOp {
     E810AqHandler *fn;
 } E810AqOp;
 
-/* Command-parameter accessors (offsets into the descriptor). */
+/* Command parameter at @off of the 16-byte parameter area (AQC_* in aqc.h). */
 static inline uint8_t *aq_param(E810AqCmd *cmd, unsigned off)
 {
-    return &cmd->desc[off];
+    return &cmd->desc[AQ_DESC_PARAMS + off];
 }
 
 typedef struct E810Aq {

@@ -10,39 +10,6 @@
 #include "../bytes.h"
 #include "../../trace.h"
 
-/* Descriptor parameter offsets (the 16 param bytes start at 16). */
-#define P_GETVER_ROM_VER            16
-#define P_GETVER_FW_BUILD           20
-#define P_GETVER_FW_BRANCH          24
-#define P_GETVER_FW_MAJOR           25
-#define P_GETVER_FW_MINOR           26
-#define P_GETVER_FW_PATCH           27
-#define P_GETVER_API_BRANCH         28
-#define P_GETVER_API_MAJOR          29
-#define P_GETVER_API_MINOR          30
-#define P_GETVER_API_PATCH          31
-
-#define P_DRVVER_MAJOR              16
-
-#define P_SHUTDOWN_FLAGS            16
-#define   SHUTDOWN_DRIVER_UNLOADING 0x01
-
-#define P_RES_ID                    16
-#define P_RES_ACCESS                18
-#define P_RES_TIMEOUT               20
-#define P_RES_NUMBER                24
-#define P_RES_STATUS                28
-
-#define P_CAPS_COUNT                20
-
-#define P_MACRD_FLAGS               16
-#define   MACRD_LAN_ADDR_VALID      0x0010
-#define P_MACRD_NUM_ADDR            20
-#define MACRD_ENTRY_SIZE            8
-
-#define P_MACWR_FLAGS               17
-#define P_MACWR_ADDR                18
-
 /* Longest hold firmware grants, per resource (milliseconds). */
 #define RES_NVM_READ_TIMEOUT_MS     3000
 #define RES_NVM_WRITE_TIMEOUT_MS    180000
@@ -64,16 +31,16 @@ bool e810_fw_res_held(E810Core *c, unsigned res_id)
 
 int e810_fw_get_version(E810Core *c, E810AqCmd *cmd)
 {
-    st32(aq_param(cmd, P_GETVER_ROM_VER), 0);
-    st32(aq_param(cmd, P_GETVER_FW_BUILD), E810_FW_BUILD);
-    *aq_param(cmd, P_GETVER_FW_BRANCH) = 0;
-    *aq_param(cmd, P_GETVER_FW_MAJOR) = E810_FW_MAJOR;
-    *aq_param(cmd, P_GETVER_FW_MINOR) = E810_FW_MINOR;
-    *aq_param(cmd, P_GETVER_FW_PATCH) = E810_FW_PATCH;
-    *aq_param(cmd, P_GETVER_API_BRANCH) = 0;
-    *aq_param(cmd, P_GETVER_API_MAJOR) = E810_FW_API_MAJOR;
-    *aq_param(cmd, P_GETVER_API_MINOR) = E810_FW_API_MINOR;
-    *aq_param(cmd, P_GETVER_API_PATCH) = E810_FW_API_PATCH;
+    st32(aq_param(cmd, AQC_GET_VER_ROM_VER), 0);
+    st32(aq_param(cmd, AQC_GET_VER_FW_BUILD), E810_FW_BUILD);
+    *aq_param(cmd, AQC_GET_VER_FW_BRANCH) = 0;
+    *aq_param(cmd, AQC_GET_VER_FW_MAJOR) = E810_FW_MAJOR;
+    *aq_param(cmd, AQC_GET_VER_FW_MINOR) = E810_FW_MINOR;
+    *aq_param(cmd, AQC_GET_VER_FW_PATCH) = E810_FW_PATCH;
+    *aq_param(cmd, AQC_GET_VER_API_BRANCH) = 0;
+    *aq_param(cmd, AQC_GET_VER_API_MAJOR) = E810_FW_API_MAJOR;
+    *aq_param(cmd, AQC_GET_VER_API_MINOR) = E810_FW_API_MINOR;
+    *aq_param(cmd, AQC_GET_VER_API_PATCH) = E810_FW_API_PATCH;
     trace_e810_fw_version(E810_FW_MAJOR, E810_FW_MINOR, E810_FW_API_MAJOR,
                           E810_FW_API_MINOR, E810_FW_API_PATCH);
     return E810_AQ_RC_OK;
@@ -82,7 +49,7 @@ int e810_fw_get_version(E810Core *c, E810AqCmd *cmd)
 int e810_fw_driver_version(E810Core *c, E810AqCmd *cmd)
 {
     /* The buffer carries the driver name; firmware only keeps the numbers. */
-    memcpy(c->fw.core.driver_ver, aq_param(cmd, P_DRVVER_MAJOR), 4);
+    memcpy(c->fw.core.driver_ver, aq_param(cmd, AQC_DRIVER_VER_MAJOR_VER), 4);
     trace_e810_fw_driver_version(c->fw.core.driver_ver[0],
                                  c->fw.core.driver_ver[1],
                                  c->fw.core.driver_ver[2],
@@ -94,7 +61,7 @@ int e810_fw_queue_shutdown(E810Core *c, E810AqCmd *cmd)
 {
     /* The driver disables the rings itself right after this command. */
     c->fw.core.driver_unloading =
-        *aq_param(cmd, P_SHUTDOWN_FLAGS) & SHUTDOWN_DRIVER_UNLOADING;
+        *aq_param(cmd, AQC_Q_SHUTDOWN_DRIVER_UNLOADING) & AQC_DRIVER_UNLOADING;
     return E810_AQ_RC_OK;
 }
 
@@ -117,9 +84,9 @@ static uint32_t res_max_timeout(unsigned res_id, unsigned access)
 
 int e810_fw_request_resource(E810Core *c, E810AqCmd *cmd)
 {
-    unsigned res_id = ld16(aq_param(cmd, P_RES_ID));
-    unsigned access = ld16(aq_param(cmd, P_RES_ACCESS));
-    uint32_t timeout = ld32(aq_param(cmd, P_RES_TIMEOUT));
+    unsigned res_id = ld16(aq_param(cmd, AQC_REQ_RES_RES_ID));
+    unsigned access = ld16(aq_param(cmd, AQC_REQ_RES_ACCESS_TYPE));
+    uint32_t timeout = ld32(aq_param(cmd, AQC_REQ_RES_TIMEOUT));
     uint32_t max = res_max_timeout(res_id, access);
     uint16_t status = E810_RES_GLBL_SUCCESS;
 
@@ -145,9 +112,9 @@ int e810_fw_request_resource(E810Core *c, E810AqCmd *cmd)
         c->fw.core.res[res_id].access = access;
         c->fw.core.res_grants++;
     }
-    st32(aq_param(cmd, P_RES_TIMEOUT), timeout);
+    st32(aq_param(cmd, AQC_REQ_RES_TIMEOUT), timeout);
     /* The status word is defined for the global config lock only. */
-    st16(aq_param(cmd, P_RES_STATUS),
+    st16(aq_param(cmd, AQC_REQ_RES_STATUS),
          res_id == E810_RES_GLOBAL_CFG_LOCK ? status : 0);
     trace_e810_fw_resource("request", res_id, access, status);
     return E810_AQ_RC_OK;
@@ -155,7 +122,7 @@ int e810_fw_request_resource(E810Core *c, E810AqCmd *cmd)
 
 int e810_fw_release_resource(E810Core *c, E810AqCmd *cmd)
 {
-    unsigned res_id = ld16(aq_param(cmd, P_RES_ID));
+    unsigned res_id = ld16(aq_param(cmd, AQC_REQ_RES_RES_ID));
 
     if (res_id == 0 || res_id >= E810_RES_COUNT) {
         e810_guest_error(c, "Release Resource: resource %u", res_id);
@@ -209,27 +176,27 @@ static const CapElem e810_caps[] = {
 int e810_fw_list_caps(E810Core *c, E810AqCmd *cmd)
 {
     unsigned n = sizeof(e810_caps) / sizeof(e810_caps[0]);
-    unsigned need = n * E810_CAP_ELEM_SIZE;
+    unsigned need = n * AQC_CAPS_ELEM_SIZE;
 
     if (!cmd->has_buf) {
         e810_guest_error(c, "List Caps 0x%04x without a buffer", cmd->opcode);
         return E810_AQ_RC_EINVAL;
     }
     /* Like firmware: the count and the size needed come back with ENOMEM. */
-    st32(aq_param(cmd, P_CAPS_COUNT), n);
+    st32(aq_param(cmd, AQC_LIST_CAPS_COUNT), n);
     cmd->resp_len = need;
     trace_e810_fw_caps(cmd->opcode, n, cmd->buf_len);
     if (cmd->buf_len < need) {
         return E810_AQ_RC_ENOMEM;
     }
     for (unsigned i = 0; i < n; i++) {
-        uint8_t *e = cmd->buf + i * E810_CAP_ELEM_SIZE;
+        uint8_t *e = cmd->buf + i * AQC_CAPS_ELEM_SIZE;
 
-        memset(e, 0, E810_CAP_ELEM_SIZE);
-        st16(e + 0, e810_caps[i].id);
-        st32(e + 4, e810_caps[i].number);
-        st32(e + 8, e810_caps[i].logical_id);
-        st32(e + 12, e810_caps[i].phys_id);
+        memset(e, 0, AQC_CAPS_ELEM_SIZE);
+        st16(e + AQC_CAPS_ELEM_CAP, e810_caps[i].id);
+        st32(e + AQC_CAPS_ELEM_NUMBER, e810_caps[i].number);
+        st32(e + AQC_CAPS_ELEM_LOGICAL_ID, e810_caps[i].logical_id);
+        st32(e + AQC_CAPS_ELEM_PHYS_ID, e810_caps[i].phys_id);
     }
     return E810_AQ_RC_OK;
 }
@@ -242,25 +209,25 @@ int e810_fw_manage_mac_read(E810Core *c, E810AqCmd *cmd)
         e810_guest_error(c, "Manage MAC Read without a buffer");
         return E810_AQ_RC_EINVAL;
     }
-    cmd->resp_len = MACRD_ENTRY_SIZE;
-    if (cmd->buf_len < MACRD_ENTRY_SIZE) {
+    cmd->resp_len = AQC_MAC_READ_RESP_SIZE;
+    if (cmd->buf_len < AQC_MAC_READ_RESP_SIZE) {
         return E810_AQ_RC_ENOMEM;
     }
     /* One LAN address for logical port 0. */
-    cmd->buf[0] = 0;
-    cmd->buf[1] = 0;
-    memcpy(cmd->buf + 2, c->mac, 6);
-    st16(aq_param(cmd, P_MACRD_FLAGS), MACRD_LAN_ADDR_VALID);
-    *aq_param(cmd, P_MACRD_NUM_ADDR) = 1;
+    cmd->buf[AQC_MAC_READ_RESP_LPORT_NUM] = 0;
+    cmd->buf[AQC_MAC_READ_RESP_ADDR_TYPE] = AQC_MAN_MAC_ADDR_TYPE_LAN;
+    memcpy(cmd->buf + AQC_MAC_READ_RESP_MAC_ADDR, c->mac, 6);
+    st16(aq_param(cmd, AQC_MANAGE_MAC_READ_FLAGS), AQC_MAN_MAC_LAN_ADDR_VALID);
+    *aq_param(cmd, AQC_MANAGE_MAC_READ_NUM_ADDR) = 1;
     return E810_AQ_RC_OK;
 }
 
 int e810_fw_manage_mac_write(E810Core *c, E810AqCmd *cmd)
 {
-    const uint8_t *a = aq_param(cmd, P_MACWR_ADDR);
+    const uint8_t *a = aq_param(cmd, AQC_MANAGE_MAC_WRITE_MAC_ADDR);
 
     /* Only matters for Wake-on-LAN, which the NVM reports unsupported. */
-    trace_e810_fw_mac_write(*aq_param(cmd, P_MACWR_FLAGS),
+    trace_e810_fw_mac_write(*aq_param(cmd, AQC_MANAGE_MAC_WRITE_FLAGS),
                             a[0], a[1], a[2], a[3], a[4], a[5]);
     return E810_AQ_RC_OK;
 }

@@ -15,21 +15,23 @@
 #include "../bytes.h"
 #include "../../trace.h"
 
-#define P_DL_FLAGS                  16
-#define   DL_LAST_BUF               0x01
-
-/* Package buffer: u16 section count, u16 data end, 8-byte section entries. */
+/* Package buffer (ice_ddp.h struct ice_buf_hdr), then section entries */
+#define BUF_SECTION_COUNT           0       /* le16 */
+#define BUF_DATA_END                2       /* le16 */
 #define BUF_HDR_SIZE                4
+/* struct ice_section_entry */
+#define SECT_TYPE                   0       /* le32 */
+#define SECT_OFFSET                 4       /* le16, from the buffer start */
+#define SECT_SIZE                   6       /* le16 */
 #define SECT_ENTRY_SIZE             8
 #define SECT_COUNT_MAX              511
 #define DATA_END_MIN                12
 #define SID_METADATA                1
-/* Metadata section: version[4], name[28], track id. */
+/* struct ice_meta_sect: version[4], name[28], track id. */
+#define META_VER                    0
+#define META_NAME                   4
+#define META_TRACK_ID               (META_NAME + E810_PKG_NAME_LEN)
 #define META_SECT_SIZE              36
-
-/* Get Package Info List entry. */
-#define PKG_INFO_HDR                4
-#define PKG_INFO_ENTRY              40
 
 /* What the NVM holds: the package firmware boots with. */
 static const E810PkgId nvm_pkg = {
@@ -81,15 +83,15 @@ static unsigned pkg_buf_check(const uint8_t *buf, unsigned len)
     if (len < DATA_END_MIN) {
         return 0;
     }
-    count = ld16(buf);
-    data_end = ld16(buf + 2);
+    count = ld16(buf + BUF_SECTION_COUNT);
+    data_end = ld16(buf + BUF_DATA_END);
     if (count == 0 || count > SECT_COUNT_MAX || data_end > len ||
         data_end < BUF_HDR_SIZE + count * SECT_ENTRY_SIZE) {
         return 0;
     }
     for (unsigned i = 0; i < count; i++) {
         const uint8_t *e = buf + BUF_HDR_SIZE + i * SECT_ENTRY_SIZE;
-        unsigned off = ld16(e + 4), size = ld16(e + 6);
+        unsigned off = ld16(e + SECT_OFFSET), size = ld16(e + SECT_SIZE);
 
         if (off < BUF_HDR_SIZE + count * SECT_ENTRY_SIZE ||
             off + size > data_end) {
@@ -104,15 +106,16 @@ static bool pkg_buf_find_id(const uint8_t *buf, unsigned count, E810PkgId *id)
 {
     for (unsigned i = 0; i < count; i++) {
         const uint8_t *e = buf + BUF_HDR_SIZE + i * SECT_ENTRY_SIZE;
-        const uint8_t *m = buf + ld16(e + 4);
+        const uint8_t *m = buf + ld16(e + SECT_OFFSET);
 
-        if (ld32(e) != SID_METADATA || ld16(e + 6) < META_SECT_SIZE) {
+        if (ld32(e + SECT_TYPE) != SID_METADATA ||
+            ld16(e + SECT_SIZE) < META_SECT_SIZE) {
             continue;
         }
         memset(id, 0, sizeof(*id));
-        memcpy(id->ver, m, 4);
-        memcpy(id->name, m + 4, E810_PKG_NAME_LEN);
-        id->track_id = ld32(m + 4 + E810_PKG_NAME_LEN);
+        memcpy(id->ver, m + META_VER, 4);
+        memcpy(id->name, m + META_NAME, E810_PKG_NAME_LEN);
+        id->track_id = ld32(m + META_TRACK_ID);
         return true;
     }
     return false;
@@ -123,7 +126,8 @@ static bool pkg_buf_find_id(const uint8_t *buf, unsigned count, E810PkgId *id)
 int e810_fw_download_pkg(E810Core *c, E810AqCmd *cmd)
 {
     E810FwDdp *d = &c->fw.ddp;
-    bool last = *aq_param(cmd, P_DL_FLAGS) & DL_LAST_BUF;
+    bool last =
+        *aq_param(cmd, AQC_DOWNLOAD_PKG_FLAGS) & AQC_DOWNLOAD_PKG_LAST_BUF;
     unsigned count;
     bool has_id;
 
@@ -199,22 +203,22 @@ int e810_fw_update_pkg(E810Core *c, E810AqCmd *cmd)
 static void pkg_info_entry(uint8_t *e, const E810PkgId *id, bool in_nvm,
                            bool active, bool active_at_boot)
 {
-    memset(e, 0, PKG_INFO_ENTRY);
-    memcpy(e, id->ver, 4);
+    memset(e, 0, AQC_PKG_INFO_SIZE);
+    memcpy(e + AQC_PKG_INFO_VER, id->ver, 4);
     /* NUL-padded to 28 bytes: ice compares 32, zeros beyond on its side. */
-    memcpy(e + 4, id->name, E810_PKG_NAME_LEN);
-    st32(e + 32, id->track_id);
-    e[36] = in_nvm;
-    e[37] = active;
-    e[38] = active_at_boot;
-    e[39] = 0;                  /* is_modified */
+    memcpy(e + AQC_PKG_INFO_NAME, id->name, E810_PKG_NAME_LEN);
+    st32(e + AQC_PKG_INFO_TRACK_ID, id->track_id);
+    e[AQC_PKG_INFO_IS_IN_NVM] = in_nvm;
+    e[AQC_PKG_INFO_IS_ACTIVE] = active;
+    e[AQC_PKG_INFO_IS_ACTIVE_AT_BOOT] = active_at_boot;
+    e[AQC_PKG_INFO_IS_MODIFIED] = 0;
 }
 
 int e810_fw_get_pkg_info(E810Core *c, E810AqCmd *cmd)
 {
     E810FwDdp *d = &c->fw.ddp;
     unsigned n = d->loaded ? 2 : 1;
-    unsigned need = PKG_INFO_HDR + n * PKG_INFO_ENTRY;
+    unsigned need = AQC_PKG_INFO_RESP_HDR_SIZE + n * AQC_PKG_INFO_SIZE;
 
     if (!cmd->has_buf) {
         e810_guest_error(c, "Get Package Info List without a buffer");
@@ -227,12 +231,13 @@ int e810_fw_get_pkg_info(E810Core *c, E810AqCmd *cmd)
                          cmd->buf_len, need);
         return E810_AQ_RC_ENOMEM;
     }
-    st32(cmd->buf, n);
+    st32(cmd->buf + AQC_PKG_INFO_RESP_COUNT, n);
     /* The NVM's package is active until one is downloaded. */
-    pkg_info_entry(cmd->buf + PKG_INFO_HDR, &nvm_pkg, true, !d->loaded, true);
+    pkg_info_entry(cmd->buf + AQC_PKG_INFO_RESP_HDR_SIZE, &nvm_pkg, true,
+                   !d->loaded, true);
     if (d->loaded) {
-        pkg_info_entry(cmd->buf + PKG_INFO_HDR + PKG_INFO_ENTRY, &d->active,
-                       false, true, false);
+        pkg_info_entry(cmd->buf + AQC_PKG_INFO_RESP_HDR_SIZE +
+                       AQC_PKG_INFO_SIZE, &d->active, false, true, false);
     }
     return E810_AQ_RC_OK;
 }

@@ -60,28 +60,23 @@ E810AqHandler e810_sw_get_config;
 E810AqHandler e810_sw_set_port_params;
 E810AqHandler e810_sw_alloc_res;
 E810AqHandler e810_sw_free_res;
-E810AqHandler e810_sw_set_vlan_mode;
+E810AqHandler e810_sw_svm_only;
 E810AqHandler e810_sw_add_vsi;
 E810AqHandler e810_sw_update_vsi;
 E810AqHandler e810_sw_free_vsi;
 E810AqHandler e810_sw_recipe;
-E810AqHandler e810_sw_add_rules;
-E810AqHandler e810_sw_update_rules;
-E810AqHandler e810_sw_remove_rules;
+E810AqHandler e810_sw_rules;             /* Add, Update, Remove */
 E810AqHandler e810_sw_clear_pf_cfg;
-E810AqHandler e810_sw_set_rss_key;
-E810AqHandler e810_sw_set_rss_lut;
-E810AqHandler e810_sw_get_rss_key;
-E810AqHandler e810_sw_get_rss_lut;
+E810AqHandler e810_sw_rss_key;           /* Set and Get, by opcode */
+E810AqHandler e810_sw_rss_lut;
 /* sched.c */
 E810AqHandler e810_sched_get_dflt_topo;
 E810AqHandler e810_sched_add_elems;
 E810AqHandler e810_sched_cfg_elems;
 E810AqHandler e810_sched_query_elems;
 E810AqHandler e810_sched_move_elems;
-E810AqHandler e810_sched_suspend;
-E810AqHandler e810_sched_resume;
-E810AqHandler e810_sched_delete_elems;
+E810AqHandler e810_sched_suspend;        /* Suspend and Resume, by opcode */
+E810AqHandler e810_sched_delete;
 E810AqHandler e810_sched_add_rl;
 E810AqHandler e810_sched_query_res;
 E810AqHandler e810_sched_remove_rl;
@@ -103,6 +98,6 @@ E810AqHandler e810_phy_get_link_topo;
 E810AqHandler e810_phy_set_port_id_led;
 E810AqHandler e810_phy_get_port_options;
 E810AqHandler e810_phy_sff_eeprom;
-E810AqHandler e810_lldp_set_local_mib;
+E810AqHandler e810_lldp_local_mib;
 
 #endif

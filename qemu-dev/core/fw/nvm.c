@@ -12,19 +12,6 @@
 #include "../bytes.h"
 #include "../../trace.h"
 
-/* NVM Read / Checksum descriptor parameters. */
-#define P_NVM_OFFSET_LOW            16
-#define P_NVM_OFFSET_HIGH           18
-#define P_NVM_FLAGS                 19
-#define   NVM_FLAG_FLASH_ONLY       0x80
-#define P_NVM_MODULE                20
-#define P_NVM_LENGTH                22
-#define P_CKSUM_FLAGS               16
-#define NVM_MOD_TX_TOPO_USER_SEL    0x014B      /* PFA TLV: Tx topology choice */
-#define   CKSUM_VERIFY              0x01
-#define P_CKSUM_VALUE               18
-#define CKSUM_CORRECT               0xBABA
-
 /* Flash map (bytes). */
 #define SECTOR                      0x1000u
 #define FL_SR_IMAGE                 0x0000u
@@ -185,11 +172,11 @@ void e810_fw_nvm_reset(E810Core *c, E810ResetType type)
 int e810_fw_nvm_read(E810Core *c, E810AqCmd *cmd)
 {
     E810FwNvm *n = &c->fw.nvm;
-    uint32_t off = ld16(aq_param(cmd, P_NVM_OFFSET_LOW)) |
-                   (uint32_t)*aq_param(cmd, P_NVM_OFFSET_HIGH) << 16;
-    bool flash = *aq_param(cmd, P_NVM_FLAGS) & NVM_FLAG_FLASH_ONLY;
-    uint16_t module = ld16(aq_param(cmd, P_NVM_MODULE));
-    uint16_t len = ld16(aq_param(cmd, P_NVM_LENGTH));
+    uint32_t off = ld16(aq_param(cmd, AQC_NVM_OFFSET_LOW)) |
+                   (uint32_t)*aq_param(cmd, AQC_NVM_OFFSET_HIGH) << 16;
+    bool flash = *aq_param(cmd, AQC_NVM_CMD_FLAGS) & AQC_NVM_FLASH_ONLY;
+    uint16_t module = ld16(aq_param(cmd, AQC_NVM_MODULE_TYPEID));
+    uint16_t len = ld16(aq_param(cmd, AQC_NVM_LENGTH));
     const uint8_t *src = flash ? n->flash : n->sr;
     uint32_t size = flash ? sizeof(n->flash) : sizeof(n->sr);
 
@@ -197,7 +184,7 @@ int e810_fw_nvm_read(E810Core *c, E810AqCmd *cmd)
         e810_guest_error(c, "NVM Read: length %u, buffer %u", len, cmd->buf_len);
         return E810_AQ_RC_EINVAL;
     }
-    if (module == NVM_MOD_TX_TOPO_USER_SEL) {
+    if (module == AQC_NVM_TX_TOPO_MOD_ID) {
         /*
          * devlink's tx_scheduling_layers reads the user's choice here (cap
          * 0x0085): a 4-byte TLV {length, data, reserved}, data bit 4 clear =
@@ -234,15 +221,15 @@ int e810_fw_nvm_read(E810Core *c, E810AqCmd *cmd)
 
 int e810_fw_nvm_checksum(E810Core *c, E810AqCmd *cmd)
 {
-    uint8_t flags = *aq_param(cmd, P_CKSUM_FLAGS);
+    uint8_t flags = *aq_param(cmd, AQC_NVM_CHECKSUM_FLAGS);
 
-    if (!(flags & CKSUM_VERIFY)) {
+    if (!(flags & AQC_NVM_CHECKSUM_VERIFY)) {
         /* Recalculation would write the flash, which is read-only here. */
         e810_unimp(c, "NVM Checksum flags 0x%02x", flags);
         return E810_AQ_RC_EPERM;
     }
     /* The synthetic image is consistent by construction. */
-    st16(aq_param(cmd, P_CKSUM_VALUE), CKSUM_CORRECT);
+    st16(aq_param(cmd, AQC_NVM_CHECKSUM_CHECKSUM), AQC_NVM_CHECKSUM_CORRECT);
     return E810_AQ_RC_OK;
 }
 

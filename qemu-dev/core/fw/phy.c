@@ -20,45 +20,16 @@
     (E810_PHY_FEC_10G_KR_EN | E810_PHY_FEC_25G_RS_EN | E810_PHY_FEC_25G_KR_EN)
 #define PHY_FEC_DFLT            (PHY_FEC_ABILITY | E810_PHY_FEC_25G_RS_528_REQ)
 
-/* Get PHY Caps buffer layout */
-#define CAPS_PHY_LOW            0
-#define CAPS_PHY_HIGH           8
-#define CAPS_CAPS               16
-#define CAPS_LP_AN              17
-#define CAPS_EEE                18
-#define CAPS_EEER               20
-#define CAPS_FEC                34
-#define CAPS_MOD_COMPLIANCE     35
-#define CAPS_EXT_COMPLIANCE     36
-#define CAPS_MODULE_TYPE        37
-
-/* Set PHY Config buffer layout */
-#define CFG_LEN                 24
-#define CFG_CAPS                16
-#define CFG_LP_AN               17
-#define CFG_EEE                 18
-#define CFG_EEER                20
-#define CFG_FEC                 22
-#define CFG_MOD_COMPLIANCE      23
-
-/* Link status data layout */
-#define LS_LINK_INFO            2
-#define LS_AN_INFO              3
-#define LS_MAX_FRAME            6
-#define LS_CFG                  8
-#define LS_SPEED                10
-#define LS_PHY_LOW              16
-#define LS_PHY_HIGH             24
-
 /* SFF-8024 identifier / extended compliance of the module. */
 #define SFF_ID_SFP              0x03
 #define SFF_EXT_25GBASE_SR      0x02
 #define SFF_EEPROM_ADDR         0x50    /* 7-bit address of the A0h page */
 #define SFF_READ_MAX            16
 
+/* Every port command carries lport_num in its first parameter byte. */
 static uint8_t phy_lport(E810AqCmd *cmd)
 {
-    return *aq_param(cmd, 16);
+    return *aq_param(cmd, AQC_GET_PHY_CAPS_LPORT_NUM);
 }
 
 static bool phy_lport_ok(E810Core *c, E810AqCmd *cmd)
@@ -71,15 +42,42 @@ static bool phy_lport_ok(E810Core *c, E810AqCmd *cmd)
     return true;
 }
 
-/* The power-on default configuration; DFLT_CFG reports it too. */
-static E810PhyCfg phy_default_cfg(void)
+/* Abilities the port reports: pause both ways, auto-FEC, no AN. */
+#define PHY_ABILITY_CAPS \
+    (E810_PHY_CAP_TX_PAUSE | E810_PHY_CAP_RX_PAUSE | E810_PHY_CAP_AUTO_FEC)
+
+/* A configuration of PHY types @types with @caps and the default FEC. */
+static E810PhyCfg phy_cfg(uint64_t types, uint8_t caps)
 {
     E810PhyCfg cfg = {
-        .phy_type_low = PHY_MEDIA_TYPES,
-        .caps = E810_PHY_CAP_EN_LINK | E810_PHY_CAP_AUTO_FEC,
+        .phy_type_low = types,
+        .caps = caps,
         .link_fec_opt = PHY_FEC_DFLT,
     };
     return cfg;
+}
+
+/*
+ * The answer is @need bytes: datalen says so; false (ENOMEM) if the driver's
+ * buffer is smaller.
+ */
+static bool phy_resp_fits(E810Core *c, E810AqCmd *cmd, unsigned need,
+                          const char *what)
+{
+    cmd->resp_len = need;
+    if (cmd->buf_len < need) {
+        e810_guest_error(c, "%s buffer of %u bytes (needs %u)", what,
+                         cmd->buf_len, need);
+        return false;
+    }
+    return true;
+}
+
+/* The power-on default configuration; DFLT_CFG reports it too. */
+static E810PhyCfg phy_default_cfg(void)
+{
+    return phy_cfg(PHY_MEDIA_TYPES,
+                   E810_PHY_CAP_EN_LINK | E810_PHY_CAP_AUTO_FEC);
 }
 
 static bool phy_compute_up(E810Core *c)
@@ -114,7 +112,7 @@ static void phy_link_status(E810Core *c, uint8_t d[E810_LS_DATA_LEN])
     uint8_t fec = 0;
 
     memset(d, 0, E810_LS_DATA_LEN);
-    d[LS_LINK_INFO] = E810_LINK_INFO_MEDIA |
+    d[AQC_LS_LINK_INFO] = E810_LINK_INFO_MEDIA |
                       (c->link_up ? E810_LINK_INFO_SIGNAL : 0) |
                       (p->up ? E810_LINK_INFO_UP : 0);
     if (p->up) {
@@ -123,14 +121,14 @@ static void phy_link_status(E810Core *c, uint8_t d[E810_LS_DATA_LEN])
         an |= (p->active.caps & E810_PHY_CAP_RX_PAUSE) ? E810_AN_INFO_PAUSE_RX : 0;
         fec = phy_link_fec(p);
         an |= fec ? E810_AN_INFO_FEC_EN : 0;
-        st16(d + LS_SPEED, E810_LINK_SPEED_25G);
+        st16(d + AQC_LS_LINK_SPEED, E810_LINK_SPEED_25G);
     }
-    d[LS_AN_INFO] = an;
-    st16(d + LS_MAX_FRAME, p->max_frame_size);
-    d[LS_CFG] = fec | (p->mac_params & E810_LINK_CFG_PACING_M);
+    d[AQC_LS_AN_INFO] = an;
+    st16(d + AQC_LS_MAX_FRAME_SIZE, p->max_frame_size);
+    d[AQC_LS_CFG] = fec | (p->mac_params & E810_LINK_CFG_PACING_M);
     /* The module's PHY type even while down, so the media type stays known. */
-    st64(d + LS_PHY_LOW, PHY_MEDIA_TYPES);
-    st64(d + LS_PHY_HIGH, 0);
+    st64(d + AQC_LS_PHY_TYPE_LOW, PHY_MEDIA_TYPES);
+    st64(d + AQC_LS_PHY_TYPE_HIGH, 0);
 }
 
 /* Re-evaluate the link; on a change post a Link Status Event if wanted. */
@@ -152,10 +150,11 @@ static void phy_update_link(E810Core *c)
         p->lse_suppressed++;
         return;
     }
-    params[0] = E810_PHY_LPORT;
-    st16(params + 2, E810_LSE_IS_ENABLED);
+    params[AQC_GET_LINK_STATUS_LPORT_NUM] = E810_PHY_LPORT;
+    st16(params + AQC_GET_LINK_STATUS_CMD_FLAGS, E810_LSE_IS_ENABLED);
     phy_link_status(c, data);
-    if (e810_aq_post_event(c, 0x0607, params, data, sizeof(data))) {
+    if (e810_aq_post_event(c, AQC_OPC_GET_LINK_STATUS, params, data,
+                           sizeof(data))) {
         p->lse_posted++;
     }
 }
@@ -188,27 +187,27 @@ static void phy_put_module(uint8_t *b)
 {
     /* SFP28 optical module: SFP+ identification, 10GBASE-SR compliance bit
      * (dual-rate modules set it) and the 25GBASE-SR extended code. */
-    b[CAPS_EXT_COMPLIANCE] = SFF_EXT_25GBASE_SR;
-    b[CAPS_MODULE_TYPE + 0] = 0xA0;
-    b[CAPS_MODULE_TYPE + 1] = 1u << 4;
-    b[CAPS_MODULE_TYPE + 2] = 0xA0;
+    b[AQC_PHY_CAPS_EXT_COMPLIANCE_CODE] = SFF_EXT_25GBASE_SR;
+    b[AQC_PHY_CAPS_MODULE_TYPE + 0] = 0xA0;
+    b[AQC_PHY_CAPS_MODULE_TYPE + 1] = 1u << 4;
+    b[AQC_PHY_CAPS_MODULE_TYPE + 2] = 0xA0;
 }
 
 static void phy_put_cfg(uint8_t *b, const E810PhyCfg *cfg)
 {
-    st64(b + CAPS_PHY_LOW, cfg->phy_type_low);
-    st64(b + CAPS_PHY_HIGH, cfg->phy_type_high);
-    b[CAPS_CAPS] = cfg->caps;
-    b[CAPS_LP_AN] = cfg->low_power_ctrl_an;
-    st16(b + CAPS_EEE, cfg->eee_cap);
-    st16(b + CAPS_EEER, cfg->eeer_value);
-    b[CAPS_FEC] = cfg->link_fec_opt;
-    b[CAPS_MOD_COMPLIANCE] = cfg->module_compliance;
+    st64(b + AQC_PHY_CAPS_PHY_TYPE_LOW, cfg->phy_type_low);
+    st64(b + AQC_PHY_CAPS_PHY_TYPE_HIGH, cfg->phy_type_high);
+    b[AQC_PHY_CAPS_CAPS] = cfg->caps;
+    b[AQC_PHY_CAPS_LOW_POWER_CTRL_AN] = cfg->low_power_ctrl_an;
+    st16(b + AQC_PHY_CAPS_EEE_CAP, cfg->eee_cap);
+    st16(b + AQC_PHY_CAPS_EEER_VALUE, cfg->eeer_value);
+    b[AQC_PHY_CAPS_LINK_FEC_OPTIONS] = cfg->link_fec_opt;
+    b[AQC_PHY_CAPS_MODULE_COMPLIANCE] = cfg->module_compliance;
 }
 
 int e810_phy_get_caps(E810Core *c, E810AqCmd *cmd)
 {
-    uint16_t param0 = ld16(aq_param(cmd, 18));
+    uint16_t param0 = ld16(aq_param(cmd, AQC_GET_PHY_CAPS_PARAM0));
     uint16_t mode = param0 & E810_PHY_REPORT_MODE_M;
     E810PhyCfg cfg;
     uint8_t *b = cmd->buf;
@@ -220,32 +219,19 @@ int e810_phy_get_caps(E810Core *c, E810AqCmd *cmd)
         e810_guest_error(c, "Get PHY Caps without a buffer");
         return E810_AQ_RC_EINVAL;
     }
-    cmd->resp_len = E810_PHY_CAPS_LEN;
-    if (cmd->buf_len < E810_PHY_CAPS_LEN) {
-        e810_guest_error(c, "Get PHY Caps buffer of %u bytes (needs %u)",
-                         cmd->buf_len, E810_PHY_CAPS_LEN);
+    if (!phy_resp_fits(c, cmd, E810_PHY_CAPS_LEN, "Get PHY Caps")) {
         return E810_AQ_RC_ENOMEM;
     }
     memset(b, 0, E810_PHY_CAPS_LEN);
     switch (mode) {
     case E810_PHY_REPORT_NO_MEDIA:
         /* What the port could do with any module: no module data. */
-        cfg = (E810PhyCfg) {
-            .phy_type_low = PHY_PORT_TYPES,
-            .caps = E810_PHY_CAP_TX_PAUSE | E810_PHY_CAP_RX_PAUSE |
-                    E810_PHY_CAP_AUTO_FEC,
-            .link_fec_opt = PHY_FEC_DFLT,
-        };
+        cfg = phy_cfg(PHY_PORT_TYPES, PHY_ABILITY_CAPS);
         phy_put_cfg(b, &cfg);
         break;
     case E810_PHY_REPORT_MEDIA:
-        /* Abilities with this module: pause both ways, auto-FEC, no AN. */
-        cfg = (E810PhyCfg) {
-            .phy_type_low = PHY_MEDIA_TYPES,
-            .caps = E810_PHY_CAP_TX_PAUSE | E810_PHY_CAP_RX_PAUSE |
-                    E810_PHY_CAP_AUTO_FEC,
-            .link_fec_opt = PHY_FEC_DFLT,
-        };
+        /* What the port can do with this module. */
+        cfg = phy_cfg(PHY_MEDIA_TYPES, PHY_ABILITY_CAPS);
         phy_put_cfg(b, &cfg);
         phy_put_module(b);
         break;
@@ -263,8 +249,9 @@ int e810_phy_get_caps(E810Core *c, E810AqCmd *cmd)
         cmd->resp_len = -1;
         return E810_AQ_RC_EINVAL;
     }
-    trace_e810_phy_get_caps(mode >> 1, ld64(b + CAPS_PHY_LOW), b[CAPS_CAPS],
-                            b[CAPS_FEC]);
+    trace_e810_phy_get_caps(mode >> 1, ld64(b + AQC_PHY_CAPS_PHY_TYPE_LOW),
+                            b[AQC_PHY_CAPS_CAPS],
+                            b[AQC_PHY_CAPS_LINK_FEC_OPTIONS]);
     return E810_AQ_RC_OK;
 }
 
@@ -279,31 +266,32 @@ int e810_phy_set_cfg(E810Core *c, E810AqCmd *cmd)
     if (!phy_lport_ok(c, cmd)) {
         return E810_AQ_RC_EINVAL;
     }
-    if (!cmd->has_buf || cmd->buf_len < CFG_LEN) {
+    if (!cmd->has_buf || cmd->buf_len < AQC_PHY_CFG_SIZE) {
         e810_guest_error(c, "Set PHY Config buffer of %u bytes (needs %u)",
-                         cmd->buf_len, CFG_LEN);
+                         cmd->buf_len, AQC_PHY_CFG_SIZE);
         return E810_AQ_RC_EINVAL;
     }
-    if (b[CFG_CAPS] & ~E810_PHY_SET_CAPS_VALID) {
+    if (b[AQC_PHY_CFG_CAPS] & ~E810_PHY_SET_CAPS_VALID) {
         e810_guest_error(c, "Set PHY Config caps 0x%02x has reserved bits",
-                         b[CFG_CAPS]);
+                         b[AQC_PHY_CFG_CAPS]);
         return E810_AQ_RC_EINVAL;
     }
     cfg = (E810PhyCfg) {
-        .phy_type_low = ld64(b + 0),
-        .phy_type_high = ld64(b + 8),
+        .phy_type_low = ld64(b + AQC_PHY_CFG_PHY_TYPE_LOW),
+        .phy_type_high = ld64(b + AQC_PHY_CFG_PHY_TYPE_HIGH),
         /* AUTO_LINK_UPDT is an action, not part of the stored config. */
-        .caps = b[CFG_CAPS] & ~E810_PHY_CAP_AUTO_LINK_UPDT,
-        .low_power_ctrl_an = b[CFG_LP_AN],
-        .eee_cap = ld16(b + CFG_EEE),
-        .eeer_value = ld16(b + CFG_EEER),
-        .link_fec_opt = b[CFG_FEC],
-        .module_compliance = b[CFG_MOD_COMPLIANCE],
+        .caps = b[AQC_PHY_CFG_CAPS] & ~E810_PHY_CAP_AUTO_LINK_UPDT,
+        .low_power_ctrl_an = b[AQC_PHY_CFG_LOW_POWER_CTRL_AN],
+        .eee_cap = ld16(b + AQC_PHY_CFG_EEE_CAP),
+        .eeer_value = ld16(b + AQC_PHY_CFG_EEER_VALUE),
+        .link_fec_opt = b[AQC_PHY_CFG_LINK_FEC_OPT],
+        .module_compliance = b[AQC_PHY_CFG_MODULE_COMPLIANCE],
     };
     p->active = cfg;
-    trace_e810_phy_set_cfg(cfg.phy_type_low, b[CFG_CAPS], cfg.link_fec_opt);
+    trace_e810_phy_set_cfg(cfg.phy_type_low, b[AQC_PHY_CFG_CAPS],
+                           cfg.link_fec_opt);
     /* Without AUTO_LINK_UPDT the config waits for Restart AN. */
-    if (b[CFG_CAPS] & E810_PHY_CAP_AUTO_LINK_UPDT) {
+    if (b[AQC_PHY_CFG_CAPS] & E810_PHY_CAP_AUTO_LINK_UPDT) {
         p->link_en = cfg.caps & E810_PHY_CAP_EN_LINK;
         phy_update_link(c);
     }
@@ -315,7 +303,7 @@ int e810_phy_set_cfg(E810Core *c, E810AqCmd *cmd)
 int e810_phy_set_mac_cfg(E810Core *c, E810AqCmd *cmd)
 {
     E810FwPhy *p = &c->fw.phy;
-    uint16_t max_frame = ld16(aq_param(cmd, 16));
+    uint16_t max_frame = ld16(aq_param(cmd, AQC_SET_MAC_CFG_MAX_FRAME_SIZE));
 
     if (max_frame == 0 || max_frame > E810_MAC_FRAME_MAX) {
         e810_guest_error(c, "Set MAC Config max frame size %u (1..%u)",
@@ -323,11 +311,12 @@ int e810_phy_set_mac_cfg(E810Core *c, E810AqCmd *cmd)
         return E810_AQ_RC_EINVAL;
     }
     p->max_frame_size = max_frame;
-    p->mac_params = *aq_param(cmd, 18);
-    p->tx_tmr_priority = *aq_param(cmd, 19);
-    p->tx_tmr_value = ld16(aq_param(cmd, 20));
-    p->fc_refresh_threshold = ld16(aq_param(cmd, 22));
-    p->drop_opts = *aq_param(cmd, 24);
+    p->mac_params = *aq_param(cmd, AQC_SET_MAC_CFG_PARAMS);
+    p->tx_tmr_priority = *aq_param(cmd, AQC_SET_MAC_CFG_TX_TMR_PRIORITY);
+    p->tx_tmr_value = ld16(aq_param(cmd, AQC_SET_MAC_CFG_TX_TMR_VALUE));
+    p->fc_refresh_threshold =
+        ld16(aq_param(cmd, AQC_SET_MAC_CFG_FC_REFRESH_THRESHOLD));
+    p->drop_opts = *aq_param(cmd, AQC_SET_MAC_CFG_DROP_OPTS);
     trace_e810_phy_set_mac_cfg(max_frame, p->mac_params);
     return E810_AQ_RC_OK;
 }
@@ -337,7 +326,7 @@ int e810_phy_set_mac_cfg(E810Core *c, E810AqCmd *cmd)
 int e810_phy_restart_an(E810Core *c, E810AqCmd *cmd)
 {
     E810FwPhy *p = &c->fw.phy;
-    uint8_t flags = *aq_param(cmd, 18);
+    uint8_t flags = *aq_param(cmd, AQC_RESTART_AN_CMD_FLAGS);
 
     if (!phy_lport_ok(c, cmd)) {
         return E810_AQ_RC_EINVAL;
@@ -360,7 +349,7 @@ int e810_phy_restart_an(E810Core *c, E810AqCmd *cmd)
 int e810_phy_get_link_status(E810Core *c, E810AqCmd *cmd)
 {
     E810FwPhy *p = &c->fw.phy;
-    uint16_t flags = ld16(aq_param(cmd, 18));
+    uint16_t flags = ld16(aq_param(cmd, AQC_GET_LINK_STATUS_CMD_FLAGS));
 
     if (!phy_lport_ok(c, cmd)) {
         return E810_AQ_RC_EINVAL;
@@ -375,10 +364,7 @@ int e810_phy_get_link_status(E810Core *c, E810AqCmd *cmd)
                          cmd->buf_len, E810_LS_DATA_LEN);
         return E810_AQ_RC_EINVAL;
     }
-    cmd->resp_len = E810_LS_DATA_LEN;
-    if (cmd->buf_len < E810_LS_DATA_LEN) {
-        e810_guest_error(c, "Get Link Status buffer of %u bytes (needs %u)",
-                         cmd->buf_len, E810_LS_DATA_LEN);
+    if (!phy_resp_fits(c, cmd, E810_LS_DATA_LEN, "Get Link Status")) {
         return E810_AQ_RC_ENOMEM;
     }
     switch (flags & E810_LSE_M) {
@@ -392,7 +378,8 @@ int e810_phy_get_link_status(E810Core *c, E810AqCmd *cmd)
         break;      /* no change requested */
     }
     phy_link_status(c, cmd->buf);
-    st16(aq_param(cmd, 18), p->lse_ena ? E810_LSE_IS_ENABLED : 0);
+    st16(aq_param(cmd, AQC_GET_LINK_STATUS_CMD_FLAGS),
+         p->lse_ena ? E810_LSE_IS_ENABLED : 0);
     trace_e810_phy_link_status(p->up, p->lse_ena);
     return E810_AQ_RC_OK;
 }
@@ -405,7 +392,8 @@ int e810_phy_set_event_mask(E810Core *c, E810AqCmd *cmd)
         return E810_AQ_RC_EINVAL;
     }
     /* Every bit is accepted: ice sets reserved ones when it masks "all". */
-    c->fw.phy.event_mask = ld16(aq_param(cmd, 24));
+    c->fw.phy.event_mask =
+        ld16(aq_param(cmd, AQC_SET_EVENT_MASK_EVENT_MASK));
     trace_e810_phy_event_mask(c->fw.phy.event_mask);
     return E810_AQ_RC_OK;
 }
@@ -415,7 +403,8 @@ int e810_phy_set_event_mask(E810Core *c, E810AqCmd *cmd)
 int e810_phy_set_mac_lb(E810Core *c, E810AqCmd *cmd)
 {
     /* Bit 0 enables loopback; bit 1 picks the clock and changes nothing here. */
-    c->fw.phy.mac_loopback = *aq_param(cmd, 16) & 1;
+    c->fw.phy.mac_loopback =
+        *aq_param(cmd, AQC_SET_MAC_LB_LB_MODE) & AQC_MAC_LB_EN;
     return E810_AQ_RC_OK;
 }
 
@@ -492,12 +481,13 @@ static void sff_a0_page(uint8_t p[256])
 
 int e810_phy_sff_eeprom(E810Core *c, E810AqCmd *cmd)
 {
-    uint8_t lport_valid = *aq_param(cmd, 17);
-    uint16_t bus = ld16(aq_param(cmd, 18));
-    uint16_t mem = ld16(aq_param(cmd, 20));
+    uint8_t lport_valid = *aq_param(cmd, AQC_SFF_EEPROM_LPORT_NUM_VALID);
+    uint16_t bus = ld16(aq_param(cmd, AQC_SFF_EEPROM_I2C_BUS_ADDR));
+    uint16_t mem = ld16(aq_param(cmd, AQC_SFF_EEPROM_I2C_MEM_ADDR));
     uint8_t page[256];
 
-    if ((lport_valid & 1) && phy_lport(cmd) != E810_PHY_LPORT) {
+    if ((lport_valid & AQC_SFF_PORT_NUM_VALID) &&
+        phy_lport(cmd) != E810_PHY_LPORT) {
         e810_guest_error(c, "SFF EEPROM: logical port %u does not exist",
                          phy_lport(cmd));
         return E810_AQ_RC_EINVAL;
@@ -508,10 +498,11 @@ int e810_phy_sff_eeprom(E810Core *c, E810AqCmd *cmd)
                          cmd->buf_len, mem);
         return E810_AQ_RC_EINVAL;
     }
-    if (bus & (1u << 15)) {
+    if (bus & AQC_SFF_IS_WRITE) {
         return E810_AQ_RC_EACCES;           /* the module is read-only here */
     }
-    if ((bus & (1u << 10)) || (bus & 0x7F) != SFF_EEPROM_ADDR) {
+    if ((bus & AQC_SFF_I2CBUS_TYPE_10BIT) ||
+        (bus & AQC_SFF_I2CBUS_7BIT_M) != SFF_EEPROM_ADDR) {
         /* Only A0h answers: no diagnostics page (A2h) on this module. */
         return E810_AQ_RC_EIO;
     }
@@ -523,9 +514,9 @@ int e810_phy_sff_eeprom(E810Core *c, E810AqCmd *cmd)
 
 /* ---- 0x0A08 LLDP Set Local MIB ------------------------------------------ */
 
-int e810_lldp_set_local_mib(E810Core *c, E810AqCmd *cmd)
+int e810_lldp_local_mib(E810Core *c, E810AqCmd *cmd)
 {
-    uint16_t len = ld16(aq_param(cmd, 18));
+    uint16_t len = ld16(aq_param(cmd, AQC_LLDP_SET_LOCAL_MIB_LENGTH));
 
     /* Sent on every link-up when DCB is off; no LLDP agent runs here. */
     if (!cmd->has_buf || len > cmd->buf_len) {

@@ -2,8 +2,8 @@
 /*
  * E810 firmware model: transmit scheduler and Tx queue commands.
  *
- * Layout facts (offsets, sizes, layer numbers) follow the ice driver's
- * ice_adminq_cmd.h and ice_sched.c.  The tree the driver builds is:
+ * Command layouts are in aqc.h; layer numbers follow the ice driver's
+ * ice_sched.c.  The tree the driver builds is:
  * root (layer 0) -> TC (1) -> entry point and generic nodes (2..7, VSI at
  * 5, queue groups at 7) -> leaves (8: LAN Tx queues, RDMA qsets).
  */
@@ -11,51 +11,13 @@
 #include "../bytes.h"
 #include "../../trace.h"
 
-/* Descriptor parameters of the element commands (struct ice_aqc_sched_elem_cmd) */
-#define SCHED_P_NUM_REQ     16
-#define SCHED_P_NUM_RESP    18
-
-/* struct ice_aqc_txsched_elem_data */
-#define ELEM_SIZE           24
-#define ELEM_PARENT         0
-#define ELEM_TEID           4
-#define ELEM_DATA           8
-/* struct ice_aqc_txsched_elem, inside ELEM_DATA */
-#define DATA_TYPE           0
-#define DATA_VALID          1
-#define DATA_FLAGS          3
-#define   DATA_VALID_GENERIC    0x01
-#define   DATA_FLAG_SUSPEND     0x01
-/* struct ice_aqc_txsched_topo_grp_info_hdr */
-#define GRP_HDR_SIZE        8
 /* struct ice_aqc_get_topo_elem: one block per branch */
-#define TOPO_BRANCH_SIZE    (GRP_HDR_SIZE + E810_SCHED_LAYERS * ELEM_SIZE)
-/* struct ice_aqc_txsched_move_grp_info_hdr */
-#define MOVE_HDR_SIZE       12
+#define TOPO_BRANCH_SIZE \
+    (AQC_GRP_HDR_SIZE + E810_SCHED_LAYERS * AQC_ELEM_DATA_SIZE)
 /* struct ice_aqc_query_txsched_res_resp */
-#define RES_PROPS_SIZE      32
-#define RES_LAYER_SIZE      32
-#define RES_SIZE            (RES_PROPS_SIZE + E810_SCHED_LAYERS * RES_LAYER_SIZE)
-/* struct ice_aqc_rl_profile_elem */
-#define RL_ELEM_SIZE        12
-/* struct ice_aqc_add_tx_qgrp / ice_aqc_add_txqs_perq */
-#define TXQ_GRP_HDR         8
-#define TXQ_ENTRY_SIZE      48
-#define TXQ_E_ID            0
-#define TXQ_E_TEID          4
-#define TXQ_E_CTX           8
-#define TXQ_E_INFO          32
-#define TXQ_CTX_SIZE        22
+#define RES_SIZE \
+    (AQC_SCHED_PROPS_SIZE + E810_SCHED_LAYERS * AQC_LAYER_SIZE)
 #define TXQ_MAX_GRPS        127     /* ICE_LAN_TXQ_MAX_QGRPS */
-/* struct ice_aqc_dis_txq_item */
-#define DIS_ITEM_HDR        6
-#define DIS_Q_RDMA_QSET     0x8000u
-/* struct ice_aqc_add_rdma_qset_data / ice_aqc_add_tx_rdma_qset_entry */
-#define QSET_GRP_HDR        8
-#define QSET_ENTRY_SIZE     24
-#define QSET_E_ID           0
-#define QSET_E_TEID         4
-#define QSET_E_INFO         8
 
 /* Most elements one command can name: sizes the rollback lists. */
 #define SCHED_MAX_PER_CMD   (E810_AQ_BUF_MAX / 4)
@@ -88,7 +50,7 @@ const E810SchedNode *e810_fw_sched_node(E810Core *c, uint32_t teid)
 static bool sched_is_leaf(const E810SchedNode *n)
 {
     return n->kind == E810_SCHED_TXQ || n->kind == E810_SCHED_QSET ||
-           n->data[DATA_TYPE] == E810_SCHED_ELEM_LEAF;
+           n->data[AQC_ELEM_TYPE] == E810_SCHED_ELEM_LEAF;
 }
 
 static uint32_t sched_free_count(E810FwSched *s)
@@ -199,11 +161,13 @@ static void sched_delete_subtree(E810Core *c, uint32_t teid)
 
 static void sched_default_data(uint8_t *d, uint8_t type)
 {
-    memset(d, 0, 16);
-    d[DATA_TYPE] = type;
-    d[DATA_VALID] = 0x07;           /* generic, CIR, EIR */
-    st16(d + 6, 4);                 /* CIR weight: the driver's default */
-    st16(d + 10, 4);                /* EIR weight */
+    memset(d, 0, AQC_ELEM_SIZE);
+    d[AQC_ELEM_TYPE] = type;
+    d[AQC_ELEM_VALID_SECTIONS] =
+        AQC_ELEM_VALID_GENERIC | AQC_ELEM_VALID_CIR | AQC_ELEM_VALID_EIR;
+    /* CIR and EIR weights: the driver's default */
+    st16(d + AQC_ELEM_CIR_BW + AQC_BW_ALLOC, 4);
+    st16(d + AQC_ELEM_EIR_BW + AQC_BW_ALLOC, 4);
 }
 
 void e810_fw_sched_clear(E810Core *c)
@@ -263,9 +227,9 @@ static void sched_put_elem(E810FwSched *s, uint8_t *e, uint32_t teid)
 {
     E810SchedNode *n = &s->node[teid - 1];
 
-    st32(e + ELEM_PARENT, n->parent);
-    st32(e + ELEM_TEID, teid);
-    memcpy(e + ELEM_DATA, n->data, 16);
+    st32(e + AQC_ELEM_DATA_PARENT_TEID, n->parent);
+    st32(e + AQC_ELEM_DATA_NODE_TEID, teid);
+    memcpy(e + AQC_ELEM_DATA_DATA, n->data, AQC_ELEM_SIZE);
 }
 
 /* 0x0400 Get Default Topology */
@@ -279,8 +243,9 @@ int e810_sched_get_dflt_topo(E810Core *c, E810AqCmd *cmd)
         e810_guest_error(c, "get default topology without a buffer");
         return E810_AQ_RC_EINVAL;
     }
-    if (cmd->desc[16] != 0) {
-        e810_guest_error(c, "get default topology: port %u", cmd->desc[16]);
+    if (*aq_param(cmd, AQC_GET_TOPO_PORT_NUM) != 0) {
+        e810_guest_error(c, "get default topology: port %u",
+                         *aq_param(cmd, AQC_GET_TOPO_PORT_NUM));
         return E810_AQ_RC_EINVAL;
     }
     if (cmd->buf_len < TOPO_BRANCH_SIZE) {
@@ -294,12 +259,13 @@ int e810_sched_get_dflt_topo(E810Core *c, E810AqCmd *cmd)
         chain[n++] = s->ep_teid;
     }
     memset(cmd->buf, 0, TOPO_BRANCH_SIZE);
-    st32(cmd->buf + 0, E810_SCHED_INVAL_TEID);
-    st16(cmd->buf + 4, n);
+    st32(cmd->buf + AQC_GRP_PARENT_TEID, E810_SCHED_INVAL_TEID);
+    st16(cmd->buf + AQC_GRP_NUM_ELEMS, n);
     for (unsigned i = 0; i < n; i++) {
-        sched_put_elem(s, cmd->buf + GRP_HDR_SIZE + i * ELEM_SIZE, chain[i]);
+        sched_put_elem(s, cmd->buf + AQC_GRP_HDR_SIZE +
+                       i * AQC_ELEM_DATA_SIZE, chain[i]);
     }
-    cmd->desc[17] = 1;                          /* num_branches */
+    *aq_param(cmd, AQC_GET_TOPO_NUM_BRANCHES) = 1;
     cmd->resp_len = TOPO_BRANCH_SIZE;
     return E810_AQ_RC_OK;
 }
@@ -344,9 +310,15 @@ static void sched_rollback(E810Core *c, const uint32_t *teids, unsigned n)
 
 /*
  * The group at @off of an add command: a header of @hdr bytes (parent TEID,
- * then the entry count at +4, 8 or 16 bits wide) and that many entries of
- * @entry bytes.  False when the group is empty or overruns the buffer.
+ * then the entry count, 8 or 16 bits wide) and that many entries of @entry
+ * bytes.  False when the group is empty or overruns the buffer.  Tx queue
+ * and qset groups keep parent and count where element groups do.
  */
+_Static_assert(AQC_TX_QGRP_PARENT_TEID == AQC_GRP_PARENT_TEID &&
+               AQC_QSET_GRP_PARENT_TEID == AQC_GRP_PARENT_TEID &&
+               AQC_TX_QGRP_NUM_TXQS == AQC_GRP_NUM_ELEMS &&
+               AQC_QSET_GRP_NUM_QSETS == AQC_GRP_NUM_ELEMS,
+               "add groups share their header's places");
 static bool sched_group(const E810AqCmd *cmd, size_t off, size_t hdr,
                         size_t entry, bool count16, uint32_t *parent,
                         uint16_t *n)
@@ -354,8 +326,9 @@ static bool sched_group(const E810AqCmd *cmd, size_t off, size_t hdr,
     if (off + hdr > cmd->buf_len) {
         return false;
     }
-    *parent = ld32(cmd->buf + off);
-    *n = count16 ? ld16(cmd->buf + off + 4) : cmd->buf[off + 4];
+    *parent = ld32(cmd->buf + off + AQC_GRP_PARENT_TEID);
+    *n = count16 ? ld16(cmd->buf + off + AQC_GRP_NUM_ELEMS)
+                 : cmd->buf[off + AQC_GRP_NUM_ELEMS];
     return *n != 0 && off + hdr + (size_t)*n * entry <= cmd->buf_len;
 }
 
@@ -363,7 +336,7 @@ static bool sched_group(const E810AqCmd *cmd, size_t off, size_t hdr,
 int e810_sched_add_elems(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
-    uint16_t groups = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
+    uint16_t groups = ld16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_REQ));
     uint32_t added[SCHED_MAX_PER_CMD];
     unsigned nadded = 0;
     size_t off = 0;
@@ -379,7 +352,8 @@ int e810_sched_add_elems(E810Core *c, E810AqCmd *cmd)
         uint32_t parent;
         uint16_t n;
 
-        if (!sched_group(cmd, off, GRP_HDR_SIZE, ELEM_SIZE, true, &parent, &n)) {
+        if (!sched_group(cmd, off, AQC_GRP_HDR_SIZE, AQC_ELEM_DATA_SIZE, true,
+                         &parent, &n)) {
             goto bad_len;
         }
         rc = sched_check_parent(c, parent, n, E810_SCHED_EP_LAYER,
@@ -388,8 +362,9 @@ int e810_sched_add_elems(E810Core *c, E810AqCmd *cmd)
             goto fail;
         }
         for (unsigned i = 0; i < n; i++) {
-            uint8_t *e = cmd->buf + off + GRP_HDR_SIZE + i * ELEM_SIZE;
-            uint8_t type = e[ELEM_DATA + DATA_TYPE];
+            uint8_t *e = cmd->buf + off + AQC_GRP_HDR_SIZE +
+                         i * AQC_ELEM_DATA_SIZE;
+            uint8_t type = e[AQC_ELEM_DATA_DATA + AQC_ELEM_TYPE];
 
             if (type != E810_SCHED_ELEM_GENERIC && type != E810_SCHED_ELEM_PADDED) {
                 e810_guest_error(c, "add sched elems: element type %u", type);
@@ -398,17 +373,18 @@ int e810_sched_add_elems(E810Core *c, E810AqCmd *cmd)
             }
         }
         for (unsigned i = 0; i < n; i++) {
-            uint8_t *e = cmd->buf + off + GRP_HDR_SIZE + i * ELEM_SIZE;
+            uint8_t *e = cmd->buf + off + AQC_GRP_HDR_SIZE +
+                         i * AQC_ELEM_DATA_SIZE;
             uint32_t teid = sched_alloc(s, parent, p->layer + 1, E810_SCHED_NODE,
-                                        0, e + ELEM_DATA);
+                                        0, e + AQC_ELEM_DATA_DATA);
 
             added[nadded++] = teid;
-            st32(e + ELEM_PARENT, parent);
-            st32(e + ELEM_TEID, teid);
+            st32(e + AQC_ELEM_DATA_PARENT_TEID, parent);
+            st32(e + AQC_ELEM_DATA_NODE_TEID, teid);
         }
-        off += GRP_HDR_SIZE + (size_t)n * ELEM_SIZE;
+        off += AQC_GRP_HDR_SIZE + (size_t)n * AQC_ELEM_DATA_SIZE;
     }
-    st16(aq_param(cmd, SCHED_P_NUM_RESP), groups);
+    st16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_RESP), groups);
     cmd->resp_len = off;
     return E810_AQ_RC_OK;
 
@@ -425,13 +401,15 @@ fail:
 static int sched_check_elems(E810Core *c, E810AqCmd *cmd, uint16_t n,
                              const char *what)
 {
-    if (!cmd->has_buf || n == 0 || (size_t)n * ELEM_SIZE > cmd->buf_len) {
+    if (!cmd->has_buf || n == 0 ||
+        (size_t)n * AQC_ELEM_DATA_SIZE > cmd->buf_len) {
         e810_guest_error(c, "%s: %u elements in a %u-byte buffer", what, n,
                          cmd->buf_len);
         return E810_AQ_RC_EINVAL;
     }
     for (unsigned i = 0; i < n; i++) {
-        uint32_t teid = ld32(cmd->buf + i * ELEM_SIZE + ELEM_TEID);
+        uint32_t teid = ld32(cmd->buf + i * AQC_ELEM_DATA_SIZE +
+                             AQC_ELEM_DATA_NODE_TEID);
 
         if (!sched_node(&c->fw.sched, teid)) {
             e810_guest_error(c, "%s: unknown TEID 0x%x", what, teid);
@@ -445,40 +423,43 @@ static int sched_check_elems(E810Core *c, E810AqCmd *cmd, uint16_t n,
 int e810_sched_cfg_elems(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
-    uint16_t n = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
+    uint16_t n = ld16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_REQ));
     int rc = sched_check_elems(c, cmd, n, "configure sched elems");
 
     if (rc) {
         return rc;
     }
     for (unsigned i = 0; i < n; i++) {
-        const uint8_t *e = cmd->buf + i * ELEM_SIZE;
-        E810SchedNode *node = sched_node(s, ld32(e + ELEM_TEID));
+        const uint8_t *e = cmd->buf + i * AQC_ELEM_DATA_SIZE;
+        E810SchedNode *node = sched_node(s, ld32(e + AQC_ELEM_DATA_NODE_TEID));
 
         /* Type and flags are reserved in this command. */
-        memcpy(node->data + 1, e + ELEM_DATA + 1, 2);
-        memcpy(node->data + 4, e + ELEM_DATA + 4, 12);
+        memcpy(node->data + AQC_ELEM_VALID_SECTIONS,
+               e + AQC_ELEM_DATA_DATA + AQC_ELEM_VALID_SECTIONS, 2);
+        memcpy(node->data + AQC_ELEM_CIR_BW,
+               e + AQC_ELEM_DATA_DATA + AQC_ELEM_CIR_BW,
+               AQC_ELEM_SIZE - AQC_ELEM_CIR_BW);
     }
-    st16(aq_param(cmd, SCHED_P_NUM_RESP), n);
+    st16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_RESP), n);
     return E810_AQ_RC_OK;
 }
 
 /* 0x0404 Query Scheduler Elements */
 int e810_sched_query_elems(E810Core *c, E810AqCmd *cmd)
 {
-    uint16_t n = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
+    uint16_t n = ld16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_REQ));
     int rc = sched_check_elems(c, cmd, n, "query sched elems");
 
     if (rc) {
         return rc;
     }
     for (unsigned i = 0; i < n; i++) {
-        uint8_t *e = cmd->buf + i * ELEM_SIZE;
+        uint8_t *e = cmd->buf + i * AQC_ELEM_DATA_SIZE;
 
-        sched_put_elem(&c->fw.sched, e, ld32(e + ELEM_TEID));
+        sched_put_elem(&c->fw.sched, e, ld32(e + AQC_ELEM_DATA_NODE_TEID));
     }
-    st16(aq_param(cmd, SCHED_P_NUM_RESP), n);
-    cmd->resp_len = n * ELEM_SIZE;
+    st16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_RESP), n);
+    cmd->resp_len = n * AQC_ELEM_DATA_SIZE;
     return E810_AQ_RC_OK;
 }
 
@@ -486,7 +467,7 @@ int e810_sched_query_elems(E810Core *c, E810AqCmd *cmd)
 int e810_sched_move_elems(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
-    uint16_t groups = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
+    uint16_t groups = ld16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_REQ));
     uint16_t moved = 0;
     size_t off = 0;
     int rc = E810_AQ_RC_OK;
@@ -500,14 +481,14 @@ int e810_sched_move_elems(E810Core *c, E810AqCmd *cmd)
         uint16_t n;
         E810SchedNode *d, *sp;
 
-        if (off + MOVE_HDR_SIZE > cmd->buf_len) {
+        if (off + AQC_MOVE_HDR_SIZE > cmd->buf_len) {
             rc = E810_AQ_RC_EINVAL;
             break;
         }
-        src = ld32(cmd->buf + off);
-        dst = ld32(cmd->buf + off + 4);
-        n = ld16(cmd->buf + off + 8);
-        if (n == 0 || off + MOVE_HDR_SIZE + (size_t)n * 4 > cmd->buf_len) {
+        src = ld32(cmd->buf + off + AQC_MOVE_SRC_PARENT_TEID);
+        dst = ld32(cmd->buf + off + AQC_MOVE_DEST_PARENT_TEID);
+        n = ld16(cmd->buf + off + AQC_MOVE_NUM_ELEMS);
+        if (n == 0 || off + AQC_MOVE_HDR_SIZE + (size_t)n * 4 > cmd->buf_len) {
             e810_guest_error(c, "move sched elems: %u TEIDs overrun the buffer", n);
             rc = E810_AQ_RC_EINVAL;
             break;
@@ -524,7 +505,7 @@ int e810_sched_move_elems(E810Core *c, E810AqCmd *cmd)
             break;
         }
         for (unsigned i = 0; i < n && !rc; i++) {
-            uint32_t teid = ld32(cmd->buf + off + MOVE_HDR_SIZE + i * 4);
+            uint32_t teid = ld32(cmd->buf + off + AQC_MOVE_HDR_SIZE + i * 4);
             E810SchedNode *node = sched_node(s, teid);
 
             /* Same layer only: this also rules out moving under a descendant. */
@@ -540,7 +521,7 @@ int e810_sched_move_elems(E810Core *c, E810AqCmd *cmd)
         }
         sp = sched_node(s, src);
         for (unsigned i = 0; i < n; i++) {
-            uint32_t teid = ld32(cmd->buf + off + MOVE_HDR_SIZE + i * 4);
+            uint32_t teid = ld32(cmd->buf + off + AQC_MOVE_HDR_SIZE + i * 4);
             E810SchedNode *node = sched_node(s, teid);
 
             /* A TEID named twice has already moved. */
@@ -555,17 +536,18 @@ int e810_sched_move_elems(E810Core *c, E810AqCmd *cmd)
             trace_e810_fw_sched_node("move", teid, dst, node->layer);
         }
         moved++;
-        off += MOVE_HDR_SIZE + (size_t)n * 4;
+        off += AQC_MOVE_HDR_SIZE + (size_t)n * 4;
     }
-    st16(aq_param(cmd, SCHED_P_NUM_RESP), moved);
+    st16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_RESP), moved);
     return rc;
 }
 
 /* 0x0409 / 0x040A Suspend / Resume: a flag in the element data. */
-static int sched_suspend_resume(E810Core *c, E810AqCmd *cmd, bool suspend)
+int e810_sched_suspend(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
-    uint16_t n = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
+    bool suspend = cmd->opcode == AQC_OPC_SUSPEND_SCHED_ELEMS;
+    uint16_t n = ld16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_REQ));
 
     if (!cmd->has_buf || n == 0 || (size_t)n * 4 > cmd->buf_len) {
         e810_guest_error(c, "suspend/resume: %u TEIDs in %u bytes", n, cmd->buf_len);
@@ -583,30 +565,20 @@ static int sched_suspend_resume(E810Core *c, E810AqCmd *cmd, bool suspend)
         E810SchedNode *node = sched_node(s, ld32(cmd->buf + i * 4));
 
         if (suspend) {
-            node->data[DATA_FLAGS] |= DATA_FLAG_SUSPEND;
+            node->data[AQC_ELEM_FLAGS] |= AQC_ELEM_FLAG_SUSPEND;
         } else {
-            node->data[DATA_FLAGS] &= ~DATA_FLAG_SUSPEND;
+            node->data[AQC_ELEM_FLAGS] &= ~AQC_ELEM_FLAG_SUSPEND;
         }
     }
-    st16(aq_param(cmd, SCHED_P_NUM_RESP), n);
+    st16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_RESP), n);
     return E810_AQ_RC_OK;
 }
 
-int e810_sched_suspend(E810Core *c, E810AqCmd *cmd)
-{
-    return sched_suspend_resume(c, cmd, true);
-}
-
-int e810_sched_resume(E810Core *c, E810AqCmd *cmd)
-{
-    return sched_suspend_resume(c, cmd, false);
-}
-
 /* 0x040F Delete Scheduler Elements (with whatever hangs below them) */
-int e810_sched_delete_elems(E810Core *c, E810AqCmd *cmd)
+int e810_sched_delete(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
-    uint16_t groups = ld16(aq_param(cmd, SCHED_P_NUM_REQ));
+    uint16_t groups = ld16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_REQ));
     size_t off = 0;
 
     if (!cmd->has_buf || groups == 0) {
@@ -618,16 +590,16 @@ int e810_sched_delete_elems(E810Core *c, E810AqCmd *cmd)
         uint32_t parent;
         uint16_t n;
 
-        if (off + GRP_HDR_SIZE > cmd->buf_len) {
+        if (off + AQC_GRP_HDR_SIZE > cmd->buf_len) {
             goto bad_len;
         }
-        parent = ld32(cmd->buf + off);
-        n = ld16(cmd->buf + off + 4);
-        if (n == 0 || off + GRP_HDR_SIZE + (size_t)n * 4 > cmd->buf_len) {
+        parent = ld32(cmd->buf + off + AQC_GRP_PARENT_TEID);
+        n = ld16(cmd->buf + off + AQC_GRP_NUM_ELEMS);
+        if (n == 0 || off + AQC_GRP_HDR_SIZE + (size_t)n * 4 > cmd->buf_len) {
             goto bad_len;
         }
         for (unsigned i = 0; i < n; i++) {
-            uint32_t teid = ld32(cmd->buf + off + GRP_HDR_SIZE + i * 4);
+            uint32_t teid = ld32(cmd->buf + off + AQC_GRP_HDR_SIZE + i * 4);
             E810SchedNode *node = sched_node(s, teid);
 
             if (!node || node->parent != parent) {
@@ -640,18 +612,19 @@ int e810_sched_delete_elems(E810Core *c, E810AqCmd *cmd)
                 return E810_AQ_RC_EPERM;
             }
         }
-        off += GRP_HDR_SIZE + (size_t)n * 4;
+        off += AQC_GRP_HDR_SIZE + (size_t)n * 4;
     }
     off = 0;
     for (unsigned g = 0; g < groups; g++) {
-        uint16_t n = ld16(cmd->buf + off + 4);
+        uint16_t n = ld16(cmd->buf + off + AQC_GRP_NUM_ELEMS);
 
         for (unsigned i = 0; i < n; i++) {
-            sched_delete_subtree(c, ld32(cmd->buf + off + GRP_HDR_SIZE + i * 4));
+            sched_delete_subtree(c, ld32(cmd->buf + off + AQC_GRP_HDR_SIZE +
+                                         i * 4));
         }
-        off += GRP_HDR_SIZE + (size_t)n * 4;
+        off += AQC_GRP_HDR_SIZE + (size_t)n * 4;
     }
-    st16(aq_param(cmd, SCHED_P_NUM_RESP), groups);
+    st16(aq_param(cmd, AQC_SCHED_ELEM_NUM_ELEM_RESP), groups);
     return E810_AQ_RC_OK;
 
 bad_len:
@@ -665,9 +638,9 @@ bad_len:
 static bool rl_count(E810Core *c, E810AqCmd *cmd, const char *what,
                      uint16_t *n)
 {
-    *n = ld16(aq_param(cmd, 16));
+    *n = ld16(aq_param(cmd, AQC_RL_PROFILE_NUM_PROFILES));
     if (!cmd->has_buf || *n == 0 ||
-        (size_t)*n * RL_ELEM_SIZE > cmd->buf_len) {
+        (size_t)*n * AQC_RL_ELEM_SIZE > cmd->buf_len) {
         e810_guest_error(c, "%s RL profiles: %u in %u bytes", what, *n,
                          cmd->buf_len);
         return false;
@@ -693,32 +666,36 @@ int e810_sched_add_rl(E810Core *c, E810AqCmd *cmd)
         return E810_AQ_RC_ENOSPC;
     }
     for (unsigned i = 0; i < n; i++) {
-        uint8_t *e = cmd->buf + i * RL_ELEM_SIZE;
+        uint8_t *e = cmd->buf + i * AQC_RL_ELEM_SIZE;
+        uint8_t level = e[AQC_RL_ELEM_LEVEL];
+        uint8_t type = e[AQC_RL_ELEM_FLAGS] & AQC_RL_PROFILE_TYPE_M;
 
-        if (e[0] < 1 || e[0] > E810_SCHED_LAYERS || (e[1] & 3) > 2) {
-            e810_guest_error(c, "add RL profiles: level %u type %u", e[0], e[1] & 3);
+        if (level < 1 || level > E810_SCHED_LAYERS ||
+            type > AQC_RL_PROFILE_TYPE_SRL) {
+            e810_guest_error(c, "add RL profiles: level %u type %u", level,
+                             type);
             return E810_AQ_RC_EINVAL;
         }
     }
     for (unsigned i = 0; i < n; i++) {
-        uint8_t *e = cmd->buf + i * RL_ELEM_SIZE;
+        uint8_t *e = cmd->buf + i * AQC_RL_ELEM_SIZE;
 
         for (unsigned j = 0; j < E810_SCHED_MAX_RL_PROF; j++) {
             E810RlProfile *p = &s->rl[j];
 
             if (!p->in_use) {
                 p->in_use = true;
-                p->level = e[0];
-                p->type = e[1] & 3;
+                p->level = e[AQC_RL_ELEM_LEVEL];
+                p->type = e[AQC_RL_ELEM_FLAGS] & AQC_RL_PROFILE_TYPE_M;
                 p->id = j + 1;
-                st16(e + 2, p->id);
-                memcpy(p->elem, e, RL_ELEM_SIZE);
+                st16(e + AQC_RL_ELEM_PROFILE_ID, p->id);
+                memcpy(p->elem, e, AQC_RL_ELEM_SIZE);
                 break;
             }
         }
     }
-    st16(aq_param(cmd, 18), n);
-    cmd->resp_len = n * RL_ELEM_SIZE;
+    st16(aq_param(cmd, AQC_RL_PROFILE_NUM_PROCESSED), n);
+    cmd->resp_len = n * AQC_RL_ELEM_SIZE;
     return E810_AQ_RC_OK;
 }
 
@@ -732,21 +709,22 @@ int e810_sched_remove_rl(E810Core *c, E810AqCmd *cmd)
         return E810_AQ_RC_EINVAL;
     }
     for (unsigned i = 0; i < n; i++) {
-        const uint8_t *e = cmd->buf + i * RL_ELEM_SIZE;
-        uint16_t id = ld16(e + 2);
+        const uint8_t *e = cmd->buf + i * AQC_RL_ELEM_SIZE;
+        uint16_t id = ld16(e + AQC_RL_ELEM_PROFILE_ID);
 
         for (unsigned j = 0; j < E810_SCHED_MAX_RL_PROF; j++) {
             E810RlProfile *p = &s->rl[j];
 
-            if (p->in_use && p->id == id && p->level == e[0] &&
-                p->type == (e[1] & 3)) {
+            if (p->in_use && p->id == id &&
+                p->level == e[AQC_RL_ELEM_LEVEL] &&
+                p->type == (e[AQC_RL_ELEM_FLAGS] & AQC_RL_PROFILE_TYPE_M)) {
                 p->in_use = false;
                 done++;
                 break;
             }
         }
     }
-    st16(aq_param(cmd, 18), done);
+    st16(aq_param(cmd, AQC_RL_PROFILE_NUM_PROCESSED), done);
     return done == n ? E810_AQ_RC_OK : E810_AQ_RC_ENOENT;
 }
 
@@ -763,24 +741,24 @@ int e810_sched_query_res(E810Core *c, E810AqCmd *cmd)
         return E810_AQ_RC_ENOMEM;
     }
     memset(b, 0, RES_SIZE);
-    st16(b + 0, E810_SCHED_LAYERS);             /* phys_levels */
-    st16(b + 2, E810_SCHED_LAYERS);             /* logical_levels */
-    b[4] = 0;                                   /* flattening_bitmap */
-    b[5] = 8;                                   /* max_device_cgds */
-    b[6] = 8;                                   /* max_pf_cgds */
-    st16(b + 8, 256);                           /* rdma_qsets */
+    st16(b + AQC_SCHED_PROPS_PHYS_LEVELS, E810_SCHED_LAYERS);
+    st16(b + AQC_SCHED_PROPS_LOGICAL_LEVELS, E810_SCHED_LAYERS);
+    b[AQC_SCHED_PROPS_FLATTENING_BITMAP] = 0;
+    b[AQC_SCHED_PROPS_MAX_DEVICE_CGDS] = 8;
+    b[AQC_SCHED_PROPS_MAX_PF_CGDS] = 8;
+    st16(b + AQC_SCHED_PROPS_RDMA_QSETS, 256);
     for (unsigned i = 0; i < E810_SCHED_LAYERS; i++) {
-        uint8_t *l = b + RES_PROPS_SIZE + i * RES_LAYER_SIZE;
+        uint8_t *l = b + AQC_SCHED_PROPS_SIZE + i * AQC_LAYER_SIZE;
         uint16_t nodes = i == 0 ? 1 : i == 1 ? 8 : E810_SCHED_MAX_NODES;
 
-        l[0] = i;                               /* logical_layer */
-        l[1] = 1;                               /* chunk_size */
-        st16(l + 2, nodes);                     /* max_device_nodes */
-        st16(l + 4, nodes);                     /* max_pf_nodes */
-        st16(l + 10, sched_sibl_grp[i]);        /* max_sibl_grp_sz */
-        st16(l + 12, E810_SCHED_MAX_RL_PROF);   /* max_cir_rl_profiles */
-        st16(l + 14, E810_SCHED_MAX_RL_PROF);   /* max_eir_rl_profiles */
-        st16(l + 16, E810_SCHED_MAX_RL_PROF);   /* max_srl_profiles */
+        l[AQC_LAYER_LOGICAL_LAYER] = i;
+        l[AQC_LAYER_CHUNK_SIZE] = 1;
+        st16(l + AQC_LAYER_MAX_DEVICE_NODES, nodes);
+        st16(l + AQC_LAYER_MAX_PF_NODES, nodes);
+        st16(l + AQC_LAYER_MAX_SIBL_GRP_SZ, sched_sibl_grp[i]);
+        st16(l + AQC_LAYER_MAX_CIR_RL_PROFILES, E810_SCHED_MAX_RL_PROF);
+        st16(l + AQC_LAYER_MAX_EIR_RL_PROFILES, E810_SCHED_MAX_RL_PROF);
+        st16(l + AQC_LAYER_MAX_SRL_PROFILES, E810_SCHED_MAX_RL_PROF);
     }
     cmd->resp_len = RES_SIZE;
     return E810_AQ_RC_OK;
@@ -791,11 +769,9 @@ int e810_sched_query_res(E810Core *c, E810AqCmd *cmd)
  * byte 0: no LOAD_NEW, no ISSUED), so ice_cfg_tx_topo() ends with -EEXIST
  * ("already applied").  The topology buffer is not read by ice.
  */
-#define P_TX_TOPO_FLAGS     16
-
 int e810_sched_get_tx_topo(E810Core *c, E810AqCmd *cmd)
 {
-    *aq_param(cmd, P_TX_TOPO_FLAGS) = 0;
+    *aq_param(cmd, AQC_TX_TOPO_SET_FLAGS) = 0;
     return E810_AQ_RC_OK;
 }
 
@@ -809,7 +785,7 @@ int e810_sched_set_tx_topo(E810Core *c, E810AqCmd *cmd)
 /* struct ice_tlan_ctx, field positions from ice_common.c ice_tlan_ctx_fields. */
 static void txq_unpack(E810TxQueueCtx *q, const uint8_t *ctx)
 {
-    memcpy(q->raw, ctx, TXQ_CTX_SIZE);
+    memcpy(q->raw, ctx, AQC_TXQ_CTX_SIZE);
     q->base = ld_bits(ctx, 0, 57) << 7;
     q->port_num = ld_bits(ctx, 57, 3);
     q->cgd_num = ld_bits(ctx, 60, 5);
@@ -840,6 +816,7 @@ static void txq_unpack(E810TxQueueCtx *q, const uint8_t *ctx)
  */
 typedef struct SchedAddKind {
     const char *what;
+    unsigned num_grps;          /* parameter holding the group count (u8) */
     size_t grp_hdr, entry_size;
     bool qsets;
     int (*check)(E810Core *c, const uint8_t *ent, uint16_t n);
@@ -848,7 +825,7 @@ typedef struct SchedAddKind {
 
 static int sched_add_leaves(E810Core *c, E810AqCmd *cmd, const SchedAddKind *k)
 {
-    uint8_t groups = cmd->desc[16];
+    uint8_t groups = *aq_param(cmd, k->num_grps);
     uint32_t added[SCHED_MAX_PER_CMD];
     unsigned nadded = 0;
     size_t off = 0;
@@ -898,8 +875,8 @@ static int txq_check(E810Core *c, const uint8_t *ent, uint16_t n)
     E810FwSched *s = &c->fw.sched;
 
     for (unsigned i = 0; i < n; i++) {
-        const uint8_t *e = ent + i * TXQ_ENTRY_SIZE;
-        uint16_t q = ld16(e + TXQ_E_ID);
+        const uint8_t *e = ent + i * AQC_TXQ_SIZE;
+        uint16_t q = ld16(e + AQC_TXQ_TXQ_ID);
 
         if (q >= E810_FW_MAX_TXQ || s->txq[q].enabled) {
             e810_guest_error(c, "add Tx queues: queue %u out of range or "
@@ -907,17 +884,18 @@ static int txq_check(E810Core *c, const uint8_t *ent, uint16_t n)
             return q >= E810_FW_MAX_TXQ ? E810_AQ_RC_EINVAL : E810_AQ_RC_EEXIST;
         }
         for (unsigned j = 0; j < i; j++) {
-            if (ld16(ent + j * TXQ_ENTRY_SIZE + TXQ_E_ID) == q) {
+            if (ld16(ent + j * AQC_TXQ_SIZE + AQC_TXQ_TXQ_ID) == q) {
                 e810_guest_error(c, "add Tx queues: queue %u twice", q);
                 return E810_AQ_RC_EINVAL;
             }
         }
-        if (ld_bits(e + TXQ_E_CTX, 135, 13) == 0) {
+        if (ld_bits(e + AQC_TXQ_TXQ_CTX, 135, 13) == 0) {
             e810_guest_error(c, "add Tx queues: queue %u has length 0", q);
             return E810_AQ_RC_EINVAL;
         }
         /* Documented in ice_ena_vsi_txq: without it firmware says EINVAL. */
-        if (!(e[TXQ_E_INFO + DATA_VALID] & DATA_VALID_GENERIC)) {
+        if (!(e[AQC_TXQ_INFO + AQC_ELEM_VALID_SECTIONS] &
+              AQC_ELEM_VALID_GENERIC)) {
             e810_guest_error(c, "add Tx queues: queue %u without generic "
                              "scheduler section", q);
             return E810_AQ_RC_EINVAL;
@@ -930,22 +908,22 @@ static int txq_check(E810Core *c, const uint8_t *ent, uint16_t n)
 static uint32_t txq_add(E810Core *c, uint8_t *e, uint32_t parent)
 {
     E810FwSched *s = &c->fw.sched;
-    uint16_t q = ld16(e + TXQ_E_ID);
+    uint16_t q = ld16(e + AQC_TXQ_TXQ_ID);
     E810TxQueueCtx *tq = &s->txq[q];
     uint8_t data[16];
     uint32_t teid;
     uint32_t gen = tq->gen;
 
-    memcpy(data, e + TXQ_E_INFO, 16);
-    data[DATA_TYPE] = E810_SCHED_ELEM_LEAF;
+    memcpy(data, e + AQC_TXQ_INFO, AQC_ELEM_SIZE);
+    data[AQC_ELEM_TYPE] = E810_SCHED_ELEM_LEAF;
     teid = sched_alloc(s, parent, E810_SCHED_LEAF_LAYER, E810_SCHED_TXQ, q,
                        data);
     memset(tq, 0, sizeof(*tq));
-    txq_unpack(tq, e + TXQ_E_CTX);
+    txq_unpack(tq, e + AQC_TXQ_TXQ_CTX);
     tq->gen = gen + 1;
     tq->teid = teid;
     tq->enabled = true;
-    st32(e + TXQ_E_TEID, teid);
+    st32(e + AQC_TXQ_Q_TEID, teid);
     trace_e810_fw_txq("enable", q, teid, tq->base, tq->qlen);
     return teid;
 }
@@ -953,9 +931,9 @@ static uint32_t txq_add(E810Core *c, uint8_t *e, uint32_t parent)
 static int qset_check(E810Core *c, const uint8_t *ent, uint16_t n)
 {
     for (unsigned i = 0; i < n; i++) {
-        uint16_t handle = ld16(ent + i * QSET_ENTRY_SIZE + QSET_E_ID);
+        uint16_t handle = ld16(ent + i * AQC_QSET_SIZE + AQC_QSET_TX_QSET_ID);
 
-        if (handle & DIS_Q_RDMA_QSET) {
+        if (handle & AQC_Q_DIS_RDMA_QSET) {
             /* 0x0C31 could never name it again. */
             e810_guest_error(c, "add RDMA qsets: qs_handle 0x%x", handle);
             return E810_AQ_RC_EINVAL;
@@ -970,19 +948,21 @@ static uint32_t qset_add(E810Core *c, uint8_t *e, uint32_t parent)
     uint8_t data[16];
     uint32_t teid;
 
-    memcpy(data, e + QSET_E_INFO, 16);
-    data[DATA_TYPE] = E810_SCHED_ELEM_LEAF;
+    memcpy(data, e + AQC_QSET_INFO, AQC_ELEM_SIZE);
+    data[AQC_ELEM_TYPE] = E810_SCHED_ELEM_LEAF;
     teid = sched_alloc(&c->fw.sched, parent, E810_SCHED_LEAF_LAYER,
-                       E810_SCHED_QSET, ld16(e + QSET_E_ID), data);
-    st32(e + QSET_E_TEID, teid);
+                       E810_SCHED_QSET, ld16(e + AQC_QSET_TX_QSET_ID), data);
+    st32(e + AQC_QSET_QSET_TEID, teid);
     return teid;
 }
 
 static const SchedAddKind add_txqs = {
-    "add Tx queues", TXQ_GRP_HDR, TXQ_ENTRY_SIZE, false, txq_check, txq_add,
+    "add Tx queues", AQC_ADD_TXQS_NUM_QGRPS,
+    AQC_TX_QGRP_HDR_SIZE, AQC_TXQ_SIZE, false, txq_check, txq_add,
 };
 static const SchedAddKind add_qsets = {
-    "add RDMA qsets", QSET_GRP_HDR, QSET_ENTRY_SIZE, true, qset_check, qset_add,
+    "add RDMA qsets", AQC_ADD_RDMA_QSET_NUM_QSET_GRPS,
+    AQC_QSET_GRP_HDR_SIZE, AQC_QSET_SIZE, true, qset_check, qset_add,
 };
 
 /* 0x0C30 Add Tx LAN Queues */
@@ -1000,7 +980,7 @@ int e810_sched_add_qsets(E810Core *c, E810AqCmd *cmd)
 /* Size of one struct ice_aqc_dis_txq_item, with its alignment padding. */
 static size_t dis_item_size(uint8_t num_qs)
 {
-    return DIS_ITEM_HDR + 2u * num_qs + (num_qs % 2 == 0 ? 2 : 0);
+    return AQC_DIS_ITEM_Q_ID + 2u * num_qs + (num_qs % 2 == 0 ? 2 : 0);
 }
 
 static uint32_t qset_find(E810FwSched *s, uint16_t handle, uint32_t parent)
@@ -1024,7 +1004,7 @@ static uint32_t qset_find(E810FwSched *s, uint16_t handle, uint32_t parent)
 int e810_sched_dis_txqs(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSched *s = &c->fw.sched;
-    uint8_t entries = cmd->desc[17];
+    uint8_t entries = *aq_param(cmd, AQC_DIS_TXQS_NUM_ENTRIES);
     unsigned missing = 0;
     size_t off = 0;
 
@@ -1037,24 +1017,25 @@ int e810_sched_dis_txqs(E810Core *c, E810AqCmd *cmd)
         return E810_AQ_RC_EINVAL;
     }
     for (unsigned i = 0; i < entries; i++) {
-        if (off + DIS_ITEM_HDR > cmd->buf_len ||
-            off + dis_item_size(cmd->buf[off + 4]) > cmd->buf_len) {
+        if (off + AQC_DIS_ITEM_Q_ID > cmd->buf_len ||
+            off + dis_item_size(cmd->buf[off + AQC_DIS_ITEM_NUM_QS]) >
+            cmd->buf_len) {
             e810_guest_error(c, "disable Tx queues: item %u overruns the "
                              "%u-byte buffer", i, cmd->buf_len);
             return E810_AQ_RC_EINVAL;
         }
-        off += dis_item_size(cmd->buf[off + 4]);
+        off += dis_item_size(cmd->buf[off + AQC_DIS_ITEM_NUM_QS]);
     }
     off = 0;
     for (unsigned i = 0; i < entries; i++) {
-        uint32_t parent = ld32(cmd->buf + off);
-        uint8_t num_qs = cmd->buf[off + 4];
+        uint32_t parent = ld32(cmd->buf + off + AQC_DIS_ITEM_PARENT_TEID);
+        uint8_t num_qs = cmd->buf[off + AQC_DIS_ITEM_NUM_QS];
 
         for (unsigned j = 0; j < num_qs; j++) {
-            uint16_t id = ld16(cmd->buf + off + DIS_ITEM_HDR + 2 * j);
+            uint16_t id = ld16(cmd->buf + off + AQC_DIS_ITEM_Q_ID + 2 * j);
 
-            if (id & DIS_Q_RDMA_QSET) {
-                uint32_t teid = qset_find(s, id & ~DIS_Q_RDMA_QSET, parent);
+            if (id & AQC_Q_DIS_RDMA_QSET) {
+                uint32_t teid = qset_find(s, id & ~AQC_Q_DIS_RDMA_QSET, parent);
 
                 if (teid) {
                     sched_delete_subtree(c, teid);

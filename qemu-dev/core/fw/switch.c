@@ -2,69 +2,15 @@
 /*
  * E810 firmware model: switch commands and RSS key/LUT.
  *
- * Layouts follow the ice driver's ice_adminq_cmd.h; the behaviour the
- * driver relies on is described in ice_switch.c and ice_lib.c.
+ * Command layouts are in aqc.h; the behaviour the driver relies on is
+ * described in ice_switch.c and ice_lib.c.
  */
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
 
-/* Get Switch Config element (struct ice_aqc_get_sw_cfg_resp_elem) */
-#define SW_CFG_ELEM_SIZE        6
-#define SW_CFG_TYPE_PHYS_PORT   0
-
-/* Resource types and flags (Alloc/Free Resources) */
-#define RES_TYPE_M              0x7F
-#define RES_VSI_LIST_REP        0x03
-#define RES_VSI_LIST_PRUNE      0x04
-#define RES_RECIPE              0x05
-#define RES_FDIR_COUNTER_BLOCK  0x21
-#define RES_FDIR_GUARANTEED     0x22
-#define RES_FDIR_SHARED         0x23
-#define RES_FD_PROF             0x58
-#define RES_FD_TCAM             0x59
-#define RES_HASH_PROF           0x60
-#define RES_HASH_TCAM           0x61
-
-/* Add/Update/Free VSI descriptor parameters */
-#define VSI_P_NUM               16
-#define VSI_P_FLAGS             18      /* cmd_flags in, ext_status out */
-#define VSI_P_VF_USED           20      /* vf_id in, vsi_used out */
-#define VSI_P_TYPE_FREE         22      /* vsi_flags in, vsi_free out */
-#define   VSI_NUM_M             0x3FF
-#define   VSI_IS_VALID          0x8000
-#define   VSI_KEEP_ALLOC        0x1
-
-/* Switch rules */
-#define RULE_T_LKUP_RX          0
-#define RULE_T_LKUP_TX          1
-#define RULE_T_LG_ACT           2
-#define RULE_T_VSI_LIST_SET     3
-#define RULE_T_VSI_LIST_CLEAR   4
-#define RULE_T_PRUNE_LIST_SET   5
-#define RULE_T_PRUNE_LIST_CLEAR 6
-#define LKUP_HDR_SIZE           16      /* up to hdr_data */
-#define LKUP_RECIPE             4
-#define LKUP_SRC                6
-#define LKUP_ACT                8
-#define LKUP_INDEX              12
-#define LKUP_HDR_LEN            14
-#define LKUP_DATA               16
-#define LIST_HDR_SIZE           8
-#define LIST_INDEX              4
-#define LIST_NUM                6
-#define LIST_VSI                8
-#define LG_ACT_HDR_SIZE         8
+/* Lookup recipes the model accepts */
 #define MAX_RECIPES             64
-
-#define ACT_TYPE_M              0x3
-#define ACT_FWD                 0
-#define ACT_PRUNE               2
-#define ACT_ID_S                4
-#define ACT_ID_M                0x3FF
-#define ACT_LIST                (1u << 14)
-#define ACT_VALID               (1u << 17)
-#define ACT_DROP                (1u << 18)
 
 /* Lookup types (recipe IDs of the default recipes) */
 #define LKUP_MAC                1
@@ -74,14 +20,7 @@
 #define LKUP_DFLT               5
 #define LKUP_PROMISC_VLAN       9
 
-/* RSS */
-#define RSS_VSI_VALID           0x8000
-#define RSS_KEY_STD_SIZE        40
-#define LUT_TYPE_VSI            0
-#define LUT_TYPE_PF             1
-#define LUT_TYPE_GLOBAL         2
-#define LUT_SIZE_512            (1u << 2)
-#define LUT_SIZE_2K             (1u << 3)
+/* RSS LUT choice in the VSI context (q_opt_rss) */
 #define CTX_LUT_VSI             0
 #define CTX_LUT_PF              2
 #define CTX_LUT_GBL             3
@@ -176,16 +115,16 @@ static void vsi_merge(uint8_t *ctx, const uint8_t *in)
 
 static void vsi_answer_counts(E810FwSwitch *sw, E810AqCmd *cmd)
 {
-    st16(aq_param(cmd, VSI_P_FLAGS), 0);
-    st16(aq_param(cmd, VSI_P_VF_USED), sw->nvsi);
-    st16(aq_param(cmd, VSI_P_TYPE_FREE), E810_FW_MAX_VSI - sw->nvsi);
+    st16(aq_param(cmd, AQC_VSI_RESP_EXT_STATUS), 0);
+    st16(aq_param(cmd, AQC_VSI_RESP_VSI_USED), sw->nvsi);
+    st16(aq_param(cmd, AQC_VSI_RESP_VSI_FREE), E810_FW_MAX_VSI - sw->nvsi);
 }
 
 /* 0x0210 Add VSI */
 int e810_sw_add_vsi(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSwitch *sw = &c->fw.sw;
-    uint16_t req = ld16(aq_param(cmd, VSI_P_NUM));
+    uint16_t req = ld16(aq_param(cmd, AQC_VSI_VSI_NUM));
     unsigned num = E810_FW_MAX_VSI;
     E810Vsi *v;
 
@@ -194,8 +133,8 @@ int e810_sw_add_vsi(E810Core *c, E810AqCmd *cmd)
         e810_guest_error(c, "add VSI: context of %u bytes", cmd->buf_len);
         return E810_AQ_RC_EINVAL;
     }
-    if (req & VSI_IS_VALID) {
-        num = req & VSI_NUM_M;
+    if (req & AQC_VSI_IS_VALID) {
+        num = req & AQC_VSI_NUM_M;
         if (num >= E810_FW_MAX_VSI) {
             e810_guest_error(c, "add VSI: number %u out of range", num);
             return E810_AQ_RC_EINVAL;
@@ -222,8 +161,8 @@ int e810_sw_add_vsi(E810Core *c, E810AqCmd *cmd)
     }
     memset(v, 0, sizeof(*v));
     v->state = E810_VSI_IN_USE;
-    v->type = ld16(aq_param(cmd, VSI_P_TYPE_FREE)) & 3;
-    v->vf_id = cmd->desc[VSI_P_VF_USED];
+    v->type = ld16(aq_param(cmd, AQC_VSI_VSI_FLAGS)) & 3;
+    v->vf_id = *aq_param(cmd, AQC_VSI_VF_ID);
     /*
      * Add VSI takes the whole context: ice flags only the security section
      * valid on the first add but fills in and relies on the Rx queue map and
@@ -231,7 +170,7 @@ int e810_sw_add_vsi(E810Core *c, E810AqCmd *cmd)
      */
     memcpy(v->ctx, cmd->buf, E810_VSI_CTX_SIZE);
     vsi_merge(v->ctx, cmd->buf);
-    st16(aq_param(cmd, VSI_P_NUM), num);
+    st16(aq_param(cmd, AQC_VSI_VSI_NUM), num);
     vsi_answer_counts(sw, cmd);
     trace_e810_fw_vsi("add", num, sw->nvsi);
     return E810_AQ_RC_OK;
@@ -241,8 +180,8 @@ int e810_sw_add_vsi(E810Core *c, E810AqCmd *cmd)
 static int vsi_from_cmd(E810Core *c, E810AqCmd *cmd, const char *what,
                         unsigned *out)
 {
-    uint16_t req = ld16(aq_param(cmd, VSI_P_NUM));
-    unsigned num = req & VSI_NUM_M;
+    uint16_t req = ld16(aq_param(cmd, AQC_VSI_VSI_NUM));
+    unsigned num = req & AQC_VSI_NUM_M;
 
     if (num >= E810_FW_MAX_VSI) {
         e810_guest_error(c, "%s: VSI %u out of range", what, num);
@@ -286,17 +225,18 @@ static void list_clear_vsi(E810FwSwitch *sw, unsigned vsi)
 
 static bool act_targets_vsi(uint32_t act, unsigned vsi)
 {
-    unsigned t = act & ACT_TYPE_M;
+    unsigned t = act & AQC_ACT_TYPE_M;
 
-    return (t == ACT_FWD || t == ACT_PRUNE) && !(act & ACT_LIST) &&
-           ((act >> ACT_ID_S) & ACT_ID_M) == vsi;
+    return (t == AQC_ACT_VSI_FORWARDING || t == AQC_ACT_PRUNE) &&
+           !(act & AQC_ACT_VSI_LIST) &&
+           ((act >> AQC_ACT_VSI_ID_S) & AQC_ACT_VSI_ID_M) == vsi;
 }
 
 /* 0x0213 Free VSI: its rules and list memberships go with it. */
 int e810_sw_free_vsi(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSwitch *sw = &c->fw.sw;
-    bool keep = ld16(aq_param(cmd, VSI_P_FLAGS)) & VSI_KEEP_ALLOC;
+    bool keep = ld16(aq_param(cmd, AQC_VSI_CMD_FLAGS)) & AQC_VSI_KEEP_ALLOC;
     unsigned num;
     int rc = vsi_from_cmd(c, cmd, "free VSI", &num);
 
@@ -307,8 +247,9 @@ int e810_sw_free_vsi(E810Core *c, E810AqCmd *cmd)
     for (unsigned i = 0; i < E810_FW_MAX_RULES; i++) {
         E810SwRule *r = &sw->rule[i];
 
-        if (r->in_use && (act_targets_vsi(r->act, num) ||
-                          (r->type == RULE_T_LKUP_TX && r->src == num))) {
+        if (r->in_use &&
+            (act_targets_vsi(r->act, num) ||
+             (r->type == AQC_SW_RULES_T_LKUP_TX && r->src == num))) {
             r->in_use = false;
             sw->nrules--;
         }
@@ -334,16 +275,17 @@ int e810_sw_get_config(E810Core *c, E810AqCmd *cmd)
         e810_guest_error(c, "get switch config without a buffer");
         return E810_AQ_RC_EINVAL;
     }
-    if (cmd->buf_len < SW_CFG_ELEM_SIZE) {
-        cmd->resp_len = SW_CFG_ELEM_SIZE;
+    if (cmd->buf_len < AQC_SW_CFG_ELEM_SIZE) {
+        cmd->resp_len = AQC_SW_CFG_ELEM_SIZE;
         return E810_AQ_RC_ENOMEM;
     }
-    st16(cmd->buf + 0, 0 | SW_CFG_TYPE_PHYS_PORT << 14);   /* port 0 */
-    st16(cmd->buf + 2, 0);                                  /* swid */
-    st16(cmd->buf + 4, 0);                                  /* PF 0 */
-    st16(aq_param(cmd, 18), 0);                             /* no more */
-    st16(aq_param(cmd, 20), 1);                             /* num_elems */
-    cmd->resp_len = SW_CFG_ELEM_SIZE;
+    st16(cmd->buf + AQC_SW_CFG_ELEM_VSI_PORT_NUM,           /* port 0 */
+         0 | AQC_SW_CONF_RESP_PHYS_PORT << AQC_SW_CONF_RESP_TYPE_S);
+    st16(cmd->buf + AQC_SW_CFG_ELEM_SWID, 0);
+    st16(cmd->buf + AQC_SW_CFG_ELEM_PF_VF_NUM, 0);          /* PF 0 */
+    st16(aq_param(cmd, AQC_GET_SW_CFG_ELEMENT), 0);         /* no more */
+    st16(aq_param(cmd, AQC_GET_SW_CFG_NUM_ELEMS), 1);
+    cmd->resp_len = AQC_SW_CFG_ELEM_SIZE;
     return E810_AQ_RC_OK;
 }
 
@@ -353,14 +295,14 @@ int e810_sw_set_port_params(E810Core *c, E810AqCmd *cmd)
     E810FwSwitch *sw = &c->fw.sw;
 
     c->fw.sw.lk.valid = false;     /* lookups may change */
-    sw->port_flags = ld16(aq_param(cmd, 16));
-    sw->bad_frame_vsi = ld16(aq_param(cmd, 18));
-    sw->local_fwd_mode = cmd->desc[22];
+    sw->port_flags = ld16(aq_param(cmd, AQC_SET_PORT_PARAMS_CMD_FLAGS));
+    sw->bad_frame_vsi = ld16(aq_param(cmd, AQC_SET_PORT_PARAMS_BAD_FRAME_VSI));
+    sw->local_fwd_mode = *aq_param(cmd, AQC_SET_PORT_PARAMS_LOCAL_FWD_MODE);
     return E810_AQ_RC_OK;
 }
 
 /* 0x020C Set VLAN Mode: accepted, single VLAN mode is all we do. */
-int e810_sw_set_vlan_mode(E810Core *c, E810AqCmd *cmd)
+int e810_sw_svm_only(E810Core *c, E810AqCmd *cmd)
 {
     return E810_AQ_RC_OK;
 }
@@ -378,15 +320,15 @@ static const struct {
     uint8_t type;
     uint16_t size;
 } res_pools[E810_FW_RES_POOLS] = {
-    { RES_RECIPE, MAX_RECIPES },
-    { RES_FDIR_COUNTER_BLOCK, 16 },
-    { RES_FDIR_GUARANTEED, 16 },
-    { RES_FDIR_SHARED, 16 },
-    { RES_FD_PROF, E810_FW_RES_POOL_SIZE },
-    { RES_FD_TCAM, E810_FW_RES_POOL_SIZE },
-    { RES_HASH_PROF, E810_FW_RES_POOL_SIZE },
-    { RES_HASH_TCAM, E810_FW_RES_POOL_SIZE },
-    { 0x07, 1 },                /* SWID */
+    { AQC_RES_TYPE_RECIPE, MAX_RECIPES },
+    { AQC_RES_TYPE_FDIR_COUNTER_BLOCK, 16 },
+    { AQC_RES_TYPE_FDIR_GUARANTEED, 16 },
+    { AQC_RES_TYPE_FDIR_SHARED, 16 },
+    { AQC_RES_TYPE_FD_PROF, E810_FW_RES_POOL_SIZE },
+    { AQC_RES_TYPE_FD_TCAM, E810_FW_RES_POOL_SIZE },
+    { AQC_RES_TYPE_HASH_PROF, E810_FW_RES_POOL_SIZE },
+    { AQC_RES_TYPE_HASH_TCAM, E810_FW_RES_POOL_SIZE },
+    { AQC_RES_TYPE_SWID, 1 },
 };
 
 static int res_pool(uint8_t type)
@@ -402,8 +344,9 @@ static int res_pool(uint8_t type)
 /* For these num_elems is an amount and one handle comes back. */
 static bool res_is_block(uint8_t type)
 {
-    return type == RES_FDIR_COUNTER_BLOCK || type == RES_FDIR_GUARANTEED ||
-           type == RES_FDIR_SHARED;
+    return type == AQC_RES_TYPE_FDIR_COUNTER_BLOCK ||
+           type == AQC_RES_TYPE_FDIR_GUARANTEED ||
+           type == AQC_RES_TYPE_FDIR_SHARED;
 }
 
 static bool bit_test(const uint8_t *map, unsigned i)
@@ -424,20 +367,22 @@ static void bit_set(uint8_t *map, unsigned i, bool on)
 static int res_parse(E810Core *c, E810AqCmd *cmd, const char *what,
                      uint8_t *type, int *pool, unsigned *ids)
 {
+    uint16_t entries = ld16(aq_param(cmd, AQC_ALLOC_FREE_RES_NUM_ENTRIES));
     uint16_t n;
 
-    if (!cmd->has_buf || cmd->buf_len < 6) {
+    if (!cmd->has_buf || cmd->buf_len < AQC_RES_ELEM_ELEM + 2) {
         e810_guest_error(c, "%s: buffer of %u bytes", what, cmd->buf_len);
         return -E810_AQ_RC_EINVAL;
     }
-    if (ld16(aq_param(cmd, 16)) != 1) {
-        e810_guest_error(c, "%s: %u resource entries", what, ld16(aq_param(cmd, 16)));
+    if (entries != 1) {
+        e810_guest_error(c, "%s: %u resource entries", what, entries);
         return -E810_AQ_RC_EINVAL;
     }
-    *type = ld16(cmd->buf) & RES_TYPE_M;
-    n = ld16(cmd->buf + 2);
+    *type = ld16(cmd->buf + AQC_RES_ELEM_RES_TYPE) & AQC_RES_TYPE_M;
+    n = ld16(cmd->buf + AQC_RES_ELEM_NUM_ELEMS);
     *pool = res_pool(*type);
-    if (*type != RES_VSI_LIST_REP && *type != RES_VSI_LIST_PRUNE && *pool < 0) {
+    if (*type != AQC_RES_TYPE_VSI_LIST_REP &&
+        *type != AQC_RES_TYPE_VSI_LIST_PRUNE && *pool < 0) {
         e810_unimp(c, "%s: resource type 0x%x", what, *type);
         return -E810_AQ_RC_EINVAL;
     }
@@ -446,12 +391,36 @@ static int res_parse(E810Core *c, E810AqCmd *cmd, const char *what,
         return -E810_AQ_RC_EINVAL;
     }
     *ids = res_is_block(*type) ? 1 : n;
-    if (4 + 2 * (size_t)*ids > cmd->buf_len) {
+    if (AQC_RES_ELEM_ELEM + 2 * (size_t)*ids > cmd->buf_len) {
         e810_guest_error(c, "%s: %u elements overrun the %u-byte buffer", what, n,
                          cmd->buf_len);
         return -E810_AQ_RC_EINVAL;
     }
     return 0;
+}
+
+/* IDs of resource @pool (-1: the VSI lists) */
+static unsigned res_count(int pool)
+{
+    return pool < 0 ? E810_FW_MAX_VSI_LISTS : res_pools[pool].size;
+}
+
+static bool res_in_use(E810FwSwitch *sw, int pool, unsigned id)
+{
+    return pool < 0 ? sw->list[id].in_use : bit_test(sw->res[pool], id);
+}
+
+/* Take (@on) or give back ID @id of @pool; a new VSI list is empty. */
+static void res_mark(E810FwSwitch *sw, int pool, unsigned id, uint8_t type,
+                     bool on)
+{
+    if (pool >= 0) {
+        bit_set(sw->res[pool], id, on);
+        return;
+    }
+    memset(&sw->list[id], 0, sizeof(sw->list[id]));
+    sw->list[id].in_use = on;
+    sw->list[id].res_type = on ? type : 0;
 }
 
 /* 0x0208 Allocate Resources: the driver's IDs come back in elem[]. */
@@ -468,38 +437,22 @@ int e810_sw_alloc_res(E810Core *c, E810AqCmd *cmd)
         return -rc;
     }
     /* Requested indices are not honoured: the driver asks for "any". */
-    if (pool < 0) {
-        for (unsigned i = 0; i < E810_FW_MAX_VSI_LISTS; i++) {
-            avail += !sw->list[i].in_use;
-        }
-    } else {
-        for (unsigned i = 0; i < res_pools[pool].size; i++) {
-            avail += !bit_test(sw->res[pool], i);
-        }
+    for (unsigned i = 0; i < res_count(pool); i++) {
+        avail += !res_in_use(sw, pool, i);
     }
     if (avail < ids) {
         e810_guest_error(c, "alloc resources: type 0x%x exhausted", type);
         return E810_AQ_RC_ENOSPC;
     }
-    if (pool < 0) {
-        for (unsigned i = 0; i < E810_FW_MAX_VSI_LISTS && got < ids; i++) {
-            if (!sw->list[i].in_use) {
-                memset(&sw->list[i], 0, sizeof(sw->list[i]));
-                sw->list[i].in_use = true;
-                sw->list[i].res_type = type;
-                st16(cmd->buf + 4 + 2 * got++, i);
-            }
-        }
-    } else {
-        for (unsigned i = 0; i < res_pools[pool].size && got < ids; i++) {
-            if (!bit_test(sw->res[pool], i)) {
-                bit_set(sw->res[pool], i, true);
-                st16(cmd->buf + 4 + 2 * got++, i);
-            }
+    for (unsigned i = 0; i < res_count(pool) && got < ids; i++) {
+        if (!res_in_use(sw, pool, i)) {
+            res_mark(sw, pool, i, type, true);
+            st16(cmd->buf + AQC_RES_ELEM_ELEM + 2 * got++, i);
         }
     }
-    trace_e810_fw_res("alloc", type, ld16(cmd->buf + 2), ld16(cmd->buf + 4));
-    cmd->resp_len = 4 + 2 * ids;
+    trace_e810_fw_res("alloc", type, ld16(cmd->buf + AQC_RES_ELEM_NUM_ELEMS),
+                      ld16(cmd->buf + AQC_RES_ELEM_ELEM));
+    cmd->resp_len = AQC_RES_ELEM_ELEM + 2 * ids;
     return E810_AQ_RC_OK;
 }
 
@@ -517,27 +470,19 @@ int e810_sw_free_res(E810Core *c, E810AqCmd *cmd)
         return -rc;
     }
     for (unsigned i = 0; i < ids; i++) {
-        unsigned id = ld16(cmd->buf + 4 + 2 * i);
-        bool known = pool < 0 ?
-            id < E810_FW_MAX_VSI_LISTS && sw->list[id].in_use :
-            id < res_pools[pool].size && bit_test(sw->res[pool], id);
+        unsigned id = ld16(cmd->buf + AQC_RES_ELEM_ELEM + 2 * i);
 
-        if (!known) {
+        if (id >= res_count(pool) || !res_in_use(sw, pool, id)) {
             e810_guest_error(c, "free resources: type 0x%x ID %u not allocated",
                              type, id);
             return E810_AQ_RC_ENOENT;
         }
     }
     for (unsigned i = 0; i < ids; i++) {
-        unsigned id = ld16(cmd->buf + 4 + 2 * i);
-
-        if (pool < 0) {
-            memset(&sw->list[id], 0, sizeof(sw->list[id]));
-        } else {
-            bit_set(sw->res[pool], id, false);
-        }
+        res_mark(sw, pool, ld16(cmd->buf + AQC_RES_ELEM_ELEM + 2 * i), type,
+                 false);
     }
-    trace_e810_fw_res("free", type, ids, ld16(cmd->buf + 4));
+    trace_e810_fw_res("free", type, ids, ld16(cmd->buf + AQC_RES_ELEM_ELEM));
     return E810_AQ_RC_OK;
 }
 
@@ -548,31 +493,33 @@ static size_t rule_size(E810AqCmd *cmd, size_t off)
 {
     size_t n;
 
-    if (off + 4 > cmd->buf_len) {
+    if (off + AQC_SW_RULE_HDR_SIZE > cmd->buf_len) {
         return 0;
     }
-    switch (ld16(cmd->buf + off)) {
-    case RULE_T_LKUP_RX:
-    case RULE_T_LKUP_TX:
-        if (off + LKUP_HDR_SIZE > cmd->buf_len) {
+    switch (ld16(cmd->buf + off + AQC_SW_RULE_TYPE)) {
+    case AQC_SW_RULES_T_LKUP_RX:
+    case AQC_SW_RULES_T_LKUP_TX:
+        if (off + AQC_LKUP_SIZE > cmd->buf_len) {
             return 0;
         }
-        n = LKUP_HDR_SIZE + ld16(cmd->buf + off + LKUP_HDR_LEN);
+        n = AQC_LKUP_SIZE + ld16(cmd->buf + off + AQC_LKUP_HDR_LEN);
         break;
-    case RULE_T_LG_ACT:
-        if (off + LG_ACT_HDR_SIZE > cmd->buf_len) {
+    case AQC_SW_RULES_T_LG_ACT:
+        if (off + AQC_LG_ACT_HDR_SIZE > cmd->buf_len) {
             return 0;
         }
-        n = LG_ACT_HDR_SIZE + 4 * (size_t)ld16(cmd->buf + off + 6);
+        n = AQC_LG_ACT_HDR_SIZE +
+            4 * (size_t)ld16(cmd->buf + off + AQC_LG_ACT_SIZE);
         break;
-    case RULE_T_VSI_LIST_SET:
-    case RULE_T_VSI_LIST_CLEAR:
-    case RULE_T_PRUNE_LIST_SET:
-    case RULE_T_PRUNE_LIST_CLEAR:
-        if (off + LIST_HDR_SIZE > cmd->buf_len) {
+    case AQC_SW_RULES_T_VSI_LIST_SET:
+    case AQC_SW_RULES_T_VSI_LIST_CLEAR:
+    case AQC_SW_RULES_T_PRUNE_LIST_SET:
+    case AQC_SW_RULES_T_PRUNE_LIST_CLEAR:
+        if (off + AQC_VSI_LIST_HDR_SIZE > cmd->buf_len) {
             return 0;
         }
-        n = LIST_HDR_SIZE + 2 * (size_t)ld16(cmd->buf + off + LIST_NUM);
+        n = AQC_VSI_LIST_HDR_SIZE +
+            2 * (size_t)ld16(cmd->buf + off + AQC_VSI_LIST_NUMBER_VSI);
         break;
     default:
         return 0;
@@ -584,11 +531,12 @@ static size_t rule_size(E810AqCmd *cmd, size_t off)
 static int rule_check_act(E810Core *c, uint32_t act)
 {
     E810FwSwitch *sw = &c->fw.sw;
-    unsigned t = act & ACT_TYPE_M;
-    unsigned id = (act >> ACT_ID_S) & ACT_ID_M;
+    unsigned t = act & AQC_ACT_TYPE_M;
+    unsigned id = (act >> AQC_ACT_VSI_ID_S) & AQC_ACT_VSI_ID_M;
 
-    if ((t == ACT_FWD && !(act & ACT_DROP)) || t == ACT_PRUNE) {
-        if (act & ACT_LIST) {
+    if ((t == AQC_ACT_VSI_FORWARDING && !(act & AQC_ACT_DROP)) ||
+        t == AQC_ACT_PRUNE) {
+        if (act & AQC_ACT_VSI_LIST) {
             if (id >= E810_FW_MAX_VSI_LISTS || !sw->list[id].in_use) {
                 e810_guest_error(c, "switch rule: VSI list %u not allocated", id);
                 return E810_AQ_RC_EINVAL;
@@ -604,17 +552,17 @@ static int rule_check_act(E810Core *c, uint32_t act)
 static int rule_check_list(E810Core *c, const uint8_t *r)
 {
     E810FwSwitch *sw = &c->fw.sw;
-    unsigned id = ld16(r + LIST_INDEX);
-    unsigned n = ld16(r + LIST_NUM);
+    unsigned id = ld16(r + AQC_VSI_LIST_INDEX);
+    unsigned n = ld16(r + AQC_VSI_LIST_NUMBER_VSI);
 
     if (id >= E810_FW_MAX_VSI_LISTS || !sw->list[id].in_use) {
         e810_guest_error(c, "VSI list rule: list %u not allocated", id);
         return E810_AQ_RC_ENOENT;
     }
     for (unsigned i = 0; i < n; i++) {
-        if (ld16(r + LIST_VSI + 2 * i) >= E810_FW_MAX_VSI) {
+        if (ld16(r + AQC_VSI_LIST_VSI + 2 * i) >= E810_FW_MAX_VSI) {
             e810_guest_error(c, "VSI list rule: VSI %u out of range",
-                             ld16(r + LIST_VSI + 2 * i));
+                             ld16(r + AQC_VSI_LIST_VSI + 2 * i));
             return E810_AQ_RC_EINVAL;
         }
     }
@@ -623,153 +571,177 @@ static int rule_check_list(E810Core *c, const uint8_t *r)
 
 static void rule_apply_list(E810FwSwitch *sw, const uint8_t *r, bool set)
 {
-    E810VsiList *l = &sw->list[ld16(r + LIST_INDEX)];
-    unsigned n = ld16(r + LIST_NUM);
+    E810VsiList *l = &sw->list[ld16(r + AQC_VSI_LIST_INDEX)];
+    unsigned n = ld16(r + AQC_VSI_LIST_NUMBER_VSI);
 
     for (unsigned i = 0; i < n; i++) {
-        bit_set(l->map, ld16(r + LIST_VSI + 2 * i), set);
+        bit_set(l->map, ld16(r + AQC_VSI_LIST_VSI + 2 * i), set);
     }
 }
 
 static bool rule_type_is_set(uint16_t type)
 {
-    return type == RULE_T_VSI_LIST_SET || type == RULE_T_PRUNE_LIST_SET;
+    return type == AQC_SW_RULES_T_VSI_LIST_SET ||
+           type == AQC_SW_RULES_T_PRUNE_LIST_SET;
 }
 
 static void rule_store(E810SwRule *s, const uint8_t *r, bool match_too)
 {
-    s->type = ld16(r);
-    s->src = ld16(r + LKUP_SRC);
-    s->act = ld32(r + LKUP_ACT);
+    s->type = ld16(r + AQC_SW_RULE_TYPE);
+    s->src = ld16(r + AQC_LKUP_SRC);
+    s->act = ld32(r + AQC_LKUP_ACT);
     if (match_too) {
-        uint16_t len = ld16(r + LKUP_HDR_LEN);
+        uint16_t len = ld16(r + AQC_LKUP_HDR_LEN);
 
-        s->recipe = ld16(r + LKUP_RECIPE);
+        s->recipe = ld16(r + AQC_LKUP_RECIPE_ID);
         s->hdr_len = len;
         memset(s->hdr, 0, sizeof(s->hdr));
-        memcpy(s->hdr, r + LKUP_DATA, len < sizeof(s->hdr) ? len : sizeof(s->hdr));
+        memcpy(s->hdr, r + AQC_LKUP_HDR_DATA,
+               len < sizeof(s->hdr) ? len : sizeof(s->hdr));
     }
 }
 
-/*
- * 0x02A0 / 0x02A1 / 0x02A2 Add / Update / Remove Switch Rules.  All rules
- * are checked before any is applied, so a command does all or nothing.
- */
-static int sw_rules(E810Core *c, E810AqCmd *cmd, int op)
+/* 0x02A0 / 0x02A1 / 0x02A2 Add / Update / Remove Switch Rules */
+enum { RULES_ADD, RULES_UPDATE, RULES_REMOVE };     /* opcode - 0x02A0 */
+static const char *const rules_op_name[] = { "add", "update", "remove" };
+
+static bool rule_is_lookup(uint16_t type)
 {
-    static const char *const names[] = { "add", "update", "remove" };
+    return type == AQC_SW_RULES_T_LKUP_RX || type == AQC_SW_RULES_T_LKUP_TX;
+}
+
+/* Check one lookup rule for @op; counts the rules an add needs. */
+static int rule_check_lookup(E810Core *c, const uint8_t *r, int op,
+                             unsigned *new_rules)
+{
     E810FwSwitch *sw = &c->fw.sw;
-    uint16_t num = ld16(aq_param(cmd, 16));
+    unsigned idx = ld16(r + AQC_LKUP_INDEX);
+    int rc;
+
+    if (op == RULES_ADD) {
+        if (ld16(r + AQC_LKUP_RECIPE_ID) >= MAX_RECIPES) {
+            e810_guest_error(c, "add switch rules: recipe %u",
+                             ld16(r + AQC_LKUP_RECIPE_ID));
+            return E810_AQ_RC_EINVAL;
+        }
+        (*new_rules)++;
+    } else if (idx >= E810_FW_MAX_RULES || !sw->rule[idx].in_use) {
+        /* ENOENT is what the driver expects for a stale index. */
+        return E810_AQ_RC_ENOENT;
+    }
+    if (op == RULES_REMOVE) {
+        return E810_AQ_RC_OK;
+    }
+    rc = rule_check_act(c, ld32(r + AQC_LKUP_ACT));
+    if (rc) {
+        return rc;
+    }
+    if (ld16(r + AQC_SW_RULE_TYPE) == AQC_SW_RULES_T_LKUP_TX &&
+        !vsi_get(sw, ld16(r + AQC_LKUP_SRC))) {
+        e810_guest_error(c, "switch rule: source VSI %u does not exist",
+                         ld16(r + AQC_LKUP_SRC));
+        return E810_AQ_RC_EINVAL;
+    }
+    return E810_AQ_RC_OK;
+}
+
+/* Check all @num rules of the buffer before any is applied. */
+static int rules_check(E810Core *c, E810AqCmd *cmd, int op, uint16_t num)
+{
+    E810FwSwitch *sw = &c->fw.sw;
     unsigned new_rules = 0;
+    size_t off = 0;
+    int rc = E810_AQ_RC_OK;
+
+    for (unsigned i = 0; i < num && !rc; i++) {
+        size_t n = rule_size(cmd, off);
+        const uint8_t *r = cmd->buf + off;
+
+        if (!n) {
+            e810_guest_error(c, "%s switch rules: rule %u malformed or beyond "
+                             "the %u-byte buffer", rules_op_name[op], i,
+                             cmd->buf_len);
+            return E810_AQ_RC_EINVAL;
+        }
+        uint16_t type = ld16(r + AQC_SW_RULE_TYPE);
+
+        if (rule_is_lookup(type)) {
+            rc = rule_check_lookup(c, r, op, &new_rules);
+        } else if (type != AQC_SW_RULES_T_LG_ACT) {
+            rc = rule_check_list(c, r);
+        }
+        off += n;
+    }
+    if (!rc && new_rules > E810_FW_MAX_RULES - sw->nrules) {
+        e810_guest_error(c, "add switch rules: rule table full");
+        return E810_AQ_RC_ENOSPC;
+    }
+    return rc;
+}
+
+/* Apply one checked lookup rule. */
+static void rule_apply_lookup(E810FwSwitch *sw, uint8_t *r, int op)
+{
+    unsigned idx = ld16(r + AQC_LKUP_INDEX);
+
+    if (op == RULES_ADD) {
+        for (idx = 0; sw->rule[idx].in_use; idx++) {
+            /* a free slot exists: counted by rules_check() */
+        }
+        memset(&sw->rule[idx], 0, sizeof(sw->rule[idx]));
+        sw->rule[idx].in_use = true;
+        sw->nrules++;
+        rule_store(&sw->rule[idx], r, true);
+        st16(r + AQC_LKUP_INDEX, idx);
+    } else if (op == RULES_UPDATE) {
+        /* An update without a header keeps the match. */
+        rule_store(&sw->rule[idx], r, ld16(r + AQC_LKUP_HDR_LEN) != 0);
+    } else if (sw->rule[idx].in_use) {  /* an index named twice */
+        sw->rule[idx].in_use = false;
+        sw->nrules--;
+    }
+    trace_e810_fw_sw_rule(rules_op_name[op], idx, sw->rule[idx].recipe,
+                          sw->rule[idx].act);
+}
+
+/* All rules are checked before any is applied: all or nothing. */
+int e810_sw_rules(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwSwitch *sw = &c->fw.sw;
+    int op = cmd->opcode - AQC_OPC_ADD_SW_RULES;
+    uint16_t num = ld16(aq_param(cmd, AQC_SW_RULES_NUM_RULES));
     size_t off = 0;
     int rc;
 
     c->fw.sw.lk.valid = false;     /* lookups may change */
     if (!cmd->has_buf || num == 0) {
-        e810_guest_error(c, "%s switch rules: %u rules", names[op], num);
+        e810_guest_error(c, "%s switch rules: %u rules", rules_op_name[op],
+                         num);
         return E810_AQ_RC_EINVAL;
     }
-    for (unsigned i = 0; i < num; i++) {
-        size_t n = rule_size(cmd, off);
-        const uint8_t *r = cmd->buf + off;
-        uint16_t type;
-
-        if (!n) {
-            e810_guest_error(c, "%s switch rules: rule %u malformed or beyond "
-                             "the %u-byte buffer", names[op], i, cmd->buf_len);
-            return E810_AQ_RC_EINVAL;
-        }
-        type = ld16(r);
-        if (type == RULE_T_LKUP_RX || type == RULE_T_LKUP_TX) {
-            unsigned idx = ld16(r + LKUP_INDEX);
-
-            if (op == 0) {
-                if (ld16(r + LKUP_RECIPE) >= MAX_RECIPES) {
-                    e810_guest_error(c, "add switch rules: recipe %u",
-                                     ld16(r + LKUP_RECIPE));
-                    return E810_AQ_RC_EINVAL;
-                }
-                new_rules++;
-            } else if (idx >= E810_FW_MAX_RULES || !sw->rule[idx].in_use) {
-                /* ENOENT is what the driver expects for a stale index. */
-                return E810_AQ_RC_ENOENT;
-            }
-            if (op != 2) {
-                rc = rule_check_act(c, ld32(r + LKUP_ACT));
-                if (rc) {
-                    return rc;
-                }
-                if (type == RULE_T_LKUP_TX && !vsi_get(sw, ld16(r + LKUP_SRC))) {
-                    e810_guest_error(c, "switch rule: source VSI %u does not exist",
-                                     ld16(r + LKUP_SRC));
-                    return E810_AQ_RC_EINVAL;
-                }
-            }
-        } else if (type != RULE_T_LG_ACT) {
-            rc = rule_check_list(c, r);
-            if (rc) {
-                return rc;
-            }
-        }
-        off += n;
+    rc = rules_check(c, cmd, op, num);
+    if (rc) {
+        return rc;
     }
-    if (new_rules > E810_FW_MAX_RULES - sw->nrules) {
-        e810_guest_error(c, "add switch rules: rule table full");
-        return E810_AQ_RC_ENOSPC;
-    }
-
-    off = 0;
     for (unsigned i = 0; i < num; i++) {
         size_t n = rule_size(cmd, off);
         uint8_t *r = cmd->buf + off;
-        uint16_t type = ld16(r);
+        uint16_t type = ld16(r + AQC_SW_RULE_TYPE);
 
-        if (type == RULE_T_LKUP_RX || type == RULE_T_LKUP_TX) {
-            unsigned idx = ld16(r + LKUP_INDEX);
-
-            if (op == 0) {
-                for (idx = 0; sw->rule[idx].in_use; idx++) {
-                    /* a free slot exists: counted above */
-                }
-                memset(&sw->rule[idx], 0, sizeof(sw->rule[idx]));
-                sw->rule[idx].in_use = true;
-                sw->nrules++;
-                rule_store(&sw->rule[idx], r, true);
-                st16(r + LKUP_INDEX, idx);
-            } else if (op == 1) {
-                /* An update without a header keeps the match. */
-                rule_store(&sw->rule[idx], r, ld16(r + LKUP_HDR_LEN) != 0);
-            } else if (sw->rule[idx].in_use) {  /* an index named twice */
-                sw->rule[idx].in_use = false;
-                sw->nrules--;
-            }
-            trace_e810_fw_sw_rule(names[op], idx, sw->rule[idx].recipe,
-                                  sw->rule[idx].act);
-        } else if (type != RULE_T_LG_ACT) {
-            /* Lists: SET adds the VSIs, CLEAR (or removing the rule) drops them. */
-            rule_apply_list(sw, r, op != 2 && rule_type_is_set(type));
+        if (rule_is_lookup(type)) {
+            rule_apply_lookup(sw, r, op);
+        } else if (type != AQC_SW_RULES_T_LG_ACT) {
+            /* Lists: SET adds the VSIs, CLEAR (or removing the rule) drops
+             * them. */
+            rule_apply_list(sw, r, op != RULES_REMOVE &&
+                            rule_type_is_set(type));
         }
         off += n;
     }
-    if (op == 0) {
+    if (op == RULES_ADD) {
         cmd->resp_len = off;
     }
     return E810_AQ_RC_OK;
-}
-
-int e810_sw_add_rules(E810Core *c, E810AqCmd *cmd)
-{
-    return sw_rules(c, cmd, 0);
-}
-
-int e810_sw_update_rules(E810Core *c, E810AqCmd *cmd)
-{
-    return sw_rules(c, cmd, 1);
-}
-
-int e810_sw_remove_rules(E810Core *c, E810AqCmd *cmd)
-{
-    return sw_rules(c, cmd, 2);
 }
 
 /* ---- Rx lookup ------------------------------------------------------- */
@@ -795,9 +767,9 @@ static uint16_t rule_vlan(const E810SwRule *r)
 /* Add the rule's forward target(s) to @map. */
 static void rule_targets(E810FwSwitch *sw, uint32_t act, uint8_t *map)
 {
-    unsigned id = (act >> ACT_ID_S) & ACT_ID_M;
+    unsigned id = (act >> AQC_ACT_VSI_ID_S) & AQC_ACT_VSI_ID_M;
 
-    if (!(act & ACT_LIST)) {
+    if (!(act & AQC_ACT_VSI_LIST)) {
         if (id < E810_FW_MAX_VSI) {
             bit_set(map, id, true);
         }
@@ -822,20 +794,21 @@ static int switch_lookup(E810Core *c, const uint8_t dst_mac[6], uint16_t vlan,
 
     for (unsigned i = 0; i < E810_FW_MAX_RULES; i++) {
         const E810SwRule *r = &sw->rule[i];
-        bool rx = r->type == RULE_T_LKUP_RX;
+        bool rx = r->type == AQC_SW_RULES_T_LKUP_RX;
         bool match;
 
         if (!r->in_use) {
             continue;
         }
         if (r->recipe == LKUP_VLAN) {
-            if ((r->act & ACT_TYPE_M) == ACT_PRUNE && rule_vlan(r) == vid) {
+            if ((r->act & AQC_ACT_TYPE_M) == AQC_ACT_PRUNE &&
+                rule_vlan(r) == vid) {
                 rule_targets(sw, r->act, vlan_ok);
             }
             continue;
         }
-        if ((r->act & ACT_TYPE_M) != ACT_FWD || !(r->act & ACT_VALID) ||
-            (r->act & ACT_DROP)) {
+        if ((r->act & AQC_ACT_TYPE_M) != AQC_ACT_VSI_FORWARDING ||
+            !(r->act & AQC_ACT_VALID_BIT) || (r->act & AQC_ACT_DROP)) {
             continue;
         }
         /* MAC filters are Tx rules but match on ingress too. */
@@ -938,10 +911,11 @@ const uint8_t *e810_fw_rss_lut(E810Core *c, unsigned vsi, unsigned *size)
 
 static E810Vsi *rss_vsi(E810Core *c, E810AqCmd *cmd, const char *what)
 {
-    uint16_t id = ld16(aq_param(cmd, 16));
-    E810Vsi *v = vsi_get(&c->fw.sw, id & VSI_NUM_M);
+    /* vsi_id leads both the key and the LUT commands */
+    uint16_t id = ld16(aq_param(cmd, AQC_RSS_KEY_VSI_ID));
+    E810Vsi *v = vsi_get(&c->fw.sw, id & AQC_VSI_NUM_M);
 
-    if (!(id & RSS_VSI_VALID) || !v) {
+    if (!(id & AQC_RSS_VSI_VALID) || !v) {
         e810_guest_error(c, "%s: VSI 0x%x invalid or unknown", what, id);
         return NULL;
     }
@@ -952,67 +926,66 @@ static E810Vsi *rss_vsi(E810Core *c, E810AqCmd *cmd, const char *what)
     return v;
 }
 
-/* 0x0B02 / 0x0B04 Set / Get RSS Key */
-static int sw_rss_key(E810Core *c, E810AqCmd *cmd, bool set)
+/* Set copies the buffer into @table, Get the table into the buffer. */
+static void rss_copy(E810AqCmd *cmd, uint8_t *table, size_t n, bool set)
 {
+    if (set) {
+        memcpy(table, cmd->buf, n);
+    } else {
+        memcpy(cmd->buf, table, n);
+        cmd->resp_len = n;
+    }
+}
+
+/* 0x0B02 / 0x0B04 Set / Get RSS Key */
+int e810_sw_rss_key(E810Core *c, E810AqCmd *cmd)
+{
+    bool set = cmd->opcode == AQC_OPC_SET_RSS_KEY;
     E810Vsi *v = rss_vsi(c, cmd, set ? "set RSS key" : "get RSS key");
     size_t n;
 
     if (!v) {
         return E810_AQ_RC_EINVAL;
     }
-    if (cmd->buf_len < RSS_KEY_STD_SIZE) {
+    if (cmd->buf_len < AQC_RSS_KEY_STANDARD_SIZE) {
         e810_guest_error(c, "RSS key buffer of %u bytes", cmd->buf_len);
         return E810_AQ_RC_EINVAL;
     }
     n = cmd->buf_len < E810_RSS_KEY_SIZE ? cmd->buf_len : E810_RSS_KEY_SIZE;
-    if (set) {
-        memcpy(v->rss_key, cmd->buf, n);
-    } else {
-        memcpy(cmd->buf, v->rss_key, n);
-        cmd->resp_len = n;
-    }
+    rss_copy(cmd, v->rss_key, n, set);
     return E810_AQ_RC_OK;
 }
 
-int e810_sw_set_rss_key(E810Core *c, E810AqCmd *cmd)
-{
-    return sw_rss_key(c, cmd, true);
-}
-
-int e810_sw_get_rss_key(E810Core *c, E810AqCmd *cmd)
-{
-    return sw_rss_key(c, cmd, false);
-}
-
 /* 0x0B03 / 0x0B05 Set / Get RSS LUT (VSI, PF or global table) */
-static int sw_rss_lut(E810Core *c, E810AqCmd *cmd, bool set)
+int e810_sw_rss_lut(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSwitch *sw = &c->fw.sw;
+    bool set = cmd->opcode == AQC_OPC_SET_RSS_LUT;
     E810Vsi *v = rss_vsi(c, cmd, set ? "set RSS LUT" : "get RSS LUT");
-    uint16_t flags = ld16(aq_param(cmd, 18));
+    uint16_t flags = ld16(aq_param(cmd, AQC_RSS_LUT_FLAGS));
     unsigned size, cap;
     uint8_t *lut;
 
     if (!v) {
         return E810_AQ_RC_EINVAL;
     }
-    size = flags & LUT_SIZE_2K ? 2048 : flags & LUT_SIZE_512 ? 512 : 64;
-    switch (flags & 3) {
-    case LUT_TYPE_VSI:
+    size = flags & AQC_LUT_SIZE_2K ? 2048 : flags & AQC_LUT_SIZE_512 ? 512 : 64;
+    switch (flags & AQC_LUT_TYPE_M) {
+    case AQC_LUT_TYPE_VSI:
         lut = v->rss_lut;
         cap = E810_RSS_VSI_LUT_SIZE;
         break;
-    case LUT_TYPE_PF:
+    case AQC_LUT_TYPE_PF:
         lut = sw->pf_lut;
         cap = E810_RSS_PF_LUT_SIZE;
         break;
-    case LUT_TYPE_GLOBAL:
-        lut = sw->global_lut[(flags >> 4) & 0xF];
+    case AQC_LUT_TYPE_GLOBAL:
+        lut = sw->global_lut[(flags >> AQC_LUT_GLOBAL_IDX_S) &
+                             AQC_LUT_GLOBAL_IDX_M];
         cap = E810_RSS_GLOBAL_LUT_SIZE;
         break;
     default:
-        e810_guest_error(c, "RSS LUT type %u", flags & 3);
+        e810_guest_error(c, "RSS LUT type %u", flags & AQC_LUT_TYPE_M);
         return E810_AQ_RC_EINVAL;
     }
     if (size > cap || cmd->buf_len < size) {
@@ -1020,26 +993,11 @@ static int sw_rss_lut(E810Core *c, E810AqCmd *cmd, bool set)
                          cap, cmd->buf_len);
         return E810_AQ_RC_EINVAL;
     }
-    if (set) {
-        memcpy(lut, cmd->buf, size);
-        if ((flags & 3) == LUT_TYPE_PF) {
-            sw->pf_lut_size = size;
-        }
-    } else {
-        memcpy(cmd->buf, lut, size);
-        cmd->resp_len = size;
+    if (set && (flags & AQC_LUT_TYPE_M) == AQC_LUT_TYPE_PF) {
+        sw->pf_lut_size = size;
     }
+    rss_copy(cmd, lut, size, set);
     return E810_AQ_RC_OK;
-}
-
-int e810_sw_set_rss_lut(E810Core *c, E810AqCmd *cmd)
-{
-    return sw_rss_lut(c, cmd, true);
-}
-
-int e810_sw_get_rss_lut(E810Core *c, E810AqCmd *cmd)
-{
-    return sw_rss_lut(c, cmd, false);
 }
 
 /* ---- reset ----------------------------------------------------------- */

@@ -211,60 +211,143 @@ static bool rx_strip(E810Core *c, unsigned vsi, const E810RxRing *r,
     return (v[26] & 3) != 3 && in->tpid == outer_tpid[(v[26] >> 2) & 3];
 }
 
+/* Can queue @q take a frame?  Drops it if not; the ring's tail in @tail. */
+static bool rxq_ready(E810Core *c, unsigned vsi, unsigned q, size_t len,
+                      uint32_t *tail)
+{
+    E810RxRing *r = &c->lan.rxq[q];
+    uint32_t rxdid = e810_reg(c, QRXFLXP_CNTXT(q)) & QRXFLXP_CNTXT_RXDID_M;
+
+    *tail = e810_reg(c, QRX_TAIL(q)) & QRX_TAIL_M;
+    if (!r->enabled) {
+        rxq_drop(c, vsi, q, &c->stats.rx_queue_off, len, "queue disabled");
+        return false;
+    }
+    if (!r->valid) {
+        rxq_drop(c, vsi, q, &c->stats.rx_queue_off, len, "bad queue context");
+        return false;
+    }
+    if (rxdid != E810_RXDID_FLEX_NIC) {
+        rxq_drop(c, vsi, q, &c->stats.rx_queue_off, len, "unsupported RXDID");
+        e810_unimp(c, "rxq %u: descriptor format RXDID %u", q, rxdid);
+        return false;
+    }
+    if (*tail >= r->qlen) {
+        rxq_drop(c, vsi, q, &c->stats.rx_queue_off, len,
+                 "tail beyond the ring");
+        e810_guest_error(c, "rxq %u: tail %u beyond ring of %u", q, *tail,
+                         r->qlen);
+        return false;
+    }
+    return true;
+}
+
+/*
+ * What lands in memory: the tag stripped if @strip, the FCS kept unless the
+ * ring strips it.  Updates @f and returns the new length.
+ */
+static size_t rx_image(E810Core *c, const E810RxRing *r, bool strip,
+                       const uint8_t **f, size_t len)
+{
+    uint8_t *b = c->lan.rxframe;
+    size_t n;
+
+    if (!strip && r->crcstrip) {
+        return len;
+    }
+    if (strip) {
+        memcpy(b, *f, 12);
+        memcpy(b + 12, *f + 16, len - 16);
+        n = len - 4;
+    } else {
+        memcpy(b, *f, len);
+        n = len;
+    }
+    if (!r->crcstrip) {
+        st32(b + n, e810_crc32_eth(*f, len));
+        n += 4;
+    }
+    *f = b;
+    return n;
+}
+
+/*
+ * Buffer addresses of the @nbuf descriptors from head.  False, with the
+ * frame of @len bytes dropped, if one is unreadable.
+ */
+static bool rxq_fetch_bufs(E810Core *c, unsigned vsi, unsigned q,
+                           const E810RxRing *r, unsigned nbuf, size_t len,
+                           uint64_t *addr)
+{
+    for (unsigned i = 0; i < nbuf; i++) {
+        unsigned at = (r->head + i) % r->qlen;
+        uint8_t qw0[8];
+
+        if (e810_dma_read(c, r->base + (uint64_t)at * E810_RXD_SIZE,
+                                  qw0, sizeof(qw0))) {
+            rxq_drop(c, vsi, q, &c->stats.rx_queue_off, len,
+                     "descriptor DMA read failed");
+            e810_guest_error(c, "rxq %u: descriptor %u unreadable", q, at);
+            return false;
+        }
+        addr[i] = ld64(qw0);
+    }
+    return true;
+}
+
+/* The last descriptor of a frame: EOF, checksum status, hash, VLAN tag. */
+static uint16_t rx_wb_last(uint8_t *wb, const E810RxRing *r, const RxInfo *in,
+                           bool strip, uint32_t hash, bool hashed)
+{
+    uint16_t st0 = E810_RXD_STATUS0_EOF | in->status0;
+
+    if (hashed) {
+        st0 |= E810_RXD_STATUS0_RSS_VALID;
+        st32(wb + E810_RXD_WB_RSS_HASH, hash);
+    }
+    if (strip && r->l2tsel) {
+        st0 |= E810_RXD_STATUS0_L2TAG1P;
+        st16(wb + E810_RXD_WB_L2TAG1, in->tci);
+    } else if (strip) {
+        st16(wb + E810_RXD_WB_STATUS1, E810_RXD_STATUS1_L2TAG2P);
+        st16(wb + E810_RXD_WB_L2TAG2_2ND, in->tci);
+    }
+    return st0;
+}
+
+/* Count the delivered frame and raise the queue's interrupt. */
+static void rxq_done(E810Core *c, unsigned vsi, unsigned q, const uint8_t *f,
+                     size_t len, const RxInfo *in, unsigned nbuf, uint32_t hash)
+{
+    E810RxRing *r = &c->lan.rxq[q];
+    uint32_t ctl = e810_reg(c, QINT_RQCTL(q));
+    bool irq = ctl & E810_CTL_CAUSE_ENA;
+
+    c->stats.rx_frames++;
+    c->stats.rx_bytes += len;
+    e810_lan_stats_vsi(c, vsi, f, len, false);
+    trace_e810_rx_frame(q, len, in->ptype, nbuf, hash, r->head,
+                        ctl & E810_CTL_MSIX_INDX_M, irq);
+    if (irq) {
+        e810_intr_cause_ctl(c, ctl);
+    }
+}
+
 static void rx_to_queue(E810Core *c, unsigned vsi, unsigned q,
                         const uint8_t *f, size_t len, const RxInfo *in,
                         uint32_t hash, bool hashed)
 {
     E810RxRing *r = &c->lan.rxq[q];
     uint64_t addr[RX_MAX_BUFS];
-    uint32_t rxdid = e810_reg(c, QRXFLXP_CNTXT(q)) & QRXFLXP_CNTXT_RXDID_M;
-    uint32_t tail = e810_reg(c, QRX_TAIL(q)) & QRX_TAIL_M;
-    bool strip, irq;
+    uint32_t tail;
+    bool strip;
     unsigned nbuf, avail;
-    uint32_t ctl;
 
-    if (!r->enabled) {
-        rxq_drop(c, vsi, q, &c->stats.rx_queue_off, len, "queue disabled");
+    if (!rxq_ready(c, vsi, q, len, &tail)) {
         return;
     }
-    if (!r->valid) {
-        rxq_drop(c, vsi, q, &c->stats.rx_queue_off, len, "bad queue context");
-        return;
-    }
-    if (rxdid != E810_RXDID_FLEX_NIC) {
-        rxq_drop(c, vsi, q, &c->stats.rx_queue_off, len, "unsupported RXDID");
-        e810_unimp(c, "rxq %u: descriptor format RXDID %u", q, rxdid);
-        return;
-    }
-    if (tail >= r->qlen) {
-        rxq_drop(c, vsi, q, &c->stats.rx_queue_off, len,
-                 "tail beyond the ring");
-        e810_guest_error(c, "rxq %u: tail %u beyond ring of %u", q, tail,
-                         r->qlen);
-        return;
-    }
-
-    /* Build what lands in memory: tag stripped, FCS kept if asked. */
     strip = rx_strip(c, vsi, r, in);
-    if (strip || !r->crcstrip) {
-        uint8_t *b = c->lan.rxframe;
-        size_t n = 0;
-
-        if (strip) {
-            memcpy(b, f, 12);
-            memcpy(b + 12, f + 16, len - 16);
-            n = len - 4;
-        } else {
-            memcpy(b, f, len);
-            n = len;
-        }
-        if (!r->crcstrip) {
-            st32(b + n, e810_crc32_eth(f, len));
-            n += 4;
-        }
-        f = b;
-        len = n;
-    }
+    len = rx_image(c, r, strip, &f, len);
     if (len > r->rxmax) {
         rxq_drop(c, vsi, q, &c->stats.rx_oversize, len,
                  "frame larger than rxmax");
@@ -281,18 +364,8 @@ static void rx_to_queue(E810Core *c, unsigned vsi, unsigned q,
         return;
     }
     /* Read every buffer address first: a bad ring drops the whole frame. */
-    for (unsigned i = 0; i < nbuf; i++) {
-        unsigned at = (r->head + i) % r->qlen;
-        uint8_t qw0[8];
-
-        if (e810_dma_read(c, r->base + (uint64_t)at * E810_RXD_SIZE,
-                                  qw0, sizeof(qw0))) {
-            rxq_drop(c, vsi, q, &c->stats.rx_queue_off, len,
-                     "descriptor DMA read failed");
-            e810_guest_error(c, "rxq %u: descriptor %u unreadable", q, at);
-            return;
-        }
-        addr[i] = ld64(qw0);
+    if (!rxq_fetch_bufs(c, vsi, q, r, nbuf, len, addr)) {
+        return;
     }
     for (unsigned i = 0; i < nbuf; i++) {
         unsigned at = (r->head + i) % r->qlen;
@@ -315,18 +388,7 @@ static void rx_to_queue(E810Core *c, unsigned vsi, unsigned q,
         st16(wb + E810_RXD_WB_PTYPE, in->ptype);
         st16(wb + E810_RXD_WB_PKT_LEN, chunk);
         if (i + 1 == nbuf) {
-            st0 |= E810_RXD_STATUS0_EOF | in->status0;
-            if (hashed) {
-                st0 |= E810_RXD_STATUS0_RSS_VALID;
-                st32(wb + E810_RXD_WB_RSS_HASH, hash);
-            }
-            if (strip && r->l2tsel) {
-                st0 |= E810_RXD_STATUS0_L2TAG1P;
-                st16(wb + E810_RXD_WB_L2TAG1, in->tci);
-            } else if (strip) {
-                st16(wb + E810_RXD_WB_STATUS1, E810_RXD_STATUS1_L2TAG2P);
-                st16(wb + E810_RXD_WB_L2TAG2_2ND, in->tci);
-            }
+            st0 |= rx_wb_last(wb, r, in, strip, hash, hashed);
         }
         /* Everything but the status first, so DD never precedes the rest. */
         if (!e810_dma_write(c, da, wb, sizeof(wb))) {
@@ -336,16 +398,7 @@ static void rx_to_queue(E810Core *c, unsigned vsi, unsigned q,
         }
     }
     r->head = (r->head + nbuf) % r->qlen;
-    c->stats.rx_frames++;
-    c->stats.rx_bytes += len;
-    e810_lan_stats_vsi(c, vsi, f, len, false);
-    ctl = e810_reg(c, QINT_RQCTL(q));
-    irq = ctl & E810_CTL_CAUSE_ENA;
-    trace_e810_rx_frame(q, len, in->ptype, nbuf, hash, r->head,
-                        ctl & E810_CTL_MSIX_INDX_M, irq);
-    if (irq) {
-        e810_intr_cause_ctl(c, ctl);
-    }
+    rxq_done(c, vsi, q, f, len, in, nbuf, hash);
 }
 
 /* Queue of @vsi for this frame: RSS LUT entry, else the VSI's first. */

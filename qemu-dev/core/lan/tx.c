@@ -130,16 +130,26 @@ static void ipv4_csum(uint8_t *ip, unsigned hlen)
     stbe16(ip + 10, ~e810_csum_fold(e810_csum_add(0, ip, hlen)));
 }
 
-/* Offset of the L4 checksum field for L4T @l4t, or 0 for SCTP (CRC32c). */
-static unsigned l4_csum_off(uint16_t l4t)
+/*
+ * Where an L4 header of type @l4t keeps its checksum (SCTP: the CRC32c), and
+ * the header length that holds it.
+ */
+typedef struct L4Layout {
+    unsigned csum_off;
+    unsigned min_len;
+} L4Layout;
+
+static L4Layout l4_layout(uint16_t l4t)
 {
     switch (l4t) {
     case E810_TXD_CMD_L4T_TCP:
-        return 16;
+        return (L4Layout) { 16, 20 };
     case E810_TXD_CMD_L4T_UDP:
-        return 6;
+        return (L4Layout) { 6, 8 };
+    case E810_TXD_CMD_L4T_SCTP:
+        return (L4Layout) { 8, 12 };
     default:
-        return 0;
+        return (L4Layout) { 0, 0 };
     }
 }
 
@@ -150,12 +160,12 @@ static unsigned l4_csum_off(uint16_t l4t)
  */
 static void l4_csum(uint8_t *l4, size_t l4len, uint16_t l4t, uint32_t extra)
 {
-    unsigned off = l4_csum_off(l4t);
+    unsigned off = l4_layout(l4t).csum_off;
     uint16_t sum;
 
     if (l4t == E810_TXD_CMD_L4T_SCTP) {
-        st32(l4 + 8, 0);
-        st32(l4 + 8, e810_crc32c(l4, l4len));
+        st32(l4 + off, 0);
+        st32(l4 + off, e810_crc32c(l4, l4len));
         return;
     }
     sum = ~e810_csum_fold(e810_csum_add(extra, l4, l4len));
@@ -163,21 +173,6 @@ static void l4_csum(uint8_t *l4, size_t l4len, uint16_t l4t, uint32_t extra)
         sum = 0xFFFF;
     }
     stbe16(l4 + off, sum);
-}
-
-/* Minimum L4 header for the checksum field to exist. */
-static unsigned l4_min(uint16_t l4t)
-{
-    switch (l4t) {
-    case E810_TXD_CMD_L4T_TCP:
-        return 20;
-    case E810_TXD_CMD_L4T_UDP:
-        return 8;
-    case E810_TXD_CMD_L4T_SCTP:
-        return 12;
-    default:
-        return 0;
-    }
 }
 
 /* Offset of the (inner) IP header: past the tunnel headers if any. */
@@ -246,7 +241,7 @@ static const char *tx_csum(const TxPkt *p, uint8_t *f, size_t len)
             end = ipoff + 40 + pl;
         }
     }
-    if (l4off + l4_min(l4t) > end) {
+    if (l4off + l4_layout(l4t).min_len > end) {
         return "L4 header outside the frame";
     }
     l4_csum(f + l4off, end - l4off, l4t, 0);
@@ -304,7 +299,7 @@ static void tx_tso(E810Core *c, const TxPkt *p)
         err = "TSO without a valid IP type/length";
     } else if (l4t != E810_TXD_CMD_L4T_TCP && l4t != E810_TXD_CMD_L4T_UDP) {
         err = "TSO without TCP or UDP";
-    } else if (l4hlen < l4_min(l4t)) {
+    } else if (l4hlen < l4_layout(l4t).min_len) {
         err = "TSO with L4LEN below a TCP header";
     } else if (hlen > p->len || hlen + p->tso_len != p->len ||
                p->tso_len == 0) {
