@@ -287,16 +287,14 @@ static void test_ird(void)
         x[20] = put(18, 16, t[i].enc);
         e810_qpctx_decode(x, &q);
         CHECK_EQ(q.ird, t[i].ird);
-        CHECK_EQ(e810_qp_ctx_ird(x), t[i].ird);
     }
 }
 
-/* The rings: from the decoded context as from the words. */
+/* The rings from the decoded context. */
 static void test_rings(void)
 {
     uint64_t x[QW];
-    E810RdmaRing sq, rq, sq2, rq2;
-    unsigned shift;
+    E810RdmaRing sq, rq;
     E810QpCtx q;
     int vq;
 
@@ -304,7 +302,6 @@ static void test_rings(void)
     e810_qpctx_decode(x, &q);
     for (vq = 0; vq < 2; vq++) {
         e810_qpctx_rings(&q, vq, &sq, &rq);
-        e810_qp_ctx_rings(x, vq, &sq2, &rq2, &shift);
         CHECK_EQ(sq.size, 128);
         CHECK_EQ(rq.size, 32);
         CHECK_EQ(sq.virt, vq);
@@ -312,9 +309,7 @@ static void test_rings(void)
         CHECK_EQ(rq.pa, vq ? 0 : 0x123457000ull);
         CHECK_EQ(sq.pble_idx, vq ? 0x23456000u : 0);
         CHECK_EQ(rq.pble_idx, vq ? 0x23457000u : 0);
-        CHECK(!memcmp(&sq, &sq2, sizeof(sq)));
-        CHECK(!memcmp(&rq, &rq2, sizeof(rq)));
-        CHECK_EQ(shift, 1);
+        CHECK_EQ(q.rq_wqe_size, 1);
     }
 }
 

@@ -283,17 +283,14 @@ bool e810_eng_rq_take(E810EngQp *q)
     return true;
 }
 
-void e810_eng_ctx_ip(uint8_t *ip, bool v4, uint64_t hi_pair, uint64_t lo_pair)
+void e810_eng_ctx_load(E810EngQp *q, const E810QpCtx *x)
 {
-    /* hi_pair: ADDR0 63:32 | ADDR1 31:0; lo_pair: ADDR2 63:32 | ADDR3;
-     * an IPv4 address is ADDR3. */
-    memset(ip, 0, 16);
-    if (v4) {
-        stbe32(ip, (uint32_t)lo_pair);
-        return;
-    }
-    stbe64(ip, hi_pair);
-    stbe64(ip + 8, lo_pair);
+    e810_qpctx_rings(x, q->vq, &q->sq, &q->rq);
+    q->rq_shift = x->rq_wqe_size;
+    q->pd = x->pd;
+    q->txcq = x->txcq;
+    q->rxcq = x->rxcq;
+    q->priv = x->priv;
 }
 
 /* ---- lifecycle ---------------------------------------------------------- */
@@ -329,7 +326,7 @@ void e810_eng_refuse(E810Core *c, E810CqpResult *r, uint32_t id)
 }
 
 static E810EngQp *eng_create(E810Core *c, uint32_t id, const E810EngOps *ops,
-                             uint64_t h, const uint64_t *x)
+                             uint64_t h, const E810QpCtx *x)
 {
     E810Eng *e = eng_get(c);
     E810EngQp *q;
@@ -402,7 +399,7 @@ void e810_eng_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
     uint64_t h = wqe[3];
     uint32_t id = CQPSQ_QP_ID(h);
     uint8_t raw[E810_RDMA_QP_CTX_SIZE];
-    uint64_t x[E810_RDMA_QP_CTX_SIZE / 8];
+    E810QpCtx x;
     E810EngQp *q = e810_eng_find(c, id);
 
     if (!ops || id >= E810_RDMA_MAX_QPS) {
@@ -437,12 +434,10 @@ void e810_eng_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
     if (e810_dma_read(c, wqe[2], raw, sizeof(raw))) {
         return;                 /* the control path has failed the op */
     }
-    for (unsigned i = 0; i < E810_RDMA_QP_CTX_SIZE / 8; i++) {
-        x[i] = ld64(raw + 8 * i);
-    }
+    e810_qpctx_decode_bytes(raw, &x);
     if (op == CQP_OP_CREATE_QP) {
         eng_drop(c, id);
-        if (!eng_create(c, id, ops, h, x)) {
+        if (!eng_create(c, id, ops, h, &x)) {
             e810_eng_refuse(c, r, id);
         }
         return;
@@ -455,7 +450,7 @@ void e810_eng_cqp(E810Core *c, unsigned op, const uint64_t *wqe,
             q->ops->halt(q);
         }
     }
-    q->ops->modify(q, h, x, r);
+    q->ops->modify(q, h, &x, r);
 }
 
 void e810_eng_cqp_doorbell(E810Core *c)

@@ -17,6 +17,7 @@
 #include "../types.h"
 #include "rdma.h"
 #include "wqe.h"
+#include "qpctx.h"
 
 typedef struct E810EngQp E810EngQp;
 
@@ -44,9 +45,9 @@ typedef struct E810EngOps {
     /* Whether CREATE_QP of a QP of @type makes QP @id one of ours. */
     bool (*takes)(unsigned type, uint32_t id);
     /* CREATE_QP: the context @x read; false refuses the op (no memory). */
-    bool (*create)(E810EngQp *q, uint64_t h, const uint64_t *x);
+    bool (*create)(E810EngQp *q, uint64_t h, const E810QpCtx *x);
     /* MODIFY_QP with the context @x. */
-    void (*modify)(E810EngQp *q, uint64_t h, const uint64_t *x,
+    void (*modify)(E810EngQp *q, uint64_t h, const E810QpCtx *x,
                    E810CqpResult *r);
     /* DESTROY_QP, before the QP is freed (may be NULL). */
     void (*destroy)(E810EngQp *q);
@@ -154,8 +155,8 @@ void e810_eng_sq_cqe(E810EngQp *q, const E810EngWqe *w);
 void e810_eng_wq_retire(E810EngQp *q);
 /* Who accesses memory for the QP (xlate.c). */
 E810MemOwner e810_eng_owner(E810EngQp *q);
-/* An IP address of the QP context (ADDR0..3 as irdma writes them). */
-void e810_eng_ctx_ip(uint8_t *ip, bool v4, uint64_t hi_pair,
-                     uint64_t lo_pair);
+/* What both transports take of the QP context: the rings, PD, CQs and
+ * privilege. */
+void e810_eng_ctx_load(E810EngQp *q, const E810QpCtx *x);
 
 #endif

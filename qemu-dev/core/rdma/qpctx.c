@@ -110,17 +110,4 @@ void e810_qpctx_rings(const E810QpCtx *q, bool vq, E810RdmaRing *sq,
     }
 }
 
-unsigned e810_qp_ctx_ird(const uint64_t *x)
-{
-    return qpctx_ird(QPC_IRDSIZE(x[20]));
-}
 
-void e810_qp_ctx_rings(const uint64_t *x, bool vq, E810RdmaRing *sq,
-                       E810RdmaRing *rq, unsigned *rq_shift)
-{
-    E810QpCtx q;
-
-    e810_qpctx_decode(x, &q);
-    e810_qpctx_rings(&q, vq, sq, rq);
-    *rq_shift = q.rq_wqe_size;
-}

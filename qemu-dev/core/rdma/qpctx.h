@@ -81,12 +81,4 @@ void e810_qpctx_decode_bytes(const uint8_t *raw, E810QpCtx *out);
 void e810_qpctx_rings(const E810QpCtx *q, bool vq, E810RdmaRing *sq,
                       E810RdmaRing *rq);
 
-/*
- * The same straight from the words, for the engines not yet on the
- * decoder: the rings and RQWQESIZE (@rq_shift), and the IRD.
- */
-void e810_qp_ctx_rings(const uint64_t *x, bool vq, E810RdmaRing *sq,
-                       E810RdmaRing *rq, unsigned *rq_shift);
-unsigned e810_qp_ctx_ird(const uint64_t *x);
-
 #endif

@@ -757,26 +757,19 @@ static void iw_free(E810EngQp *b)
     e810_mem_release(c, QPDP_CONN_BYTES);
 }
 
-static void qp_load_iwarp(QpdpQp *q, const uint64_t *x)
+/* What the QP context says of the QP (at CREATE_QP and every MODIFY_QP):
+ * the shell's part, the Q2 buffer, and the RDMA limits of a live
+ * connection. */
+static void qp_load_iwarp(QpdpQp *q, const E810QpCtx *x)
 {
-    q->b.priv = x[20] & (1ull << 25);
-    q->b.pd = (uint32_t)(e810_fld(x[7], 63, 48) | e810_fld(x[0], 21, 20) << 16);
-    q->b.txcq = (uint32_t)e810_fld(x[17], 24, 0);
-    q->b.rxcq = (uint32_t)e810_fld(x[17], 56, 32);
-    q->q2_pa = x[18] & ~0xFFull;
+    e810_eng_ctx_load(&q->b, x);
+    q->q2_pa = x->q2_addr;
     if (q->up) {
-        q->conn->p.rd_ok = x[20] & (1ull << 21);
-        q->conn->p.wr_ok = x[20] & (1ull << 20);
-        q->conn->p.ord = (uint16_t)e810_fld(x[20], 7, 0);
-        q->conn->p.ird = (uint16_t)e810_qp_ctx_ird(x);
+        q->conn->p.rd_ok = x->rd_ok;
+        q->conn->p.wr_ok = x->wr_ok;
+        q->conn->p.ord = (uint16_t)x->ord;
+        q->conn->p.ird = (uint16_t)x->ird;
     }
-}
-
-/* Rings: sizes from ctx qword 3, addresses (or PBLE indexes when the
- * QP was created with VQ) from qwords 1-2. */
-static void qp_load_rings(QpdpQp *q, const uint64_t *x)
-{
-    e810_qp_ctx_rings(x, q->b.vq, &q->b.sq, &q->b.rq, &q->b.rq_shift);
 }
 
 /* Allocate the connection and the work queue, charged to mem_limit. */
@@ -801,12 +794,49 @@ static bool qp_alloc_conn(QpdpQp *q)
     return true;
 }
 
+/* The connection as the context hands it over (cm.c:irdma_init_tcp_ctx()
+ * wrote its TCP state): RTOMIN in milliseconds (irdma asks for 5), the
+ * congestion state it starts with, DUPACK_THRESH (0: 3). */
+static void conn_params(E810Core *c, const E810QpCtx *x, IwConnParams *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->ipv4 = x->ipv4;
+    memcpy(p->lmac, x->src_mac, 6);
+    if (x->arp_idx < E810_RDMA_MAX_ARP) {
+        memcpy(p->rmac, c->rdma.arp[x->arp_idx].mac, 6);
+    }
+    memcpy(p->rip, x->dest_ip, 16);
+    memcpy(p->lip, x->local_ip, 16);
+    p->lport = x->src_port;
+    p->rport = x->dst_port;
+    p->vlan = x->insert_vlan;
+    p->vlan_tci = x->vlan_tag;
+    p->ttl = x->ttl;
+    p->tos = x->tos;
+    p->mss = x->mss;
+    p->rcv_scale = x->rcv_wscale;
+    p->snd_scale = x->snd_wscale;
+    p->snd_nxt = x->snd_nxt;
+    p->snd_wnd = x->snd_wnd;
+    p->rcv_nxt = x->rcv_nxt;
+    p->rcv_wnd = x->rcv_wnd ? x->rcv_wnd : 0x3FFFC;
+    p->snd_una = x->snd_una;
+    p->rexmit_thresh = x->rexmit_thresh;
+    p->rto_min_ns = (int64_t)x->rtomin_ms * 1000 * 1000;
+    p->ssthresh = x->ssthresh;
+    p->cwnd = x->cwnd;
+    p->dupack_thresh = x->dupack_thresh;
+    p->ord = (uint16_t)x->ord;
+    p->ird = (uint16_t)x->ird;
+    p->rd_ok = x->rd_ok;
+    p->wr_ok = x->wr_ok;
+}
+
 /* RTS: the hand-over with TOECTXVALID; false if it has no memory. */
-static bool qp_rts(QpdpQp *q, const uint64_t *x, bool toe)
+static bool qp_rts(QpdpQp *q, const E810QpCtx *x, bool toe)
 {
     E810Core *c = q->b.c;
     IwConnParams p;
-    unsigned arp = (unsigned)e810_fld(x[6], 63, 48), i;
 
     if (!toe || q->up) {
         qp_load_iwarp(q, x);
@@ -815,46 +845,11 @@ static bool qp_rts(QpdpQp *q, const uint64_t *x, bool toe)
     if (!q->conn && !qp_alloc_conn(q)) {
         return false;
     }
-    memset(&p, 0, sizeof(p));
-    p.ipv4 = x[0] & (1ull << 3);
-    for (i = 0; i < 6; i++) {
-        p.lmac[i] = (uint8_t)(x[19] >> (56 - 8 * i));
-        p.rmac[i] = arp < E810_RDMA_MAX_ARP ? c->rdma.arp[arp].mac[i] : 0;
-    }
-    if (arp >= E810_RDMA_MAX_ARP || !c->rdma.arp[arp].valid) {
+    if (x->arp_idx >= E810_RDMA_MAX_ARP || !c->rdma.arp[x->arp_idx].valid) {
         e810_guest_error(c, "rdma: QP %u to RTS with ARP index %u not valid",
-                         q->b.id, arp);
+                         q->b.id, x->arp_idx);
     }
-    e810_eng_ctx_ip(p.rip, p.ipv4, x[5], x[4]);
-    e810_eng_ctx_ip(p.lip, p.ipv4, x[24], x[23]);
-    p.lport = (uint16_t)e810_fld(x[3], 47, 32);
-    p.rport = (uint16_t)e810_fld(x[3], 63, 48);
-    p.vlan = x[0] & (1ull << 5);
-    p.vlan_tci = (uint16_t)e810_fld(x[6], 47, 32);
-    p.ttl = (uint8_t)e810_fld(x[3], 7, 0);
-    p.tos = (uint8_t)e810_fld(x[3], 31, 24);
-    p.mss = (uint16_t)e810_fld(x[6], 29, 16);
-    p.rcv_scale = (uint8_t)e810_fld(x[7], 35, 32);
-    p.snd_scale = (uint8_t)e810_fld(x[7], 43, 40);
-    p.snd_nxt = (uint32_t)x[10];
-    p.snd_wnd = (uint32_t)(x[10] >> 32);
-    p.rcv_nxt = (uint32_t)x[11];
-    p.rcv_wnd = (uint32_t)(x[11] >> 32);
-    p.snd_una = (uint32_t)(x[12] >> 32);
-    p.rexmit_thresh = (unsigned)e810_fld(x[16], 53, 48);
-    /* RTOMIN, in milliseconds (irdma asks for 5), the congestion state
-     * irdma_init_tcp_ctx() starts with, DUPACK_THRESH (0: 3). */
-    p.rto_min_ns = (int64_t)e810_fld(x[16], 63, 57) * 1000 * 1000;
-    p.ssthresh = (uint32_t)x[14];
-    p.cwnd = (uint32_t)(x[14] >> 32);
-    p.dupack_thresh = (unsigned)e810_fld(x[0], 18, 16);
-    p.ord = (uint16_t)e810_fld(x[20], 7, 0);
-    p.ird = (uint16_t)e810_qp_ctx_ird(x);
-    p.rd_ok = x[20] & (1ull << 21);
-    p.wr_ok = x[20] & (1ull << 20);
-    if (!p.rcv_wnd) {
-        p.rcv_wnd = 0x3FFFC;
-    }
+    conn_params(c, x, &p);
     if (!iw_conn_init(q->conn, &p, &qpdp_ops, q)) {
         return false;
     }
@@ -862,7 +857,7 @@ static bool qp_rts(QpdpQp *q, const uint64_t *x, bool toe)
     q->b.deadline = -1;
     qp_load_iwarp(q, x);
     trace_e810_iw_rts(q->b.id, p.lport, p.rport, p.snd_nxt, p.rcv_nxt, p.mss,
-                      p.snd_wnd, arp);
+                      p.snd_wnd, x->arp_idx);
     return true;
 }
 
@@ -878,11 +873,10 @@ static bool iw_takes(unsigned type, uint32_t id)
 }
 
 /* The connection and its work queue come at the hand-over. */
-static bool iw_create(E810EngQp *b, uint64_t h, const uint64_t *x)
+static bool iw_create(E810EngQp *b, uint64_t h, const E810QpCtx *x)
 {
     QpdpQp *q = iwqp(b);
 
-    qp_load_rings(q, x);
     qp_load_iwarp(q, x);
     return true;
 }
@@ -924,14 +918,13 @@ static void iw_terminate(QpdpQp *q, unsigned act)
     }
 }
 
-static void iw_modify(E810EngQp *b, uint64_t h, const uint64_t *x,
+static void iw_modify(E810EngQp *b, uint64_t h, const E810QpCtx *x,
                       E810CqpResult *r)
 {
     QpdpQp *q = iwqp(b);
     E810Core *c = b->c;
     unsigned next;
 
-    qp_load_rings(q, x);
     qp_load_iwarp(q, x);
     next = CQPSQ_QP_NEXTIWSTATE(h);
     switch (next) {

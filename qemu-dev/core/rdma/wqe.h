@@ -10,7 +10,6 @@
 
 #include "../types.h"
 #include "rdma.h"
-#include "qpctx.h"          /* e810_qp_ctx_rings, e810_qp_ctx_ird */
 
 typedef struct E810Sge {
     uint32_t stag;

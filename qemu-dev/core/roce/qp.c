@@ -203,7 +203,7 @@ bool roce_sq_fetch(RoceQp *q, RoceWqe *w, uint64_t *hdr)
     w->rkey = (uint32_t)h;
     w->ah = QPSQ_AHID(h);
     w->qkey = (uint32_t)qw[2];
-    w->dqpn = (uint32_t)e810_fld(qw[2], 55, 32);
+    w->dqpn = (uint32_t)QPSQ_DESTQPN(qw[2]);
     if (roce_op_local(w->b.op)) {
         if (w->b.op == OP_FAST_REGISTER) {
             E810MemOwner o = roce_owner(q);
@@ -312,49 +312,39 @@ bool e810_roce_rx(E810Core *c, const E810Frame *fr)
 
 
 /* The RoCE QP host context (docs/roce.md section 3). */
-static void qp_load(RoceQp *q, const uint64_t *x)
+static void qp_load(RoceQp *q, const E810QpCtx *x)
 {
     E810Core *c = q->b.c;
-    unsigned i;
 
-    e810_qp_ctx_rings(x, q->b.vq, &q->b.sq, &q->b.rq, &q->b.rq_shift);
-    q->b.pd = (uint32_t)(e810_fld(x[7], 63, 48) | e810_fld(x[0], 21, 20) << 16);
-    q->b.txcq = (uint32_t)e810_fld(x[17], 24, 0);
-    q->b.rxcq = (uint32_t)e810_fld(x[17], 56, 32);
-    q->b.priv = x[20] & (1ull << 25);
-    q->wr_ok = x[20] & (1ull << 20);
-    q->rd_ok = x[20] & (1ull << 21);
-    q->ord = (unsigned)e810_fld(x[20], 7, 0);
-    q->ird = e810_qp_ctx_ird(x);
-    q->rexmit_thresh = (unsigned)e810_fld(x[16], 53, 48);
-    q->rnr_thresh = (unsigned)e810_fld(x[16], 56, 54);
-    q->pkey = (uint16_t)e810_fld(x[7], 47, 32);
-    q->qkey = (uint32_t)(x[8] >> 32);
-    q->dqpn = (uint32_t)e810_fld(x[8], 23, 0);
-    q->mtu = (unsigned)e810_fld(x[6], 29, 16);
+    e810_eng_ctx_load(&q->b, x);
+    q->wr_ok = x->wr_ok;
+    q->rd_ok = x->rd_ok;
+    q->ord = x->ord;
+    q->ird = x->ird;
+    q->rexmit_thresh = x->rexmit_thresh;
+    q->rnr_thresh = x->rnr_thresh;
+    q->pkey = x->pkey;
+    q->qkey = x->qkey;
+    q->dqpn = x->dest_qp;
+    q->mtu = x->mss;
     if (q->mtu < 256 || q->mtu > 4096) {
         q->mtu = q->mtu > 4096 ? 4096 : 1024;
     }
-    q->arp = (unsigned)e810_fld(x[6], 63, 48);
+    q->arp = x->arp_idx;
     memset(&q->path, 0, sizeof(q->path));
-    q->path.ipv4 = x[0] & (1ull << 3);
-    q->path.vlan = x[0] & (1ull << 5);
-    q->path.vlan_tci = (uint16_t)e810_fld(x[6], 47, 32);
-    q->path.ttl = (uint8_t)e810_fld(x[3], 7, 0);
-    q->path.tos = (uint8_t)e810_fld(x[3], 31, 24);
-    q->path.sport = (uint16_t)e810_fld(x[3], 47, 32);
-    q->path.flow_label = (uint32_t)e810_fld(x[7], 19, 0);
-    for (i = 0; i < 6; i++) {
-        q->path.smac[i] = (uint8_t)(x[19] >> (56 - 8 * i));
-    }
+    q->path.ipv4 = x->ipv4;
+    q->path.vlan = x->insert_vlan;
+    q->path.vlan_tci = x->vlan_tag;
+    q->path.ttl = x->ttl ? x->ttl : 64;
+    q->path.tos = x->tos;
+    q->path.sport = x->src_port;
+    q->path.flow_label = x->flow_label;
+    memcpy(q->path.smac, x->src_mac, 6);
     if (q->arp < E810_RDMA_MAX_ARP && c->rdma.arp[q->arp].valid) {
         memcpy(q->path.dmac, c->rdma.arp[q->arp].mac, 6);
     }
-    e810_eng_ctx_ip(q->path.dip, q->path.ipv4, x[5], x[4]);
-    e810_eng_ctx_ip(q->path.sip, q->path.ipv4, x[24], x[23]);
-    if (!q->path.ttl) {
-        q->path.ttl = 64;
-    }
+    memcpy(q->path.dip, x->dest_ip, 16);
+    memcpy(q->path.sip, x->local_ip, 16);
 }
 
 static void roce_free(E810EngQp *b)
@@ -390,7 +380,7 @@ static bool roce_takes(unsigned type, uint32_t id)
 }
 
 /* An RC QP tracks its WQEs and the READs it answers. */
-static bool roce_create(E810EngQp *b, uint64_t h, const uint64_t *x)
+static bool roce_create(E810EngQp *b, uint64_t h, const E810QpCtx *x)
 {
     RoceQp *q = roce_qp(b);
 
@@ -415,7 +405,7 @@ static bool roce_create(E810EngQp *b, uint64_t h, const uint64_t *x)
     return true;
 }
 
-static void roce_modify(E810EngQp *b, uint64_t h, const uint64_t *x,
+static void roce_modify(E810EngQp *b, uint64_t h, const E810QpCtx *x,
                         E810CqpResult *r)
 {
     RoceQp *q = roce_qp(b);
@@ -433,14 +423,14 @@ static void roce_modify(E810EngQp *b, uint64_t h, const uint64_t *x,
     }
     q->state = (uint8_t)next;
     if (next == QP_STATE_RTR && prev != QP_STATE_RTR && prev != QP_STATE_RTS) {
-        q->epsn = (uint32_t)e810_fld(x[11], 23, 0);
+        q->epsn = x->epsn;
         q->msn = 0;
         q->nak_sent = q->b.rcv_active = q->wr_active = false;
         q->rd_head = q->rd_cnt = q->rd_send = 0;
         q->ack_owed = false;
     }
     if (next == QP_STATE_RTS && prev != QP_STATE_RTS && prev != QP_STATE_SQD) {
-        q->psn_next = q->psn_una = (uint32_t)e810_fld(x[10], 23, 0);
+        q->psn_next = q->psn_una = x->psn_nxt;
         q->retries = q->rnr_retries = 0;
         q->snd = q->snd_pkt = 0;
     }

@@ -21,7 +21,7 @@ static bool ah_path(RoceQp *q, uint32_t idx, RocePath *p)
 {
     E810Core *c = q->b.c;
     const uint64_t *a;
-    unsigned arp, i;
+    unsigned arp;
 
     if (!c->rdma.ah ||
         idx >= e810_rdma_obj_limit(c, E810_HMC_FSIAV, E810_RDMA_MAX_AH) ||
@@ -30,21 +30,19 @@ static bool ah_path(RoceQp *q, uint32_t idx, RocePath *p)
     }
     a = c->rdma.ah[idx].wqe;
     memset(p, 0, sizeof(*p));
-    p->ipv4 = a[3] & (1ull << 59);
-    p->vlan = a[3] & (1ull << 60);
-    p->vlan_tci = (uint16_t)a[1];
-    p->tos = (uint8_t)e810_fld(a[1], 39, 32);
-    p->ttl = (uint8_t)e810_fld(a[2], 39, 32);
-    p->flow_label = (uint32_t)e810_fld(a[2], 19, 0);
+    p->ipv4 = a[3] & CQPSQ_AH_IPV4VALID;
+    p->vlan = a[3] & CQPSQ_AH_INSERTVLANTAG;
+    p->vlan_tci = CQPSQ_AH_VLANTAG(a[1]);
+    p->tos = CQPSQ_AH_TC(a[1]);
+    p->ttl = CQPSQ_AH_HOPLIMIT(a[2]);
+    p->flow_label = CQPSQ_AH_FLOWLABEL(a[2]);
     p->sport = q->path.sport;
-    arp = (unsigned)e810_fld(a[2], 63, 48);
+    arp = CQPSQ_AH_ARPINDEX(a[2]);
     if (arp >= E810_RDMA_MAX_ARP || !c->rdma.arp[arp].valid) {
         return false;
     }
     memcpy(p->dmac, c->rdma.arp[arp].mac, 6);
-    for (i = 0; i < 6; i++) {
-        p->smac[i] = (uint8_t)(a[0] >> (56 - 8 * i));
-    }
+    e810_rdma_mac_from_u64(p->smac, CQPSQ_AH_MACADDR(a[0]));
     if (p->ipv4) {
         stbe32(p->dip, (uint32_t)a[4]);
         stbe32(p->sip, (uint32_t)a[6]);
