@@ -44,6 +44,21 @@ void e810_cqp_fail(E810Core *c, E810CqpResult *r, uint16_t minor,
     e810_guest_error(c, "rdma cqp: %s", msg);
 }
 
+bool e810_cqp_new_slot(E810Core *c, E810CqpResult *r, const void *slot,
+                       bool taken, const char *what, uint32_t id)
+{
+    if (!slot) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "create %s %u", what, id);
+        return false;
+    }
+    if (taken) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_INVALID_STATE, "%s %u exists", what,
+                      id);
+        return false;
+    }
+    return true;
+}
+
 static void cqp_query_features(E810Core *c, const uint64_t *wqe,
                                E810CqpResult *r)
 {

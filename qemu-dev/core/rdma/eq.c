@@ -155,6 +155,26 @@ void e810_rdma_aeq_alloc(E810Core *c, uint32_t n)
     aeq->credits += n;
 }
 
+/* CREATE_CEQ and CREATE_AEQ: the same WQE (VMAP, LPBLSIZE, the ring or
+ * its first PBLE) but for the size field. */
+static bool eq_create(E810Core *c, E810RdmaEq *eq, uint32_t size,
+                      uint32_t max, const uint64_t *wqe, E810CqpResult *r,
+                      const char *what, uint32_t id)
+{
+    if (!e810_cqp_new_slot(c, r, eq, eq->valid, what, id)) {
+        return false;
+    }
+    if (!ring_setup(c, &eq->ring, size, max, wqe[4], wqe[3] & CQPSQ_CEQ_VMAP,
+                    CQPSQ_CEQ_LPBLSIZE(wqe[3]),
+                    CQPSQ_CEQ_FIRSTPMPBLIDX(wqe[6]), r, what)) {
+        return false;
+    }
+    eq->valid = true;
+    trace_e810_rdma_eq(eq == &c->rdma.aeq ? "create AEQ" : "create CEQ", id,
+                       eq->ring.size, wqe[4]);
+    return true;
+}
+
 void e810_rdma_ceq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
     uint32_t id = CQPSQ_CEQ_CEQID(wqe[3]);
@@ -165,18 +185,8 @@ void e810_rdma_ceq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
         return;
     }
     eq = &c->rdma.ceq[id];
-    if (eq->valid) {
-        e810_cqp_fail(c, r, E810_CQP_MIN_INVALID_STATE, "CEQ %u exists", id);
-        return;
-    }
-    if (!ring_setup(c, &eq->ring, CQPSQ_CEQ_CEQSIZE(wqe[2]),
-                    E810_RDMA_MAX_CEQ_SIZE, wqe[4], wqe[3] & CQPSQ_CEQ_VMAP,
-                    CQPSQ_CEQ_LPBLSIZE(wqe[3]),
-                    CQPSQ_CEQ_FIRSTPMPBLIDX(wqe[6]), r, "CEQ")) {
-        return;
-    }
-    eq->valid = true;
-    trace_e810_rdma_eq("create CEQ", id, eq->ring.size, wqe[4]);
+    eq_create(c, eq, CQPSQ_CEQ_CEQSIZE(wqe[2]), E810_RDMA_MAX_CEQ_SIZE, wqe,
+              r, "CEQ", id);
 }
 
 void e810_rdma_ceq_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
@@ -195,19 +205,10 @@ void e810_rdma_aeq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
     E810RdmaEq *aeq = &c->rdma.aeq;
 
-    if (aeq->valid) {
-        e810_cqp_fail(c, r, E810_CQP_MIN_INVALID_STATE, "AEQ exists");
-        return;
+    if (eq_create(c, aeq, CQPSQ_AEQ_AEQECNT(wqe[2]), E810_RDMA_MAX_AEQ_SIZE,
+                  wqe, r, "AEQ", 0)) {
+        aeq->credits = aeq->ring.size;
     }
-    if (!ring_setup(c, &aeq->ring, CQPSQ_AEQ_AEQECNT(wqe[2]),
-                    E810_RDMA_MAX_AEQ_SIZE, wqe[4], wqe[3] & CQPSQ_AEQ_VMAP,
-                    CQPSQ_AEQ_LPBLSIZE(wqe[3]),
-                    CQPSQ_AEQ_FIRSTPMPBLIDX(wqe[6]), r, "AEQ")) {
-        return;
-    }
-    aeq->credits = aeq->ring.size;
-    aeq->valid = true;
-    trace_e810_rdma_eq("create AEQ", 0, aeq->ring.size, wqe[4]);
 }
 
 void e810_rdma_aeq_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
@@ -229,12 +230,7 @@ void e810_rdma_cq_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     E810RdmaCq *cq = cq_lookup(c, id);
     E810RdmaCq n;
 
-    if (!cq) {
-        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "create CQ %u", id);
-        return;
-    }
-    if (cq->valid) {
-        e810_cqp_fail(c, r, E810_CQP_MIN_INVALID_STATE, "CQ %u exists", id);
+    if (!e810_cqp_new_slot(c, r, cq, cq && cq->valid, "CQ", id)) {
         return;
     }
     memset(&n, 0, sizeof(n));

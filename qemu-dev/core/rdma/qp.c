@@ -50,12 +50,7 @@ void e810_rdma_qp_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     unsigned type = CQPSQ_QP_QPTYPE(h), next = CQPSQ_QP_NEXTIWSTATE(h);
     uint64_t comp;
 
-    if (!qp) {
-        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "create QP %u", id);
-        return;
-    }
-    if (qp->valid) {
-        e810_cqp_fail(c, r, E810_CQP_MIN_INVALID_STATE, "QP %u exists", id);
+    if (!e810_cqp_new_slot(c, r, qp, qp && qp->valid, "QP", id)) {
         return;
     }
     if (type < 1 || type > 4 || next > QP_STATE_ERROR) {

@@ -474,7 +474,8 @@ static int cb_gather(void *opaque, uint64_t cookie, uint64_t off,
         memcpy(buf, w->b.inl_data + off, len);
         return 0;
     }
-    r = sge_copy(q, w->b.sge, w->b.nsge, off, buf, NULL, len, E810_ACC_LOCAL_READ);
+    r = sge_copy(q, w->b.sge, w->b.nsge, off, buf, NULL, len,
+                 E810_ACC_LOCAL_READ);
     if (r) {
         w->b.status = (int)xlate_ae(r);
         q->gather_ae = xlate_ae(r);
@@ -527,8 +528,8 @@ static int cb_recv(void *opaque, const IwRecvSeg *s)
         return IW_T_DDP_U_TOO_LONG;
     }
     if (s->len) {
-        r = sge_copy(q, q->b.rcv_sge, q->b.rcv_nsge, s->mo, NULL, s->data, s->len,
-                     E810_ACC_LOCAL_WRITE);
+        r = sge_copy(q, q->b.rcv_sge, q->b.rcv_nsge, s->mo, NULL, s->data,
+                     s->len, E810_ACC_LOCAL_WRITE);
         if (r) {
             return IW_T_DDP_U_NO_BUF;   /* local protection error */
         }
@@ -595,7 +596,7 @@ static void cb_done(void *opaque, uint64_t cookie, int status)
         /* The sink STag (local SGE 0) is invalidated once the Read
          * Response has been placed, before the completion. */
         w->b.status = (int)stag_invalidate(q, w->b.nsge ? w->b.sge[0].stag : 0,
-                                         false);
+                                           false);
     }
     if (!q->b.in_run) {
         sq_run(q);

@@ -306,6 +306,11 @@ const char *e810_cqp_opcode_name(unsigned op);
 void e810_cqp_fail(E810Core *c, E810CqpResult *r, uint16_t minor,
                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* A CREATE op's slot for @what @id: false (the op failed) if there is
+ * no such slot (@slot NULL) or it is taken. */
+bool e810_cqp_new_slot(E810Core *c, E810CqpResult *r, const void *slot,
+                       bool taken, const char *what, uint32_t id);
+
 /* hmc.c */
 void e810_rdma_hmc_reset(E810Core *c);
 void e810_rdma_query_fpm(E810Core *c, const uint64_t *wqe, E810CqpResult *r);

@@ -147,8 +147,8 @@ void roce_ack_out(RoceQp *q, uint8_t syndrome, uint32_t psn)
         trace_e810_roce_nak(q->b.id, syndrome, psn);
     }
     roce_xmit(q, roce_frame_seal(e->tx, &q->path, off,
-                            off + ROCE_BTH_LEN + ROCE_AETH_LEN),
-         ROCE_ACK, psn, 0);
+                                 off + ROCE_BTH_LEN + ROCE_AETH_LEN),
+              ROCE_ACK, psn, 0);
 }
 
 /*
@@ -267,7 +267,8 @@ bool e810_roce_rx(E810Core *c, const E810Frame *fr)
     }
     q = roce_qp_find(c, k.dqpn);
     if (!q || q->b.halted ||
-        (q->state != QP_STATE_RTR && q->state != QP_STATE_RTS && q->state != QP_STATE_SQD)) {
+        (q->state != QP_STATE_RTR && q->state != QP_STATE_RTS &&
+         q->state != QP_STATE_SQD)) {
         e->stats.rx_no_qp++;
         trace_e810_roce_drop(k.dqpn, k.opcode, k.psn, "no QP ready for it");
         return true;
@@ -436,18 +437,13 @@ static void roce_modify(E810EngQp *b, uint64_t h, const E810QpCtx *x,
     }
     trace_e810_roce_qp(id, q->type, next, q->psn_next, q->epsn, q->dqpn,
                        q->mtu, q->arp);
-    switch (next) {
-    case QP_STATE_RTS:
+    if (next == QP_STATE_RTS) {
         e810_eng_doorbell(c, id);
-        break;
-    case QP_STATE_SQD:
+    } else if (next == QP_STATE_SQD) {
         /* Nothing is held inside the engine between packets: the SQ is
          * drained as soon as the outstanding packets are acknowledged;
          * irdma waits for this AE (verbs.c:irdma_wait_for_suspend). */
         roce_post_ae(q, AE_QP_SUSPEND_COMPLETE, 0);
-        break;
-    default:
-        break;
     }
 }
 

@@ -176,7 +176,8 @@ static void send_pkt(RoceQp *q, RoceWqe *w, uint32_t k)
         last = true;
     } else {
         bool wr = w->b.op == OP_RDMA_WRITE || w->b.op == OP_RDMA_WRITE_SOL;
-        bool inv = w->b.op == OP_RDMA_SEND_INV || w->b.op == OP_RDMA_SEND_SOL_EVENT_INV;
+        bool inv = w->b.op == OP_RDMA_SEND_INV ||
+                   w->b.op == OP_RDMA_SEND_SOL_EVENT_INV;
 
         plen = w->b.len - poff < q->mtu ? w->b.len - poff : q->mtu;
         if (wr) {
@@ -216,8 +217,8 @@ static void send_pkt(RoceQp *q, RoceWqe *w, uint32_t k)
                 memcpy(b + p, w->b.inl_data + poff, plen);
             } else {
                 E810MemOwner o = roce_owner(q);
-                int r = e810_sge_copy(&o, w->b.sge, w->b.nsge, poff, b + p, NULL,
-                                      plen, E810_ACC_LOCAL_READ);
+                int r = e810_sge_copy(&o, w->b.sge, w->b.nsge, poff, b + p,
+                                      NULL, plen, E810_ACC_LOCAL_READ);
 
                 if (r) {
                     w->b.status = (int)e810_xlate_ae(r);
@@ -300,7 +301,8 @@ void roce_rc_run(RoceQp *q)
             e810_eng_sq_advance(&q->b, w->b.quanta);
             if (!w->b.status && !roce_op_local(w->b.op)) {
                 switch (w->b.op) {
-                case OP_RDMA_SEND: case OP_RDMA_SEND_INV: case OP_RDMA_SEND_SOL_EVENT:
+                case OP_RDMA_SEND: case OP_RDMA_SEND_INV:
+                case OP_RDMA_SEND_SOL_EVENT:
                 case OP_RDMA_SEND_SOL_EVENT_INV: case OP_RDMA_WRITE:
                 case OP_RDMA_WRITE_SOL: case OP_RDMA_READ:
                 case OP_RDMA_READ_LOC_INV:
@@ -544,8 +546,9 @@ void roce_rx_read_resp(RoceQp *q, const RocePkt *k)
         if (w->b.op == OP_RDMA_READ_LOC_INV) {
             E810MemOwner o = roce_owner(q);
 
-            w->b.status = (int)e810_stag_invalidate(&o, w->b.nsge ?
-                                                  w->b.sge[0].stag : 0, false);
+            uint32_t stag = w->b.nsge ? w->b.sge[0].stag : 0;
+
+            w->b.status = (int)e810_stag_invalidate(&o, stag, false);
         }
     }
     timer_restart(q);

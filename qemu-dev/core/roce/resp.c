@@ -75,7 +75,8 @@ static void resp_read_dup(RoceQp *q, const RocePkt *k)
         return;
     }
     e->stats.rd_dup_stale++;
-    trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "duplicate READ, not recent");
+    trace_e810_roce_drop(q->b.id, k->opcode, k->psn,
+                         "duplicate READ, not recent");
 }
 
 /* A READ request at PSN @k->psn: checked now, queued for its responses. */
@@ -105,8 +106,8 @@ static void resp_read(RoceQp *q, const RocePkt *k)
         return;
     }
     if (len) {
-        r = e810_rdma_xlate(q->b.c, rkey, va, len, E810_ACC_REMOTE_READ, q->b.pd,
-                            false, NULL, NULL);
+        r = e810_rdma_xlate(q->b.c, rkey, va, len, E810_ACC_REMOTE_READ,
+                            q->b.pd, false, NULL, NULL);
         if (r) {
             resp_error(q, k, xlate_nak(r), e810_xlate_ae(r));
             return;
@@ -257,7 +258,7 @@ static bool resp_psn(RoceQp *q, const RocePkt *k)
             resp_read_dup(q, k);
         } else if (k->ackreq) {
             roce_send_ack(q, ROCE_AETH_ACK | ROCE_AETH_CREDITS_NONE,
-                     (q->epsn - 1) & ROCE_PSN_MASK);
+                          (q->epsn - 1) & ROCE_PSN_MASK);
         }
         return false;
     }
@@ -296,6 +297,18 @@ static bool resp_reth(RoceQp *q, const RocePkt *k, RoceReq *m, size_t *left)
     return true;
 }
 
+/* A 4-byte extension header (IETH, ImmDt) into @v; false if short. */
+static bool ext32(RoceReq *m, size_t *left, uint32_t *v)
+{
+    if (*left < 4) {
+        return false;
+    }
+    *v = ldbe32(m->p);
+    m->p += 4;
+    *left -= 4;
+    return true;
+}
+
 /* The extension headers and the payload's length: false (answered) if
  * the packet does not fit the message in progress or is malformed. */
 static bool resp_parse(RoceQp *q, const RocePkt *k, RoceReq *m)
@@ -313,21 +326,9 @@ static bool resp_parse(RoceQp *q, const RocePkt *k, RoceReq *m)
     if ((m->f & ROCE_F_RETH) && !resp_reth(q, k, m, &left)) {
         return false;
     }
-    if (m->f & ROCE_F_IETH) {
-        if (left < ROCE_IETH_LEN) {
-            goto invalid;
-        }
-        m->inv_stag = ldbe32(m->p);
-        m->p += ROCE_IETH_LEN;
-        left -= ROCE_IETH_LEN;
-    }
-    if (m->f & ROCE_F_IMM) {
-        if (left < ROCE_IMM_LEN) {
-            goto invalid;
-        }
-        m->imm_data = ldbe32(m->p);
-        m->p += ROCE_IMM_LEN;
-        left -= ROCE_IMM_LEN;
+    if (((m->f & ROCE_F_IETH) && !ext32(m, &left, &m->inv_stag)) ||
+        ((m->f & ROCE_F_IMM) && !ext32(m, &left, &m->imm_data))) {
+        goto invalid;
     }
     if (left < k->padcnt) {
         goto invalid;
@@ -408,7 +409,7 @@ static bool resp_complete(RoceQp *q, const RocePkt *k, const RoceReq *m)
     if (send || imm) {
         q->b.rcv_active = false;
         roce_rq_cqe(q, send ? q->rcv_off : q->wr_len, m->op, lo, flags, imm,
-               m->imm_data);
+                    m->imm_data);
     }
     return true;
 }

@@ -197,6 +197,17 @@ void roce_cqp_doorbell(E810Core *c)
     }
 }
 
+/* A datagram taken a receive WQE but not placed: counted, and the WQE
+ * completes in error with @ae. */
+static void ud_rx_error(RoceQp *q, const RocePkt *k, uint32_t src_qp,
+                        const char *why, unsigned ae)
+{
+    q->b.c->rdma.roce->stats.ud_dropped++;
+    trace_e810_roce_drop(q->b.id, k->opcode, k->psn, why);
+    roce_rq_cqe(q, 0, OP_TYPE_REC, src_qp,
+                CQ_ERROR | (uint64_t)0xFFFF << 16 | ae, false, 0);
+}
+
 void roce_ud_rx(RoceQp *q, const RocePkt *k)
 {
     E810Roce *e = q->b.c->rdma.roce;
@@ -226,11 +237,8 @@ void roce_ud_rx(RoceQp *q, const RocePkt *k)
     }
     if (q->b.rcv_cap < ROCE_GRH_LEN || plen > q->b.rcv_cap - ROCE_GRH_LEN) {
         /* The WQE is used up by the datagram it could not hold. */
-        e->stats.ud_dropped++;
-        trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "receive WQE short");
-        roce_rq_cqe(q, 0, OP_TYPE_REC, src_qp,
-               CQ_ERROR | (uint64_t)0xFFFF << 16 | AE_WQE_INVALID_PARAMETER,
-               false, 0);
+        ud_rx_error(q, k, src_qp, "receive WQE short",
+                    AE_WQE_INVALID_PARAMETER);
         return;
     }
     /* The GRH slot: the IPv6 header, or the IPv4 header in its last 20
@@ -242,17 +250,13 @@ void roce_ud_rx(RoceQp *q, const RocePkt *k)
         (plen && e810_sge_copy(&o, q->b.rcv_sge, q->b.rcv_nsge, ROCE_GRH_LEN,
                                NULL, k->ext + hl, plen,
                                E810_ACC_LOCAL_WRITE))) {
-        e->stats.ud_dropped++;
-        trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "receive buffer");
-        roce_rq_cqe(q, 0, OP_TYPE_REC, src_qp,
-               CQ_ERROR | (uint64_t)0xFFFF << 16 | AE_AMP_INVALID_STAG,
-               false, 0);
+        ud_rx_error(q, k, src_qp, "receive buffer", AE_AMP_INVALID_STAG);
         return;
     }
     e->stats.rx_pkts++;
     roce_rq_cqe(q, ROCE_GRH_LEN + plen, OP_TYPE_REC, src_qp,
-           (k->ipv4 ? CQ_IPV4 : 0) | (k->se ? CQ_SOEVENT : 0), imm,
-           ldbe32(k->ext + ROCE_DETH_LEN));
+                (k->ipv4 ? CQ_IPV4 : 0) | (k->se ? CQ_SOEVENT : 0), imm,
+                ldbe32(k->ext + ROCE_DETH_LEN));
 }
 
 /*
