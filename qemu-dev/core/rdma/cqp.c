@@ -59,6 +59,15 @@ bool e810_cqp_new_slot(E810Core *c, E810CqpResult *r, const void *slot,
     return true;
 }
 
+bool e810_cqp_old_slot(E810Core *c, E810CqpResult *r, bool live,
+                       const char *what, uint32_t id)
+{
+    if (!live) {
+        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "destroy %s %u", what, id);
+    }
+    return live;
+}
+
 static void cqp_query_features(E810Core *c, const uint64_t *wqe,
                                E810CqpResult *r)
 {

@@ -193,8 +193,8 @@ void e810_rdma_ceq_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
     uint32_t id = CQPSQ_CEQ_CEQID(wqe[3]);
 
-    if (id >= E810_RDMA_MAX_CEQS || !c->rdma.ceq[id].valid) {
-        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "destroy CEQ %u", id);
+    if (!e810_cqp_old_slot(c, r, id < E810_RDMA_MAX_CEQS &&
+                           c->rdma.ceq[id].valid, "CEQ", id)) {
         return;
     }
     c->rdma.ceq[id].valid = false;
@@ -327,8 +327,7 @@ void e810_rdma_cq_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     uint32_t id = CQPSQ_CQ_CQID(wqe[3]);
     E810RdmaCq *cq = cq_lookup(c, id);
 
-    if (!cq || !cq->valid) {
-        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "destroy CQ %u", id);
+    if (!e810_cqp_old_slot(c, r, cq && cq->valid, "CQ", id)) {
         return;
     }
     if (id == 0) {

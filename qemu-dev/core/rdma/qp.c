@@ -110,8 +110,7 @@ void e810_rdma_qp_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     uint32_t id = CQPSQ_QP_ID(wqe[3]);
     E810RdmaQp *qp = qp_lookup(c, id);
 
-    if (!qp || !qp->valid) {
-        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "destroy QP %u", id);
+    if (!e810_cqp_old_slot(c, r, qp && qp->valid, "QP", id)) {
         return;
     }
     qp->valid = false;

@@ -987,12 +987,22 @@ static void iw_ae(E810EngQp *b, unsigned code, unsigned src)
     post_ae(iwqp(b), code, src, false);
 }
 
+/* iWARP needs no halt, retire, CQP doorbell or cleanup hook: a halted
+ * QP's connection may still be closing, and nothing is per device. */
 const E810EngOps e810_iwarp_ops = {
-    .name = "iwarp", .protocol = PROTOCOL_IWARP,
-    .qp_size = sizeof(QpdpQp), .wqe_size = sizeof(QpdpWqe),
-    .takes = iw_takes, .create = iw_create, .modify = iw_modify,
-    .destroy = iw_destroy, .flushed = iw_flushed, .release = iw_free,
-    .run = iw_run, .timeout = iw_timeout, .ae = iw_ae,
+    .name = "iwarp",
+    .protocol = PROTOCOL_IWARP,
+    .qp_size = sizeof(QpdpQp),
+    .wqe_size = sizeof(QpdpWqe),
+    .takes = iw_takes,
+    .create = iw_create,
+    .modify = iw_modify,
+    .destroy = iw_destroy,
+    .flushed = iw_flushed,
+    .release = iw_free,
+    .run = iw_run,
+    .timeout = iw_timeout,
+    .ae = iw_ae,
 };
 
 bool e810_iwarp_rx(E810Core *c, uint32_t qp_id, const E810Frame *fr)

@@ -311,6 +311,11 @@ void e810_cqp_fail(E810Core *c, E810CqpResult *r, uint16_t minor,
 bool e810_cqp_new_slot(E810Core *c, E810CqpResult *r, const void *slot,
                        bool taken, const char *what, uint32_t id);
 
+/* A DESTROY op's object @what @id: false (the op failed) if it is not
+ * there (@live false). */
+bool e810_cqp_old_slot(E810Core *c, E810CqpResult *r, bool live,
+                       const char *what, uint32_t id);
+
 /* hmc.c */
 void e810_rdma_hmc_reset(E810Core *c);
 void e810_rdma_query_fpm(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
