@@ -17,7 +17,7 @@
  * to allocate, and creates) give two groups for one address; the card
  * takes both, so the device does too, up to E810_MCG_PER_ADDR: a
  * datagram to an address is then placed in at most that many times
- * eight QPs, whatever the guest wrote.  The receive side (roce/qp.c)
+ * eight QPs, whatever the guest wrote.  The receive side (roce/ud.c)
  * gathers the members of an address with e810_rdma_mcg_members.
  */
 #include "../dev.h"
@@ -101,7 +101,7 @@ static bool mcg_read_ctx(E810Core *c, uint32_t idx, uint64_t pa,
          * an address (irdma_detach_mcast removes the QP from the first
          * group of the address only, whichever it is in), and its next
          * MODIFY carries them.  Delivery skips members that are not
-         * ready UD QPs at that moment (roce/qp.c). */
+         * ready UD QPs at that moment (roce/ud.c). */
         if (qp >= nqp) {
             e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM,
                           "multicast group %u entry %u: QP %u of %u",

@@ -694,7 +694,7 @@ static void trace_close(QpdpQp *q, const char *what)
  * (verbs.c:irdma_modify_qp(): RESETCON only while hw_tcp_state is open).
  * The work is gone, but the peer still waits for our FIN: the connection
  * goes on without the work -- a FIN asked for goes right after what was
- * sent, the peer's ACKs and FIN are still taken (steer.c) -- and
+ * sent, the peer's ACKs and FIN are still taken (port.c) -- and
  * DESTROY_QP resets what is then still open (qp_release_conn()).
  */
 static void qp_orphan(QpdpQp *q, const char *why)
