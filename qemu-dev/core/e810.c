@@ -305,15 +305,20 @@ bool e810_can_receive(E810Core *c)
 
 size_t e810_receive(E810Core *c, const uint8_t *frame, size_t len)
 {
+    E810Frame fr;
+
     if (!e810_enter(c, "receive", len)) {
         /* A frame the device itself sent while running: dropped. */
         c->stats.rx_dropped++;
         return len;
     }
+    /* Parsed once: the port's statistics, steering, the LAN and the
+     * engines share it. */
+    e810_frame_parse(&fr, frame, len);
     if (c->fw.phy.up) {
-        e810_lan_stats_port_rx(c, frame, len);
+        e810_lan_stats_port_rx(c, &fr);
     }
-    e810_receive_frame(c, frame, len);
+    e810_receive_parsed(c, &fr);
     e810_leave(c);
     return len;
 }

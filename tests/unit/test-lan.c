@@ -1012,6 +1012,7 @@ static void test_mac_loopback(void)
 #define T_GLPRT_PRC1522L    0x00380A40
 #define T_GLPRT_PTC127L     0x00380BC0
 #define T_GLPRT_RUC         0x00380200
+#define T_GLPRT_RLEC        0x00380140
 #define T_GLPRT_TDOLD       0x00381280
 #define T_GLPRT_CRCERRS     0x00380100
 #define T_PRTRPB_RDPC       0x000AC260
@@ -1070,6 +1071,23 @@ static void test_stats(void)
     CHECK_EQ(rd(T_PRTRPB_RDPC), 1);
     CHECK_EQ(rd64(T_GLPRT_UPRCL), 2);
     CHECK_EQ(rd(T_GLPRT_CRCERRS), 0);
+    /* An 802.3 length field longer than the payload, also behind a VLAN
+     * tag (the parse finds it there); one that fits is no error. */
+    an = eth(g, bcast_mac, peer_mac, 46);
+    memset(g + an, 0, 46);
+    e810_receive(&t.c, g, an + 46);
+    CHECK_EQ(rd(T_GLPRT_RLEC), 0);
+    stbe16(g + 12, 47);
+    e810_receive(&t.c, g, an + 46);
+    CHECK_EQ(rd(T_GLPRT_RLEC), 1);
+    stbe16(g + 12, 0x8100);
+    stbe16(g + 14, 5);
+    stbe16(g + 16, 43);
+    e810_receive(&t.c, g, an + 46);
+    CHECK_EQ(rd(T_GLPRT_RLEC), 2);
+    stbe16(g + 16, 42);
+    e810_receive(&t.c, g, an + 46);
+    CHECK_EQ(rd(T_GLPRT_RLEC), 2);
 
     /* Tx from the VSI's queue: one frame sent, one malformed, one while
      * the link is down. */

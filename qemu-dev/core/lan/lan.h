@@ -211,7 +211,7 @@ bool e810_lan_stats_read(E810Core *c, uint32_t off, uint32_t *val);
 bool e810_lan_stats_reg(uint32_t off);
 /* A frame the MAC received from the wire / put on it (or would have: the
  * link is down). */
-void e810_lan_stats_port_rx(E810Core *c, const uint8_t *f, size_t len);
+void e810_lan_stats_port_rx(E810Core *c, const E810Frame *fr);
 void e810_lan_stats_port_tx(E810Core *c, const uint8_t *f, size_t len,
                             bool link_up);
 /* A frame delivered to / sent by VSI @vsi; one it dropped or refused. */

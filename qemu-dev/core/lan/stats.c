@@ -166,26 +166,26 @@ static size_t wire_len(size_t len)
     return (len < MIN_FRAME ? MIN_FRAME : len) + FCS_LEN;
 }
 
-void e810_lan_stats_port_rx(E810Core *c, const uint8_t *f, size_t len)
+void e810_lan_stats_port_rx(E810Core *c, const E810Frame *fr)
 {
     uint64_t *s = c->lan.port_stats;
-    size_t wire = wire_len(len);
+    size_t wire = wire_len(fr->len);
 
-    if (len < 14) {
+    if (fr->len < ETH_HLEN) {
         s[E810_PS_RUC]++;
         return;
     }
-    if (len > E810_LAN_MAX_FRAME) {
+    if (fr->len > E810_LAN_MAX_FRAME) {
         s[E810_PS_ROC]++;
         return;
     }
-    /* An 802.3 length field longer than the frame's payload. */
-    if (((size_t)f[12] << 8 | f[13]) <= 1500 &&
-        ((size_t)f[12] << 8 | f[13]) > len - 14) {
+    /* An 802.3 length field longer than the frame's payload (after the
+     * tags, as the parse found them). */
+    if (fr->ethertype <= 1500 && fr->ethertype > fr->len - fr->l3_off) {
         s[E810_PS_RLEC]++;
     }
     s[E810_PS_GORC] += wire;
-    s[E810_PS_UPRC + cast_of(f, len)]++;
+    s[E810_PS_UPRC + cast_of(fr->data, fr->len)]++;
     s[E810_PS_PRC64 + size_bucket(wire)]++;
 }
 

@@ -301,17 +301,22 @@ bool e810_rdma_steer(E810Core *c, const E810Frame *fr)
     return true;
 }
 
+void e810_receive_parsed(E810Core *c, const E810Frame *fr)
+{
+    /* Segments of RDMA connections never reach the LAN (and its stack). */
+    if (c->fw.phy.up && e810_rdma_steer(c, fr)) {
+        return;
+    }
+    e810_lan_receive(c, fr);
+}
+
 void e810_receive_frame(E810Core *c, const uint8_t *frame, size_t len)
 {
     E810Frame fr;
 
     /* Parsed once here; steering, the LAN and the engines share it. */
     e810_frame_parse(&fr, frame, len);
-    /* Segments of RDMA connections never reach the LAN (and its stack). */
-    if (c->fw.phy.up && e810_rdma_steer(c, &fr)) {
-        return;
-    }
-    e810_lan_receive(c, &fr);
+    e810_receive_parsed(c, &fr);
 }
 
 /* ---- offloaded quads ---------------------------------------------------- */

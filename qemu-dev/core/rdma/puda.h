@@ -108,8 +108,10 @@ bool e810_puda_ilq_rx(E810Core *c, bool ipv4, const uint8_t *l3,
  * RDMA engine (or dropped on its behalf), false if it goes to the LAN. */
 bool e810_rdma_steer(E810Core *c, const E810Frame *fr);
 /* port.c: the receive path without the entry guard (e810_receive() and
- * the loopback queue's timer): the RDMA engine's steering, else the LAN. */
+ * the loopback queue's timer): the RDMA engine's steering, else the LAN;
+ * from the bytes, or from the frame parsed already. */
 void e810_receive_frame(E810Core *c, const uint8_t *frame, size_t len);
+void e810_receive_parsed(E810Core *c, const E810Frame *fr);
 /* port.c: the port's part of e810_puda_init/cleanup/reset (quads, the
  * loopback queue). */
 void e810_rdma_port_init(E810Core *c);
