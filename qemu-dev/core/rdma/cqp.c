@@ -75,7 +75,7 @@ static void cqp_query_features(E810Core *c, const uint64_t *wqe,
     uint8_t buf[16];
 
     /* Two features: FW info (carrying the feature count) and the function
-     * flags (no atomics, no RSRC_VER2: the driver uses its gen2 IRD/ORD). */
+     * flags, the QP engine's (engine.h). */
     if (len < sizeof(buf)) {
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM,
                       "feature buffer of %u bytes", len);
@@ -83,7 +83,7 @@ static void cqp_query_features(E810Core *c, const uint64_t *wqe,
     }
     st64(buf, (uint64_t)FEATURE_FW_INFO << 48 | 2ull << 32 |
          E810_RDMA_FW_MAJOR << 16 | E810_RDMA_FW_MINOR);
-    st64(buf + 8, (uint64_t)FEATURE_FTN_FLAGS << 48);
+    st64(buf + 8, (uint64_t)FEATURE_FTN_FLAGS << 48 | E810_ENG_FTN_FLAGS);
     if (e810_dma_write(c, wqe[4], buf, sizeof(buf))) {
         e810_cqp_fail(c, r, E810_CQP_MIN_DMA,
                       "feature buffer at 0x%" PRIx64, wqe[4]);

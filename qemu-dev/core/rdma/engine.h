@@ -99,6 +99,15 @@ struct E810EngQp {
     uint64_t rcv_cap;
 };
 
+/*
+ * What the QP engine offers the driver, as QUERY_RDMA_FEATURES' function
+ * flags (irdma's IRDMA_FEATURE_*, cqp.c reports them): no ATOMIC_OPS --
+ * neither transport carries atomics; the RoCE responder answers them as
+ * invalid requests (roce/resp.c), libirdma refuses to post them -- and no
+ * RSRC_VER2 (the driver keeps its gen2 IRD/ORD).
+ */
+#define E810_ENG_FTN_FLAGS      0ull
+
 extern const E810EngOps e810_iwarp_ops;
 extern const E810EngOps e810_roce_ops;
 

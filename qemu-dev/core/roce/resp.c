@@ -429,7 +429,7 @@ void roce_resp_request(RoceQp *q, const RocePkt *k)
         return;
     }
     if (!(m.f & (ROCE_F_SEND | ROCE_F_WRITE)) || (m.f & ROCE_F_UD)) {
-        /* Atomics are not offered (no ATOMICS_ALLOWED feature). */
+        /* Atomics are not offered (E810_ENG_FTN_FLAGS, engine.h). */
         resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
         return;
     }
