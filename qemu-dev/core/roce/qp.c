@@ -141,8 +141,8 @@ void roce_ack_out(RoceQp *q, uint8_t syndrome, uint32_t psn)
     uint8_t *p = e->tx + off;
 
     roce_bth_put(p, ROCE_ACK, false, 0, q->pkey, q->dqpn, false, psn);
-    p[ROCE_BTH_LEN] = syndrome;
-    roce_put24(p + ROCE_BTH_LEN + 1, q->msn & 0xFFFFFF);
+    p[ROCE_BTH_LEN + ROCE_AETH_SYNDROME] = syndrome;
+    roce_put24(p + ROCE_BTH_LEN + ROCE_AETH_MSN, q->msn & 0xFFFFFF);
     if (syndrome != (ROCE_AETH_ACK | ROCE_AETH_CREDITS_NONE)) {
         trace_e810_roce_nak(q->b.id, syndrome, psn);
     }

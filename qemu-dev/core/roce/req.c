@@ -169,9 +169,7 @@ static void send_pkt(RoceQp *q, RoceWqe *w, uint32_t k)
     p = off + ROCE_BTH_LEN;
     if (roce_op_read(w->b.op)) {
         opcode = ROCE_READ_REQ;
-        stbe64(b + p, w->raddr + poff);
-        stbe32(b + p + 8, w->rkey);
-        stbe32(b + p + 12, w->b.len - poff);
+        roce_reth_put(b + p, w->raddr + poff, w->rkey, w->b.len - poff);
         p += ROCE_RETH_LEN;
         last = true;
     } else {
@@ -187,9 +185,7 @@ static void send_pkt(RoceQp *q, RoceWqe *w, uint32_t k)
                      last ? (w->imm ? ROCE_WRITE_LAST_IMM : ROCE_WRITE_LAST) :
                      ROCE_WRITE_MIDDLE;
             if (first) {
-                stbe64(b + p, w->raddr);
-                stbe32(b + p + 8, w->rkey);
-                stbe32(b + p + 12, w->b.len);
+                roce_reth_put(b + p, w->raddr, w->rkey, w->b.len);
                 p += ROCE_RETH_LEN;
             }
             se = last && w->imm && w->b.op == OP_RDMA_WRITE_SOL;
@@ -381,7 +377,7 @@ void roce_rx_ack(RoceQp *q, const RocePkt *k)
         trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "short AETH");
         return;
     }
-    syn = k->ext[0];
+    syn = k->ext[ROCE_AETH_SYNDROME];
     if ((syn & 0x60) != ROCE_AETH_ACK &&
         (roce_psn_diff(k->psn, q->psn_una) < 0 ||
          roce_psn_diff(k->psn, q->psn_next) >= 0)) {

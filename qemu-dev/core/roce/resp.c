@@ -92,9 +92,7 @@ static void resp_read(RoceQp *q, const RocePkt *k)
         resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
         return;
     }
-    va = ldbe64(k->ext);
-    rkey = ldbe32(k->ext + 8);
-    len = ldbe32(k->ext + 12);
+    roce_reth_get(k->ext, &va, &rkey, &len);
     if (!q->rd_ok || len > 0x7FFFFFFFu || !q->rd) {
         resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
         return;
@@ -151,8 +149,8 @@ static bool resp_read_pkt(RoceQp *q, RoceRead *rd, uint32_t i)
 
     p = off + ROCE_BTH_LEN;
     if (opcode != ROCE_READ_RESP_MIDDLE) {
-        b[p] = ROCE_AETH_ACK | ROCE_AETH_CREDITS_NONE;
-        roce_put24(b + p + 1, rd->msn);
+        b[p + ROCE_AETH_SYNDROME] = ROCE_AETH_ACK | ROCE_AETH_CREDITS_NONE;
+        roce_put24(b + p + ROCE_AETH_MSN, rd->msn);
         p += ROCE_AETH_LEN;
     }
     if (plen) {
@@ -275,9 +273,7 @@ static bool resp_reth(RoceQp *q, const RocePkt *k, RoceReq *m, size_t *left)
         resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
         return false;
     }
-    q->wr_va = ldbe64(m->p);
-    q->wr_rkey = ldbe32(m->p + 8);
-    q->wr_len = ldbe32(m->p + 12);
+    roce_reth_get(m->p, &q->wr_va, &q->wr_rkey, &q->wr_len);
     q->wr_off = 0;
     m->p += ROCE_RETH_LEN;
     *left -= ROCE_RETH_LEN;

@@ -7,6 +7,7 @@
 #define E810_ROCE_INT_H
 
 #include "../types.h"
+#include "../bytes.h"
 #include "../net/net.h"
 
 #define ROCE_UDP_PORT           4791
@@ -80,6 +81,28 @@ enum {
     ROCE_NAK_REMOTE_ACCESS = 2, ROCE_NAK_REMOTE_OP = 3,
 };
 
+/* Fields of the transport headers (IBA vol. 1 9.2-9.3, rxe_hdr.h's
+ * layouts): byte offsets from the header's start. */
+#define ROCE_BTH_OPCODE         0
+#define ROCE_BTH_FLAGS          1
+#define   ROCE_BTH_SE           0x80
+#define   ROCE_BTH_MIG          0x40
+#define   ROCE_BTH_PAD_S        4
+#define   ROCE_BTH_PAD_M        0x30
+#define   ROCE_BTH_TVER_M       0x0F
+#define ROCE_BTH_PKEY           2
+#define ROCE_BTH_DESTQP         5       /* 24 bits, a reserved byte before */
+#define ROCE_BTH_ACK            8
+#define   ROCE_BTH_ACKREQ       0x80
+#define ROCE_BTH_PSN            9       /* 24 bits */
+#define ROCE_RETH_VA            0
+#define ROCE_RETH_RKEY          8
+#define ROCE_RETH_DMALEN        12
+#define ROCE_AETH_SYNDROME      0
+#define ROCE_AETH_MSN           1       /* 24 bits */
+#define ROCE_DETH_QKEY          0
+#define ROCE_DETH_SRCQP         5       /* 24 bits, a reserved byte before */
+
 /* 24-bit big-endian fields (BTH QPN and PSN, AETH MSN, DETH source QP);
  * the 16/32/64-bit ones are bytes.h's ldbe and stbe. */
 static inline uint32_t roce_be24(const uint8_t *p)
@@ -92,6 +115,23 @@ static inline void roce_put24(uint8_t *p, uint32_t v)
     p[0] = (uint8_t)(v >> 16);
     p[1] = (uint8_t)(v >> 8);
     p[2] = (uint8_t)v;
+}
+
+/* A RETH: the remote address, R_Key and length of a WRITE or READ. */
+static inline void roce_reth_put(uint8_t *p, uint64_t va, uint32_t rkey,
+                                 uint32_t len)
+{
+    stbe64(p + ROCE_RETH_VA, va);
+    stbe32(p + ROCE_RETH_RKEY, rkey);
+    stbe32(p + ROCE_RETH_DMALEN, len);
+}
+
+static inline void roce_reth_get(const uint8_t *p, uint64_t *va,
+                                 uint32_t *rkey, uint32_t *len)
+{
+    *va = ldbe64(p + ROCE_RETH_VA);
+    *rkey = ldbe32(p + ROCE_RETH_RKEY);
+    *len = ldbe32(p + ROCE_RETH_DMALEN);
 }
 
 /* PSN @a minus PSN @b as a signed distance in the 24-bit space. */

@@ -84,9 +84,10 @@ static void ud_send(RoceQp *q, RoceWqe *w)
     off = roce_frame_start(b, &path);
     p = off + ROCE_BTH_LEN;
     /* A Q_Key with the high bit set means the QP's own (IBA 10.2.5). */
-    stbe32(b + p, (w->qkey & 0x80000000u) ? q->qkey : w->qkey);
-    b[p + 4] = 0;
-    roce_put24(b + p + 5, q->b.id);
+    stbe32(b + p + ROCE_DETH_QKEY,
+           (w->qkey & 0x80000000u) ? q->qkey : w->qkey);
+    b[p + ROCE_DETH_SRCQP - 1] = 0;
+    roce_put24(b + p + ROCE_DETH_SRCQP, q->b.id);
     p += ROCE_DETH_LEN;
     if (w->imm) {
         stbe32(b + p, w->imm_data);
@@ -222,8 +223,8 @@ void roce_ud_rx(RoceQp *q, const RocePkt *k)
         trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "short UD header");
         return;
     }
-    qkey = ldbe32(k->ext);
-    src_qp = roce_be24(k->ext + 5);
+    qkey = ldbe32(k->ext + ROCE_DETH_QKEY);
+    src_qp = roce_be24(k->ext + ROCE_DETH_SRCQP);
     if (qkey != q->qkey) {
         e->stats.rx_key++;
         trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "Q_Key");

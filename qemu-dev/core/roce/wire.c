@@ -42,13 +42,15 @@ size_t roce_frame_start(uint8_t *buf, const RocePath *p)
 void roce_bth_put(uint8_t *bth, uint8_t opcode, bool se, unsigned padcnt,
                   uint16_t pkey, uint32_t dqpn, bool ackreq, uint32_t psn)
 {
-    bth[0] = opcode;
-    bth[1] = (se ? 0x80 : 0) | (uint8_t)((padcnt & 3) << 4);  /* TVer 0 */
-    stbe16(bth + 2, pkey);
-    bth[4] = 0;
-    roce_put24(bth + 5, dqpn & ROCE_QPN_MASK);
-    bth[8] = ackreq ? 0x80 : 0;
-    roce_put24(bth + 9, psn & ROCE_PSN_MASK);
+    bth[ROCE_BTH_OPCODE] = opcode;
+    /* TVer 0 */
+    bth[ROCE_BTH_FLAGS] = (se ? ROCE_BTH_SE : 0) |
+                          ((padcnt << ROCE_BTH_PAD_S) & ROCE_BTH_PAD_M);
+    stbe16(bth + ROCE_BTH_PKEY, pkey);
+    bth[ROCE_BTH_DESTQP - 1] = 0;
+    roce_put24(bth + ROCE_BTH_DESTQP, dqpn & ROCE_QPN_MASK);
+    bth[ROCE_BTH_ACK] = ackreq ? ROCE_BTH_ACKREQ : 0;
+    roce_put24(bth + ROCE_BTH_PSN, psn & ROCE_PSN_MASK);
 }
 
 uint32_t roce_icrc(const uint8_t *l3, size_t l3_len, size_t len)
@@ -154,15 +156,15 @@ bool roce_parse_frame(const E810Frame *fr, RocePkt *k, const char **bad)
     }
     k->sport = fr->sport;
     bth = udp + UDP_HLEN;
-    k->opcode = bth[0];
-    k->se = bth[1] & 0x80;
-    k->mig = bth[1] & 0x40;
-    k->padcnt = (bth[1] >> 4) & 3;
-    k->pkey = ldbe16(bth + 2);
-    k->dqpn = roce_be24(bth + 5);
-    k->ackreq = bth[8] & 0x80;
-    k->psn = roce_be24(bth + 9);
-    if (bth[1] & 0x0F) {
+    k->opcode = bth[ROCE_BTH_OPCODE];
+    k->se = bth[ROCE_BTH_FLAGS] & ROCE_BTH_SE;
+    k->mig = bth[ROCE_BTH_FLAGS] & ROCE_BTH_MIG;
+    k->padcnt = (bth[ROCE_BTH_FLAGS] & ROCE_BTH_PAD_M) >> ROCE_BTH_PAD_S;
+    k->pkey = ldbe16(bth + ROCE_BTH_PKEY);
+    k->dqpn = roce_be24(bth + ROCE_BTH_DESTQP);
+    k->ackreq = bth[ROCE_BTH_ACK] & ROCE_BTH_ACKREQ;
+    k->psn = roce_be24(bth + ROCE_BTH_PSN);
+    if (bth[ROCE_BTH_FLAGS] & ROCE_BTH_TVER_M) {
         *bad = "transport header version";
         return true;
     }
