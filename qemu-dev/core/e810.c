@@ -4,6 +4,7 @@
  * wire, the bottom half).  The top of the core: it calls the blocks, which
  * call the services (services.c) below them, never back up here.
  */
+#include "qemu/osdep.h"
 #include "e810.h"
 #include "rdma/engine.h"
 #include "../trace.h"

@@ -8,25 +8,13 @@
  * tests implement with fakes.  Trace points are the one exception: the core
  * calls trace_e810_*() from "trace.h", which is QEMU's generated tracer in a
  * QEMU build and a generated stub in the unit-test build.
+ *
+ * As everywhere in QEMU, every .c file includes "qemu/osdep.h" first and
+ * that provides the standard C headers; the unit-test build has a small
+ * stand-in for it (tests/unit/shim/qemu/osdep.h).
  */
 #ifndef E810_HOST_H
 #define E810_HOST_H
-
-#if defined(__has_include)
-#if __has_include("qemu/osdep.h")
-#define E810_IN_QEMU 1
-#endif
-#endif
-
-#ifdef E810_IN_QEMU
-#include "qemu/osdep.h"
-#else
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
-#include <sys/types.h>
-#endif
 
 typedef struct E810Timer E810Timer;
 typedef struct E810Bh E810Bh;

@@ -5,6 +5,7 @@
  * MSI-X messages.  Cause routing registers (*_CTL) are read by the blocks
  * that raise the causes; they call e810_intr_cause_ctl().
  */
+#include "qemu/osdep.h"
 #include "dev.h"
 #include "../trace.h"
 

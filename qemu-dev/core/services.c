@@ -2,14 +2,9 @@
 /*
  * E810 device core: the services below every block (services.h).
  */
+#include "qemu/osdep.h"
 #include "dev.h"
 #include "../trace.h"
-
-#ifndef E810_IN_QEMU
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#endif
 
 /*
  * A core timer: the host's timer behind the device's entry guard, so a

@@ -4,6 +4,7 @@
  * the budget per entry point, and scheduling the bottom half that runs
  * the deferred RDMA data path (see txsched.h; the bottom half is e810.c's).
  */
+#include "qemu/osdep.h"
 #include "dev.h"
 #include "trace.h"
 

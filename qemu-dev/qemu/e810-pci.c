@@ -20,7 +20,6 @@
 #include "hw/qdev-properties.h"
 #include "migration/vmstate.h"
 #include "net/net.h"
-#include "net/eth.h"
 #include "system/dma.h"
 #include "qom/object.h"
 
@@ -41,10 +40,10 @@ OBJECT_DECLARE_SIMPLE_TYPE(E810PCIState, E810)
 #define E810_MSIX_PBA_OFF       0x8000
 
 /* Config-space layout (standard capabilities, then extended ones). */
-#define E810_CAP_PM             0x40
-#define E810_CAP_MSIX           0x70
-#define E810_CAP_PCIE           0xA0
-#define E810_EXTCAP_DSN         0x100
+#define E810_PCI_CAP_PM         0x40
+#define E810_PCI_CAP_MSIX       0x70
+#define E810_PCI_CAP_PCIE       0xA0
+#define E810_PCI_EXTCAP_DSN     0x100
 
 struct E810PCIState {
     PCIDevice parent_obj;
@@ -64,15 +63,20 @@ struct E810PCIState {
 /* ---- host interface for the core --------------------------------------- */
 
 /* The core counts and traces failed DMA (e810_dma_read/write). */
-static int e810_host_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
+static int e810_host_dma_read(void *opaque, uint64_t addr, void *buf,
+                              size_t len)
 {
-    return pci_dma_read(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ? 0 : -1;
+    MemTxResult r = pci_dma_read(PCI_DEVICE(opaque), addr, buf, len);
+
+    return r == MEMTX_OK ? 0 : -1;
 }
 
 static int e810_host_dma_write(void *opaque, uint64_t addr, const void *buf,
                                size_t len)
 {
-    return pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ? 0 : -1;
+    MemTxResult r = pci_dma_write(PCI_DEVICE(opaque), addr, buf, len);
+
+    return r == MEMTX_OK ? 0 : -1;
 }
 
 static void e810_host_msix_notify(void *opaque, unsigned vector)
@@ -321,22 +325,22 @@ static void e810_pci_realize(PCIDevice *pdev, Error **errp)
                      PCI_BASE_ADDRESS_MEM_TYPE_64 |
                      PCI_BASE_ADDRESS_MEM_PREFETCH, &s->msix);
 
-    ret = pci_add_capability(pdev, PCI_CAP_ID_PM, E810_CAP_PM,
+    ret = pci_add_capability(pdev, PCI_CAP_ID_PM, E810_PCI_CAP_PM,
                              PCI_PM_SIZEOF, errp);
     if (ret < 0) {
         return;
     }
-    pci_set_word(pdev->config + E810_CAP_PM + PCI_PM_PMC,
+    pci_set_word(pdev->config + E810_PCI_CAP_PM + PCI_PM_PMC,
                  PCI_PM_CAP_VER_1_2 | PCI_PM_CAP_PME_D0 | PCI_PM_CAP_PME_D3hot);
-    pci_set_word(pdev->wmask + E810_CAP_PM + PCI_PM_CTRL,
+    pci_set_word(pdev->wmask + E810_PCI_CAP_PM + PCI_PM_CTRL,
                  PCI_PM_CTRL_STATE_MASK | PCI_PM_CTRL_PME_ENABLE);
-    pci_set_word(pdev->w1cmask + E810_CAP_PM + PCI_PM_CTRL,
+    pci_set_word(pdev->w1cmask + E810_PCI_CAP_PM + PCI_PM_CTRL,
                  PCI_PM_CTRL_PME_STATUS);
 
     ret = msix_init(pdev, E810_MSIX_VECTORS,
                     &s->msix, E810_MSIX_BAR, E810_MSIX_TABLE_OFF,
                     &s->msix, E810_MSIX_BAR, E810_MSIX_PBA_OFF,
-                    E810_CAP_MSIX, errp);
+                    E810_PCI_CAP_MSIX, errp);
     if (ret < 0) {
         return;
     }
@@ -344,7 +348,7 @@ static void e810_pci_realize(PCIDevice *pdev, Error **errp)
         msix_vector_use(pdev, i);
     }
 
-    if (pcie_endpoint_cap_init(pdev, E810_CAP_PCIE) < 0) {
+    if (pcie_endpoint_cap_init(pdev, E810_PCI_CAP_PCIE) < 0) {
         error_setg(errp, "e810: cannot add the PCIe capability");
         msix_uninit(pdev, &s->msix, &s->msix);
         return;
@@ -356,7 +360,7 @@ static void e810_pci_realize(PCIDevice *pdev, Error **errp)
     if (!s->dsn) {
         s->dsn = e810_dsn_from_mac(s->conf.macaddr.a);
     }
-    pcie_dev_ser_num_init(pdev, E810_EXTCAP_DSN, s->dsn);
+    pcie_dev_ser_num_init(pdev, E810_PCI_EXTCAP_DSN, s->dsn);
 
     s->nic = qemu_new_nic(&e810_net_info, &s->conf,
                           object_get_typename(OBJECT(s)), dev->id,
@@ -391,9 +395,13 @@ static void e810_pci_exit(PCIDevice *pdev)
     msix_uninit(pdev, &s->msix, &s->msix);
 }
 
-static void e810_qdev_reset(DeviceState *dev)
+/*
+ * Resettable "hold" phase: the core's power-on reset (config space and
+ * MSI-X are the PCI core's), then the link as the backend has it.
+ */
+static void e810_qdev_reset_hold(Object *obj, ResetType type)
 {
-    E810PCIState *s = E810(dev);
+    E810PCIState *s = E810(obj);
 
     e810_core_reset(&s->core, E810_RESET_POWER_ON);
     e810_set_link(&s->core, !qemu_get_queue(s->nic)->link_down);
@@ -411,19 +419,23 @@ static const VMStateDescription e810_vmstate = {
 static const Property e810_properties[] = {
     DEFINE_NIC_PROPERTIES(E810PCIState, conf),
     DEFINE_PROP_UINT64("dsn", E810PCIState, dsn, 0),
-    /* Host memory the device may allocate for RDMA connections (0: no
-     * bound); a QP beyond it fails to connect with a CQP error. */
+    /*
+     * Host memory the device may allocate for RDMA connections (0: no
+     * bound); a QP beyond it fails to connect with a CQP error.
+     */
     DEFINE_PROP_SIZE("rdma-mem-limit", E810PCIState, mem_limit,
                      E810_MEM_LIMIT_DEFAULT),
 };
 
-#if QEMU_VERSION_MAJOR > 10 || (QEMU_VERSION_MAJOR == 10 && QEMU_VERSION_MINOR >= 1)
+#if QEMU_VERSION_MAJOR > 10 || \
+    (QEMU_VERSION_MAJOR == 10 && QEMU_VERSION_MINOR >= 1)
 static void e810_class_init(ObjectClass *klass, const void *data)
 #else
 static void e810_class_init(ObjectClass *klass, void *data)
 #endif
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
+    ResettableClass *rc = RESETTABLE_CLASS(klass);
     PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
 
     k->realize = e810_pci_realize;
@@ -437,7 +449,7 @@ static void e810_class_init(ObjectClass *klass, void *data)
 
     dc->desc = "Intel E810-XXV Ethernet Controller (ice, irdma)";
     dc->vmsd = &e810_vmstate;
-    device_class_set_legacy_reset(dc, e810_qdev_reset);
+    rc->phases.hold = e810_qdev_reset_hold;
     device_class_set_props(dc, e810_properties);
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }

@@ -5,6 +5,7 @@
  * timeout), so finishing inside the register write is both simplest and
  * fastest.  Events go to the ARQ slot at ARQH and raise the AdminQ cause.
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"

@@ -6,6 +6,7 @@
  * resource commands bracket every NVM read and the DDP download, so they must
  * grant at once (the driver otherwise polls for seconds).
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"

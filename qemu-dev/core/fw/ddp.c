@@ -11,6 +11,7 @@
  * The device's own packet handling is fixed-function, so buffer contents are
  * only scanned for the package identity (metadata section).
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"

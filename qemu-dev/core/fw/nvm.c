@@ -8,6 +8,7 @@
  * once per power-on from constants, so every boot sees the same bytes.
  * Layout: nvm.h.
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"

@@ -3,6 +3,7 @@
  * E810 firmware model: PHY, MAC and link commands and the Link Status Event.
  * The port model is described in phy.h.
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"

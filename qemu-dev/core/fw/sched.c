@@ -7,6 +7,7 @@
  * root (layer 0) -> TC (1) -> entry point and generic nodes (2..7, VSI at
  * 5, queue groups at 7) -> leaves (8: LAN Tx queues, RDMA qsets).
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"

@@ -5,6 +5,7 @@
  * Command layouts are in aqc.h; the behaviour the driver relies on is
  * described in ice_switch.c and ice_lib.c.
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"

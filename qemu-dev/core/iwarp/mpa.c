@@ -2,6 +2,7 @@
 /*
  * MPA framing and connection setup frames.
  */
+#include "qemu/osdep.h"
 #include "mpa.h"
 #include "../net/net.h"
 #include "../bytes.h"

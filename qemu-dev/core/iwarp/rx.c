@@ -6,6 +6,7 @@
  * lengths) before RDMAP semantics are applied through the owner's
  * callbacks.  The first error stops receive processing and is reported.
  */
+#include "qemu/osdep.h"
 #include "iw-int.h"
 
 void iw_rx_error(IwConn *c, uint32_t term, const uint8_t *ulpdu, size_t len)

@@ -11,9 +11,7 @@
  * out-of-order segments are dropped and answered with a duplicate ACK.
  * No options are sent or honoured on data segments.
  */
-#ifndef E810_IN_QEMU
-#include <stdlib.h>
-#endif
+#include "qemu/osdep.h"
 #include "iw-int.h"
 
 /* ---- checksums ---------------------------------------------------------- */

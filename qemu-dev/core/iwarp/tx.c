@@ -7,6 +7,7 @@
  * when the peer's TCP acknowledged the last byte (Send, Write) or the
  * last Read Response segment was placed (Read).
  */
+#include "qemu/osdep.h"
 #include "iw-int.h"
 
 static IwMsg *mq_at(IwConn *c, unsigned i)

@@ -3,6 +3,7 @@
  * E810 LAN receive side scaling: the Toeplitz hash (checksums and CRCs are
  * in net/).
  */
+#include "qemu/osdep.h"
 #include "lan.h"
 
 uint32_t e810_toeplitz(const uint8_t *key, const uint8_t *in, size_t len)

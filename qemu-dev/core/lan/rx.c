@@ -6,6 +6,7 @@
  * interrupt.  Frames that cannot be placed are dropped and counted; nothing
  * is queued inside the device.
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "lan.h"
 #include "../bytes.h"

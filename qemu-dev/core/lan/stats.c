@@ -16,6 +16,7 @@
  * fragment, jabber and flow-control counters stay 0: frames from the
  * backend have no FCS to check and the link has no PHY or pause frames.
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "lan.h"
 

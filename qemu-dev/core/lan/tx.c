@@ -9,6 +9,7 @@
  * tail) waits for the next doorbell.  Malformed packets are dropped, but
  * their descriptors are still completed so the driver never waits forever.
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "lan.h"
 #include "../bytes.h"

@@ -6,12 +6,9 @@
  * still open), filled by the sender, then sealed: lengths, the IPv4
  * header checksum and the TCP/UDP checksum.
  */
+#include "qemu/osdep.h"
 #include "net.h"
 #include "../bytes.h"
-
-#ifndef E810_IN_QEMU
-#include <string.h>
-#endif
 
 size_t e810_frame_l3_start(const E810NetPath *p)
 {

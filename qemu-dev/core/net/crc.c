@@ -6,11 +6,8 @@
  * slicing-by-8 tables (eight bytes per step, ~4x the byte-at-a-time
  * table).  CRC-32 (Ethernet FCS, RoCEv2 ICRC) uses the same tables scheme.
  */
+#include "qemu/osdep.h"
 #include "net.h"
-
-#ifndef E810_IN_QEMU
-#include <string.h>
-#endif
 
 #define CRC32C_POLY 0x82F63B78u     /* reflected Castagnoli */
 #define CRC32_POLY  0xEDB88320u     /* reflected IEEE 802.3 */

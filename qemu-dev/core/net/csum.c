@@ -7,11 +7,8 @@
  * goes through SSE2 (always there): 32-bit words widened into 64-bit
  * lanes, two accumulators so the adds do not wait on each other.
  */
+#include "qemu/osdep.h"
 #include "net.h"
-
-#ifndef E810_IN_QEMU
-#include <string.h>
-#endif
 #if defined(__x86_64__)
 #include <emmintrin.h>
 #endif

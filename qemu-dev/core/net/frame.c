@@ -5,12 +5,9 @@
  * Everything is bounded by the frame's length; a header that does not fit
  * is simply not claimed.
  */
+#include "qemu/osdep.h"
 #include "net.h"
 #include "../bytes.h"
-
-#ifndef E810_IN_QEMU
-#include <string.h>
-#endif
 
 static bool is_tag(uint16_t et)
 {

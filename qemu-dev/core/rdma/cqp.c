@@ -6,17 +6,12 @@
  * completion the driver polls for (CQPTAIL, CCQ) is already visible when
  * its doorbell write returns.
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
 #include "rdma.h"
 #include "engine.h"
-
-#ifndef E810_IN_QEMU
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#endif
 
 /* QUERY_RDMA_FEATURES reply: FW version and feature flags. */
 #define E810_RDMA_FW_MAJOR      1

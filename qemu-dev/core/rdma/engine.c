@@ -8,15 +8,12 @@
  * shares, and the bottom half's round over QPs with work.  What happens on
  * the wire is the transport's (E810EngOps).
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
 #include "rdma.h"
 #include "engine.h"
-
-#ifndef E810_IN_QEMU
-#include <stdlib.h>
-#endif
 
 typedef struct E810Eng {
     E810EngQp *qp[E810_RDMA_MAX_QPS];

@@ -8,6 +8,7 @@
  * consumer index for CEQs; AEQ consumption is returned as credits through
  * AEQALLOC; CQ arming is read from the CQ's shadow area on CQARM.
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"

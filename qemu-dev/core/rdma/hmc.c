@@ -10,6 +10,7 @@
  * state is kept in device tables, so their backing pages are recorded but
  * never touched.
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"

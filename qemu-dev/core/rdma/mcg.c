@@ -20,6 +20,7 @@
  * eight QPs, whatever the guest wrote.  The receive side (roce/ud.c)
  * gathers the members of an address with e810_rdma_mcg_members.
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../regs.h"

@@ -20,6 +20,7 @@
  * function: every statistics instance reads it.  The counters go with
  * the CQP (irdma's buffer starts from zero after a reload, too).
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"

@@ -33,6 +33,7 @@
  * bad checksums) is dropped and counted; anything unparsable before the
  * ports goes to the LAN, which has its own rules.
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
@@ -41,10 +42,6 @@
 #include "qpctx.h"
 #include "iwarp-hooks.h"
 #include "../roce/roce.h"
-
-#ifndef E810_IN_QEMU
-#include <stdlib.h>
-#endif
 
 enum { V_LAN, V_ILQ, V_QP, V_APBVT };
 

@@ -23,6 +23,7 @@
  * classifier never delivers to it: the offloaded engine only accepts
  * in-order segments, so nothing ever needs the driver's reassembly.
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
@@ -30,10 +31,6 @@
 #include "puda.h"
 #include "qpctx.h"
 #include "iwarp-hooks.h"
-
-#ifndef E810_IN_QEMU
-#include <stdlib.h>
-#endif
 
 /* SQ WQE (gen2 UDA) */
 #define WQE_VALID(q)            ((unsigned)((q) >> 63))

@@ -6,6 +6,7 @@
  * instances).  Only the control path lives here; moving data is for the
  * transport.
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"

@@ -3,8 +3,7 @@
  * The QP host context decoded once (rdma/qpctx.h); the bit names are
  * rdma/defs.h's QPC_*, the word numbers those irdma writes.
  */
-#include <string.h>
-
+#include "qemu/osdep.h"
 #include "../bytes.h"
 #include "rdma.h"
 #include "qpctx.h"

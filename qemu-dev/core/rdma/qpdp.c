@@ -12,6 +12,7 @@
  * for (hw.c:irdma_process_aeq()).  Every access to data buffers goes
  * through the STag translation (xlate.c), with the QP's PD and rights.
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
@@ -21,10 +22,6 @@
 #include "wqe.h"
 #include "iwarp-hooks.h"
 #include "../iwarp/iwarp.h"
-
-#ifndef E810_IN_QEMU
-#include <stdlib.h>
-#endif
 
 #define QPDP_INFLIGHT           256
 /* Host memory of one connection: the engine state and its buffers. */

@@ -5,6 +5,7 @@
  * SGE lists through the STag translation, invalidation and fast
  * registration of STags, reads of the QP rings.
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"

@@ -6,6 +6,7 @@
  * one level or two levels of PBLEs).  Page lists live in guest memory and
  * may be rewritten by the driver at any time, so nothing is cached.
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "rdma.h"

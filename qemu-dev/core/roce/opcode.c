@@ -4,6 +4,7 @@
  * the RC and UD opcodes), as one table the requester, responder and UD
  * paths read instead of lists of opcodes.
  */
+#include "qemu/osdep.h"
 #include "roce-int.h"
 
 #define SEND_   ROCE_F_SEND

@@ -33,6 +33,7 @@
  * placed, never copied into the engine: a retransmission reads the WQE's
  * buffers again, as the hardware does.
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
@@ -43,10 +44,6 @@
 #include "roce.h"
 #include "roce-int.h"
 #include "qp-int.h"
-
-#ifndef E810_IN_QEMU
-#include <stdlib.h>
-#endif
 
 E810Roce *roce_get(E810Core *c)
 {

@@ -4,6 +4,7 @@
  * acknowledgements and READ responses retiring them, go-back-N and the
  * retransmission and RNR timers (see qp.c for the whole).
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"

@@ -4,6 +4,7 @@
  * WRITE placed, READs answered from a queue of recent ones, the
  * acknowledgement owed after them (see qp.c for the whole).
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"

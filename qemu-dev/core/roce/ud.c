@@ -3,6 +3,7 @@
  * E810 RoCEv2 engine: UD QPs -- datagrams to address handles, received
  * ones behind the GRH slot, multicast groups' members (see qp.c).
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"

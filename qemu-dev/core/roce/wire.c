@@ -6,6 +6,7 @@
  * invariant CRC (IBA annex A17.3.3).  Ethernet, IP and UDP come from
  * the core's one frame builder (net/build.c).
  */
+#include "qemu/osdep.h"
 #include "../dev.h"
 #include "../bytes.h"
 #include "../net/net.h"
