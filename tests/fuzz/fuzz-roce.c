@@ -333,22 +333,8 @@ static void build_mcast(void)
         memset(q, 0, sizeof(q));
         q[2] = mac_u64(v6 ? mc_mac6 : mc_mac4);
         ifx_failures += ifx_cqp(0x0f, q, (3 + v6) | 1ull << 42) != 0;
-        memset(q, 0, sizeof(q));
-        q[0] = mac_u64(ifx_mac) << 16;
-        q[1] = (uint64_t)PD << 48;
-        q[2] = (3ull + v6) << 48 | 64ull << 32;
-        if (v6) {
-            q[5] = ldbe64(mc_grp6);
-            q[4] = ldbe64(mc_grp6 + 8);
-            q[7] = 0xFD00000000000000ull;
-            q[6] = 1;
-        } else {
-            q[4] = MC_GRP4;
-            q[6] = OUR_IP;
-        }
-        ifx_failures += ifx_cqp(0x1c, q, (v6 ? MC_AH6 : MC_AH4) |
-                                CQPSQ_AH_DOLOOPBACKCHECK |
-                                (v6 ? 0 : CQPSQ_AH_IPV4VALID)) != 0;
+        ifx_failures += ifx_mc_ah(v6 ? MC_AH6 : MC_AH4, 3 + v6,
+                                  v6 ? mc_grp6 : NULL, MC_GRP4) != 0;
     }
     memset(q, 0, sizeof(q));
     st64(ifx_mem(MC_CTX_PA), MGCTX_VALIDENT | MC_QP(0));

@@ -7,6 +7,7 @@
  * post CQP, SQ and RQ WQEs as irdma and uk.c write them.
  */
 #include "iwarp-fixture.h"
+#include "rdma/defs.h"
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -303,6 +304,27 @@ void ifx_ud_qp(unsigned qpn, unsigned cq, uint64_t page, uint32_t qkey,
     CHECK_EQ(ifx_cqp(0x00, q, qpn | 4ull << 48), 0);
     CHECK_EQ(ifx_cqp(0x01, q, qpn | 4ull << 48 | 4ull << 60), 0);
     CHECK_EQ(ifx_cqp(0x01, q, qpn | 4ull << 48 | 2ull << 60), 0);
+}
+
+unsigned ifx_mc_ah(unsigned ah, unsigned arp, const uint8_t *grp6,
+                   uint32_t grp4)
+{
+    uint64_t q[8] = { 0 };
+
+    q[0] = mac_u64(ifx_mac) << 16;
+    q[1] = (uint64_t)PD << 48;
+    q[2] = (uint64_t)arp << 48 | 64ull << 32;
+    if (grp6) {
+        q[5] = ldbe64(grp6);
+        q[4] = ldbe64(grp6 + 8);
+        q[7] = 0xFD00000000000000ull;
+        q[6] = 1;
+    } else {
+        q[4] = grp4;
+        q[6] = OUR_IP;
+    }
+    return ifx_cqp(0x1c, q, ah | CQPSQ_AH_DOLOOPBACKCHECK |
+                   (grp6 ? 0 : CQPSQ_AH_IPV4VALID));
 }
 
 void ifx_teardown(void)

@@ -112,6 +112,14 @@ void ifx_qp_ctx_roce(unsigned i, bool user);
 #define IFX_UD_RQ       0x800
 void ifx_ud_qp(unsigned qpn, unsigned cq, uint64_t page, uint32_t qkey,
                uint64_t comp);
+/*
+ * CQP CREATE_AH (0x1c) for AH @ah to a multicast group, as irdma_setup_ah
+ * makes it: ARP entry @arp (the group's MAC), PD, hop limit 64, the
+ * IPv6 group @grp6 (16 bytes) from fd00::1 or, @grp6 NULL, the IPv4
+ * group @grp4 from OUR_IP; DOLOOPBACK.  What ifx_cqp() returns.
+ */
+unsigned ifx_mc_ah(unsigned ah, unsigned arp, const uint8_t *grp6,
+                   uint32_t grp4);
 /* The whole set-up; @user: QPs as user QPs (not privileged). */
 void ifx_setup(bool user);
 void ifx_teardown(void);

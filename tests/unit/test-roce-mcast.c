@@ -9,20 +9,10 @@
  */
 #include "check.h"
 
-#include "iwarp-fixture.h"
+#include "ifx-names.h"
 #include "roce/roce.h"
 #include "roce/roce-int.h"
 
-#define H (ifx.h)
-#define C (ifx.c)
-#define mem ifx_mem
-#define mem64 ifx_mem64
-#define set64 ifx_set64
-#define cqp ifx_cqp
-
-#define SIG             (1ull << 62)
-#define CQE_ERROR       (1ull << 55)
-#define CQE_EXT         (1ull << 50)
 #define CQE_IPV4        (1ull << 53)
 
 /* UD QPs 5 .. 5 + NUD - 1 (rdma_cm's, Q_Key RDMA_UDP_QKEY) on CQ 5. */
@@ -670,21 +660,8 @@ static void mc_ah(bool v6)
 
     q[2] = mac_u64(v6 ? mac6 : mac4);
     CHECK_EQ(cqp(0x0f, q, (v6 ? ARP_MC6 : ARP_MC4) | 1ull << 42), 0);
-    memset(q, 0, sizeof(q));
-    q[0] = mac_u64(ifx_mac) << 16;
-    q[1] = (uint64_t)PD << 48;
-    q[2] = (uint64_t)(v6 ? ARP_MC6 : ARP_MC4) << 48 | 64ull << 32;
-    if (v6) {
-        q[5] = ldbe64(grp6);
-        q[4] = ldbe64(grp6 + 8);
-        q[7] = 0xFD00000000000000ull;
-        q[6] = 1;
-    } else {
-        q[4] = GRP4;
-        q[6] = OUR_IP;
-    }
-    CHECK_EQ(cqp(0x1c, q, (v6 ? AH_MC6 : AH_MC4) | CQPSQ_AH_DOLOOPBACKCHECK |
-                 (v6 ? 0 : CQPSQ_AH_IPV4VALID)), 0);
+    CHECK_EQ(ifx_mc_ah(v6 ? AH_MC6 : AH_MC4, v6 ? ARP_MC6 : ARP_MC4,
+                       v6 ? grp6 : NULL, GRP4), 0);
 }
 
 /* A signaled SEND of @len bytes (0xA0 + i) from UD QP UDQP(@i) to the

@@ -9,16 +9,10 @@
  */
 #include "check.h"
 
-#include "iwarp-fixture.h"
+#include "ifx-names.h"
 #include "roce/roce.h"
 #include "roce/roce-int.h"
 
-#define H (ifx.h)
-#define C (ifx.c)
-#define mem ifx_mem
-#define mem64 ifx_mem64
-#define set64 ifx_set64
-#define cqp ifx_cqp
 #define sq_post ifx_sq_post
 #define rq_post ifx_rq_post
 #define cqe_next ifx_cqe_next
@@ -26,9 +20,6 @@
 #define fill ifx_fill
 
 #define CQE_SQ          (1ull << 62)
-#define CQE_ERROR       (1ull << 55)
-#define CQE_EXT         (1ull << 50)
-#define SIG             (1ull << 62)
 #define IMM             (1ull << 47)
 
 /* SEND_ONLY "hello" to QP 0x11, PSN 0x123456, ack requested, TOS 0x02,
