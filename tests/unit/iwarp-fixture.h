@@ -108,6 +108,16 @@ void ifx_qp_ctx_roce(unsigned i, bool user);
  * @page + IFX_UD_RQ (empty), doorbell shadow area at @page + 0xE00;
  * Q_Key @qkey, completion context @comp.
  */
+/*
+ * What ifx_ud_qp() does, in two parts: the context of a UD QP at @ctx
+ * (SQ @sq of 16 quanta, RQ @rq of 16 WQEs, PMTU 1024, PD, Q_Key @qkey,
+ * CQ @cq for both queues, completion context @comp) without its source
+ * MAC, IP and qword 20; and CQP CREATE_QP and two MODIFY_QP to RTS of QP
+ * @qpn with the context at @ctx and its doorbell shadow area at @shadow.
+ */
+void ifx_ud_ctx(uint64_t ctx, uint64_t sq, uint64_t rq, uint32_t qkey,
+                unsigned cq, uint64_t comp);
+void ifx_ud_create(unsigned qpn, uint64_t ctx, uint64_t shadow);
 #define IFX_UD_SQ       0x400
 #define IFX_UD_RQ       0x800
 void ifx_ud_qp(unsigned qpn, unsigned cq, uint64_t page, uint32_t qkey,
