@@ -343,6 +343,14 @@ void ifx_teardown(void)
     aq_test_cleanup(&t);
 }
 
+void ifx_teardown_two(IfxState *a, IfxState *b)
+{
+    ifx_cur = a;
+    ifx_teardown();
+    ifx_cur = b;
+    ifx_teardown();
+}
+
 /* Write an SQ WQE (quantum 0 from @q, header @hdr) to QP 3 + @i. */
 unsigned ifx_sq_put(unsigned i, const uint64_t q[4], uint64_t hdr,
                     unsigned quanta, const uint8_t *extra)

@@ -133,6 +133,8 @@ unsigned ifx_mc_ah(unsigned ah, unsigned arp, const uint8_t *grp6,
 /* The whole set-up; @user: QPs as user QPs (not privileged). */
 void ifx_setup(bool user);
 void ifx_teardown(void);
+/* ifx_teardown() of the two devices @a and @b; ifx_cur is @b after. */
+void ifx_teardown_two(IfxState *a, IfxState *b);
 /* SQ WQE (quantum 0 from @q, header @hdr, @quanta with @extra), without
  * and with the doorbell. */
 unsigned ifx_sq_put(unsigned i, const uint64_t q[4], uint64_t hdr,

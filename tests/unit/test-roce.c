@@ -530,10 +530,7 @@ static void two_devices_end(void)
     for (unsigned k = 0; k < 20; k++) {
         link_step();            /* what is still on the link */
     }
-    ifx_cur = &dev_a;
-    ifx_teardown();
-    ifx_cur = &dev_b;
-    ifx_teardown();
+    ifx_teardown_two(&dev_a, &dev_b);
     ifx_cur = one_device;
     dev_a.mss = dev_b.mss = 0;
 }
