@@ -123,10 +123,7 @@ static void setup(uint16_t mss)
 
 static void teardown(void)
 {
-    ifx_cur = &dev_a;
-    ifx_teardown();
-    ifx_cur = &dev_b;
-    ifx_teardown();
+    ifx_teardown_two(&dev_a, &dev_b);
 }
 
 /* Count (and check) the completions device @d has for its QP 3 SQ. */

@@ -76,6 +76,29 @@ static void __attribute__((format(printf, 2, 3))) check_fail(int line, const cha
 #define CHECK(cond, ...) \
     (checks++, (cond) ? true : (check_fail(__LINE__, __VA_ARGS__), false))
 
+/* @free_fn each object of @objs[0 .. @n) that is there, checking that it
+ * goes (the message names @free_fn and the index). */
+#define FREE_ALL(objs, n, free_fn) do { \
+    for (int i_ = 0; i_ < (n); i_++) { \
+        if ((objs)[i_]) { \
+            CHECK(free_fn((objs)[i_]) == 0, #free_fn " %d: %s", i_, \
+                  strerror(errno)); \
+        } \
+    } \
+} while (0)
+
+/* @objs[@n] = @create (an expression of @n) for @n = 0, 1, ... until it
+ * fails or @cap are there; @err the errno of the failure (0: none). */
+#define CREATE_UNTIL_FAIL(objs, cap, create, n, err) do { \
+    for ((n) = 0, (err) = 0; (n) < (cap); (n)++) { \
+        (objs)[n] = (create); \
+        if (!(objs)[n]) { \
+            (err) = errno; \
+            break; \
+        } \
+    } \
+} while (0)
+
 static double now(void)
 {
     struct timespec ts;
@@ -297,12 +320,7 @@ static void loop_pd_cq(struct ibv_context *ctx)
         }
     }
     check_limits(ctx, "16 PDs");
-    for (i = 0; i < 16; i++) {
-        if (pd[i]) {
-            CHECK(ibv_dealloc_pd(pd[i]) == 0, "ibv_dealloc_pd %d: %s", i,
-                  strerror(errno));
-        }
-    }
+    FREE_ALL(pd, 16, ibv_dealloc_pd);
 
     ch = ibv_create_comp_channel(ctx);
     CHECK(ch, "ibv_create_comp_channel: %s", strerror(errno));
@@ -405,12 +423,7 @@ static void loop_pd_cq(struct ibv_context *ctx)
     if (!CHECK(!big_cq, "CQ of max_cqe + 1 (%d) was created", base.max_cqe + 1)) {
         ibv_destroy_cq(big_cq);
     }
-    for (i = 0; i < NCQ; i++) {
-        if (cq[i]) {
-            CHECK(ibv_destroy_cq(cq[i]) == 0, "ibv_destroy_cq %d: %s", i,
-                  strerror(errno));
-        }
-    }
+    FREE_ALL(cq, NCQ, ibv_destroy_cq);
     if (ch) {
         CHECK(ibv_destroy_comp_channel(ch) == 0,
               "ibv_destroy_comp_channel: %s", strerror(errno));
@@ -582,12 +595,7 @@ static void loop_mr(struct ibv_context *ctx, uint8_t *big, size_t biglen,
         }
     }
     check_keys_unique(mr, n, stag_idx_mask);
-    for (i = 0; i < n; i++) {
-        if (mr[i]) {
-            CHECK(ibv_dereg_mr(mr[i]) == 0, "ibv_dereg_mr %d: %s", i,
-                  strerror(errno));
-        }
-    }
+    FREE_ALL(mr, n, ibv_dereg_mr);
     /* A PD with MRs on it cannot go, a free one can. */
     CHECK(ibv_dealloc_pd(pd) == 0, "dealloc pd: %s", strerror(errno));
     CHECK(ibv_dealloc_pd(pd2) == 0, "dealloc pd2: %s", strerror(errno));
@@ -633,12 +641,7 @@ static void loop_mw(struct ibv_context *ctx)
         CHECK(mw[i]->rkey != 0 && mw[i]->type == t && mw[i]->pd == pd,
               "mw %d: rkey 0x%x type %d", i, mw[i]->rkey, mw[i]->type);
     }
-    for (i = 0; i < 8; i++) {
-        if (mw[i]) {
-            CHECK(ibv_dealloc_mw(mw[i]) == 0, "ibv_dealloc_mw %d: %s", i,
-                  strerror(errno));
-        }
-    }
+    FREE_ALL(mw, 8, ibv_dealloc_mw);
     CHECK(ibv_dealloc_pd(pd) == 0, "dealloc pd: %s", strerror(errno));
 }
 
@@ -871,12 +874,7 @@ static void loop_qp(struct ibv_context *ctx)
     }
     /* A CQ in use by a QP cannot be destroyed. */
     CHECK(ibv_destroy_cq(scq) != 0, "CQ with QPs was destroyed");
-    for (i = 0; i < NQ; i++) {
-        if (qp[i]) {
-            CHECK(ibv_destroy_qp(qp[i]) == 0, "ibv_destroy_qp %d: %s", i,
-                  strerror(errno));
-        }
-    }
+    FREE_ALL(qp, NQ, ibv_destroy_qp);
     CHECK(ibv_destroy_cq(scq) == 0, "destroy scq: %s", strerror(errno));
     CHECK(ibv_destroy_cq(rcq) == 0, "destroy rcq: %s", strerror(errno));
     CHECK(ibv_dealloc_pd(pd) == 0, "dealloc pd: %s", strerror(errno));
@@ -901,11 +899,12 @@ static void check_reached(const char *what, int n, int max, int err)
 
 static void exhaust(struct ibv_context *ctx, uint8_t *buf)
 {
-    int cap, n, i, err;
+    int cap, n, err;
     struct ibv_pd *pd = ibv_alloc_pd(ctx);
     struct ibv_cq **cq, *qcq;
     struct ibv_qp **qp;
     struct ibv_mr **mr;
+    struct ibv_qp_init_attr ia;
     double t0 = now(), t;
 
     if (!CHECK(pd, "ibv_alloc_pd: %s", strerror(errno))) {
@@ -915,20 +914,11 @@ static void exhaust(struct ibv_context *ctx, uint8_t *buf)
 
     cap = base.max_cq + 16;
     cq = calloc(cap, sizeof(*cq));
-    for (n = 0, err = 0; n < cap; n++) {
-        cq[n] = ibv_create_cq(ctx, 1, NULL, NULL, 0);
-        if (!cq[n]) {
-            err = errno;
-            break;
-        }
-        cnt.cq++;
-    }
+    CREATE_UNTIL_FAIL(cq, cap, ibv_create_cq(ctx, 1, NULL, NULL, 0), n, err);
+    cnt.cq += n;
     check_reached("CQ", n, base.max_cq, err);
     check_limits(ctx, "all CQs");
-    for (i = 0; i < n; i++) {
-        CHECK(ibv_destroy_cq(cq[i]) == 0, "destroy CQ %d: %s", i,
-              strerror(errno));
-    }
+    FREE_ALL(cq, n, ibv_destroy_cq);
     free(cq);
     printf("exhaust: CQs %.1f s\n", now() - t0);
 
@@ -937,29 +927,19 @@ static void exhaust(struct ibv_context *ctx, uint8_t *buf)
     CHECK(qcq, "CQ after exhaustion: %s", strerror(errno));
     cap = base.max_qp + 16;
     qp = calloc(cap, sizeof(*qp));
-    for (n = 0, err = 0; qcq && n < cap; n++) {
-        struct ibv_qp_init_attr ia;
-
-        memset(&ia, 0, sizeof(ia));
-        ia.qp_type = IBV_QPT_RC;
-        ia.send_cq = ia.recv_cq = qcq;
-        ia.cap.max_send_wr = ia.cap.max_recv_wr = 1;
-        ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
-        qp[n] = ibv_create_qp(pd, &ia);
-        if (!qp[n]) {
-            err = errno;
-            break;
-        }
-        cnt.qp++;
-    }
+    memset(&ia, 0, sizeof(ia));
+    ia.qp_type = IBV_QPT_RC;
+    ia.send_cq = ia.recv_cq = qcq;
+    ia.cap.max_send_wr = ia.cap.max_recv_wr = 1;
+    ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+    n = 0;
     if (qcq) {
+        CREATE_UNTIL_FAIL(qp, cap, ibv_create_qp(pd, &ia), n, err);
+        cnt.qp += n;
         check_reached("QP", n, base.max_qp, err);
     }
     check_limits(ctx, "all QPs");
-    for (i = 0; i < n; i++) {
-        CHECK(ibv_destroy_qp(qp[i]) == 0, "destroy QP %d: %s", i,
-              strerror(errno));
-    }
+    FREE_ALL(qp, n, ibv_destroy_qp);
     free(qp);
     if (qcq) {
         CHECK(ibv_destroy_cq(qcq) == 0, "destroy CQ: %s", strerror(errno));
@@ -970,22 +950,15 @@ static void exhaust(struct ibv_context *ctx, uint8_t *buf)
     t = now();
     cap = base.max_mr + 16;
     mr = calloc(cap, sizeof(*mr));
-    for (n = 0, err = 0; n < cap; n++) {
-        mr[n] = ibv_reg_mr(pd, buf + (n % 16) * 4096, 4096,
-                           IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
-        if (!mr[n]) {
-            err = errno;
-            break;
-        }
-        cnt.mr++;
-    }
+    CREATE_UNTIL_FAIL(mr, cap,
+                      ibv_reg_mr(pd, buf + (n % 16) * 4096, 4096,
+                                 IBV_ACCESS_LOCAL_WRITE |
+                                 IBV_ACCESS_REMOTE_READ), n, err);
+    cnt.mr += n;
     check_reached("MR", n, base.max_mr, err);
     check_limits(ctx, "all MRs");
     check_keys_unique(mr, n < 2048 ? n : 2048, 0xFFFFFF);
-    for (i = 0; i < n; i++) {
-        CHECK(ibv_dereg_mr(mr[i]) == 0, "dereg MR %d: %s", i,
-              strerror(errno));
-    }
+    FREE_ALL(mr, n, ibv_dereg_mr);
     free(mr);
     printf("exhaust: MRs %.1f s\n", now() - t);
     CHECK(ibv_dealloc_pd(pd) == 0, "dealloc pd: %s", strerror(errno));

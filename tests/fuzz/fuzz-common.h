@@ -708,4 +708,46 @@ static inline void fuzz_frame_raw(FuzzIn *in)
     fz_receive(f, n);
 }
 
+/*
+ * CQP for a set-up QP with its context at @ctx: DESTROY_QP if @destroy,
+ * else MODIFY_QP with @modify (next state and the rest); @hdr the QP
+ * number and type of both.
+ */
+static inline void fuzz_qp_cqp(uint64_t ctx, uint64_t hdr, bool destroy,
+                               uint64_t modify)
+{
+    uint64_t q[8] = { 0 };
+
+    q[2] = ctx;
+    if (destroy) {
+        FZ_GUEST("CQP", ifx_cqp(0x02, q, hdr));
+    } else {
+        FZ_GUEST("CQP", ifx_cqp(0x01, q, hdr | modify));
+    }
+}
+
+/* A target's own operation (op byte @op below 0xF8) from @in. */
+typedef void FuzzOpFn(FuzzIn *in, uint8_t op);
+
+/*
+ * The operations of an input after its set-up: up to FUZZ_MAX_OPS op
+ * bytes, 0xF8..0xFF the common ones (fuzz_common_op), the others the
+ * target's @op; then the end of the input (fuzz_finish).
+ */
+static inline void fuzz_run(FuzzIn *in, FuzzOpFn *op)
+{
+    bool live = true;
+
+    for (unsigned ops = 0; live && in->left && ops < FUZZ_MAX_OPS; ops++) {
+        uint8_t b = in8(in);
+
+        if (b >= 0xF8) {
+            live = fuzz_common_op(in, b);
+        } else {
+            op(in, b);
+        }
+    }
+    fuzz_finish(!live);
+}
+
 #endif

@@ -36,108 +36,106 @@ static void build(unsigned scen, void *opaque)
     }
 }
 
+/* This input's scenario, and whether it is an iWARP one. */
+static unsigned scen;
+static bool iw;
+
+/* Ops 4, 5, 6 of the iWARP scenarios: a CQP, SQ or RQ WQE. */
+static void (*const iw_wqe[])(FuzzIn *in) = {
+    fuzz_cqp_wqe, fuzz_sq_wqe, fuzz_rq_wqe,
+};
+
+static void mmio_op(FuzzIn *in, uint8_t op)
+{
+    if (op >= 0xF0) {
+        if (iw) {
+            fuzz_ilq_send(in);
+        }
+        return;
+    }
+    switch (op % 16) {
+    case 0: {
+        uint8_t k = in8(in);
+        uint32_t off = k < 0xC0 ? regs[k % (sizeof(regs) / sizeof(regs[0]))]
+                                : (in32(in) % E810_BAR0_SIZE) & ~3u;
+
+        fz_mmio_write(off, in32(in), 4);
+        break;
+    }
+    case 1: {
+        uint32_t off = in32(in) % E810_BAR0_SIZE;
+
+        fz_mmio_read(off, 1u << (in8(in) % 4));
+        break;
+    }
+    case 2:
+        fuzz_mem_write(in);
+        break;
+    case 3:
+        fuzz_mem_pointer(in);
+        break;
+    case 4:
+    case 5:
+    case 6:
+        if (iw) {
+            iw_wqe[op % 16 - 4](in);
+        }
+        break;
+    case 7:
+        fuzz_advance(in);
+        break;
+    case 8:
+        fuzz_aq_cmd(in);
+        break;
+    case 9:
+        fuzz_frame_raw(in);
+        break;
+    case 10:
+        FZ_GUEST("link", e810_set_link(&ifx.c, in8(in) & 1));
+        break;
+    case 11:
+        fz_mmio_write(PFGEN_CTRL, PFGEN_CTRL_PFSWR, 4);
+        break;
+    case 12: {
+        /* Unaligned / narrow / wide accesses. */
+        uint32_t off = in32(in) % E810_BAR0_SIZE;
+        uint64_t val = in64(in);
+
+        fz_mmio_write(off, val, 1u << (in8(in) % 4));
+        break;
+    }
+    case 13:
+        if (scen == SCEN_LAN) {
+            fuzz_lan_tx(in);
+        }
+        break;
+    case 14:
+        if (scen == SCEN_LAN) {
+            fuzz_lan_rx(in);
+        }
+        break;
+    default:
+        FZ_GUEST("reset", e810_core_reset(&ifx.c, in8(in) & 1 ?
+                                          E810_RESET_PF :
+                                          E810_RESET_POWER_ON));
+        break;
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     FuzzIn in = { data, size };
     uint8_t s0 = in8(&in);
-    unsigned scen = s0 & 3, ops;
-    bool iw = scen == SCEN_IWARP_KERNEL || scen == SCEN_IWARP_USER;
-    bool live = true;
     /* Address handles for the ILQ's route (fuzz_ilq_route). */
-    static const IfxState tmpl = { .mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
-                                   .peer_mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
-                                   .ip = OUR_IP, .peer_ip = OUR_IP, .nah = 16 };
+    static const IfxState tmpl = {
+        .mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
+        .peer_mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
+        .ip = OUR_IP, .peer_ip = OUR_IP, .nah = 16,
+    };
 
+    scen = s0 & 3;
+    iw = scen == SCEN_IWARP_KERNEL || scen == SCEN_IWARP_USER;
     fuzz_start(scen, &tmpl, build, s0 & 4);
-    for (ops = 0; live && in.left && ops < FUZZ_MAX_OPS; ops++) {
-        uint8_t op = in8(&in);
-
-        if (op >= 0xF8) {
-            live = fuzz_common_op(&in, op);
-            continue;
-        }
-        if (op >= 0xF0) {
-            if (iw) {
-                fuzz_ilq_send(&in);
-            }
-            continue;
-        }
-        switch (op % 16) {
-        case 0: {
-            uint8_t k = in8(&in);
-            uint32_t off = k < 0xC0 ? regs[k % (sizeof(regs) / sizeof(regs[0]))]
-                                    : (in32(&in) % E810_BAR0_SIZE) & ~3u;
-
-            fz_mmio_write(off, in32(&in), 4);
-            break;
-        }
-        case 1: {
-            uint32_t off = in32(&in) % E810_BAR0_SIZE;
-
-            fz_mmio_read(off, 1u << (in8(&in) % 4));
-            break;
-        }
-        case 2:
-            fuzz_mem_write(&in);
-            break;
-        case 3:
-            fuzz_mem_pointer(&in);
-            break;
-        case 4:
-            if (iw) {
-                fuzz_cqp_wqe(&in);
-            }
-            break;
-        case 5:
-            if (iw) {
-                fuzz_sq_wqe(&in);
-            }
-            break;
-        case 6:
-            if (iw) {
-                fuzz_rq_wqe(&in);
-            }
-            break;
-        case 7:
-            fuzz_advance(&in);
-            break;
-        case 8:
-            fuzz_aq_cmd(&in);
-            break;
-        case 9:
-            fuzz_frame_raw(&in);
-            break;
-        case 10:
-            FZ_GUEST("link", e810_set_link(&ifx.c, in8(&in) & 1));
-            break;
-        case 11:
-            fz_mmio_write(PFGEN_CTRL, PFGEN_CTRL_PFSWR, 4);
-            break;
-        case 12: {
-            /* Unaligned / narrow / wide accesses. */
-            uint32_t off = in32(&in) % E810_BAR0_SIZE;
-            uint64_t val = in64(&in);
-
-            fz_mmio_write(off, val, 1u << (in8(&in) % 4));
-            break;
-        }
-        case 13:
-            if (scen == SCEN_LAN) {
-                fuzz_lan_tx(&in);
-            }
-            break;
-        case 14:
-            if (scen == SCEN_LAN) {
-                fuzz_lan_rx(&in);
-            }
-            break;
-        default:
-            FZ_GUEST("reset", e810_core_reset(&ifx.c, in8(&in) & 1 ?
-                                              E810_RESET_PF :
-                                              E810_RESET_POWER_ON));
-            break;
-        }
-    }
-    fuzz_finish(!live);
+    fuzz_run(&in, mmio_op);
     return 0;
 }

@@ -23,6 +23,8 @@
 #include "fuzz-common.h"
 #include "roce/roce-int.h"
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 #define BIG_STAG        ((0x20u << 8) | 0x5A)
 #define BIG_VA          FAKE_MEM_BASE
 #define BIG_LEN         0x80000000ull
@@ -333,22 +335,8 @@ static void build_mcast(void)
         memset(q, 0, sizeof(q));
         q[2] = mac_u64(v6 ? mc_mac6 : mc_mac4);
         ifx_failures += ifx_cqp(0x0f, q, (3 + v6) | 1ull << 42) != 0;
-        memset(q, 0, sizeof(q));
-        q[0] = mac_u64(ifx_mac) << 16;
-        q[1] = (uint64_t)PD << 48;
-        q[2] = (3ull + v6) << 48 | 64ull << 32;
-        if (v6) {
-            q[5] = ldbe64(mc_grp6);
-            q[4] = ldbe64(mc_grp6 + 8);
-            q[7] = 0xFD00000000000000ull;
-            q[6] = 1;
-        } else {
-            q[4] = MC_GRP4;
-            q[6] = OUR_IP;
-        }
-        ifx_failures += ifx_cqp(0x1c, q, (v6 ? MC_AH6 : MC_AH4) |
-                                CQPSQ_AH_DOLOOPBACKCHECK |
-                                (v6 ? 0 : CQPSQ_AH_IPV4VALID)) != 0;
+        ifx_failures += ifx_mc_ah(v6 ? MC_AH6 : MC_AH4, 3 + v6,
+                                  v6 ? mc_grp6 : NULL, MC_GRP4) != 0;
     }
     memset(q, 0, sizeof(q));
     st64(ifx_mem(MC_CTX_PA), MGCTX_VALIDENT | MC_QP(0));
@@ -381,14 +369,53 @@ static void build(unsigned id, void *opaque)
     build_mcast();
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* Ops 4 and 5: an RQ or SQ WQE of QP 3 or 4. */
+static void (*const qp_wqe[])(FuzzIn *in) = { fuzz_rq_wqe, fuzz_sq_wqe };
+
+static void roce_fuzz_op(FuzzIn *in, uint8_t op)
+{
+    if (op >= 0xF0) {
+        send_read(in);
+        return;
+    }
+    if (op >= 0xE8) {
+        mc_op(in, op);
+        return;
+    }
+    switch (op % 8) {
+    case 0:
+    case 1:
+    case 2:
+        send_roce(in);
+        break;
+    case 3:
+        fuzz_frame_raw(in);
+        break;
+    case 4:
+    case 5:
+        qp_wqe[op % 8 - 4](in);
+        break;
+    case 6: {
+        /* QP 3 + (k & 1) to SQD / ERROR / RTR again, or (3) destroyed. */
+        static const uint64_t next[] = { 3ull << 60, 6ull << 60,
+                                         4ull << 60, 0 };
+        uint8_t k = in8(in);
+        unsigned i = k & 1;
+
+        fuzz_qp_cqp(QPCTX_PA(i), (3 + i) | 3ull << 48, (k >> 1) % 4 == 3,
+                    next[(k >> 1) % 4]);
+        break;
+    }
+    default:
+        fuzz_advance(in);
+        break;
+    }
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     FuzzIn in = { data, size };
     uint8_t s0 = in8(&in);
-    unsigned ops;
-    bool live = true;
     static const IfxState local = FUZZ_IFX_TMPL;
     static const IfxState far = {
         .mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
@@ -402,58 +429,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     epsn[1] = 0xFFFFF0;
     mc_sq[0] = mc_sq[1] = 0;
     mc_rq[0] = mc_rq[1] = 4;
-    for (ops = 0; live && in.left && ops < FUZZ_MAX_OPS; ops++) {
-        uint8_t op = in8(&in);
-
-        if (op >= 0xF8) {
-            live = fuzz_common_op(&in, op);
-            continue;
-        }
-        if (op >= 0xF0) {
-            send_read(&in);
-            continue;
-        }
-        if (op >= 0xE8) {
-            mc_op(&in, op);
-            continue;
-        }
-        switch (op % 8) {
-        case 0:
-        case 1:
-        case 2:
-            send_roce(&in);
-            break;
-        case 3:
-            fuzz_frame_raw(&in);
-            break;
-        case 4:
-            fuzz_rq_wqe(&in);
-            break;
-        case 5:
-            fuzz_sq_wqe(&in);
-            break;
-        case 6: {
-            /* QP 3 + (k & 1) to SQD / ERROR / RTR again, or destroyed. */
-            static const uint64_t next[] = { 3ull << 60, 6ull << 60,
-                                             4ull << 60 };
-            uint64_t q[8] = { 0 };
-            uint8_t k = in8(&in);
-            unsigned i = k & 1;
-
-            q[2] = QPCTX_PA(i);
-            if ((k >> 1) % 4 == 3) {
-                FZ_GUEST("CQP", ifx_cqp(0x02, q, (3 + i) | 3ull << 48));
-            } else {
-                FZ_GUEST("CQP", ifx_cqp(0x01, q, (3 + i) | 3ull << 48 |
-                                        next[(k >> 1) % 4]));
-            }
-            break;
-        }
-        default:
-            fuzz_advance(&in);
-            break;
-        }
-    }
-    fuzz_finish(!live);
+    fuzz_run(&in, roce_fuzz_op);
     return 0;
 }

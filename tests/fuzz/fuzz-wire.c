@@ -13,6 +13,8 @@
 #include "fuzz-common.h"
 #include "iwarp/iw-int.h"
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 #define PEER_PORT       40000   /* QP 3's end (we impersonate it) */
 #define QP4_PORT        5000
 
@@ -88,21 +90,90 @@ static size_t build_fpdu(FuzzIn *in, uint8_t *out, bool bad)
     return n;
 }
 
+static void wire_op(FuzzIn *in, uint8_t op)
+{
+    uint8_t buf[9000];
+
+    switch (op % 11) {
+    case 0:
+    case 1:
+    case 2: {
+        /* One or more FPDUs in one segment. */
+        uint8_t m = in8(in);
+        size_t n = 0;
+        unsigned k = 1 + (m >> 5);
+
+        while (k-- && n + 2100 < sizeof(buf)) {
+            n += build_fpdu(in, buf + n, m & 4);
+        }
+        if (m & 8) {
+            n = n ? in16(in) % n + 1 : 0;    /* cut in the middle */
+        }
+        send_segment(in, buf, n, 0x18, m & 3);
+        break;
+    }
+    case 3: {
+        /* A segment with raw payload and any flags. */
+        uint8_t fl = in8(in);
+        size_t n = in16(in) % 1500;
+
+        inbuf(in, buf, n);
+        send_segment(in, buf, n, fl, in8(in) & 3);
+        break;
+    }
+    case 4:
+        peer_ack += in16(in);
+        send_segment(in, NULL, 0, 0x10, 0);
+        break;
+    case 5:
+        fuzz_frame_raw(in);
+        break;
+    case 6:
+        fuzz_rq_wqe(in);
+        break;
+    case 7:
+        fuzz_sq_wqe(in);
+        break;
+    case 8: {
+        /* QP 4 to CLOSING / TERMINATE / ERROR, or (3) destroyed. */
+        static const uint64_t next[] = { 3ull << 60, 5ull << 60,
+                                         6ull << 60 | 1ull << 58, 0 };
+        uint8_t k = in8(in);
+
+        fuzz_qp_cqp(QPCTX_PA(1), 4 | 1ull << 48, k % 4 == 3,
+                    next[k % 4] | (uint64_t)(k >> 4 & 3) << 56);
+        break;
+    }
+    case 10: {
+        /* To the listener (the ILQ): a SYN or any segment of a
+         * connection the CM would own, from a fuzz port. */
+        uint8_t fl = in8(in);
+        size_t n = in16(in) % 512;
+
+        inbuf(in, buf, n);
+        seg_sport = in16(in);
+        seg_dport = ILQ_PORT;
+        send_segment(in, buf, n, fl, 2);
+        seg_sport = PEER_PORT;
+        seg_dport = QP4_PORT;
+        break;
+    }
+    default:
+        fuzz_advance(in);
+        break;
+    }
+}
+
 static void build(unsigned scen, void *opaque)
 {
     (void)opaque;
     fuzz_build_scen(scen);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     FuzzIn in = { data, size };
     uint8_t s0 = in8(&in);
-    unsigned ops;
-    uint8_t buf[9000];
-    bool live = true;
     static const IfxState tmpl = FUZZ_IFX_TMPL;
 
     fuzz_start((s0 & 1) ? SCEN_IWARP_USER : SCEN_IWARP_KERNEL, &tmpl, build,
@@ -111,88 +182,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * nothing past 700000 (iwarp-fixture.c). */
     peer_seq = 0xFFFFFF00u;
     peer_ack = 700000;
-    for (ops = 0; live && in.left && ops < FUZZ_MAX_OPS; ops++) {
-        uint8_t op = in8(&in);
-
-        if (op >= 0xF8) {
-            live = fuzz_common_op(&in, op);
-            continue;
-        }
-        switch (op % 11) {
-        case 0:
-        case 1:
-        case 2: {
-            /* One or more FPDUs in one segment. */
-            uint8_t m = in8(&in);
-            size_t n = 0;
-            unsigned k = 1 + (m >> 5);
-
-            while (k-- && n + 2100 < sizeof(buf)) {
-                n += build_fpdu(&in, buf + n, m & 4);
-            }
-            if (m & 8) {
-                n = n ? in16(&in) % n + 1 : 0;    /* cut in the middle */
-            }
-            send_segment(&in, buf, n, 0x18, m & 3);
-            break;
-        }
-        case 3: {
-            /* A segment with raw payload and any flags. */
-            uint8_t fl = in8(&in);
-            size_t n = in16(&in) % 1500;
-
-            inbuf(&in, buf, n);
-            send_segment(&in, buf, n, fl, in8(&in) & 3);
-            break;
-        }
-        case 4:
-            peer_ack += in16(&in);
-            send_segment(&in, NULL, 0, 0x10, 0);
-            break;
-        case 5:
-            fuzz_frame_raw(&in);
-            break;
-        case 6:
-            fuzz_rq_wqe(&in);
-            break;
-        case 7:
-            fuzz_sq_wqe(&in);
-            break;
-        case 8: {
-            /* QP 4 to CLOSING / TERMINATE / ERROR, or destroyed. */
-            static const uint64_t next[] = { 3ull << 60, 5ull << 60,
-                                             6ull << 60 | 1ull << 58 };
-            uint64_t q[8] = { 0 };
-            uint8_t k = in8(&in);
-
-            q[2] = QPCTX_PA(1);
-            if (k % 4 == 3) {
-                FZ_GUEST("CQP", ifx_cqp(0x02, q, 4 | 1ull << 48));
-            } else {
-                FZ_GUEST("CQP", ifx_cqp(0x01, q, 4 | 1ull << 48 | next[k % 4] |
-                                        (uint64_t)(k >> 4 & 3) << 56));
-            }
-            break;
-        }
-        case 10: {
-            /* To the listener (the ILQ): a SYN or any segment of a
-             * connection the CM would own, from a fuzz port. */
-            uint8_t fl = in8(&in);
-            size_t n = in16(&in) % 512;
-
-            inbuf(&in, buf, n);
-            seg_sport = in16(&in);
-            seg_dport = ILQ_PORT;
-            send_segment(&in, buf, n, fl, 2);
-            seg_sport = PEER_PORT;
-            seg_dport = QP4_PORT;
-            break;
-        }
-        default:
-            fuzz_advance(&in);
-            break;
-        }
-    }
-    fuzz_finish(!live);
+    fuzz_run(&in, wire_op);
     return 0;
 }

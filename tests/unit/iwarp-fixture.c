@@ -7,6 +7,7 @@
  * post CQP, SQ and RQ WQEs as irdma and uk.c write them.
  */
 #include "iwarp-fixture.h"
+#include "rdma/defs.h"
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -279,35 +280,75 @@ void ifx_setup(bool user)
     ifx_setup_ilq();
 }
 
-void ifx_ud_qp(unsigned qpn, unsigned cq, uint64_t page, uint32_t qkey,
-               uint64_t comp)
+void ifx_ud_ctx(uint64_t ctx, uint64_t sq, uint64_t rq, uint32_t qkey,
+                unsigned cq, uint64_t comp)
+{
+    ifx_set64(ctx + 0, 1ull << 3);
+    ifx_set64(ctx + 8, sq);
+    ifx_set64(ctx + 16, rq);
+    ifx_set64(ctx + 24, 64 | 2ull << 8 | 2ull << 12 | 0xC000ull << 32 |
+              4791ull << 48);
+    ifx_set64(ctx + 48, 1024ull << 16);
+    ifx_set64(ctx + 56, 0xFFFFull << 32 | (uint64_t)PD << 48);
+    ifx_set64(ctx + 64, (uint64_t)qkey << 32);
+    ifx_set64(ctx + 136, cq | (uint64_t)cq << 32);
+    ifx_set64(ctx + 168, comp);
+}
+
+void ifx_ud_create(unsigned qpn, uint64_t ctx, uint64_t shadow)
 {
     uint64_t q[8] = { 0 };
 
-    memset(ifx_mem(page), 0, 0x1000);
-    ifx_set64(page + 0, 1ull << 3);
-    ifx_set64(page + 8, page + IFX_UD_SQ);
-    ifx_set64(page + 16, page + IFX_UD_RQ);
-    ifx_set64(page + 24, 64 | 2ull << 8 | 2ull << 12 | 0xC000ull << 32 |
-              4791ull << 48);
-    ifx_set64(page + 48, 1024ull << 16);
-    ifx_set64(page + 56, 0xFFFFull << 32 | (uint64_t)PD << 48);
-    ifx_set64(page + 64, (uint64_t)qkey << 32);
-    ifx_set64(page + 136, cq | (uint64_t)cq << 32);
-    ifx_set64(page + 152, mac_u64(our_mac) << 16);
-    ifx_set64(page + 160, 1ull << 24 | 1ull << 25);
-    ifx_set64(page + 168, comp);
-    ifx_set64(page + 184, ifx_cur->ip);
-    q[2] = page;
-    q[5] = page + 0xE00;
+    q[2] = ctx;
+    q[5] = shadow;
     CHECK_EQ(ifx_cqp(0x00, q, qpn | 4ull << 48), 0);
     CHECK_EQ(ifx_cqp(0x01, q, qpn | 4ull << 48 | 4ull << 60), 0);
     CHECK_EQ(ifx_cqp(0x01, q, qpn | 4ull << 48 | 2ull << 60), 0);
 }
 
+void ifx_ud_qp(unsigned qpn, unsigned cq, uint64_t page, uint32_t qkey,
+               uint64_t comp)
+{
+    memset(ifx_mem(page), 0, 0x1000);
+    ifx_ud_ctx(page, page + IFX_UD_SQ, page + IFX_UD_RQ, qkey, cq, comp);
+    ifx_set64(page + 152, mac_u64(our_mac) << 16);
+    ifx_set64(page + 160, 1ull << 24 | 1ull << 25);
+    ifx_set64(page + 184, ifx_cur->ip);
+    ifx_ud_create(qpn, page, page + 0xE00);
+}
+
+unsigned ifx_mc_ah(unsigned ah, unsigned arp, const uint8_t *grp6,
+                   uint32_t grp4)
+{
+    uint64_t q[8] = { 0 };
+
+    q[0] = mac_u64(ifx_mac) << 16;
+    q[1] = (uint64_t)PD << 48;
+    q[2] = (uint64_t)arp << 48 | 64ull << 32;
+    if (grp6) {
+        q[5] = ldbe64(grp6);
+        q[4] = ldbe64(grp6 + 8);
+        q[7] = 0xFD00000000000000ull;
+        q[6] = 1;
+    } else {
+        q[4] = grp4;
+        q[6] = OUR_IP;
+    }
+    return ifx_cqp(0x1c, q, ah | CQPSQ_AH_DOLOOPBACKCHECK |
+                   (grp6 ? 0 : CQPSQ_AH_IPV4VALID));
+}
+
 void ifx_teardown(void)
 {
     aq_test_cleanup(&t);
+}
+
+void ifx_teardown_two(IfxState *a, IfxState *b)
+{
+    ifx_cur = a;
+    ifx_teardown();
+    ifx_cur = b;
+    ifx_teardown();
 }
 
 /* Write an SQ WQE (quantum 0 from @q, header @hdr) to QP 3 + @i. */

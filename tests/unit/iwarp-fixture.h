@@ -108,13 +108,33 @@ void ifx_qp_ctx_roce(unsigned i, bool user);
  * @page + IFX_UD_RQ (empty), doorbell shadow area at @page + 0xE00;
  * Q_Key @qkey, completion context @comp.
  */
+/*
+ * What ifx_ud_qp() does, in two parts: the context of a UD QP at @ctx
+ * (SQ @sq of 16 quanta, RQ @rq of 16 WQEs, PMTU 1024, PD, Q_Key @qkey,
+ * CQ @cq for both queues, completion context @comp) without its source
+ * MAC, IP and qword 20; and CQP CREATE_QP and two MODIFY_QP to RTS of QP
+ * @qpn with the context at @ctx and its doorbell shadow area at @shadow.
+ */
+void ifx_ud_ctx(uint64_t ctx, uint64_t sq, uint64_t rq, uint32_t qkey,
+                unsigned cq, uint64_t comp);
+void ifx_ud_create(unsigned qpn, uint64_t ctx, uint64_t shadow);
 #define IFX_UD_SQ       0x400
 #define IFX_UD_RQ       0x800
 void ifx_ud_qp(unsigned qpn, unsigned cq, uint64_t page, uint32_t qkey,
                uint64_t comp);
+/*
+ * CQP CREATE_AH (0x1c) for AH @ah to a multicast group, as irdma_setup_ah
+ * makes it: ARP entry @arp (the group's MAC), PD, hop limit 64, the
+ * IPv6 group @grp6 (16 bytes) from fd00::1 or, @grp6 NULL, the IPv4
+ * group @grp4 from OUR_IP; DOLOOPBACK.  What ifx_cqp() returns.
+ */
+unsigned ifx_mc_ah(unsigned ah, unsigned arp, const uint8_t *grp6,
+                   uint32_t grp4);
 /* The whole set-up; @user: QPs as user QPs (not privileged). */
 void ifx_setup(bool user);
 void ifx_teardown(void);
+/* ifx_teardown() of the two devices @a and @b; ifx_cur is @b after. */
+void ifx_teardown_two(IfxState *a, IfxState *b);
 /* SQ WQE (quantum 0 from @q, header @hdr, @quanta with @extra), without
  * and with the doorbell. */
 unsigned ifx_sq_put(unsigned i, const uint64_t q[4], uint64_t hdr,

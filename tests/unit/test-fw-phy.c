@@ -24,18 +24,23 @@ static void rearm(void)
     aq_wr(&t, GLINT_DYN_CTL(FW_VEC), GLINT_DYN_CTL_INTENA | GLINT_DYN_CTL_CLEARPBA);
 }
 
+/* Get PHY Caps (0x0600) or Get Link Status (0x0607): @arg (report mode,
+ * LSE request) in descriptor word 18, a @len-byte buffer for the answer. */
+static int phy_get(uint16_t op, uint16_t len, uint16_t arg, AqMsg *m)
+{
+    aq_msg_init(m, op, len, false);
+    st16(m->desc + 18, arg);
+    return aq_send(&t, m);
+}
+
 static int get_caps(uint16_t mode, AqMsg *m)
 {
-    aq_msg_init(m, 0x0600, E810_PHY_CAPS_LEN, false);
-    st16(m->desc + 18, mode);
-    return aq_send(&t, m);
+    return phy_get(0x0600, E810_PHY_CAPS_LEN, mode, m);
 }
 
 static int link_status(uint16_t lse, AqMsg *m)
 {
-    aq_msg_init(m, 0x0607, E810_LS_DATA_LEN, false);
-    st16(m->desc + 18, lse);
-    return aq_send(&t, m);
+    return phy_get(0x0607, E810_LS_DATA_LEN, lse, m);
 }
 
 static int set_phy_cfg(uint64_t phy_low, uint8_t caps, uint8_t fec)
@@ -121,13 +126,11 @@ static void test_caps_bad_requests(void)
 
     setup();
     /* Too small a buffer: ENOMEM with the needed size. */
-    aq_msg_init(&m, 0x0600, 64, false);
-    st16(m.desc + 18, E810_PHY_REPORT_MEDIA);
-    CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_ENOMEM);
+    CHECK_EQ(phy_get(0x0600, 64, E810_PHY_REPORT_MEDIA, &m),
+             E810_AQ_RC_ENOMEM);
     CHECK_EQ(aq_datalen(&m), E810_PHY_CAPS_LEN);
     /* No buffer at all. */
-    aq_msg_init(&m, 0x0600, 0, false);
-    CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_EINVAL);
+    CHECK_EQ(phy_get(0x0600, 0, 0, &m), E810_AQ_RC_EINVAL);
     /* A port that does not exist. */
     aq_msg_init(&m, 0x0600, E810_PHY_CAPS_LEN, false);
     m.desc[16] = 1;
@@ -217,18 +220,13 @@ static void test_link_status_bad_lengths(void)
 
     setup();
     /* The 56-byte layout is E830's. */
-    aq_msg_init(&m, 0x0607, 56, false);
-    st16(m.desc + 18, E810_LSE_ENA);
-    CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_EINVAL);
+    CHECK_EQ(phy_get(0x0607, 56, E810_LSE_ENA, &m), E810_AQ_RC_EINVAL);
     /* A tiny buffer: ENOMEM and the size needed, no LSE side effect. */
-    aq_msg_init(&m, 0x0607, 8, false);
-    st16(m.desc + 18, E810_LSE_ENA);
-    CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_ENOMEM);
+    CHECK_EQ(phy_get(0x0607, 8, E810_LSE_ENA, &m), E810_AQ_RC_ENOMEM);
     CHECK_EQ(aq_datalen(&m), E810_LS_DATA_LEN);
     CHECK(!t.c.fw.phy.lse_ena);
     /* No buffer. */
-    aq_msg_init(&m, 0x0607, 0, false);
-    CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_EINVAL);
+    CHECK_EQ(phy_get(0x0607, 0, 0, &m), E810_AQ_RC_EINVAL);
     CHECK_EQ(t.h.guest_errors - base_errors, 3);
     aq_test_cleanup(&t);
 }

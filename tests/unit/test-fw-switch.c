@@ -108,13 +108,20 @@ static uint32_t add_node(uint32_t parent)
     return teid;
 }
 
+/* A group header's end and its one TEID at @off of the buffer:
+ * num_elems 1, 2 reserved bytes, @teid. */
+static void put_one_teid(unsigned off, uint32_t teid)
+{
+    st16(m.buf + off, 1);
+    st32(m.buf + off + 4, teid);
+}
+
 static int del_node(uint32_t parent, uint32_t teid)
 {
     aq_msg_init(&m, 0x040F, 12, true);
     st16(m.desc + 16, 1);
     st32(m.buf, parent);
-    st16(m.buf + 4, 1);
-    st32(m.buf + 8, teid);
+    put_one_teid(4, teid);
     return aq_send(&t, &m);
 }
 
@@ -124,8 +131,7 @@ static int move_node(uint32_t src, uint32_t dst, uint32_t teid)
     st16(m.desc + 16, 1);
     st32(m.buf, src);
     st32(m.buf + 4, dst);
-    st16(m.buf + 8, 1);
-    st32(m.buf + 12, teid);
+    put_one_teid(8, teid);
     return aq_send(&t, &m);
 }
 
@@ -287,29 +293,36 @@ static int remove_rule(uint16_t idx)
     return aq_send(&t, &m);
 }
 
-static int alloc_res(uint16_t type, uint16_t n, uint16_t *ids)
+/* As ice_aq_alloc_free_res: allocate (0x0208) @n resources of @type, their
+ * IDs into @ids if not NULL, or free (0x0209) the @n in @ids. */
+static int alloc_free_res(uint16_t op, uint16_t type, uint16_t n,
+                          uint16_t *ids)
 {
+    bool alloc = op == 0x0208;
     int rc;
 
-    aq_msg_init(&m, 0x0208, 4 + 2 * n, true);
+    aq_msg_init(&m, op, 4 + 2 * n, true);
     st16(m.desc + 16, 1);
     st16(m.buf, type);
     st16(m.buf + 2, n);
+    for (unsigned i = 0; !alloc && i < n; i++) {
+        st16(m.buf + 4 + 2 * i, ids[i]);
+    }
     rc = aq_send(&t, &m);
-    for (unsigned i = 0; rc == 0 && ids && i < n; i++) {
+    for (unsigned i = 0; alloc && rc == 0 && ids && i < n; i++) {
         ids[i] = ld16(m.buf + 4 + 2 * i);
     }
     return rc;
 }
 
+static int alloc_res(uint16_t type, uint16_t n, uint16_t *ids)
+{
+    return alloc_free_res(0x0208, type, n, ids);
+}
+
 static int free_res(uint16_t type, uint16_t id)
 {
-    aq_msg_init(&m, 0x0209, 6, true);
-    st16(m.desc + 16, 1);
-    st16(m.buf, type);
-    st16(m.buf + 2, 1);
-    st16(m.buf + 4, id);
-    return aq_send(&t, &m);
+    return alloc_free_res(0x0209, type, 1, &id);
 }
 
 static int list_rule(uint16_t op, uint16_t type, uint16_t list, uint16_t vsi)

@@ -1310,6 +1310,15 @@ static void cl_expect_close(unsigned ms)
     CHECK_EQ(cl_ab.rsts + cl_ba.rsts, 0);
 }
 
+/* cl_expect_close(@ms), the FIN in the same pass as the last data, and
+ * B has all @len bytes. */
+static void cl_expect_close_behind_data(unsigned ms, uint32_t len)
+{
+    cl_expect_close(ms);
+    CHECK_EQ(cl_ab.fin_t, cl_ab.data_t);
+    CHECK(cl_written(len));
+}
+
 /*
  * rdma_disconnect() with a Write in flight: most of it not even sent
  * (slow start) and B's ACKs held when the close comes.  Once they arrive
@@ -1327,9 +1336,7 @@ static void test_close_data_in_flight(void)
     cl_step(0);
     CHECK_EQ(cl_ab.fins, 0);        /* not before the data */
     cl_ba.hold = false;
-    cl_expect_close(100);
-    CHECK_EQ(cl_ab.fin_t, cl_ab.data_t);
-    CHECK(cl_written(60000));
+    cl_expect_close_behind_data(100, 60000);
     cl_down();
 }
 
@@ -1353,9 +1360,7 @@ static void test_close_zero_window(void)
     CHECK(cl_ab.data > sent && cl_ab.data < 20);
     CHECK_EQ(cl_ab.fins, 0);
     cl_ba.zero_wnd = false;
-    cl_expect_close(3000);
-    CHECK_EQ(cl_ab.fin_t, cl_ab.data_t);
-    CHECK(cl_written(60000));
+    cl_expect_close_behind_data(3000, 60000);
     cl_down();
 }
 

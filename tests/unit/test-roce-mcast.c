@@ -9,20 +9,10 @@
  */
 #include "check.h"
 
-#include "iwarp-fixture.h"
+#include "ifx-names.h"
 #include "roce/roce.h"
 #include "roce/roce-int.h"
 
-#define H (ifx.h)
-#define C (ifx.c)
-#define mem ifx_mem
-#define mem64 ifx_mem64
-#define set64 ifx_set64
-#define cqp ifx_cqp
-
-#define SIG             (1ull << 62)
-#define CQE_ERROR       (1ull << 55)
-#define CQE_EXT         (1ull << 50)
 #define CQE_IPV4        (1ull << 53)
 
 /* UD QPs 5 .. 5 + NUD - 1 (rdma_cm's, Q_Key RDMA_UDP_QKEY) on CQ 5. */
@@ -206,6 +196,14 @@ static unsigned mcg_op(unsigned op, unsigned idx, bool v6)
     return cqp(op, q, idx | (v6 ? 0 : CQPSQ_MG_IPV4VALID));
 }
 
+/* The group context of the @n QPs @qps, then mcg_op(@op, @idx, @v6). */
+static unsigned mcg_ctx_op(unsigned op, unsigned idx, bool v6,
+                           const unsigned *qps, unsigned n)
+{
+    mgctx(qps, n);
+    return mcg_op(op, idx, v6);
+}
+
 /* Switch filter for @mac on the PF's VSI, as ice adds it for the
  * IP stack's multicast list (rdma_cm joins IPv4 groups there). */
 static void mac_filter(const uint8_t *mac)
@@ -272,8 +270,7 @@ static void test_mcg_ops(void)
     setup();
     ud_setup();
     /* The first QP joins: CREATE with one entry. */
-    mgctx(qps, 1);
-    CHECK_EQ(mcg_op(CQP_OP_CREATE_MCAST_GRP, 1, false), 0);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_CREATE_MCAST_GRP, 1, false, qps, 1), 0);
     g = &C.rdma.mcg[1];
     CHECK(g->valid && g->ipv4 && g->nqp == 1 && g->qp[0] == UDQP(0));
     CHECK(!memcmp(g->mac, mac4, 6));
@@ -281,8 +278,7 @@ static void test_mcg_ops(void)
     CHECK_EQ(g->qs_handle, 7);
     CHECK_EQ(C.rdma.mcg_count, 1);
     /* Two more join: MODIFY with the whole list. */
-    mgctx(qps, 3);
-    CHECK_EQ(mcg_op(CQP_OP_MODIFY_MCAST_GRP, 1, false), 0);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_MODIFY_MCAST_GRP, 1, false, qps, 3), 0);
     CHECK(g->nqp == 3 && g->qp[2] == UDQP(2));
     {
         uint32_t m[MGCTX_ENTRIES * E810_MCG_PER_ADDR];
@@ -293,12 +289,10 @@ static void test_mcg_ops(void)
     }
     /* The first leaves: irdma moves the last entry into its slot. */
     qps[0] = UDQP(2);
-    mgctx(qps, 2);
-    CHECK_EQ(mcg_op(CQP_OP_MODIFY_MCAST_GRP, 1, false), 0);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_MODIFY_MCAST_GRP, 1, false, qps, 2), 0);
     CHECK(g->nqp == 2 && g->qp[0] == UDQP(2) && g->qp[1] == UDQP(1));
     /* The last leaves: DESTROY with the emptied context. */
-    mgctx(qps, 0);
-    CHECK_EQ(mcg_op(CQP_OP_DESTROY_MCAST_GRP, 1, false), 0);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_DESTROY_MCAST_GRP, 1, false, qps, 0), 0);
     CHECK(!g->valid);
     CHECK_EQ(C.rdma.mcg_count, 0);
     {
@@ -308,8 +302,7 @@ static void test_mcg_ops(void)
                                        MGCTX_ENTRIES), 0);
     }
     /* An IPv6 group in the same slot afterwards. */
-    mgctx(qps, 1);
-    CHECK_EQ(mcg_op(CQP_OP_CREATE_MCAST_GRP, 1, true), 0);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_CREATE_MCAST_GRP, 1, true, qps, 1), 0);
     CHECK(g->valid && !g->ipv4 && !memcmp(g->ip, grp6, 16));
     CHECK_EQ(mcg_op(CQP_OP_DESTROY_MCAST_GRP, 1, true), 0);
     CHECK_EQ(H.guest_errors, 0);
@@ -345,16 +338,13 @@ static void test_mcg_hostile(void)
      * a VF's QP.  (An RC QP or a destroyed one is taken: see
      * test_mcg_stale_member.) */
     qps[1] = 0x3FFFF;
-    mgctx(qps, 2);
-    CHECK_EQ(mcg_op(CQP_OP_CREATE_MCAST_GRP, 2, false), 1);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_CREATE_MCAST_GRP, 2, false, qps, 2), 1);
     CHECK_EQ(cqp_minor(), E810_CQP_MIN_BAD_PARAM);
     qps[1] = e810_rdma_obj_limit(&C, E810_HMC_QP, E810_RDMA_MAX_QPS);
-    mgctx(qps, 2);
-    CHECK_EQ(mcg_op(CQP_OP_CREATE_MCAST_GRP, 2, false), 1);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_CREATE_MCAST_GRP, 2, false, qps, 2), 1);
     CHECK_EQ(cqp_minor(), E810_CQP_MIN_BAD_PARAM);
     qps[1] = UDQP(0);
-    mgctx(qps, 2);
-    CHECK_EQ(mcg_op(CQP_OP_CREATE_MCAST_GRP, 2, false), 1);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_CREATE_MCAST_GRP, 2, false, qps, 2), 1);
     CHECK_EQ(cqp_minor(), E810_CQP_MIN_BAD_PARAM);
     qps[1] = UDQP(1);
     mgctx(qps, 2);
@@ -414,8 +404,7 @@ static void test_mcg_hostile(void)
         CHECK_EQ(mcg_op(CQP_OP_DESTROY_MCAST_GRP, 40 + i, false), 0);
     }
     qps[0] = 0x3FFFF;
-    mgctx(qps, 2);
-    CHECK_EQ(mcg_op(CQP_OP_MODIFY_MCAST_GRP, 2, false), 1);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_MODIFY_MCAST_GRP, 2, false, qps, 2), 1);
     CHECK_EQ(g->nqp, MGCTX_ENTRIES);
     CHECK_EQ(g->qp[0], UDQP(0));
     /* Valid entries in any slot count (the driver compacts, the device
@@ -472,21 +461,17 @@ static void test_mcg_stale_member(void)
     setup();
     ud_setup();
     st = e810_roce_stats(&C);
-    mgctx(&a, 1);
-    CHECK_EQ(mcg_op(CQP_OP_CREATE_MCAST_GRP, 1, false), 0);
-    mgctx(&b, 1);
-    CHECK_EQ(mcg_op(CQP_OP_CREATE_MCAST_GRP, 2, false), 0);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_CREATE_MCAST_GRP, 1, false, &a, 1), 0);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_CREATE_MCAST_GRP, 2, false, &b, 1), 0);
     /* a's detach finds group 2 (newest first), which lacks a: the
      * driver modifies group 2 unchanged; b's detach destroys group 2. */
     CHECK_EQ(mcg_op(CQP_OP_MODIFY_MCAST_GRP, 2, false), 0);
-    mgctx(&b, 0);
-    CHECK_EQ(mcg_op(CQP_OP_DESTROY_MCAST_GRP, 2, false), 0);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_DESTROY_MCAST_GRP, 2, false, &b, 0), 0);
     /* a is destroyed, still in group 1. */
     q[2] = UD_CTX(0);
     CHECK_EQ(cqp(0x02, q, a | 4ull << 48), 0);
     /* The next test's QP joins: group 1 is modified to {a, c}. */
-    mgctx(ac, 2);
-    CHECK_EQ(mcg_op(CQP_OP_MODIFY_MCAST_GRP, 1, false), 0);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_MODIFY_MCAST_GRP, 1, false, ac, 2), 0);
     CHECK_EQ(C.rdma.mcg[1].nqp, 2);
     /* A datagram reaches c; a is counted, not placed. */
     mac_filter(mac4);
@@ -500,8 +485,7 @@ static void test_mcg_stale_member(void)
     CHECK_EQ(st->rx_no_qp, before + 1);
     /* An RC QP's number is taken alike, and skipped alike. */
     ac[0] = 3;
-    mgctx(ac, 2);
-    CHECK_EQ(mcg_op(CQP_OP_MODIFY_MCAST_GRP, 1, false), 0);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_MODIFY_MCAST_GRP, 1, false, ac, 2), 0);
     before = st->rx_no_qp;
     peer_datagram(false, ROCE_MCAST_QPN, mac4, 20);
     ud_take(got, &sends, &errs, 0xC0FFEE00u + 20);
@@ -525,8 +509,7 @@ static void test_mcg_modify_first(void)
 
     setup();
     ud_setup();
-    mgctx(ab, 2);
-    CHECK_EQ(mcg_op(CQP_OP_MODIFY_MCAST_GRP, 3, false), 0);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_MODIFY_MCAST_GRP, 3, false, ab, 2), 0);
     g = &C.rdma.mcg[3];
     CHECK(g->valid && g->nqp == 2);
     CHECK_EQ(C.rdma.mcg_count, 1);
@@ -535,8 +518,7 @@ static void test_mcg_modify_first(void)
     CHECK_EQ(C.rdma.mcg_count, 1);
     CHECK_EQ(e810_rdma_mcg_members(&C, true, g->ip, E810_VLAN_NONE, m,
                                    MGCTX_ENTRIES * E810_MCG_PER_ADDR), 2);
-    mgctx(ab, 0);
-    CHECK_EQ(mcg_op(CQP_OP_DESTROY_MCAST_GRP, 3, false), 0);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_DESTROY_MCAST_GRP, 3, false, ab, 0), 0);
     CHECK_EQ(C.rdma.mcg_count, 0);
     CHECK_EQ(mcg_op(CQP_OP_DESTROY_MCAST_GRP, 3, false), 1);
     CHECK_EQ(cqp_minor(), E810_CQP_MIN_BAD_ID);
@@ -547,11 +529,12 @@ static void test_mcg_modify_first(void)
 /* In iWARP mode there are no multicast groups. */
 static void test_mcg_iwarp(void)
 {
+    unsigned qp3 = 3;
+
     ifx_failures = 0;
     ifx_setup(false);
     CHECK_EQ(ifx_failures, 0);
-    mgctx((unsigned[]){ 3 }, 1);
-    CHECK_EQ(mcg_op(CQP_OP_CREATE_MCAST_GRP, 1, false), 1);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_CREATE_MCAST_GRP, 1, false, &qp3, 1), 1);
     CHECK_EQ(cqp_minor(), E810_CQP_MIN_UNSUPPORTED);
     ifx_teardown();
 }
@@ -565,8 +548,7 @@ static void test_mcast_rx(void)
 
     setup();
     ud_setup();
-    mgctx(qps, 2);
-    CHECK_EQ(mcg_op(CQP_OP_CREATE_MCAST_GRP, 1, false), 0);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_CREATE_MCAST_GRP, 1, false, qps, 2), 0);
     st = e810_roce_stats(&C);
     /* No switch filter for the group's MAC yet: not the function's frame
      * (the LAN drops it), nothing for the engine. */
@@ -591,8 +573,7 @@ static void test_mcast_rx(void)
         CHECK_EQ(ldbe32(grh + 36), GRP4);   /* ... to the group */
     }
     /* QP 6 leaves (MODIFY with QP 5 alone): only QP 5 gets the next. */
-    mgctx(qps, 1);
-    CHECK_EQ(mcg_op(CQP_OP_MODIFY_MCAST_GRP, 1, false), 0);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_MODIFY_MCAST_GRP, 1, false, qps, 1), 0);
     peer_datagram(false, ROCE_MCAST_QPN, mac4, 10);
     ud_take(got, &sends, &errs, 0xC0FFEE00u + 10);
     CHECK_EQ(got[0], 1);
@@ -633,8 +614,7 @@ static void test_mcast_ipv6(void)
 
     setup();
     ud_setup();
-    mgctx(qps, 2);
-    CHECK_EQ(mcg_op(CQP_OP_CREATE_MCAST_GRP, 9, true), 0);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_CREATE_MCAST_GRP, 9, true, qps, 2), 0);
     mac_filter(mac6);
     peer_datagram(true, ROCE_MCAST_QPN, mac6, 200);
     for (unsigned n = 0; n < 2; n++) {
@@ -670,21 +650,8 @@ static void mc_ah(bool v6)
 
     q[2] = mac_u64(v6 ? mac6 : mac4);
     CHECK_EQ(cqp(0x0f, q, (v6 ? ARP_MC6 : ARP_MC4) | 1ull << 42), 0);
-    memset(q, 0, sizeof(q));
-    q[0] = mac_u64(ifx_mac) << 16;
-    q[1] = (uint64_t)PD << 48;
-    q[2] = (uint64_t)(v6 ? ARP_MC6 : ARP_MC4) << 48 | 64ull << 32;
-    if (v6) {
-        q[5] = ldbe64(grp6);
-        q[4] = ldbe64(grp6 + 8);
-        q[7] = 0xFD00000000000000ull;
-        q[6] = 1;
-    } else {
-        q[4] = GRP4;
-        q[6] = OUR_IP;
-    }
-    CHECK_EQ(cqp(0x1c, q, (v6 ? AH_MC6 : AH_MC4) | CQPSQ_AH_DOLOOPBACKCHECK |
-                 (v6 ? 0 : CQPSQ_AH_IPV4VALID)), 0);
+    CHECK_EQ(ifx_mc_ah(v6 ? AH_MC6 : AH_MC4, v6 ? ARP_MC6 : ARP_MC4,
+                       v6 ? grp6 : NULL, GRP4), 0);
 }
 
 /* A signaled SEND of @len bytes (0xA0 + i) from UD QP UDQP(@i) to the
@@ -714,8 +681,7 @@ static void test_mcast_tx_loopback(bool v6)
     setup();
     ud_setup();
     /* QP 9 (UDQP(4)) sends and is a member too, as mckey's sender is. */
-    mgctx(qps, 3);
-    CHECK_EQ(mcg_op(CQP_OP_CREATE_MCAST_GRP, 4, v6), 0);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_CREATE_MCAST_GRP, 4, v6, qps, 3), 0);
     mac_filter(v6 ? mac6 : mac4);
     mc_ah(v6);
     nf0 = H.nframes;
@@ -786,8 +752,7 @@ static void test_mcast_send_then_destroy(void)
 
     setup();
     ud_setup();
-    mgctx(qps, 1);
-    CHECK_EQ(mcg_op(CQP_OP_CREATE_MCAST_GRP, 1, false), 0);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_CREATE_MCAST_GRP, 1, false, qps, 1), 0);
     mac_filter(mac4);
     mc_ah(false);
     nf0 = H.nframes;
@@ -860,15 +825,13 @@ static void test_mcast_two_devices(void)
     ifx_cur = &dev_b;
     setup();
     ud_setup();
-    mgctx(qps, 2);
-    CHECK_EQ(mcg_op(CQP_OP_CREATE_MCAST_GRP, 1, false), 0);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_CREATE_MCAST_GRP, 1, false, qps, 2), 0);
     mac_filter(mac4);
     ifx_cur = &dev_a;
     setup();
     ud_setup();
     qps[0] = UDQP(3);
-    mgctx(qps, 2);
-    CHECK_EQ(mcg_op(CQP_OP_CREATE_MCAST_GRP, 5, false), 0);
+    CHECK_EQ(mcg_ctx_op(CQP_OP_CREATE_MCAST_GRP, 5, false, qps, 2), 0);
     mac_filter(mac4);
     mc_ah(false);
     dev_a.dev.h.frame_cb = link_frame;

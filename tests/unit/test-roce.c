@@ -9,16 +9,10 @@
  */
 #include "check.h"
 
-#include "iwarp-fixture.h"
+#include "ifx-names.h"
 #include "roce/roce.h"
 #include "roce/roce-int.h"
 
-#define H (ifx.h)
-#define C (ifx.c)
-#define mem ifx_mem
-#define mem64 ifx_mem64
-#define set64 ifx_set64
-#define cqp ifx_cqp
 #define sq_post ifx_sq_post
 #define rq_post ifx_rq_post
 #define cqe_next ifx_cqe_next
@@ -26,9 +20,6 @@
 #define fill ifx_fill
 
 #define CQE_SQ          (1ull << 62)
-#define CQE_ERROR       (1ull << 55)
-#define CQE_EXT         (1ull << 50)
-#define SIG             (1ull << 62)
 #define IMM             (1ull << 47)
 
 /* SEND_ONLY "hello" to QP 0x11, PSN 0x123456, ack requested, TOS 0x02,
@@ -539,10 +530,7 @@ static void two_devices_end(void)
     for (unsigned k = 0; k < 20; k++) {
         link_step();            /* what is still on the link */
     }
-    ifx_cur = &dev_a;
-    ifx_teardown();
-    ifx_cur = &dev_b;
-    ifx_teardown();
+    ifx_teardown_two(&dev_a, &dev_b);
     ifx_cur = one_device;
     dev_a.mss = dev_b.mss = 0;
 }
@@ -958,22 +946,10 @@ static void test_ud_gsi(void)
     memset(mem(GSI_CTX_PA), 0, 256);
     memset(mem(GSI_SQ_PA), 0, 0x400);
     memset(mem(GSI_RQ_PA), 0, 0x400);
-    set64(GSI_CTX_PA + 0, 1ull << 3);
-    set64(GSI_CTX_PA + 8, GSI_SQ_PA);
-    set64(GSI_CTX_PA + 16, GSI_RQ_PA);
-    set64(GSI_CTX_PA + 24, 64 | 2ull << 8 | 2ull << 12 | 0xC000ull << 32 |
-          4791ull << 48);
-    set64(GSI_CTX_PA + 48, 1024ull << 16);
-    set64(GSI_CTX_PA + 56, 0xFFFFull << 32 | (uint64_t)PD << 48);
-    set64(GSI_CTX_PA + 64, (uint64_t)ROCE_GSI_QKEY << 32);
-    set64(GSI_CTX_PA + 136, GSI_CQ | (uint64_t)GSI_CQ << 32);
+    ifx_ud_ctx(GSI_CTX_PA, GSI_SQ_PA, GSI_RQ_PA, ROCE_GSI_QKEY, GSI_CQ,
+               0xFFFF8880AAAA0001ull);
     set64(GSI_CTX_PA + 160, 1ull << 25);
-    set64(GSI_CTX_PA + 168, 0xFFFF8880AAAA0001ull);
-    memset(q, 0, sizeof(q));
-    q[2] = GSI_CTX_PA;
-    CHECK_EQ(cqp(0x00, q, 1 | 4ull << 48), 0);
-    CHECK_EQ(cqp(0x01, q, 1 | 4ull << 48 | 4ull << 60), 0);
-    CHECK_EQ(cqp(0x01, q, 1 | 4ull << 48 | 2ull << 60), 0);
+    ifx_ud_create(1, GSI_CTX_PA, 0);
     /* Four receive buffers (GRH + MAD) on its RQ. */
     for (i = 0; i < 4; i++) {
         uint64_t w = GSI_RQ_PA + 32ull * i;

@@ -101,10 +101,7 @@ static void two_devices(bool roce, uint16_t mss)
 
 static void two_devices_down(void)
 {
-    ifx_cur = &dev_a;
-    ifx_teardown();
-    ifx_cur = &dev_b;
-    ifx_teardown();
+    ifx_teardown_two(&dev_a, &dev_b);
 }
 
 /* A's QP 3 writes @len bytes of pattern @seed from BUF(0) at @off to
