@@ -17,8 +17,6 @@
 /* UD receive completions carry OP_TYPE_REC: the BTH opcode does not fit
  * the 6-bit field and the driver only looks for WRITE with immediate. */
 
-#define ROCE_MAX_SGE            16
-#define ROCE_MAX_INLINE         256
 #define ROCE_WQ_MAX             256     /* WQEs the requester tracks */
 #define ROCE_WINDOW             64      /* unacknowledged packets */
 #define ROCE_ACKREQ_EVERY       16      /* ask for an ACK within a message */
