@@ -134,19 +134,20 @@ void e810_eng_timer_want(E810EngQp *q)
 
 E810EngWqe *e810_eng_wq_at(E810EngQp *q, unsigned i)
 {
-    return (E810EngWqe *)(q->wq +
-                          ((q->wq_head + i) % q->wq_size) * q->wq_stride);
+    unsigned slot = (q->wq_head + i) % q->wq_size;
+
+    return (E810EngWqe *)(q->wq + slot * q->ops->wqe_size);
 }
 
 bool e810_eng_wq_alloc(E810EngQp *q, unsigned max)
 {
     unsigned n = q->sq.size < max ? q->sq.size : max;
-    size_t bytes = (size_t)n * q->wq_stride;
+    size_t bytes = (size_t)n * q->ops->wqe_size;
 
     if (!n || !e810_mem_charge(q->c, bytes)) {
         return false;
     }
-    q->wq = calloc(n, q->wq_stride);
+    q->wq = calloc(n, q->ops->wqe_size);
     if (!q->wq) {
         e810_mem_release(q->c, bytes);
         return false;
@@ -306,7 +307,7 @@ static void eng_drop(E810Core *c, uint32_t id)
     }
     if (q->wq) {
         free(q->wq);
-        e810_mem_release(c, (size_t)q->wq_size * q->wq_stride);
+        e810_mem_release(c, (size_t)q->wq_size * q->ops->wqe_size);
     }
     free(q);
     e810_mem_release(c, size);
@@ -342,7 +343,6 @@ static E810EngQp *eng_create(E810Core *c, uint32_t id, const E810EngOps *ops,
     q->vq = h & CQPSQ_QP_VQ;
     q->sq_pol = q->rq_pol = 1;
     q->deadline = -1;
-    q->wq_stride = ops->wqe_size;
     e->qp[id] = q;
     if (!ops->create(q, h, x)) {
         eng_drop(c, id);

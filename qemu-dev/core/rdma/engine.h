@@ -22,7 +22,7 @@
 typedef struct E810EngQp E810EngQp;
 
 /* An SQ WQE as the engine tracks it; the first member of the
- * transport's WQE (the rest follows it, E810EngQp.wq_stride apart). */
+ * transport's WQE (the rest follows it, E810EngOps.wqe_size apart). */
 typedef struct E810EngWqe {
     uint32_t idx;               /* first quantum */
     uint8_t quanta;
@@ -89,7 +89,6 @@ struct E810EngQp {
     bool priv;
     /* The WQEs taken from the SQ and not retired, in SQ order. */
     uint8_t *wq;
-    size_t wq_stride;
     unsigned wq_size, wq_head, wq_cnt;
     /* The receive in progress: the RQ WQE it fills. */
     bool rcv_active;
