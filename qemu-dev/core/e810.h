@@ -25,4 +25,23 @@ void e810_set_link(E810Core *c, bool up);
 /* Frames the host queued and then handed on: e810_tx_drained(), with the
  * frame output in txsched.h. */
 
+/*
+ * Saved state (snapshots, migration; the format is in snap.h).  Call
+ * these with the device quiet (the VM stopped).
+ *
+ * e810_core_unmigratable: why the state cannot be saved now (a message
+ * for the user), or NULL.  e810_core_save appends the state to @w; false
+ * (with the reason in @err) when it cannot be saved.  e810_core_load
+ * replaces the device's state with the stream's: false with a message in
+ * @err on any bad or truncated stream, the device then left as after a
+ * power-on reset.  e810_core_resume restarts deferred work once the VM
+ * runs again.
+ */
+struct E810SnapW;
+const char *e810_core_unmigratable(E810Core *c);
+bool e810_core_save(E810Core *c, struct E810SnapW *w, char *err, size_t n);
+bool e810_core_load(E810Core *c, const void *buf, size_t len, char *err,
+                    size_t n);
+void e810_core_resume(E810Core *c);
+
 #endif

@@ -4,6 +4,7 @@
  */
 #include "qemu/osdep.h"
 #include "dev.h"
+#include "snap.h"
 #include "../trace.h"
 
 /*
@@ -243,3 +244,53 @@ void e810_regs_clear(E810Core *c)
         }
     }
 }
+
+/*
+ * Saved state: [u32 count] then (u32 page, 4 KiB) for each written page.
+ * Values are not checked: the registers are guest-writable storage and
+ * every reader of one checks what it reads.
+ */
+void e810_regs_save(E810Core *c, E810SnapW *w)
+{
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < E810_REGFILE_SIZE / 4096 / 64; i++) {
+        n += __builtin_popcountll(c->regs_dirty[i]);
+    }
+    e810_snap_put_u32(w, n);
+    for (unsigned pg = 0; pg < E810_REGFILE_SIZE / 4096; pg++) {
+        if (c->regs_dirty[pg >> 6] & (1ull << (pg & 63))) {
+            e810_snap_put_u32(w, pg);
+            for (unsigned k = 0; k < 1024; k++) {
+                e810_snap_put_u32(w, c->regs[(pg << 10) + k]);
+            }
+        }
+    }
+}
+
+bool e810_regs_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    const unsigned pages = E810_REGFILE_SIZE / 4096;
+    uint64_t n, pg;
+    int64_t prev = -1;
+
+    (void)ver;
+    if (!e810_snap_get_range(r, &n, 4, 0, pages, "regs.count")) {
+        return false;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        if (!e810_snap_get_range(r, &pg, 4, prev + 1, pages - 1,
+                                 "regs.page")) {
+            return false;
+        }
+        prev = pg;
+        for (unsigned k = 0; k < 1024; k++) {
+            if (!e810_snap_get_u32(r, &c->regs[(pg << 10) + k], "regs")) {
+                return false;
+            }
+        }
+        c->regs_dirty[pg >> 6] |= 1ull << (pg & 63);
+    }
+    return true;
+}
+

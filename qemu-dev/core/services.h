@@ -97,5 +97,10 @@ void e810_unimp(E810Core *c, const char *fmt, ...)
 void e810_regs_init(E810Core *c);
 void e810_regs_cleanup(E810Core *c);
 void e810_regs_clear(E810Core *c);
+/* Saved state: the pages written since the last reset (snap.h). */
+struct E810SnapW;
+struct E810SnapR;
+void e810_regs_save(E810Core *c, struct E810SnapW *w);
+bool e810_regs_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
 
 #endif

@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* E810 device core: the saved-state format (see snap.h). */
+#include "qemu/osdep.h"
+#include "snap.h"
+
+void e810_snap_w_init(E810SnapW *w)
+{
+    memset(w, 0, sizeof(*w));
+}
+
+void e810_snap_w_free(E810SnapW *w)
+{
+    free(w->buf);
+    memset(w, 0, sizeof(*w));
+}
+
+static uint8_t *w_room(E810SnapW *w, size_t n)
+{
+    if (w->len + n > w->cap) {
+        size_t cap = w->cap ? w->cap : 4096;
+
+        while (cap < w->len + n) {
+            cap *= 2;
+        }
+        w->buf = realloc(w->buf, cap);
+        if (!w->buf) {
+            abort();            /* host out of memory, as g_realloc */
+        }
+        w->cap = cap;
+    }
+    w->len += n;
+    return w->buf + w->len - n;
+}
+
+static void put_le(E810SnapW *w, uint64_t v, unsigned n)
+{
+    uint8_t *p = w_room(w, n);
+
+    for (unsigned i = 0; i < n; i++) {
+        p[i] = v >> (8 * i);
+    }
+}
+
+void e810_snap_put_u8(E810SnapW *w, uint8_t v)   { put_le(w, v, 1); }
+void e810_snap_put_u16(E810SnapW *w, uint16_t v) { put_le(w, v, 2); }
+void e810_snap_put_u32(E810SnapW *w, uint32_t v) { put_le(w, v, 4); }
+void e810_snap_put_u64(E810SnapW *w, uint64_t v) { put_le(w, v, 8); }
+
+void e810_snap_put_bytes(E810SnapW *w, const void *p, size_t n)
+{
+    if (n) {
+        memcpy(w_room(w, n), p, n);
+    }
+}
+
+size_t e810_snap_begin(E810SnapW *w, uint16_t id, uint16_t ver)
+{
+    e810_snap_put_u16(w, id);
+    e810_snap_put_u16(w, ver);
+    e810_snap_put_u32(w, 0);
+    return w->len;
+}
+
+void e810_snap_end(E810SnapW *w, size_t mark)
+{
+    uint32_t n = w->len - mark;
+
+    for (unsigned i = 0; i < 4; i++) {
+        w->buf[mark - 4 + i] = n >> (8 * i);
+    }
+}
+
+void e810_snap_r_init(E810SnapR *r, const void *buf, size_t len,
+                      E810SnapErr *err)
+{
+    r->p = buf;
+    r->left = len;
+    r->err = err;
+    err->failed = false;
+    err->msg[0] = 0;
+}
+
+bool e810_snap_fail(E810SnapR *r, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!r->err->failed) {
+        r->err->failed = true;
+        va_start(ap, fmt);
+        vsnprintf(r->err->msg, sizeof(r->err->msg), fmt, ap);
+        va_end(ap);
+    }
+    r->left = 0;
+    return false;
+}
+
+static bool get_le(E810SnapR *r, uint64_t *v, unsigned n, const char *what)
+{
+    uint64_t x = 0;
+
+    if (r->err->failed) {
+        return false;
+    }
+    if (r->left < n) {
+        return e810_snap_fail(r, "%s: truncated", what);
+    }
+    for (unsigned i = 0; i < n; i++) {
+        x |= (uint64_t)r->p[i] << (8 * i);
+    }
+    r->p += n;
+    r->left -= n;
+    *v = x;
+    return true;
+}
+
+bool e810_snap_get_u8(E810SnapR *r, uint8_t *v, const char *what)
+{
+    uint64_t x;
+
+    if (!get_le(r, &x, 1, what)) {
+        return false;
+    }
+    *v = x;
+    return true;
+}
+
+bool e810_snap_get_u16(E810SnapR *r, uint16_t *v, const char *what)
+{
+    uint64_t x;
+
+    if (!get_le(r, &x, 2, what)) {
+        return false;
+    }
+    *v = x;
+    return true;
+}
+
+bool e810_snap_get_u32(E810SnapR *r, uint32_t *v, const char *what)
+{
+    uint64_t x;
+
+    if (!get_le(r, &x, 4, what)) {
+        return false;
+    }
+    *v = x;
+    return true;
+}
+
+bool e810_snap_get_u64(E810SnapR *r, uint64_t *v, const char *what)
+{
+    return get_le(r, v, 8, what);
+}
+
+bool e810_snap_get_range(E810SnapR *r, uint64_t *v, unsigned width,
+                         uint64_t lo, uint64_t hi, const char *what)
+{
+    if (!get_le(r, v, width, what)) {
+        return false;
+    }
+    if (*v < lo || *v > hi) {
+        return e810_snap_fail(r, "%s: %" PRIu64 " not in [%" PRIu64 ", %"
+                              PRIu64 "]", what, *v, lo, hi);
+    }
+    return true;
+}
+
+bool e810_snap_get_bool(E810SnapR *r, bool *v, const char *what)
+{
+    uint64_t x;
+
+    if (!e810_snap_get_range(r, &x, 1, 0, 1, what)) {
+        return false;
+    }
+    *v = x;
+    return true;
+}
+
+bool e810_snap_get_bytes(E810SnapR *r, void *p, size_t n, const char *what)
+{
+    if (r->err->failed) {
+        return false;
+    }
+    if (r->left < n) {
+        return e810_snap_fail(r, "%s: truncated", what);
+    }
+    if (n) {
+        memcpy(p, r->p, n);
+    }
+    r->p += n;
+    r->left -= n;
+    return true;
+}
+
+bool e810_snap_open(E810SnapR *r, uint16_t id, uint16_t ver, E810SnapR *sub,
+                    uint16_t *got)
+{
+    uint64_t rid, rver, len;
+
+    sub->p = NULL;
+    sub->left = 0;
+    sub->err = r->err;
+    if (!get_le(r, &rid, 2, "record id") ||
+        !get_le(r, &rver, 2, "record version") ||
+        !get_le(r, &len, 4, "record length")) {
+        return false;
+    }
+    if (rid != id) {
+        return e810_snap_fail(r, "record %u where record %u belongs",
+                              (unsigned)rid, id);
+    }
+    if (rver < 1 || rver > ver) {
+        return e810_snap_fail(r, "record %u: version %u (this device "
+                              "reads 1 to %u)", id, (unsigned)rver, ver);
+    }
+    if (len > r->left) {
+        return e810_snap_fail(r, "record %u: length %" PRIu64 " beyond the "
+                              "%zu bytes left", id, len, r->left);
+    }
+    sub->p = r->p;
+    sub->left = len;
+    r->p += len;
+    r->left -= len;
+    if (got) {
+        *got = rver;
+    }
+    return true;
+}
+
+bool e810_snap_close(E810SnapR *sub, const char *what)
+{
+    if (sub->err->failed) {
+        return false;
+    }
+    if (sub->left) {
+        return e810_snap_fail(sub, "%s: %zu bytes left over", what,
+                              sub->left);
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------ tables */
+
+static uint64_t mem_get(const uint8_t *p, unsigned size, bool sign)
+{
+    switch (size) {
+    case 1: {
+        uint8_t v;
+        memcpy(&v, p, 1);
+        return sign ? (uint64_t)(int64_t)(int8_t)v : v;
+    }
+    case 2: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return sign ? (uint64_t)(int64_t)(int16_t)v : v;
+    }
+    case 4: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return sign ? (uint64_t)(int64_t)(int32_t)v : v;
+    }
+    default: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    }
+}
+
+static void mem_put(uint8_t *p, unsigned size, uint64_t v)
+{
+    switch (size) {
+    case 1: {
+        uint8_t x = v;
+        memcpy(p, &x, 1);
+        break;
+    }
+    case 2: {
+        uint16_t x = v;
+        memcpy(p, &x, 2);
+        break;
+    }
+    case 4: {
+        uint32_t x = v;
+        memcpy(p, &x, 4);
+        break;
+    }
+    default:
+        memcpy(p, &v, 8);
+        break;
+    }
+}
+
+void e810_snap_put_fields(E810SnapW *w, const E810SnapField *t, const void *s)
+{
+    const uint8_t *b = s;
+
+    for (; t->kind != E810_SF_END; t++) {
+        for (uint32_t i = 0; i < t->count; i++) {
+            const uint8_t *p = b + t->off + (size_t)i * t->size;
+
+            switch (t->kind) {
+            case E810_SF_BYTES:
+                e810_snap_put_bytes(w, p, t->size);
+                break;
+            case E810_SF_SUB:
+                e810_snap_put_fields(w, t->sub, p);
+                break;
+            case E810_SF_BOOL:
+                e810_snap_put_u8(w, *(const bool *)p);
+                break;
+            default:
+                put_le(w, mem_get(p, t->size, false), t->size);
+                break;
+            }
+        }
+    }
+}
+
+static bool get_one(E810SnapR *r, const E810SnapField *t, uint8_t *p,
+                    uint16_t ver, const char *name)
+{
+    uint64_t v;
+
+    switch (t->kind) {
+    case E810_SF_BYTES:
+        return e810_snap_get_bytes(r, p, t->size, name);
+    case E810_SF_SUB:
+        return e810_snap_get_fields(r, t->sub, p, ver, name);
+    case E810_SF_BOOL:
+        return e810_snap_get_bool(r, (bool *)p, name);
+    case E810_SF_S:
+        if (!get_le(r, &v, t->size, name)) {
+            return false;
+        }
+        v = mem_get((const uint8_t *)&v, t->size, true);
+        if ((int64_t)v < (int64_t)t->lo || (int64_t)v > (int64_t)t->hi) {
+            return e810_snap_fail(r, "%s: %" PRId64 " not in [%" PRId64
+                                  ", %" PRId64 "]", name, (int64_t)v,
+                                  (int64_t)t->lo, (int64_t)t->hi);
+        }
+        mem_put(p, t->size, v);
+        return true;
+    default:
+        if (!e810_snap_get_range(r, &v, t->size, t->lo, t->hi, name)) {
+            return false;
+        }
+        mem_put(p, t->size, v);
+        return true;
+    }
+}
+
+bool e810_snap_get_fields(E810SnapR *r, const E810SnapField *t, void *s,
+                          uint16_t ver, const char *path)
+{
+    uint8_t *b = s;
+    char name[160];
+
+    for (; t->kind != E810_SF_END; t++) {
+        if (t->since > ver) {
+            continue;
+        }
+        for (uint32_t i = 0; i < t->count; i++) {
+            if (t->count > 1 || t->kind == E810_SF_SUB) {
+                snprintf(name, sizeof(name), t->count > 1 ? "%s.%s[%u]" :
+                         "%s.%s", path, t->name, i);
+            } else {
+                snprintf(name, sizeof(name), "%s.%s", path, t->name);
+            }
+            if (!get_one(r, t, b + t->off + (size_t)i * t->size, ver, name)) {
+                return false;
+            }
+        }
+    }
+    return e810_snap_ok(r);
+}
+
+void e810_snap_put_sparse(E810SnapW *w, const E810SnapField *t,
+                          const void *base, size_t stride, uint32_t n,
+                          E810SnapLive *live)
+{
+    const uint8_t *b = base;
+    uint32_t cnt = 0;
+
+    for (uint32_t i = 0; i < n; i++) {
+        cnt += live(b + i * stride);
+    }
+    e810_snap_put_u32(w, cnt);
+    for (uint32_t i = 0; i < n; i++) {
+        if (live(b + i * stride)) {
+            e810_snap_put_u32(w, i);
+            e810_snap_put_fields(w, t, b + i * stride);
+        }
+    }
+}
+
+bool e810_snap_get_sparse(E810SnapR *r, const E810SnapField *t, void *base,
+                          size_t stride, uint32_t n, uint16_t ver,
+                          const char *path, E810SnapEach *each, void *opaque)
+{
+    uint8_t *b = base;
+    uint64_t cnt, idx;
+    int64_t prev = -1;
+    char name[96];
+
+    snprintf(name, sizeof(name), "%s.count", path);
+    if (!e810_snap_get_range(r, &cnt, 4, 0, n, name)) {
+        return false;
+    }
+    for (uint64_t k = 0; k < cnt; k++) {
+        snprintf(name, sizeof(name), "%s.index", path);
+        if (!e810_snap_get_range(r, &idx, 4, prev + 1, n - 1, name)) {
+            return false;
+        }
+        prev = idx;
+        snprintf(name, sizeof(name), "%s[%u]", path, (unsigned)idx);
+        if (!e810_snap_get_fields(r, t, b + idx * stride, ver, name)) {
+            return false;
+        }
+        if (each && !each(r, b + idx * stride, idx, opaque)) {
+            return e810_snap_fail(r, "%s", name);   /* keeps a first error */
+        }
+    }
+    return e810_snap_ok(r);
+}
