@@ -114,14 +114,15 @@ typedef struct E810SnapBlock {
 
 static const E810SnapBlock e810_snap_blocks[] = {
     { E810_SNAP_REGS, 1, "regs", e810_regs_save, e810_regs_load },
+    { E810_SNAP_ENG, 1, "eng", e810_eng_save, e810_eng_load },
 };
 #define E810_SNAP_NBLOCKS \
     (sizeof(e810_snap_blocks) / sizeof(e810_snap_blocks[0]))
 
 const char *e810_core_unmigratable(E810Core *c)
 {
-    (void)c;
-    return NULL;
+    /* Offloaded iWARP connections are not carried (yet). */
+    return e810_eng_unmigratable(c);
 }
 
 bool e810_core_save(E810Core *c, E810SnapW *w, char *err, size_t n)
