@@ -114,6 +114,8 @@ typedef struct E810SnapBlock {
 
 static const E810SnapBlock e810_snap_blocks[] = {
     { E810_SNAP_REGS, 1, "regs", e810_regs_save, e810_regs_load },
+    { E810_SNAP_RDMA, 1, "rdma", e810_rdma_save, e810_rdma_load },
+    { E810_SNAP_PUDA, 1, "puda", e810_puda_save, e810_puda_load },
     { E810_SNAP_ENG, 1, "eng", e810_eng_save, e810_eng_load },
 };
 #define E810_SNAP_NBLOCKS \
