@@ -571,7 +571,8 @@ const char *e810_eng_unmigratable(E810Core *c)
 /* ---- saved state -------------------------------------------------------- */
 
 /*
- * A QP is saved as its id, the shell's fields, the receive's SGEs, the
+ * The record: each transport's device part (dev_save), the number of QPs,
+ * then the QPs in ascending id.  A QP is saved as its id, the shell's fields, the receive's SGEs, the
  * WQ's geometry, the transport's part, then the WQEs in ring order from
  * the head (each the engine's part, its SGEs or inline bytes, the
  * transport's part), put back in the same slots.  Derived on load: c,
@@ -700,6 +701,11 @@ void e810_eng_save(E810Core *c, E810SnapW *w)
 
     /* With a connection held e810_core_save refused before writing
      * anything (e810_eng_unmigratable); a QP's connection is not here. */
+    for (unsigned i = 0; i < NTRANSPORTS; i++) {
+        if (transports[i]->dev_save) {
+            transports[i]->dev_save(c, w);
+        }
+    }
     for (unsigned i = 0; e && i < E810_RDMA_MAX_QPS; i++) {
         n += e->qp[i] != NULL;
     }
@@ -823,6 +829,11 @@ bool e810_eng_load(E810Core *c, E810SnapR *r, uint16_t ver)
     int64_t prev = -1;
     E810Eng *e;
 
+    for (unsigned i = 0; i < NTRANSPORTS; i++) {
+        if (transports[i]->dev_load && !transports[i]->dev_load(c, r, ver)) {
+            return false;
+        }
+    }
     if (!e810_snap_get_range(r, &n, 4, 0, E810_RDMA_MAX_QPS, "eng.count")) {
         return false;
     }

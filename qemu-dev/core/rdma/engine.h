@@ -85,6 +85,10 @@ typedef struct E810EngOps {
     void (*wqe_save)(E810EngQp *q, const E810EngWqe *w, E810SnapW *s);
     bool (*wqe_load)(E810EngQp *q, E810EngWqe *w, unsigned i, E810SnapR *r,
                      uint16_t ver, const char *path);
+    /* The transport's own state of the device, before any QP (may be
+     * NULL). */
+    void (*dev_save)(E810Core *c, E810SnapW *w);
+    bool (*dev_load)(E810Core *c, E810SnapR *r, uint16_t ver);
 } E810EngOps;
 
 struct E810EngQp {

@@ -568,6 +568,61 @@ static const E810SnapField roce_wqe_fields[] = {
     SF_END
 };
 
+static const E810SnapField roce_stats_fields[] = {
+    SF_UX(E810RoceCounters, tx_pkts),
+    SF_UX(E810RoceCounters, rx_pkts),
+    SF_UX(E810RoceCounters, rx_bad),
+    SF_UX(E810RoceCounters, rx_no_qp),
+    SF_UX(E810RoceCounters, rx_key),
+    SF_UX(E810RoceCounters, rx_dup),
+    SF_UX(E810RoceCounters, rx_out_of_seq),
+    SF_UX(E810RoceCounters, rx_unexpected),
+    SF_UX(E810RoceCounters, ud_dropped),
+    SF_UX(E810RoceCounters, naks_sent),
+    SF_UX(E810RoceCounters, rnr_naks_sent),
+    SF_UX(E810RoceCounters, retransmits),
+    SF_UX(E810RoceCounters, timeouts),
+    SF_UX(E810RoceCounters, tx_dropped),
+    SF_UX(E810RoceCounters, acks_coalesced),
+    SF_UX(E810RoceCounters, rd_dup_stale),
+    SF_UX(E810RoceCounters, rd_ird_exceeded),
+    SF_UX(E810RoceCounters, mcast_tx),
+    SF_UX(E810RoceCounters, mcast_rx),
+    SF_UX(E810RoceCounters, mcast_no_group),
+    SF_UX(E810RoceCounters, mcast_bad),
+    SF_END
+};
+
+/* The counters (their E810Roce is made with the first RoCE QP or frame
+ * and outlives the CQP); the frame buffer is scratch. */
+static void roce_dev_save(E810Core *c, E810SnapW *w)
+{
+    e810_snap_put_u8(w, c->rdma.roce != NULL);
+    if (c->rdma.roce) {
+        e810_snap_put_fields(w, roce_stats_fields, &c->rdma.roce->stats);
+    }
+}
+
+static bool roce_dev_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    bool have;
+
+    if (!e810_snap_get_bool(r, &have, "roce")) {
+        return false;
+    }
+    if (!have) {
+        /* As on the source: no RoCE yet (a reset keeps it, a load not). */
+        free(c->rdma.roce);
+        c->rdma.roce = NULL;
+        return true;
+    }
+    if (!roce_get(c)) {
+        return e810_snap_fail(r, "roce: out of host memory");
+    }
+    return e810_snap_get_fields(r, roce_stats_fields, &c->rdma.roce->stats,
+                                ver, "roce.stats");
+}
+
 static void roce_save(E810EngQp *b, E810SnapW *w)
 {
     RoceQp *q = roce_qp(b);
@@ -701,6 +756,7 @@ const E810EngOps e810_roce_ops = {
     .retired = roce_retired, .cqp_doorbell = roce_cqp_doorbell,
     .cleanup = roce_cleanup, .save = roce_save, .load = roce_load,
     .wqe_save = roce_wqe_save, .wqe_load = roce_wqe_load,
+    .dev_save = roce_dev_save, .dev_load = roce_dev_load,
 };
 
 const E810RoceCounters *e810_roce_stats(E810Core *c)
