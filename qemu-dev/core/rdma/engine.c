@@ -571,18 +571,21 @@ const char *e810_eng_unmigratable(E810Core *c)
 /* ---- saved state -------------------------------------------------------- */
 
 /*
- * The record: each transport's device part (dev_save), the number of QPs,
- * then the QPs in ascending id.  A QP is saved as its id, the shell's fields, the receive's SGEs, the
- * WQ's geometry, the transport's part, then the WQEs in ring order from
- * the head (each the engine's part, its SGEs or inline bytes, the
- * transport's part), put back in the same slots.  Derived on load: c,
- * ops (the CQP's protocol), id, in_run, the WQ's stride; the engine's
- * tx_any, tx_next and its timer, armed for the earliest deadline.
+ * The record: each transport's device part (dev_save), the number of
+ * QPs, then the QPs in ascending id.  A QP is its id, the shell's fields,
+ * the receive's SGEs, the WQ's size, head and count, the transport's
+ * part, then the WQEs in ring order from the head (each the engine's
+ * part, its SGEs or inline bytes, the transport's part), put back in the
+ * same slots.  Derived on load: c, ops (the CQP's protocol), id, in_run,
+ * the WQ's stride (ops->wqe_size); the engine's tx_any, tx_next and its
+ * timer, armed for the earliest deadline.
  *
  * The checks are what indexing and C need plus what the runtime keeps,
- * never more: MODIFY_QP may give a QP smaller rings than it had, so the
- * ring indexes (sq_idx, rq_idx, a WQE's idx) are left unchecked -- they
- * only ever make DMA offsets and masked CQE fields.
+ * never more: MODIFY_QP may give a QP smaller rings than it had, and a
+ * WQE of 8 quanta steps past the end of a 4-entry SQ, so the ring
+ * indexes (sq_idx, rq_idx, a WQE's idx) are left unchecked -- they only
+ * ever make DMA offsets and masked CQE fields.  The same goes for the
+ * CQ numbers (a CQ that is not there takes no CQE, eq.c).
  */
 
 /* SQSIZE and RQSIZE: 4 << n WQEs, n 4 bits. */
