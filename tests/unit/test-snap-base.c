@@ -778,11 +778,14 @@ static void test_bad_values(void)
     BAD(c->fw.ddp.dl_id.name[E810_PKG_NAME_LEN], 'x', "fw.ddp.dl_id.name");
     PATCH(c->fw.ddp.loaded, false, 1, 2, "fw.ddp.loaded");
     PATCH(c->fw.ddp.dl_active, false, 1, 2, "fw.ddp.dl_active");
+    PATCH(c->fw.ddp.dl_have_id, true, 1, 2, "fw.ddp.dl_have_id");
     BAD(c->fw.phy.max_frame_size, 0, "fw.phy.max_frame_size");
     BAD(c->fw.phy.max_frame_size, E810_MAC_FRAME_MAX + 1,
         "fw.phy.max_frame_size");
     PATCH(c->fw.phy.link_en, false, 1, 2, "fw.phy.link_en");
     PATCH(c->fw.phy.mac_loopback, true, 1, 2, "fw.phy.mac_loopback");
+    PATCH(c->fw.phy.up, false, 1, 2, "fw.phy.up");
+    PATCH(c->fw.phy.lse_ena, true, 1, 2, "fw.phy.lse_ena");
 
     /* fw.sw */
     BAD(c->fw.sw.vsi[vsi2].state, 3, "fw.sw.vsi[");
@@ -798,6 +801,7 @@ static void test_bad_values(void)
     BAD(s->root_teid, 0, "fw.sched.root_teid");
     BAD(s->root_teid, E810_SCHED_MAX_NODES + 1, "fw.sched.root_teid");
     BAD(s->tc_teid, 0, "fw.sched.tc_teid");
+    BAD(s->tc_teid, E810_SCHED_MAX_NODES + 1, "fw.sched.tc_teid");
     BAD(s->ep_teid, 0, "fw.sched.ep_teid");
     BAD(s->ep_teid, E810_SCHED_MAX_NODES + 1, "fw.sched.ep_teid");
     PATCH(leaf->kind, E810_SCHED_QSET, 1, E810_SCHED_FREE,
@@ -847,6 +851,9 @@ static void test_bad_values(void)
     BAD(c->lan.rxq[RXQ_FIRST].hbuf, 100, "lan.rxq[4]");
     PATCH(c->lan.rxq[RXQ_FIRST].dsize32, false, 1, 2, "lan.rxq[4].dsize32");
     PATCH(c->lan.rxq[RXQ_FIRST].showiv, true, 1, 2, "lan.rxq[4].showiv");
+    PATCH(c->lan.rxq[RXQ_FIRST].crcstrip, false, 1, 2,
+          "lan.rxq[4].crcstrip");
+    PATCH(c->lan.rxq[RXQ_FIRST].l2tsel, false, 1, 2, "lan.rxq[4].l2tsel");
 
     /* The values at their bounds load. */
     c->vec[ITR_VEC].pending_itr = 0xF;
