@@ -303,9 +303,45 @@ static unsigned fz_ilq_head, fz_ilq_pol;
 
 static inline uint64_t fuzz_addr(FuzzIn *in);
 
+/* 0x0400 Get Default Topology, 0x0401 Add Elements down to layer 7,
+ * 0x0C30 Add Tx LAN Queues for LAN_TXQ (ice_adminq_cmd.h layouts). */
+static inline void lan_add_txq(uint16_t vsi)
+{
+    static AqMsg m;
+    uint8_t *e = m.buf + 8;
+    uint32_t parent;
+
+    aq_msg_init(&m, 0x0400, 4096, false);
+    ifx_failures += aq_send(&ifx, &m) != 0;
+    parent = ld32(m.buf + 8 + 24 * 2 + 4);          /* the entry point */
+    for (unsigned l = 3; l <= 7; l++) {
+        aq_msg_init(&m, 0x0401, 32, true);
+        st16(m.desc + 16, 1);
+        st32(m.buf, parent);
+        st16(m.buf + 4, 1);
+        st32(e, parent);
+        e[8] = E810_SCHED_ELEM_GENERIC;
+        e[9] = 7;
+        st16(e + 8 + 6, 4);
+        st16(e + 8 + 10, 4);
+        ifx_failures += aq_send(&ifx, &m) != 0;
+        parent = ld32(e + 4);
+    }
+    aq_msg_init(&m, 0x0C30, 56, true);
+    m.desc[16] = 1;
+    st32(m.buf, parent);
+    m.buf[4] = 1;
+    st16(e, LAN_TXQ);
+    put_bits(e + 8, 0, 57, LAN_TX_RING >> 7);
+    put_bits(e + 8, 78, 2, 2);                     /* vmvf_type PF */
+    put_bits(e + 8, 80, 10, vsi);
+    put_bits(e + 8, 135, 13, LAN_TX_QLEN);
+    e[32 + 1] = 7;                                  /* generic, CIR, EIR */
+    ifx_failures += aq_send(&ifx, &m) != 0;
+}
+
 static inline void lan_setup(void)
 {
-    E810TxQueueCtx *q = &ifx.c.fw.sched.txq[LAN_TXQ];
     uint8_t b[32] = { 0 };
     uint16_t vsi;
 
@@ -335,12 +371,10 @@ static inline void lan_setup(void)
     ifx_wr(QINT_RQCTL(LAN_RXQ), E810_CTL_CAUSE_ENA | 7);
     ifx_wr(GLINT_DYN_CTL(7), GLINT_DYN_CTL_INTENA);
     ifx_wr(QRX_CTRL(LAN_RXQ), QRX_CTRL_QENA_REQ);
-    /* Tx queue as Add Tx LAN Queues leaves it (fw_sched has its tests). */
-    q->enabled = true;
-    q->gen++;
-    q->base = LAN_TX_RING;
-    q->qlen = LAN_TX_QLEN;
-    q->src_vsi = vsi;
+    /* The Tx queue through the firmware, as ice adds it: the default
+     * topology, a generic node on each of layers 3..7, the queue's leaf
+     * (so its saved state is one the device can reach). */
+    lan_add_txq(vsi);
     ifx_wr(QINT_TQCTL(LAN_TXQ), E810_CTL_CAUSE_ENA | 3);
     ifx_wr(GLINT_DYN_CTL(3), GLINT_DYN_CTL_INTENA);
     lan_tx_tail = 0;
