@@ -128,6 +128,8 @@ static const E810SnapBlock e810_snap_blocks[] = {
     /* with the device's E810Counters after the scheduler's statistics */
     { E810_SNAP_TXSCHED, 1, "txsched", e810_txsched_save,
       e810_txsched_load },
+    { E810_SNAP_RDMA, 1, "rdma", e810_rdma_save, e810_rdma_load },
+    { E810_SNAP_PUDA, 1, "puda", e810_puda_save, e810_puda_load },
 };
 #define E810_SNAP_NBLOCKS \
     (sizeof(e810_snap_blocks) / sizeof(e810_snap_blocks[0]))

