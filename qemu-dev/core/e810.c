@@ -239,6 +239,7 @@ bool e810_core_load(E810Core *c, const void *buf, size_t len, char *err,
 {
     E810SnapErr e;
     E810SnapR r;
+    bool link = c->link_up;
     bool ok;
 
     e810_core_reset(c, E810_RESET_POWER_ON);
@@ -251,6 +252,13 @@ bool e810_core_load(E810Core *c, const void *buf, size_t len, char *err,
     if (!ok) {
         snprintf(err, n, "e810 state: %s", e.msg[0] ? e.msg : "refused");
         e810_do_reset(c, E810_RESET_POWER_ON);
+        /* Nothing of the refused stream stays: the counters a reset
+         * keeps, and the carrier, are as before the load. */
+        memset(&c->stats, 0, sizeof(c->stats));
+        memset(&c->txs.stats, 0, sizeof(c->txs.stats));
+        memset(c->lan.port_stats, 0, sizeof(c->lan.port_stats));
+        memset(c->lan.vsi_stats, 0, sizeof(c->lan.vsi_stats));
+        c->link_up = link;
     }
     e810_leave(c);
     return ok;

@@ -1148,11 +1148,11 @@ static bool sched_check_tree(E810FwSched *s, E810SnapR *r)
     const E810SchedNode *tc = sched_node(s, s->tc_teid);
 
     if (!root || root->layer != 0) {
-        return e810_snap_fail(r, "fw.sched.root_teid: %u is no root node",
+        return e810_snap_fail(r, "fw.sched.root_teid: TEID %u is no root",
                               s->root_teid);
     }
     if (!tc || tc->layer != 1) {
-        return e810_snap_fail(r, "fw.sched.tc_teid: %u is no TC node",
+        return e810_snap_fail(r, "fw.sched.tc_teid: TEID %u is no TC node",
                               s->tc_teid);
     }
     for (uint32_t i = 0; i < E810_SCHED_MAX_NODES; i++) {
@@ -1171,8 +1171,8 @@ static bool sched_check_tree(E810FwSched *s, E810SnapR *r)
         }
         p = sched_node(s, n->parent);
         if (!p || p->layer + 1 != n->layer) {
-            return e810_snap_fail(r, "fw.sched.node[%u].parent: 0x%x is not "
-                                  "a node of layer %u", i, n->parent,
+            return e810_snap_fail(r, "fw.sched.node[%u].parent: TEID 0x%x "
+                                  "is no node of layer %u", i, n->parent,
                                   n->layer - 1);
         }
     }
@@ -1195,8 +1195,8 @@ static bool sched_txq_each(E810SnapR *r, void *e, uint32_t q, void *opaque)
     leaf = tq->enabled ? sched_node(s, tq->teid) : NULL;
     if (tq->enabled &&
         (!leaf || leaf->kind != E810_SCHED_TXQ || leaf->ref != q)) {
-        return e810_snap_fail(r, "fw.sched.txq[%u].teid: 0x%x is not this "
-                              "queue's leaf", q, tq->teid);
+        return e810_snap_fail(r, "fw.sched.txq[%u].teid: TEID 0x%x is not "
+                              "this queue's leaf", q, tq->teid);
     }
     return true;
 }

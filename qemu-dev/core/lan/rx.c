@@ -202,6 +202,7 @@ static bool lan_rxq_each(E810SnapR *r, void *e, uint32_t q, void *opaque)
     E810RxRing *x = e;
     const char *bad;
 
+    /* rxq_load makes base and dbuf from 128-byte units, hbuf from 64. */
     if ((x->base | x->dbuf) & 0x7F || x->hbuf & 0x3F) {
         return e810_snap_fail(r, "lan.rxq[%u]: base 0x%" PRIx64 ", dbuf %u "
                               "or hbuf %u not in the context's units", q,
