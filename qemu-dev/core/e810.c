@@ -258,6 +258,7 @@ bool e810_core_load(E810Core *c, const void *buf, size_t len, char *err,
         memset(&c->txs.stats, 0, sizeof(c->txs.stats));
         memset(c->lan.port_stats, 0, sizeof(c->lan.port_stats));
         memset(c->lan.vsi_stats, 0, sizeof(c->lan.vsi_stats));
+        e810_eng_cleanup(c);    /* the RoCE counters, made lazily */
         c->link_up = link;
     }
     e810_leave(c);
