@@ -830,8 +830,13 @@ bool e810_eng_load(E810Core *c, E810SnapR *r, uint16_t ver)
     const E810EngOps *ops = eng_transport(c);
     uint64_t n, id;
     int64_t prev = -1;
-    E810Eng *e;
+    E810Eng *e = c->rdma.eng;
 
+    if (e) {
+        /* Derived (below); a reset leaves them as they were. */
+        e->tx_any = false;
+        e->tx_next = 0;
+    }
     for (unsigned i = 0; i < NTRANSPORTS; i++) {
         if (transports[i]->dev_load && !transports[i]->dev_load(c, r, ver)) {
             return false;
