@@ -311,6 +311,8 @@ static void sc_write(bool mig, Outcome *o)
         CHECK_EQ(q->b.wq_cnt, 2);
     }
     run_until(o, 2, 1);
+    /* Without what was on the wire, the restored A went back for it. */
+    CHECK(!mig || e810_roce_stats(&dev_a.dev.c)->retransmits > 0);
     CHECK(same_bytes(&dev_b, BUF_PA(1), &dev_a, BUF_PA(0), 30000));
     CHECK(same_bytes(&dev_b, BUF_PA(1) + 0x9000, &dev_a, BUF_PA(0) + 0x8000,
                      3000));
@@ -332,12 +334,14 @@ static void sc_read(bool mig, Outcome *o)
     link_deliver(50);
     w = (RoceWqe *)e810_eng_wq_at(&roce_qp3(&dev_a, 3)->b, 0);
     CHECK(w->psn_valid && w->got == 50 && w->npkts == 118);
+    CHECK(link_n > 0);
     if (mig) {
         migrate(&dev_a, &dev_b);
         w = (RoceWqe *)e810_eng_wq_at(&roce_qp3(&dev_a, 3)->b, 0);
         CHECK_EQ(w->got, 50);
     }
     run_until(o, 1, 0);
+    CHECK(!mig || e810_roce_stats(&dev_a.dev.c)->retransmits > 0);
     CHECK(same_bytes(&dev_a, BUF_PA(0), &dev_b, BUF_PA(1), 30000));
     two_devices_end();
 }
@@ -717,6 +721,44 @@ static void bad(void *field, size_t size, uint64_t val, const char *name)
 
 #define BAD(f, v, name)     bad(&(f), sizeof(f), (uint64_t)(v), name)
 
+/*
+ * What a field of A cannot hold (a bool of 2, a count past its array): the
+ * u32 at @mark_at set to a marker while A is saved finds its place in the
+ * stream, and @n bytes @rel bytes from there become @val.
+ */
+static void bad_bytes(uint32_t *mark_at, int rel, uint32_t val, size_t n,
+                      const char *name)
+{
+    static const uint8_t mark[4] = { 0xA5, 0x5A, 0xC3, 0x3C };
+    uint32_t keep = *mark_at;
+    E810SnapW w;
+    uint8_t *p;
+    char err[256] = "";
+
+    memcpy(mark_at, mark, 4);
+    CHECK(save(&dev_a.dev.c, &w));
+    *mark_at = keep;
+    p = memmem(w.buf, w.len, mark, 4);
+    CHECK(p && !memmem(p + 1, w.len - (p + 1 - w.buf), mark, 4));
+    if (p) {
+        for (size_t i = 0; i < n; i++) {
+            p[rel + i] = (uint8_t)(val >> (8 * i));
+        }
+        CHECK(!load2(&w, err, sizeof(err)));
+        printf("# %s\n", err);
+        CHECK(strstr(err, name) != NULL);
+        CHECK_EQ(c2.mem_used, 0);
+    }
+    e810_snap_w_free(&w);
+}
+
+/* A WQE's engine part from its idx: quanta, op, signaled, done, inl,
+ * status, nsge, len. */
+#define WQE_DONE        7
+#define WQE_INL         8
+#define WQE_NSGE        13
+#define WQE_LEN         17
+
 static void test_checks(void)
 {
     RoceQp *q;
@@ -785,6 +827,13 @@ static void test_checks(void)
     BAD(rd->next, rd->npkts + 1, "eng.qp[3].rd[0].next");
     BAD(rd->npkts, 0, "eng.qp[3].rd[0].npkts");
     BAD(rd->psn, 1u << 24, "eng.qp[3].rd[0].psn");
+    /* What the fields cannot hold, in the stream */
+    bad_bytes(&w0->b.idx, WQE_DONE, 2, 1, "eng.qp[3].wq[0].done");
+    bad_bytes(&w0->b.idx, WQE_NSGE, E810_WQE_MAX_SGE + 1, 4,
+              "eng.qp[3].wq[0].nsge");
+    bad_bytes(&w0->b.idx, WQE_INL, 1, 1, "eng.qp[3].wq[0].len");
+    bad_bytes(&q->b.rcv_idx, 4, E810_WQE_MAX_SGE + 1, 4,
+              "eng.qp[3].rcv_nsge");
     /* A QP the control path does not have (as RoCE's) */
     BAD(dev_a.dev.c.rdma.qp[3].valid, false, "eng.qp[3]");
 
