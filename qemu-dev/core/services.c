@@ -257,6 +257,32 @@ void e810_regs_clear(E810Core *c)
  * Values are not checked: the registers are guest-writable storage and
  * every reader of one checks what it reads.
  */
+/* A page of registers, little-endian (a copy on a little-endian host). */
+static void regs_put_page(E810SnapW *w, const uint32_t *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    e810_snap_put_bytes(w, p, 4096);
+#else
+    for (unsigned k = 0; k < 1024; k++) {
+        e810_snap_put_u32(w, p[k]);
+    }
+#endif
+}
+
+static bool regs_get_page(E810SnapR *r, uint32_t *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return e810_snap_get_bytes(r, p, 4096, "regs");
+#else
+    for (unsigned k = 0; k < 1024; k++) {
+        if (!e810_snap_get_u32(r, &p[k], "regs")) {
+            return false;
+        }
+    }
+    return true;
+#endif
+}
+
 void e810_regs_save(E810Core *c, E810SnapW *w)
 {
     unsigned n = 0;
@@ -268,9 +294,7 @@ void e810_regs_save(E810Core *c, E810SnapW *w)
     for (unsigned pg = 0; pg < E810_REGFILE_SIZE / 4096; pg++) {
         if (c->regs_dirty[pg >> 6] & (1ull << (pg & 63))) {
             e810_snap_put_u32(w, pg);
-            for (unsigned k = 0; k < 1024; k++) {
-                e810_snap_put_u32(w, c->regs[(pg << 10) + k]);
-            }
+            regs_put_page(w, c->regs + (pg << 10));
         }
     }
 }
@@ -291,10 +315,8 @@ bool e810_regs_load(E810Core *c, E810SnapR *r, uint16_t ver)
             return false;
         }
         prev = pg;
-        for (unsigned k = 0; k < 1024; k++) {
-            if (!e810_snap_get_u32(r, &c->regs[(pg << 10) + k], "regs")) {
-                return false;
-            }
+        if (!regs_get_page(r, c->regs + (pg << 10))) {
+            return false;
         }
         c->regs_dirty[pg >> 6] |= 1ull << (pg & 63);
     }

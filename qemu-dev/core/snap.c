@@ -32,10 +32,20 @@ static uint8_t *w_room(E810SnapW *w, size_t n)
     return w->buf + w->len - n;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SNAP_HOST_LE 1
+#else
+#define SNAP_HOST_LE 0
+#endif
+
 static void put_le(E810SnapW *w, uint64_t v, unsigned n)
 {
     uint8_t *p = w_room(w, n);
 
+    if (SNAP_HOST_LE) {
+        memcpy(p, &v, n);
+        return;
+    }
     for (unsigned i = 0; i < n; i++) {
         p[i] = v >> (8 * i);
     }
@@ -104,8 +114,12 @@ static bool get_le(E810SnapR *r, uint64_t *v, unsigned n, const char *what)
     if (r->left < n) {
         return e810_snap_fail(r, "%s: truncated", what);
     }
-    for (unsigned i = 0; i < n; i++) {
-        x |= (uint64_t)r->p[i] << (8 * i);
+    if (SNAP_HOST_LE) {
+        memcpy(&x, r->p, n);
+    } else {
+        for (unsigned i = 0; i < n; i++) {
+            x |= (uint64_t)r->p[i] << (8 * i);
+        }
     }
     r->p += n;
     r->left -= n;
@@ -316,57 +330,98 @@ void e810_snap_put_fields(E810SnapW *w, const E810SnapField *t, const void *s)
     }
 }
 
-static bool get_one(E810SnapR *r, const E810SnapField *t, uint8_t *p,
-                    uint16_t ver, const char *name)
+/* The name of element @i of field @t under @path, for a message. */
+static void field_name(char *buf, size_t n, const char *path,
+                       const E810SnapField *t, uint32_t i)
 {
+    if (t->count > 1) {
+        snprintf(buf, n, "%s.%s[%u]", path, t->name, i);
+    } else {
+        snprintf(buf, n, "%s.%s", path, t->name);
+    }
+}
+
+/*
+ * One element.  Names are formatted only for a message or a nested
+ * table: a load reads hundreds of thousands of fields and must not print
+ * each one's name.
+ */
+static bool get_one(E810SnapR *r, const E810SnapField *t, uint8_t *p,
+                    uint16_t ver, const char *path, uint32_t i)
+{
+    char name[160];
     uint64_t v;
 
+    if (r->err->failed) {
+        return false;
+    }
     switch (t->kind) {
     case E810_SF_BYTES:
-        return e810_snap_get_bytes(r, p, t->size, name);
-    case E810_SF_SUB:
-        return e810_snap_get_fields(r, t->sub, p, ver, name);
-    case E810_SF_BOOL:
-        return e810_snap_get_bool(r, (bool *)p, name);
-    case E810_SF_S:
-        if (!get_le(r, &v, t->size, name)) {
-            return false;
+        if (r->left < t->size) {
+            break;
         }
-        v = mem_get((const uint8_t *)&v, t->size, true);
-        if ((int64_t)v < (int64_t)t->lo || (int64_t)v > (int64_t)t->hi) {
-            return e810_snap_fail(r, "%s: %" PRId64 " not in [%" PRId64
-                                  ", %" PRId64 "]", name, (int64_t)v,
-                                  (int64_t)t->lo, (int64_t)t->hi);
-        }
-        mem_put(p, t->size, v);
+        memcpy(p, r->p, t->size);
+        r->p += t->size;
+        r->left -= t->size;
         return true;
+    case E810_SF_SUB:
+        field_name(name, sizeof(name), path, t, i);
+        return e810_snap_get_fields(r, t->sub, p, ver, name);
     default:
-        if (!e810_snap_get_range(r, &v, t->size, t->lo, t->hi, name)) {
-            return false;
+        if (r->left < t->size) {
+            break;
+        }
+        v = 0;
+        if (SNAP_HOST_LE) {
+            memcpy(&v, r->p, t->size);
+        } else {
+            for (unsigned k = 0; k < t->size; k++) {
+                v |= (uint64_t)r->p[k] << (8 * k);
+            }
+        }
+        r->p += t->size;
+        r->left -= t->size;
+        if (t->kind == E810_SF_BOOL) {
+            if (v > 1) {
+                field_name(name, sizeof(name), path, t, i);
+                return e810_snap_fail(r, "%s: %" PRIu64 " not in [0, 1]",
+                                      name, v);
+            }
+            *(bool *)p = v;
+            return true;
+        }
+        if (t->kind == E810_SF_S) {
+            v = mem_get((const uint8_t *)&v, t->size, true);
+            if ((int64_t)v < (int64_t)t->lo || (int64_t)v > (int64_t)t->hi) {
+                field_name(name, sizeof(name), path, t, i);
+                return e810_snap_fail(r, "%s: %" PRId64 " not in [%" PRId64
+                                      ", %" PRId64 "]", name, (int64_t)v,
+                                      (int64_t)t->lo, (int64_t)t->hi);
+            }
+        } else if (v < t->lo || v > t->hi) {
+            field_name(name, sizeof(name), path, t, i);
+            return e810_snap_fail(r, "%s: %" PRIu64 " not in [%" PRIu64
+                                  ", %" PRIu64 "]", name, v, t->lo, t->hi);
         }
         mem_put(p, t->size, v);
         return true;
     }
+    field_name(name, sizeof(name), path, t, i);
+    return e810_snap_fail(r, "%s: truncated", name);
 }
 
 bool e810_snap_get_fields(E810SnapR *r, const E810SnapField *t, void *s,
                           uint16_t ver, const char *path)
 {
     uint8_t *b = s;
-    char name[160];
 
     for (; t->kind != E810_SF_END; t++) {
         if (t->since > ver) {
             continue;
         }
         for (uint32_t i = 0; i < t->count; i++) {
-            if (t->count > 1 || t->kind == E810_SF_SUB) {
-                snprintf(name, sizeof(name), t->count > 1 ? "%s.%s[%u]" :
-                         "%s.%s", path, t->name, i);
-            } else {
-                snprintf(name, sizeof(name), "%s.%s", path, t->name);
-            }
-            if (!get_one(r, t, b + t->off + (size_t)i * t->size, ver, name)) {
+            if (!get_one(r, t, b + t->off + (size_t)i * t->size, ver, path,
+                         i)) {
                 return false;
             }
         }
@@ -400,24 +455,24 @@ bool e810_snap_get_sparse(E810SnapR *r, const E810SnapField *t, void *base,
     uint8_t *b = base;
     uint64_t cnt, idx;
     int64_t prev = -1;
-    char name[96];
+    char name[96], entry[96];
 
     snprintf(name, sizeof(name), "%s.count", path);
     if (!e810_snap_get_range(r, &cnt, 4, 0, n, name)) {
         return false;
     }
+    snprintf(name, sizeof(name), "%s.index", path);
     for (uint64_t k = 0; k < cnt; k++) {
-        snprintf(name, sizeof(name), "%s.index", path);
         if (!e810_snap_get_range(r, &idx, 4, prev + 1, n - 1, name)) {
             return false;
         }
         prev = idx;
-        snprintf(name, sizeof(name), "%s[%u]", path, (unsigned)idx);
-        if (!e810_snap_get_fields(r, t, b + idx * stride, ver, name)) {
+        snprintf(entry, sizeof(entry), "%s[%u]", path, (unsigned)idx);
+        if (!e810_snap_get_fields(r, t, b + idx * stride, ver, entry)) {
             return false;
         }
         if (each && !each(r, b + idx * stride, idx, opaque)) {
-            return e810_snap_fail(r, "%s", name);   /* keeps a first error */
+            return e810_snap_fail(r, "%s", entry);  /* keeps a first error */
         }
     }
     return e810_snap_ok(r);

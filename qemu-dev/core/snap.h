@@ -136,9 +136,9 @@ typedef struct E810SnapField {
 
 #define E810_SF_FSIZE(T, f)     sizeof(((T *)0)->f)
 #define E810_SF_ESIZE(T, f)     sizeof(((T *)0)->f[0])
-#define E810_SF_MAXU(T, f) \
-    (E810_SF_FSIZE(T, f) >= 8 ? UINT64_MAX : \
-     (1ull << (8 * E810_SF_FSIZE(T, f))) - 1)
+/* All ones in a field's width (no shift by 64: it would be undefined). */
+#define E810_SF_ONES(size)      (~0ull >> (64 - 8 * (size)))
+#define E810_SF_MAXU(T, f)      E810_SF_ONES(E810_SF_FSIZE(T, f))
 
 /* Scalars */
 #define SF_U(T, f, lo_, hi_) \
@@ -163,9 +163,7 @@ typedef struct E810SnapField {
     { .name = #f, .off = offsetof(T, f), .size = E810_SF_ESIZE(T, f), \
       .count = E810_SF_FSIZE(T, f) / E810_SF_ESIZE(T, f), \
       .kind = E810_SF_U, .since = 1, .lo = (lo_), .hi = (hi_) }
-#define SF_UAX(T, f) \
-    SF_UA(T, f, 0, E810_SF_ESIZE(T, f) >= 8 ? UINT64_MAX : \
-          (1ull << (8 * E810_SF_ESIZE(T, f))) - 1)
+#define SF_UAX(T, f)            SF_UA(T, f, 0, E810_SF_ONES(E810_SF_ESIZE(T, f)))
 #define SF_BOOLA(T, f) \
     { .name = #f, .off = offsetof(T, f), .size = E810_SF_ESIZE(T, f), \
       .count = E810_SF_FSIZE(T, f) / E810_SF_ESIZE(T, f), \

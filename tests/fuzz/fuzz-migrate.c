@@ -70,8 +70,8 @@ static void migrate_op(FuzzIn *in, uint8_t op)
     case 6:
         if (scen == MIG_LAN) {
             fuzz_lan_tx(in);
-        } else {
-            fuzz_cqp_wqe(in);
+        } else if (scen != MIG_BARE) {
+            fuzz_cqp_wqe(in);       /* the set-up's CQP ring */
         }
         break;
     case 7:
