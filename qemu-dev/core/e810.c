@@ -114,6 +114,22 @@ typedef struct E810SnapBlock {
 
 static const E810SnapBlock e810_snap_blocks[] = {
     { E810_SNAP_REGS, 1, "regs", e810_regs_save, e810_regs_load },
+    { E810_SNAP_INTR, 1, "intr", e810_intr_save, e810_intr_load },
+    { E810_SNAP_AQ, 1, "aq", e810_aq_save, e810_aq_load },
+    { E810_SNAP_FW_CORE, 1, "fw.core", e810_fw_core_save, e810_fw_core_load },
+    { E810_SNAP_FW_NVM, 1, "fw.nvm", e810_fw_nvm_save, e810_fw_nvm_load },
+    { E810_SNAP_FW_DDP, 1, "fw.ddp", e810_fw_ddp_save, e810_fw_ddp_load },
+    { E810_SNAP_FW_PHY, 1, "fw.phy", e810_fw_phy_save, e810_fw_phy_load },
+    { E810_SNAP_FW_SWITCH, 1, "fw.sw", e810_fw_switch_save,
+      e810_fw_switch_load },
+    { E810_SNAP_FW_SCHED, 1, "fw.sched", e810_fw_sched_save,
+      e810_fw_sched_load },
+    { E810_SNAP_LAN, 1, "lan", e810_lan_save, e810_lan_load },
+    /* with the device's E810Counters after the scheduler's statistics */
+    { E810_SNAP_TXSCHED, 1, "txsched", e810_txsched_save,
+      e810_txsched_load },
+    { E810_SNAP_RDMA, 1, "rdma", e810_rdma_save, e810_rdma_load },
+    { E810_SNAP_PUDA, 1, "puda", e810_puda_save, e810_puda_load },
 };
 #define E810_SNAP_NBLOCKS \
     (sizeof(e810_snap_blocks) / sizeof(e810_snap_blocks[0]))
@@ -222,6 +238,7 @@ bool e810_core_load(E810Core *c, const void *buf, size_t len, char *err,
 {
     E810SnapErr e;
     E810SnapR r;
+    bool link = c->link_up;
     bool ok;
 
     e810_core_reset(c, E810_RESET_POWER_ON);
@@ -234,6 +251,13 @@ bool e810_core_load(E810Core *c, const void *buf, size_t len, char *err,
     if (!ok) {
         snprintf(err, n, "e810 state: %s", e.msg[0] ? e.msg : "refused");
         e810_do_reset(c, E810_RESET_POWER_ON);
+        /* Nothing of the refused stream stays: the counters a reset
+         * keeps, and the carrier, are as before the load. */
+        memset(&c->stats, 0, sizeof(c->stats));
+        memset(&c->txs.stats, 0, sizeof(c->txs.stats));
+        memset(c->lan.port_stats, 0, sizeof(c->lan.port_stats));
+        memset(c->lan.vsi_stats, 0, sizeof(c->lan.vsi_stats));
+        c->link_up = link;
     }
     e810_leave(c);
     return ok;

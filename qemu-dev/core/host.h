@@ -70,6 +70,12 @@ typedef struct E810HostOps {
     void (*guest_error)(void *host, const char *msg);
     /* Something the device does not model yet (LOG_UNIMP in QEMU). */
     void (*unimp)(void *host, const char *msg);
+    /*
+     * Optional.  The device holds state it cannot save (@why, a message
+     * for the user) or, with NULL, no longer does: a migration or snapshot
+     * is refused meanwhile (QEMU: a migration blocker).
+     */
+    void (*migration_blocked)(void *host, const char *why);
 } E810HostOps;
 
 typedef struct E810Host {

@@ -7,6 +7,7 @@
  */
 #include "qemu/osdep.h"
 #include "dev.h"
+#include "snap.h"
 #include "../trace.h"
 
 
@@ -236,3 +237,56 @@ void e810_intr_cleanup(E810Core *c)
     }
 }
 
+
+/* ---- saved state -------------------------------------------------------- */
+
+/*
+ * Largest clock value a saved vector may hold: the virtual clock is >= 0
+ * and 2^62 ns is 146 years of uptime, far above anything reachable, while
+ * now - last_fire_ns and last_fire_ns + holdoff stay clear of overflow.
+ */
+#define INTR_SNAP_NS_MAX    (INT64_MAX / 2)
+
+/*
+ * E810Vector: pending_itr, fired, timer_armed, last_fire_ns and timer_at
+ * are saved.  Not saved: core (this core), timer (a host resource, made
+ * on load when a fire is deferred).  The routing and moderation
+ * registers (GLINT_*, *_CTL) are in the register file.
+ */
+static const E810SnapField intr_vec_fields[] = {
+    /* one bit per ITR index 0-2 and "no ITR" (3) */
+    SF_U(E810Vector, pending_itr, 0, 0xF),
+    SF_BOOL(E810Vector, fired),
+    SF_BOOL(E810Vector, timer_armed),
+    SF_S(E810Vector, last_fire_ns, 0, INTR_SNAP_NS_MAX),
+    SF_S(E810Vector, timer_at, 0, INTR_SNAP_NS_MAX),
+    SF_END
+};
+
+static const E810SnapField intr_fields[] = {
+    SF_SUBA(E810Core, vec, intr_vec_fields),
+    SF_END
+};
+
+void e810_intr_save(E810Core *c, E810SnapW *w)
+{
+    e810_snap_put_fields(w, intr_fields, c);
+}
+
+bool e810_intr_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    if (!e810_snap_get_fields(r, intr_fields, c, ver, "intr")) {
+        return false;
+    }
+    /* The deferred fires run at their saved deadlines (virtual clock). */
+    for (unsigned v = 0; v < E810_MSIX_VECTORS; v++) {
+        E810Vector *vec = &c->vec[v];
+
+        if (vec->timer_armed) {
+            vec->timer_armed = false;
+            /* A host without timers fires at the next re-arm instead. */
+            e810_intr_timer_arm(c, vec, vec->timer_at);
+        }
+    }
+    return true;
+}

@@ -86,5 +86,11 @@ void e810_intr_dyn_ctl_write(E810Core *c, unsigned v, uint32_t val);
 bool e810_intr_write(E810Core *c, uint32_t off, uint32_t val);
 void e810_intr_reset(E810Core *c);
 void e810_intr_cleanup(E810Core *c);
+/* Saved state: the vectors' moderation state (snap.h); load re-arms the
+ * deferred fires at their saved deadlines. */
+struct E810SnapW;
+struct E810SnapR;
+void e810_intr_save(E810Core *c, struct E810SnapW *w);
+bool e810_intr_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
 
 #endif

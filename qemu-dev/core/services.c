@@ -294,3 +294,49 @@ bool e810_regs_load(E810Core *c, E810SnapR *r, uint16_t ver)
     return true;
 }
 
+
+/*
+ * The device's E810Counters, all saved (diagnostics that tests compare).
+ * They have no record of their own: the TXSCHED record carries them.
+ */
+static const E810SnapField counters_fields[] = {
+    SF_UX(E810Counters, guest_errors),
+    SF_UX(E810Counters, dma_errors),
+    SF_UX(E810Counters, rx_dropped),
+    SF_UX(E810Counters, tx_dropped),
+    SF_UX(E810Counters, mmio_bad_access),
+    SF_UX(E810Counters, irq_raised),
+    SF_UX(E810Counters, pf_resets),
+    SF_UX(E810Counters, tx_frames),
+    SF_UX(E810Counters, tx_bytes),
+    SF_UX(E810Counters, tx_tso),
+    SF_UX(E810Counters, tx_bad_desc),
+    SF_UX(E810Counters, tx_oversize),
+    SF_UX(E810Counters, tx_zero_desc),
+    SF_UX(E810Counters, tx_bad_doorbell),
+    SF_UX(E810Counters, rx_frames),
+    SF_UX(E810Counters, rx_bytes),
+    SF_UX(E810Counters, rx_link_down),
+    SF_UX(E810Counters, rx_runt),
+    SF_UX(E810Counters, rx_oversize),
+    SF_UX(E810Counters, rx_no_vsi),
+    SF_UX(E810Counters, rx_queue_off),
+    SF_UX(E810Counters, rx_no_desc),
+    SF_UX(E810Counters, reentry_blocked),
+    SF_UX(E810Counters, guest_errors_suppressed),
+    SF_UX(E810Counters, mem_refused),
+    SF_UX(E810Counters, ccq_overconsumed),
+    SF_END
+};
+_Static_assert(sizeof(E810Counters) == 26 * sizeof(uint64_t),
+               "a new counter needs its row in counters_fields");
+
+void e810_counters_save(E810Core *c, E810SnapW *w)
+{
+    e810_snap_put_fields(w, counters_fields, &c->stats);
+}
+
+bool e810_counters_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    return e810_snap_get_fields(r, counters_fields, &c->stats, ver, "stats");
+}

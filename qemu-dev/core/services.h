@@ -102,5 +102,8 @@ struct E810SnapW;
 struct E810SnapR;
 void e810_regs_save(E810Core *c, struct E810SnapW *w);
 bool e810_regs_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+/* The device's E810Counters (carried in the TXSCHED record). */
+void e810_counters_save(E810Core *c, struct E810SnapW *w);
+bool e810_counters_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
 
 #endif

@@ -6,6 +6,7 @@
  */
 #include "qemu/osdep.h"
 #include "dev.h"
+#include "snap.h"
 #include "trace.h"
 
 /*
@@ -181,4 +182,46 @@ void e810_txsched_cleanup(E810Core *c)
         c->host.ops->bh_free(c->host.opaque, c->txs.bh);
         c->txs.bh = NULL;
     }
+}
+
+/* ---- saved state -------------------------------------------------------- */
+
+/*
+ * E810TxSched: stats is saved.  Derived on load: blocked, queued and
+ * blocked_at (0: the source's backend and what it held are gone), entry,
+ * budget and entry_sent (renewed by tx_entry in the next entry point),
+ * scheduled (mirrors the host's bottom half; e810_core_resume schedules
+ * it).  Host resources: bh, grace (the timer is stopped).
+ */
+static const E810SnapField txsched_stats_fields[] = {
+    SF_UX(E810TxSchedStats, queued),
+    SF_UX(E810TxSchedStats, blocked),
+    SF_UX(E810TxSchedStats, resumed),
+    SF_UX(E810TxSchedStats, lost_queued),
+    SF_UX(E810TxSchedStats, bh_runs),
+    SF_UX(E810TxSchedStats, yields),
+    SF_UX(E810TxSchedStats, capped_entry),
+    SF_UX(E810TxSchedStats, capped_queued),
+    SF_UX(E810TxSchedStats, entry_max),
+    SF_UX(E810TxSchedStats, queued_max),
+    SF_END
+};
+
+void e810_txsched_save(E810Core *c, E810SnapW *w)
+{
+    e810_snap_put_fields(w, txsched_stats_fields, &c->txs.stats);
+    e810_counters_save(c, w);
+}
+
+bool e810_txsched_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    E810TxSched *t = &c->txs;
+
+    t->blocked = false;
+    t->queued = 0;
+    t->blocked_at = 0;
+    e810_timer_del(t->grace);
+    return e810_snap_get_fields(r, txsched_stats_fields, &t->stats, ver,
+                                "txsched.stats") &&
+           e810_counters_load(c, r, ver);
 }

@@ -105,4 +105,15 @@ void e810_txsched_init(E810Core *c, E810TimerCb *bh_cb);
 void e810_txsched_cleanup(E810Core *c);
 bool e810_txsched_bh_start(E810Core *c);
 
+/*
+ * Saved state (snap.h): the statistics, then the device's E810Counters
+ * (a services-level struct with no record of its own).  Load leaves the
+ * device unblocked: the frames the source's backend held are gone with
+ * it, as on a lossy wire.
+ */
+struct E810SnapW;
+struct E810SnapR;
+void e810_txsched_save(E810Core *c, struct E810SnapW *w);
+bool e810_txsched_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+
 #endif

@@ -9,6 +9,7 @@
 #include "qemu/osdep.h"
 #include "qemu-version.h"
 #include "qapi/error.h"
+#include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
@@ -18,12 +19,15 @@
 #include "hw/pci/pcie.h"
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
+#include "migration/blocker.h"
 #include "migration/vmstate.h"
 #include "net/net.h"
 #include "system/dma.h"
+#include "system/runstate.h"
 #include "qom/object.h"
 
 #include "../core/e810.h"
+#include "../core/snap.h"
 #include "../trace.h"
 
 #define TYPE_E810 "e810"
@@ -56,6 +60,13 @@ struct E810PCIState {
     uint64_t mem_limit;     /* bytes of host memory for RDMA connections */
     unsigned tx_held;       /* frames QEMU holds with e810_host_frame_sent */
     uint64_t tx_held_drops; /* frames dropped at E810_GLUE_HELD_MAX */
+
+    /* Migration: the core's saved state in transit, and the blocker the
+     * core asks for while it holds state it cannot save. */
+    uint8_t *snap;
+    uint32_t snap_len;
+    Error *blocker;
+    VMChangeStateEntry *vm_change;
 
     E810Core core;
 };
@@ -219,6 +230,30 @@ static void e810_host_unimp(void *opaque, const char *msg)
     qemu_log_mask(LOG_UNIMP, "e810: %s\n", msg);
 }
 
+/*
+ * The core holds state it cannot save (@why) or no longer does (NULL).
+ * The blocker is "internal": it comes and goes with the guest's
+ * connections, so it does not conflict with -only-migratable.  If a
+ * migration is already running, adding fails; the core's save then
+ * refuses with the same message.
+ */
+static void e810_host_migration_blocked(void *opaque, const char *why)
+{
+    E810PCIState *s = opaque;
+
+    if (why && !s->blocker) {
+        Error *err = NULL;
+
+        error_setg(&s->blocker, "%s", why);
+        if (migrate_add_blocker_internal(&s->blocker, &err) < 0) {
+            warn_report_err(err);
+        }
+    } else if (!why && s->blocker) {
+        migrate_del_blocker(&s->blocker);
+    }
+    trace_e810_migration_blocked(why ? why : "");
+}
+
 static const E810HostOps e810_host_ops = {
     .dma_read = e810_host_dma_read,
     .dma_write = e810_host_dma_write,
@@ -234,6 +269,7 @@ static const E810HostOps e810_host_ops = {
     .bh_free = e810_host_bh_free,
     .guest_error = e810_host_guest_error,
     .unimp = e810_host_unimp,
+    .migration_blocked = e810_host_migration_blocked,
 };
 
 /* ---- BAR0 --------------------------------------------------------------- */
@@ -292,6 +328,8 @@ static NetClientInfo e810_net_info = {
     .receive = e810_nc_receive,
     .link_status_changed = e810_nc_link_status_changed,
 };
+
+static void e810_vm_change(void *opaque, bool running, RunState state);
 
 /* ---- PCI ---------------------------------------------------------------- */
 
@@ -370,6 +408,7 @@ static void e810_pci_realize(PCIDevice *pdev, Error **errp)
     e810_core_init(&s->core, &host, s->conf.macaddr.a);
     s->core.mem_limit = s->mem_limit;
     e810_set_link(&s->core, !qemu_get_queue(s->nic)->link_down);
+    s->vm_change = qemu_add_vm_change_state_handler(e810_vm_change, s);
 
     snprintf(macstr, sizeof(macstr), "%02x:%02x:%02x:%02x:%02x:%02x",
              s->conf.macaddr.a[0], s->conf.macaddr.a[1], s->conf.macaddr.a[2],
@@ -388,6 +427,12 @@ static void e810_pci_exit(PCIDevice *pdev)
      * queued for us, not what we queued at it.
      */
     trace_e810_pci_exit(s->tx_held, s->tx_held_drops);
+    if (s->blocker) {
+        migrate_del_blocker(&s->blocker);
+    }
+    qemu_del_vm_change_state_handler(s->vm_change);
+    g_free(s->snap);
+    s->snap = NULL;
     qemu_purge_queued_packets(qemu_get_queue(s->nic));
     qemu_del_nic(s->nic);
     e810_core_cleanup(&s->core);
@@ -407,13 +452,115 @@ static void e810_qdev_reset_hold(Object *obj, ResetType type)
     e810_set_link(&s->core, !qemu_get_queue(s->nic)->link_down);
 }
 
+/* ---- migration ---------------------------------------------------------- */
+
 /*
- * Migration is not supported yet: the core's state (rings, queues, RDMA
- * objects, TCP connections) has no VMState description.  Refuse honestly.
+ * The device's state travels as one buffer in the core's own format
+ * (core/snap.h), which the core writes and checks on load: a stream is
+ * untrusted.  Config space and MSI-X are the PCI core's.
  */
+static bool e810_pre_save(void *opaque, Error **errp)
+{
+    E810PCIState *s = opaque;
+    E810SnapW w;
+    char err[256];
+
+    e810_snap_w_init(&w);
+    if (!e810_core_save(&s->core, &w, err, sizeof(err))) {
+        e810_snap_w_free(&w);
+        error_setg(errp, "%s", err);
+        return false;
+    }
+    if (w.len > E810_SNAP_MAX) {
+        error_setg(errp, "e810: device state of %zu bytes is too big", w.len);
+        e810_snap_w_free(&w);
+        return false;
+    }
+    g_free(s->snap);
+    s->snap = g_memdup2(w.buf, w.len);
+    s->snap_len = w.len;
+    e810_snap_w_free(&w);
+    trace_e810_migration_save(s->snap_len);
+    return true;
+}
+
+static int e810_post_save(void *opaque)
+{
+    E810PCIState *s = opaque;
+
+    g_free(s->snap);
+    s->snap = NULL;
+    s->snap_len = 0;
+    return 0;
+}
+
+static bool e810_pre_load(void *opaque, Error **errp)
+{
+    E810PCIState *s = opaque;
+
+    /* Frames queued at the backend carry callbacks into the old state. */
+    qemu_purge_queued_packets(qemu_get_queue(s->nic));
+    s->tx_held = 0;
+    g_free(s->snap);
+    s->snap = NULL;
+    s->snap_len = 0;
+    return true;
+}
+
+/* Checked before the buffer is allocated with the stream's length. */
+static bool e810_snap_len_ok(void *opaque, int version_id)
+{
+    E810PCIState *s = opaque;
+
+    return s->snap_len > 0 && s->snap_len <= E810_SNAP_MAX;
+}
+
+static bool e810_post_load(void *opaque, int version_id, Error **errp)
+{
+    E810PCIState *s = opaque;
+    char err[256];
+    bool ok;
+
+    ok = e810_core_load(&s->core, s->snap, s->snap_len, err, sizeof(err));
+    trace_e810_migration_load(s->snap_len, ok);
+    g_free(s->snap);
+    s->snap = NULL;
+    s->snap_len = 0;
+    if (!ok) {
+        error_setg(errp, "%s", err);
+        return false;
+    }
+    /* The carrier as the source had it (a "set_link off" included). */
+    qemu_get_queue(s->nic)->link_down = !s->core.link_up;
+    return true;
+}
+
+/* Deferred work the saved engines had pending runs once the VM does. */
+static void e810_vm_change(void *opaque, bool running, RunState state)
+{
+    E810PCIState *s = opaque;
+
+    if (running) {
+        e810_core_resume(&s->core);
+    }
+}
+
 static const VMStateDescription e810_vmstate = {
     .name = "e810",
-    .unmigratable = 1,
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .pre_save_errp = e810_pre_save,
+    .post_save = e810_post_save,
+    .pre_load_errp = e810_pre_load,
+    .post_load_errp = e810_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_PCI_DEVICE(parent_obj, E810PCIState),
+        VMSTATE_MSIX(parent_obj, E810PCIState),
+        VMSTATE_UINT32(snap_len, E810PCIState),
+        VMSTATE_VALIDATE("e810 state size", e810_snap_len_ok),
+        VMSTATE_VBUFFER_ALLOC_UINT32(snap, E810PCIState, 1, NULL, snap_len),
+        VMSTATE_END_OF_LIST()
+    },
 };
 
 static const Property e810_properties[] = {

@@ -13,6 +13,7 @@
 #include "iwarp-fixture.h"
 #include "fuzz-snap.h"
 #include "e810.h"
+#include "snap.h"
 
 #include <inttypes.h>
 #include <time.h>
@@ -302,9 +303,45 @@ static unsigned fz_ilq_head, fz_ilq_pol;
 
 static inline uint64_t fuzz_addr(FuzzIn *in);
 
+/* 0x0400 Get Default Topology, 0x0401 Add Elements down to layer 7,
+ * 0x0C30 Add Tx LAN Queues for LAN_TXQ (ice_adminq_cmd.h layouts). */
+static inline void lan_add_txq(uint16_t vsi)
+{
+    static AqMsg m;
+    uint8_t *e = m.buf + 8;
+    uint32_t parent;
+
+    aq_msg_init(&m, 0x0400, 4096, false);
+    ifx_failures += aq_send(&ifx, &m) != 0;
+    parent = ld32(m.buf + 8 + 24 * 2 + 4);          /* the entry point */
+    for (unsigned l = 3; l <= 7; l++) {
+        aq_msg_init(&m, 0x0401, 32, true);
+        st16(m.desc + 16, 1);
+        st32(m.buf, parent);
+        st16(m.buf + 4, 1);
+        st32(e, parent);
+        e[8] = E810_SCHED_ELEM_GENERIC;
+        e[9] = 7;
+        st16(e + 8 + 6, 4);
+        st16(e + 8 + 10, 4);
+        ifx_failures += aq_send(&ifx, &m) != 0;
+        parent = ld32(e + 4);
+    }
+    aq_msg_init(&m, 0x0C30, 56, true);
+    m.desc[16] = 1;
+    st32(m.buf, parent);
+    m.buf[4] = 1;
+    st16(e, LAN_TXQ);
+    put_bits(e + 8, 0, 57, LAN_TX_RING >> 7);
+    put_bits(e + 8, 78, 2, 2);                     /* vmvf_type PF */
+    put_bits(e + 8, 80, 10, vsi);
+    put_bits(e + 8, 135, 13, LAN_TX_QLEN);
+    e[32 + 1] = 7;                                  /* generic, CIR, EIR */
+    ifx_failures += aq_send(&ifx, &m) != 0;
+}
+
 static inline void lan_setup(void)
 {
-    E810TxQueueCtx *q = &ifx.c.fw.sched.txq[LAN_TXQ];
     uint8_t b[32] = { 0 };
     uint16_t vsi;
 
@@ -334,12 +371,10 @@ static inline void lan_setup(void)
     ifx_wr(QINT_RQCTL(LAN_RXQ), E810_CTL_CAUSE_ENA | 7);
     ifx_wr(GLINT_DYN_CTL(7), GLINT_DYN_CTL_INTENA);
     ifx_wr(QRX_CTRL(LAN_RXQ), QRX_CTRL_QENA_REQ);
-    /* Tx queue as Add Tx LAN Queues leaves it (fw_sched has its tests). */
-    q->enabled = true;
-    q->gen++;
-    q->base = LAN_TX_RING;
-    q->qlen = LAN_TX_QLEN;
-    q->src_vsi = vsi;
+    /* The Tx queue through the firmware, as ice adds it: the default
+     * topology, a generic node on each of layers 3..7, the queue's leaf
+     * (so its saved state is one the device can reach). */
+    lan_add_txq(vsi);
     ifx_wr(QINT_TQCTL(LAN_TXQ), E810_CTL_CAUSE_ENA | 3);
     ifx_wr(GLINT_DYN_CTL(3), GLINT_DYN_CTL_INTENA);
     lan_tx_tail = 0;
@@ -535,17 +570,103 @@ static inline void fuzz_ilq_route(void)
     }
 }
 
+
+/*
+ * Migration: the device's state saved, patched as the input says (a
+ * corrupt or hostile stream), and loaded back into the device, which runs
+ * on from what loaded (or from a power-on reset when the load refused).
+ *
+ * k: patches 2:0 (up to 7), cut the stream inside a record 3, each patch
+ * an XOR (else a store) 4.  A patch: a record index, an offset in it and
+ * a byte; the records are found by walking the stream, so patches land in
+ * what the loader checks, not only in register pages.
+ *
+ * Oracles: an unpatched state must load (a state the device reached is a
+ * state it accepts: a loader check never stricter than the runtime), and
+ * saving it again must give the same bytes (nothing saved is lost).
+ */
+#define FUZZ_SNAP_RECS  64
+
+static inline void fuzz_migrate(FuzzIn *in)
+{
+    uint8_t k = in8(in);
+    unsigned npatch = k & 7, nrec = 0;
+    size_t rec_off[FUZZ_SNAP_RECS], rec_len[FUZZ_SNAP_RECS];
+    E810SnapW w, w2;
+    char err[256];
+    bool ok;
+
+    e810_snap_w_init(&w);
+    if (!e810_core_save(&ifx.c, &w, err, sizeof(err))) {
+        e810_snap_w_free(&w);       /* refused (phase A: live iWARP) */
+        return;
+    }
+    for (size_t o = 0; o + 8 <= w.len && nrec < FUZZ_SNAP_RECS; nrec++) {
+        size_t n = (size_t)w.buf[o + 4] | (size_t)w.buf[o + 5] << 8 |
+                   (size_t)w.buf[o + 6] << 16 | (size_t)w.buf[o + 7] << 24;
+
+        rec_off[nrec] = o + 8;
+        rec_len[nrec] = n;
+        o += 8 + n;
+    }
+    for (unsigned i = 0; i < npatch && nrec; i++) {
+        unsigned r = in8(in) % nrec;
+        size_t at = rec_off[r] + (rec_len[r] ? in16(in) % rec_len[r] : 0);
+        uint8_t v = in8(in);
+
+        if (at < w.len) {
+            w.buf[at] = (k & 0x10) ? w.buf[at] ^ v : v;
+        }
+    }
+    if ((k & 8) && nrec) {
+        unsigned r = in8(in) % nrec;
+
+        w.len = rec_off[r] - 8 + in16(in) % (rec_len[r] + 8);
+    }
+    /* What the backend held goes, as QEMU purges it before a load. */
+    fake_host_tx_purge(&ifx.h, &ifx.c);
+    fuzz_entry_begin("load", false);
+    ok = e810_core_load(&ifx.c, w.buf, w.len, err, sizeof(err));
+    fuzz_entry_end();
+    if (!ok && !npatch && !(k & 8)) {
+        fprintf(stderr, "fuzz: the device refused its own state: %s\n", err);
+        abort();
+    }
+    if (ok && !npatch && !(k & 8)) {
+        e810_snap_w_init(&w2);
+        if (!e810_core_save(&ifx.c, &w2, err, sizeof(err)) ||
+            w2.len != w.len || memcmp(w.buf, w2.buf, w.len)) {
+            size_t at = 0;
+
+            while (at < w.len && at < w2.len && w.buf[at] == w2.buf[at]) {
+                at++;
+            }
+            fprintf(stderr, "fuzz: a loaded state saves differently (%zu "
+                    "bytes, then %zu; first difference at %zu)\n", w.len,
+                    w2.len, at);
+            abort();
+        }
+        e810_snap_w_free(&w2);
+    }
+    e810_snap_w_free(&w);
+    e810_core_resume(&ifx.c);
+    fake_host_run_bh(&ifx.h);
+}
+
 /*
  * Operations every target has (op bytes 0xF8..0xFF): back-pressure (the
- * backend holds frames, then hands some on), a reset with frames still
- * held, and the unplug.  Returns false when the input ends (unplugged).
+ * backend holds frames, then hands some on), a migration of the device
+ * (fuzz_migrate), a reset with frames still held, and the unplug.
+ * Returns false when the input ends (unplugged).
  */
 static inline bool fuzz_common_op(FuzzIn *in, uint8_t op)
 {
     switch (op & 7) {
     case 0:
-    case 1:
         ifx.h.tx_full = true;
+        break;
+    case 1:
+        fuzz_migrate(in);
         break;
     case 2:
         ifx.h.tx_full = false;

@@ -159,6 +159,26 @@ roce.update({
         mc_grp(DESTROY, 2, 1) + adv(5),
 })
 
+# fuzz-migrate (op % 10 below 4: a migration; k, then per patch a record,
+# an offset and a byte): each set-up migrated as it is, then with a patch
+# in each of the first records, cut inside a record, and between traffic.
+def mig(k=0, patches=(), cut=None):
+    b = u8(0) + u8(k | len(patches) | (8 if cut else 0))
+    for rec, off, val in patches:
+        b += u8(rec) + u16(off) + u8(val)
+    if cut:
+        b += u8(cut[0]) + u16(cut[1])
+    return b
+migrate = {}
+for scen, name in enumerate(('lan', 'iwarp', 'roce', 'bare')):
+    migrate[name] = u8(scen) + mig()
+    migrate[name + '-twice'] = u8(scen) + mig() + u8(4) + u8(3) + mig()
+    for rec in range(16):
+        migrate[f'{name}-patch-{rec}'] = u8(scen) + mig(0x10, [(rec, 8 + rec, 0x80)]) + u8(4) + u8(5)
+    migrate[name + '-cut'] = u8(scen) + mig(cut=(5, 3))
+migrate['lan-traffic'] = u8(0) + u8(6) + u8(1) + bytes(16) + mig() + u8(7) + u8(2) + mig()
+migrate['roce-wqe'] = u8(2) + u8(7) + bytes(40) + mig() + u8(4) + u8(10)
+
 # Regression inputs: each trips a resource oracle on a core whose engine
 # paths do not ask the transmit gate (abort until the core is fixed).
 regress = {
@@ -173,7 +193,7 @@ regress = {
 # the responder send ACKs (capped_queued).
 regress['roce']['ack-held'] = u8(2) + HOLD + rsend_dup(1) * 140
 
-for name, seeds in (('mmio', mmio), ('wire', wire), ('roce', roce)):
+for name, seeds in (('mmio', mmio), ('wire', wire), ('roce', roce), ('migrate', migrate)):
     d = os.path.join(HERE, 'corpus', name)
     os.makedirs(d, exist_ok=True)
     for k, v in seeds.items():

@@ -18,6 +18,7 @@
 #include "libqos/pci.h"
 #include "libqos/pci-pc.h"
 #include "hw/pci/pci_regs.h"
+#include "qobject/qdict.h"
 
 #define E810_MAC            "52:54:00:12:34:56"
 #define E810_DSN            0x525400fffe123456ULL   /* EUI-64 of E810_MAC */
@@ -48,14 +49,14 @@ typedef struct {
     QPCIDevice *dev;
 } E810Test;
 
-static void e810_start(E810Test *t)
+static void e810_start_with(E810Test *t, const char *extra)
 {
     t->qts = qtest_initf(
         "-machine q35 -nodefaults "
         "-device pcie-root-port,id=rp0,chassis=1,addr=0x%x "
         /* hubport: a netdev that is always compiled in */
         "-netdev hubport,id=n0,hubid=0 "
-        "-device e810,bus=rp0,netdev=n0,mac=" E810_MAC, RP_SLOT);
+        "-device e810,bus=rp0,netdev=n0,mac=" E810_MAC " %s", RP_SLOT, extra);
     t->bus = qpci_new_pc(t->qts, NULL);
     qpci_secondary_buses_init(t->bus);
 
@@ -65,6 +66,11 @@ static void e810_start(E810Test *t)
 
     t->dev = qpci_device_find(t->bus, E810_DEVFN);
     g_assert_nonnull(t->dev);
+}
+
+static void e810_start(E810Test *t)
+{
+    e810_start_with(t, "");
 }
 
 /* Forward the allocator's MMIO range through the root port (both windows:
@@ -239,6 +245,147 @@ static void test_regs(void)
     e810_stop(&t);
 }
 
+/* ---- migration ----------------------------------------------------------- */
+
+#define GLINT_ITR0_1        0x00154004      /* ITR 0 of vector 1 */
+
+/* Waits for @qts's migration to end; returns its final status. */
+static char *migration_wait(QTestState *qts, char **desc)
+{
+    for (int i = 0; i < 3000; i++) {
+        QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-migrate' }");
+        QDict *ret = qdict_get_qdict(rsp, "return");
+        const char *st = ret ? qdict_get_try_str(ret, "status") : NULL;
+
+        if (st && (!strcmp(st, "completed") || !strcmp(st, "failed"))) {
+            char *out = g_strdup(st);
+
+            if (desc) {
+                const char *d = qdict_get_try_str(ret, "error-desc");
+
+                *desc = g_strdup(d ? d : "");
+            }
+            qobject_unref(rsp);
+            return out;
+        }
+        qobject_unref(rsp);
+        g_usleep(10 * 1000);
+    }
+    g_assert_not_reached();
+}
+
+/* A source with a few registers programmed, saved to @path. */
+static QPCIBar migrate_source(const char *path)
+{
+    E810Test t;
+    QPCIBar bar0;
+    uint64_t size;
+    g_autofree char *uri = g_strdup_printf("file:%s", path);
+    char *st;
+
+    e810_start(&t);
+    e810_open_bridge(&t);
+    bar0 = qpci_iomap(t.dev, 0, &size);
+    qpci_device_enable(t.dev);
+    qpci_io_writel(t.dev, bar0, PF_FW_ATQLEN, 0x40);
+    qpci_io_writel(t.dev, bar0, GLINT_ITR0_1, 0x22);
+    qtest_qmp_assert_success(t.qts, "{ 'execute': 'migrate', 'arguments':"
+                             " { 'uri': %s } }", uri);
+    st = migration_wait(t.qts, NULL);
+    g_assert_cmpstr(st, ==, "completed");
+    g_free(st);
+    e810_stop(&t);
+    return bar0;
+}
+
+/* Starts a destination on @path; returns the migration's status. */
+static char *migrate_dest(E810Test *t, const char *path, char **desc)
+{
+    g_autofree char *uri = g_strdup_printf("file:%s", path);
+
+    e810_start_with(t, "-incoming defer");
+    qtest_qmp_assert_success(t->qts, "{ 'execute': 'migrate-incoming', "
+                             "'arguments': { 'uri': %s, "
+                             "'exit-on-error': false } }", uri);
+    return migration_wait(t->qts, desc);
+}
+
+static void test_migrate_regs(void)
+{
+    g_autofree char *path = g_strdup_printf("%s/e810-mig-%d",
+                                            g_get_tmp_dir(), getpid());
+    QPCIBar bar0 = migrate_source(path);
+    E810Test t;
+    char *st = migrate_dest(&t, path, NULL);
+
+    g_assert_cmpstr(st, ==, "completed");
+    g_free(st);
+    /* The BARs came with config space: same addresses. */
+    g_assert_cmphex(qpci_io_readl(t.dev, bar0, PF_FW_ATQLEN), ==, 0x40);
+    g_assert_cmphex(qpci_io_readl(t.dev, bar0, GLINT_ITR0_1), ==, 0x22);
+    g_assert_cmphex(qpci_io_readl(t.dev, bar0, GLNVM_ULD), ==, GLNVM_ULD_DONE);
+    e810_stop(&t);
+    unlink(path);
+}
+
+/* Finds the device state's header ("E810" then the MAC) in a stream. */
+static long find_state(const uint8_t *buf, size_t len)
+{
+    static const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+
+    for (size_t i = 0; i + 10 <= len; i++) {
+        if (!memcmp(buf + i, "E810", 4) && !memcmp(buf + i + 4, mac, 6)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/*
+ * A corrupt stream fails the load with the device's message, and a
+ * truncated one fails too; the destination QEMU survives both.
+ */
+static void test_migrate_corrupt(void)
+{
+    g_autofree char *path = g_strdup_printf("%s/e810-mig-%d",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *bad = g_strdup_printf("%s.bad", path);
+    g_autofree gchar *buf = NULL;
+    gsize len;
+    long at;
+    E810Test t;
+    char *st, *desc;
+
+    migrate_source(path);
+    g_assert_true(g_file_get_contents(path, &buf, &len, NULL));
+    at = find_state((uint8_t *)buf, len);
+    g_assert_cmpint(at, >, 0);
+
+    /* Another MAC in the saved header. */
+    buf[at + 9] ^= 0x01;
+    g_assert_true(g_file_set_contents(bad, buf, len, NULL));
+    st = migrate_dest(&t, bad, &desc);
+    g_assert_cmpstr(st, ==, "failed");
+    g_assert_nonnull(strstr(desc, "MAC"));
+    g_free(st);
+    g_free(desc);
+    /* Still answering. */
+    qtest_qmp_assert_success(t.qts, "{ 'execute': 'query-status' }");
+    e810_stop(&t);
+    buf[at + 9] ^= 0x01;
+
+    /* The stream cut inside the device's state. */
+    g_assert_true(g_file_set_contents(bad, buf, at + 20, NULL));
+    st = migrate_dest(&t, bad, &desc);
+    g_assert_cmpstr(st, ==, "failed");
+    g_free(st);
+    g_free(desc);
+    qtest_qmp_assert_success(t.qts, "{ 'execute': 'query-status' }");
+    e810_stop(&t);
+    unlink(bad);
+    unlink(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -259,5 +406,7 @@ int main(int argc, char **argv)
     qtest_add_func("e810/pcie/cap", test_pcie_cap);
     qtest_add_func("e810/pcie/dsn", test_dsn);
     qtest_add_func("e810/regs", test_regs);
+    qtest_add_func("e810/migrate/regs", test_migrate_regs);
+    qtest_add_func("e810/migrate/corrupt", test_migrate_corrupt);
     return g_test_run();
 }

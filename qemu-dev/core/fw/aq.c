@@ -7,6 +7,7 @@
  */
 #include "qemu/osdep.h"
 #include "../dev.h"
+#include "../snap.h"
 #include "../bytes.h"
 #include "../../trace.h"
 
@@ -326,4 +327,26 @@ bool e810_aq_post_event(E810Core *c, uint16_t opcode, const uint8_t params[16],
         e810_intr_cause_ctl(c, fw_ctl);
     }
     return true;
+}
+
+/* ---- saved state -------------------------------------------------------- */
+
+/* E810Aq: the counters.  Not saved: cmd, scratch of the command being run
+ * (none is in progress outside an MMIO write). */
+static const E810SnapField aq_fields[] = {
+    SF_UX(E810Aq, commands),
+    SF_UX(E810Aq, errors),
+    SF_UX(E810Aq, events),
+    SF_UX(E810Aq, events_lost),
+    SF_END
+};
+
+void e810_aq_save(E810Core *c, E810SnapW *w)
+{
+    e810_snap_put_fields(w, aq_fields, &c->aq);
+}
+
+bool e810_aq_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    return e810_snap_get_fields(r, aq_fields, &c->aq, ver, "aq");
 }

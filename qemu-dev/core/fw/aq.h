@@ -115,5 +115,13 @@ bool e810_aq_post_event(E810Core *c, uint16_t opcode, const uint8_t params[16],
                         const void *payload, uint16_t len);
 const char *e810_aq_opcode_name(uint16_t opcode);
 
+/* Saved state (snap.h): the counters only.  A command runs to completion
+ * inside one register write, so none is ever in progress at a save; the
+ * rings' base, length, head and tail are registers. */
+struct E810SnapW;
+struct E810SnapR;
+void e810_aq_save(E810Core *c, struct E810SnapW *w);
+bool e810_aq_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+
 
 #endif

@@ -8,6 +8,7 @@
  */
 #include "qemu/osdep.h"
 #include "../dev.h"
+#include "../snap.h"
 #include "../bytes.h"
 #include "../../trace.h"
 
@@ -248,4 +249,33 @@ int e810_fw_log_unsupported(E810Core *c, E810AqCmd *cmd)
      * "not supported in this NVM image" warning and never send the others.
      */
     return E810_AQ_RC_ESRCH;
+}
+
+/* ---- saved state -------------------------------------------------------- */
+
+/* Everything in E810FwCore is saved. */
+static const E810SnapField fw_res_fields[] = {
+    SF_BOOL(E810FwRes, held),
+    /* 0 when free, else what Request Resource granted (read or write) */
+    SF_U(E810FwRes, access, 0, E810_RES_ACCESS_WRITE),
+    SF_END
+};
+
+static const E810SnapField fw_core_fields[] = {
+    SF_SUBA(E810FwCore, res, fw_res_fields),
+    SF_BYTES(E810FwCore, driver_ver),
+    SF_BOOL(E810FwCore, driver_unloading),
+    SF_UX(E810FwCore, res_grants),
+    SF_END
+};
+
+void e810_fw_core_save(E810Core *c, E810SnapW *w)
+{
+    e810_snap_put_fields(w, fw_core_fields, &c->fw.core);
+}
+
+bool e810_fw_core_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    return e810_snap_get_fields(r, fw_core_fields, &c->fw.core, ver,
+                                "fw.core");
 }

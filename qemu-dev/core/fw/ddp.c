@@ -13,6 +13,7 @@
  */
 #include "qemu/osdep.h"
 #include "../dev.h"
+#include "../snap.h"
 #include "../bytes.h"
 #include "../../trace.h"
 
@@ -241,4 +242,48 @@ int e810_fw_get_pkg_info(E810Core *c, E810AqCmd *cmd)
                        AQC_PKG_INFO_SIZE, &d->active, false, true, false);
     }
     return E810_AQ_RC_OK;
+}
+
+/* ---- saved state -------------------------------------------------------- */
+
+/* Everything in E810FwDdp is saved: a download in progress (dl_*, under
+ * the global config lock) too. */
+static const E810SnapField fw_pkg_id_fields[] = {
+    SF_BYTES(E810PkgId, ver),
+    SF_BYTES(E810PkgId, name),
+    SF_UX(E810PkgId, track_id),
+    SF_END
+};
+
+static const E810SnapField fw_ddp_fields[] = {
+    SF_BOOL(E810FwDdp, dl_active),
+    SF_UX(E810FwDdp, dl_bufs),
+    SF_BOOL(E810FwDdp, dl_have_id),
+    SF_SUB(E810FwDdp, dl_id, fw_pkg_id_fields),
+    SF_BOOL(E810FwDdp, loaded),
+    SF_SUB(E810FwDdp, active, fw_pkg_id_fields),
+    SF_UX(E810FwDdp, active_bufs),
+    SF_UX(E810FwDdp, updates),
+    SF_END
+};
+
+void e810_fw_ddp_save(E810Core *c, E810SnapW *w)
+{
+    e810_snap_put_fields(w, fw_ddp_fields, &c->fw.ddp);
+}
+
+bool e810_fw_ddp_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    E810FwDdp *d = &c->fw.ddp;
+
+    if (!e810_snap_get_fields(r, fw_ddp_fields, d, ver, "fw.ddp")) {
+        return false;
+    }
+    /* Names are printed as C strings (trace, Get Package Info List). */
+    if (d->dl_id.name[E810_PKG_NAME_LEN] || d->active.name[E810_PKG_NAME_LEN]) {
+        return e810_snap_fail(r, "fw.ddp.%s.name: not NUL-terminated",
+                              d->dl_id.name[E810_PKG_NAME_LEN] ? "dl_id" :
+                              "active");
+    }
+    return true;
 }

@@ -40,4 +40,10 @@ bool e810_fw_ddp_loaded(E810Core *c);
 /* The global config lock was released (ends an unfinished download). */
 void e810_fw_ddp_lock_released(E810Core *c);
 
+/* Saved state (snap.h). */
+struct E810SnapW;
+struct E810SnapR;
+void e810_fw_ddp_save(E810Core *c, struct E810SnapW *w);
+bool e810_fw_ddp_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+
 #endif

@@ -10,6 +10,7 @@
  */
 #include "qemu/osdep.h"
 #include "../dev.h"
+#include "../snap.h"
 #include "../bytes.h"
 #include "../../trace.h"
 
@@ -238,3 +239,24 @@ int e810_fw_nvm_checksum(E810Core *c, E810AqCmd *cmd)
  * Erase/write/activate (0x0702..0x070B) belong to flash updates only and stay
  * unknown (ESRCH): devlink flash then fails cleanly.
  */
+
+/* ---- saved state -------------------------------------------------------- */
+
+/*
+ * E810FwNvm: reads is saved.  flash and sr are the synthetic read-only
+ * image, rebuilt by the power-on reset that precedes a load.
+ */
+static const E810SnapField fw_nvm_fields[] = {
+    SF_UX(E810FwNvm, reads),
+    SF_END
+};
+
+void e810_fw_nvm_save(E810Core *c, E810SnapW *w)
+{
+    e810_snap_put_fields(w, fw_nvm_fields, &c->fw.nvm);
+}
+
+bool e810_fw_nvm_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    return e810_snap_get_fields(r, fw_nvm_fields, &c->fw.nvm, ver, "fw.nvm");
+}

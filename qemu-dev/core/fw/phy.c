@@ -5,6 +5,7 @@
  */
 #include "qemu/osdep.h"
 #include "../dev.h"
+#include "../snap.h"
 #include "../bytes.h"
 #include "../../trace.h"
 
@@ -526,4 +527,48 @@ int e810_lldp_local_mib(E810Core *c, E810AqCmd *cmd)
         return E810_AQ_RC_EINVAL;
     }
     return E810_AQ_RC_OK;
+}
+
+/* ---- saved state -------------------------------------------------------- */
+
+/* Everything in E810FwPhy is saved. */
+static const E810SnapField fw_phy_cfg_fields[] = {
+    SF_UX(E810PhyCfg, phy_type_low),
+    SF_UX(E810PhyCfg, phy_type_high),
+    SF_UX(E810PhyCfg, caps),
+    SF_UX(E810PhyCfg, low_power_ctrl_an),
+    SF_UX(E810PhyCfg, eee_cap),
+    SF_UX(E810PhyCfg, eeer_value),
+    SF_UX(E810PhyCfg, link_fec_opt),
+    SF_UX(E810PhyCfg, module_compliance),
+    SF_END
+};
+
+static const E810SnapField fw_phy_fields[] = {
+    SF_SUB(E810FwPhy, active, fw_phy_cfg_fields),
+    SF_BOOL(E810FwPhy, link_en),
+    SF_BOOL(E810FwPhy, up),
+    SF_UX(E810FwPhy, event_mask),
+    /* what Set MAC Config accepts */
+    SF_U(E810FwPhy, max_frame_size, 1, E810_MAC_FRAME_MAX),
+    SF_UX(E810FwPhy, mac_params),
+    SF_UX(E810FwPhy, tx_tmr_priority),
+    SF_UX(E810FwPhy, tx_tmr_value),
+    SF_UX(E810FwPhy, fc_refresh_threshold),
+    SF_UX(E810FwPhy, drop_opts),
+    SF_BOOL(E810FwPhy, lse_ena),
+    SF_BOOL(E810FwPhy, mac_loopback),
+    SF_UX(E810FwPhy, lse_posted),
+    SF_UX(E810FwPhy, lse_suppressed),
+    SF_END
+};
+
+void e810_fw_phy_save(E810Core *c, E810SnapW *w)
+{
+    e810_snap_put_fields(w, fw_phy_fields, &c->fw.phy);
+}
+
+bool e810_fw_phy_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    return e810_snap_get_fields(r, fw_phy_fields, &c->fw.phy, ver, "fw.phy");
 }

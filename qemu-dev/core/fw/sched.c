@@ -9,6 +9,7 @@
  */
 #include "qemu/osdep.h"
 #include "../dev.h"
+#include "../snap.h"
 #include "../bytes.h"
 #include "../../trace.h"
 
@@ -1062,4 +1063,190 @@ int e810_sched_dis_txqs(E810Core *c, E810AqCmd *cmd)
 int e810_sched_cfg_txqs(E810Core *c, E810AqCmd *cmd)
 {
     return E810_AQ_RC_OK;
+}
+
+/* ---- saved state -------------------------------------------------------- */
+
+/*
+ * E810FwSched: the live nodes (kind != FREE), next, the default branch's
+ * TEIDs, the Tx queue contexts that were ever created (gen != 0) and the
+ * RL profiles in use are saved.  Derived on load: nnodes and each node's
+ * nchildren (counted from the parents), mark (scratch, 0), rl[].in_use
+ * (true for what the stream holds), and every E810TxQueueCtx field but
+ * enabled, gen, teid and raw, which txq_unpack takes from raw as Add Tx
+ * LAN Queues does.
+ */
+static const E810SnapField sched_node_fields[] = {
+    SF_U(E810SchedNode, kind, E810_SCHED_NODE, E810_SCHED_QSET),
+    SF_U(E810SchedNode, layer, 0, E810_SCHED_LEAF_LAYER),
+    SF_UX(E810SchedNode, ref),
+    SF_UX(E810SchedNode, parent),       /* checked once all are in */
+    SF_BYTES(E810SchedNode, data),
+    SF_END
+};
+
+static const E810SnapField sched_txq_fields[] = {
+    SF_BOOL(E810TxQueueCtx, enabled),
+    SF_U(E810TxQueueCtx, gen, 1, UINT32_MAX),
+    SF_UX(E810TxQueueCtx, teid),        /* checked when enabled */
+    SF_BYTES(E810TxQueueCtx, raw),
+    SF_END
+};
+
+static const E810SnapField sched_rl_fields[] = {
+    SF_U(E810RlProfile, level, 1, E810_SCHED_LAYERS),   /* as 0x0410 */
+    SF_U(E810RlProfile, type, 0, AQC_RL_PROFILE_TYPE_SRL),
+    SF_UX(E810RlProfile, id),
+    SF_BYTES(E810RlProfile, elem),
+    SF_END
+};
+
+/* Every TEID is a slot + 1; the default branch always exists. */
+static const E810SnapField sched_fields[] = {
+    SF_U(E810FwSched, next, 0, E810_SCHED_MAX_NODES - 1),
+    SF_U(E810FwSched, root_teid, 1, E810_SCHED_MAX_NODES),
+    SF_U(E810FwSched, tc_teid, 1, E810_SCHED_MAX_NODES),
+    /* The driver may delete the entry point: its TEID may name nothing. */
+    SF_U(E810FwSched, ep_teid, 1, E810_SCHED_MAX_NODES),
+    SF_END
+};
+
+static bool sched_node_live(const void *e)
+{
+    return ((const E810SchedNode *)e)->kind != E810_SCHED_FREE;
+}
+
+static bool sched_txq_live(const void *e)
+{
+    return ((const E810TxQueueCtx *)e)->gen != 0;
+}
+
+static bool sched_rl_live(const void *e)
+{
+    return ((const E810RlProfile *)e)->in_use;
+}
+
+/* Nodes of the tree live on layers 0-7 (add_elems, the default branch),
+ * queue and qset leaves on layer 8 (sched_add_leaves). */
+static bool sched_node_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
+{
+    E810SchedNode *n = e;
+    bool leaf = n->kind != E810_SCHED_NODE;
+
+    if (leaf != (n->layer == E810_SCHED_LEAF_LAYER)) {
+        return e810_snap_fail(r, "fw.sched.node[%u].layer: %u for a %s", idx,
+                              n->layer, leaf ? "leaf" : "node");
+    }
+    return true;
+}
+
+/* The tree: one root, every other node under a live node one layer up,
+ * which also rules out cycles. */
+static bool sched_check_tree(E810FwSched *s, E810SnapR *r)
+{
+    const E810SchedNode *root = sched_node(s, s->root_teid);
+    const E810SchedNode *tc = sched_node(s, s->tc_teid);
+
+    if (!root || root->layer != 0) {
+        return e810_snap_fail(r, "fw.sched.root_teid: TEID %u is no root",
+                              s->root_teid);
+    }
+    if (!tc || tc->layer != 1) {
+        return e810_snap_fail(r, "fw.sched.tc_teid: TEID %u is no TC node",
+                              s->tc_teid);
+    }
+    for (uint32_t i = 0; i < E810_SCHED_MAX_NODES; i++) {
+        const E810SchedNode *n = &s->node[i];
+        const E810SchedNode *p;
+
+        if (n->kind == E810_SCHED_FREE) {
+            continue;
+        }
+        if (n->layer == 0) {
+            if (i + 1 != s->root_teid || n->parent != E810_SCHED_INVAL_TEID) {
+                return e810_snap_fail(r, "fw.sched.node[%u]: a second root",
+                                      i);
+            }
+            continue;
+        }
+        p = sched_node(s, n->parent);
+        if (!p || p->layer + 1 != n->layer) {
+            return e810_snap_fail(r, "fw.sched.node[%u].parent: TEID 0x%x "
+                                  "is no node of layer %u", i, n->parent,
+                                  n->layer - 1);
+        }
+    }
+    return true;
+}
+
+/* Unpacked from raw as txq_add does; an enabled queue has its leaf. */
+static bool sched_txq_each(E810SnapR *r, void *e, uint32_t q, void *opaque)
+{
+    E810FwSched *s = opaque;
+    E810TxQueueCtx *tq = e;
+    const E810SchedNode *leaf;
+    uint8_t raw[sizeof(tq->raw)];
+
+    memcpy(raw, tq->raw, sizeof(raw));
+    txq_unpack(tq, raw);
+    if (tq->qlen == 0) {
+        return e810_snap_fail(r, "fw.sched.txq[%u].raw: length 0", q);
+    }
+    leaf = tq->enabled ? sched_node(s, tq->teid) : NULL;
+    if (tq->enabled &&
+        (!leaf || leaf->kind != E810_SCHED_TXQ || leaf->ref != q)) {
+        return e810_snap_fail(r, "fw.sched.txq[%u].teid: TEID 0x%x is not "
+                              "this queue's leaf", q, tq->teid);
+    }
+    return true;
+}
+
+static bool sched_rl_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
+{
+    ((E810RlProfile *)e)->in_use = true;
+    return true;
+}
+
+void e810_fw_sched_save(E810Core *c, E810SnapW *w)
+{
+    E810FwSched *s = &c->fw.sched;
+
+    e810_snap_put_fields(w, sched_fields, s);
+    e810_snap_put_sparse(w, sched_node_fields, s->node, sizeof(s->node[0]),
+                         E810_SCHED_MAX_NODES, sched_node_live);
+    e810_snap_put_sparse(w, sched_txq_fields, s->txq, sizeof(s->txq[0]),
+                         E810_FW_MAX_TXQ, sched_txq_live);
+    e810_snap_put_sparse(w, sched_rl_fields, s->rl, sizeof(s->rl[0]),
+                         E810_SCHED_MAX_RL_PROF, sched_rl_live);
+}
+
+bool e810_fw_sched_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    E810FwSched *s = &c->fw.sched;
+
+    /* Not the default branch e810_fw_sched_reset made: the stream's. */
+    memset(s, 0, sizeof(*s));
+    if (!e810_snap_get_fields(r, sched_fields, s, ver, "fw.sched") ||
+        !e810_snap_get_sparse(r, sched_node_fields, s->node,
+                              sizeof(s->node[0]), E810_SCHED_MAX_NODES, ver,
+                              "fw.sched.node", sched_node_each, NULL) ||
+        !sched_check_tree(s, r)) {
+        return false;
+    }
+    for (uint32_t i = 0; i < E810_SCHED_MAX_NODES; i++) {
+        E810SchedNode *n = &s->node[i];
+
+        if (n->kind != E810_SCHED_FREE) {
+            s->nnodes++;
+            if (n->layer) {
+                s->node[n->parent - 1].nchildren++;
+            }
+        }
+    }
+    return e810_snap_get_sparse(r, sched_txq_fields, s->txq,
+                                sizeof(s->txq[0]), E810_FW_MAX_TXQ, ver,
+                                "fw.sched.txq", sched_txq_each, s) &&
+           e810_snap_get_sparse(r, sched_rl_fields, s->rl, sizeof(s->rl[0]),
+                                E810_SCHED_MAX_RL_PROF, ver, "fw.sched.rl",
+                                sched_rl_each, NULL);
 }

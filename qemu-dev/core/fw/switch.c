@@ -7,6 +7,7 @@
  */
 #include "qemu/osdep.h"
 #include "../dev.h"
+#include "../snap.h"
 #include "../bytes.h"
 #include "../../trace.h"
 
@@ -1023,4 +1024,126 @@ int e810_sw_clear_pf_cfg(E810Core *c, E810AqCmd *cmd)
 void e810_fw_switch_reset(E810Core *c, E810ResetType type)
 {
     sw_clear(c);
+}
+
+/* ---- saved state -------------------------------------------------------- */
+
+/*
+ * E810FwSwitch: the live VSIs (state != FREE), rules and lists (in_use),
+ * res, the port parameters and the RSS tables are saved.  Derived on
+ * load: nvsi and nrules (counts of the live entries), the entries' in_use
+ * (true for what the stream holds), lk (the lookup cache: invalid after
+ * the power-on reset).  Rule contents and list maps stay unchecked:
+ * switch_lookup bounds the ids it takes from them.
+ */
+static const E810SnapField sw_vsi_fields[] = {
+    SF_U(E810Vsi, state, E810_VSI_IN_USE, E810_VSI_RESERVED),
+    SF_U(E810Vsi, type, 0, 3),          /* Add VSI keeps 2 bits */
+    SF_UX(E810Vsi, vf_id),
+    SF_BYTES(E810Vsi, ctx),
+    SF_BYTES(E810Vsi, rss_key),
+    SF_BYTES(E810Vsi, rss_lut),
+    SF_END
+};
+
+static const E810SnapField sw_rule_fields[] = {
+    SF_UX(E810SwRule, type),
+    SF_UX(E810SwRule, recipe),
+    SF_UX(E810SwRule, src),
+    SF_UX(E810SwRule, act),
+    SF_UX(E810SwRule, hdr_len),
+    SF_BYTES(E810SwRule, hdr),
+    SF_END
+};
+
+static const E810SnapField sw_list_fields[] = {
+    SF_UX(E810VsiList, res_type),
+    SF_BYTES(E810VsiList, map),
+    SF_END
+};
+
+static const E810SnapField sw_fields[] = {
+    SF_BYTES(E810FwSwitch, res),
+    SF_UX(E810FwSwitch, port_flags),
+    SF_UX(E810FwSwitch, bad_frame_vsi),
+    SF_UX(E810FwSwitch, local_fwd_mode),
+    SF_UX(E810FwSwitch, pf_lut_size),   /* checked below */
+    SF_BYTES(E810FwSwitch, pf_lut),
+    SF_BYTES(E810FwSwitch, global_lut),
+    SF_END
+};
+
+static bool sw_vsi_live(const void *e)
+{
+    return ((const E810Vsi *)e)->state != E810_VSI_FREE;
+}
+
+static bool sw_rule_live(const void *e)
+{
+    return ((const E810SwRule *)e)->in_use;
+}
+
+static bool sw_list_live(const void *e)
+{
+    return ((const E810VsiList *)e)->in_use;
+}
+
+static bool sw_rule_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
+{
+    ((E810SwRule *)e)->in_use = true;
+    return true;
+}
+
+static bool sw_list_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
+{
+    ((E810VsiList *)e)->in_use = true;
+    return true;
+}
+
+void e810_fw_switch_save(E810Core *c, E810SnapW *w)
+{
+    E810FwSwitch *sw = &c->fw.sw;
+
+    e810_snap_put_sparse(w, sw_vsi_fields, sw->vsi, sizeof(sw->vsi[0]),
+                         E810_FW_MAX_VSI, sw_vsi_live);
+    e810_snap_put_sparse(w, sw_rule_fields, sw->rule, sizeof(sw->rule[0]),
+                         E810_FW_MAX_RULES, sw_rule_live);
+    e810_snap_put_sparse(w, sw_list_fields, sw->list, sizeof(sw->list[0]),
+                         E810_FW_MAX_VSI_LISTS, sw_list_live);
+    e810_snap_put_fields(w, sw_fields, sw);
+}
+
+bool e810_fw_switch_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    E810FwSwitch *sw = &c->fw.sw;
+
+    if (!e810_snap_get_sparse(r, sw_vsi_fields, sw->vsi, sizeof(sw->vsi[0]),
+                              E810_FW_MAX_VSI, ver, "fw.sw.vsi", NULL,
+                              NULL) ||
+        !e810_snap_get_sparse(r, sw_rule_fields, sw->rule,
+                              sizeof(sw->rule[0]), E810_FW_MAX_RULES, ver,
+                              "fw.sw.rule", sw_rule_each, NULL) ||
+        !e810_snap_get_sparse(r, sw_list_fields, sw->list,
+                              sizeof(sw->list[0]), E810_FW_MAX_VSI_LISTS, ver,
+                              "fw.sw.list", sw_list_each, NULL) ||
+        !e810_snap_get_fields(r, sw_fields, sw, ver, "fw.sw")) {
+        return false;
+    }
+    /* The sizes Set RSS LUT takes: lookups index pf_lut modulo this. */
+    if (sw->pf_lut_size != E810_RSS_VSI_LUT_SIZE &&
+        sw->pf_lut_size != E810_RSS_GLOBAL_LUT_SIZE &&
+        sw->pf_lut_size != E810_RSS_PF_LUT_SIZE) {
+        return e810_snap_fail(r, "fw.sw.pf_lut_size: %u is not 64, 512 or "
+                              "2048", sw->pf_lut_size);
+    }
+    sw->nvsi = 0;
+    sw->nrules = 0;
+    for (unsigned i = 0; i < E810_FW_MAX_VSI; i++) {
+        sw->nvsi += sw->vsi[i].state != E810_VSI_FREE;
+    }
+    for (unsigned i = 0; i < E810_FW_MAX_RULES; i++) {
+        sw->nrules += sw->rule[i].in_use;
+    }
+    sw->lk.valid = false;
+    return true;
 }

@@ -196,6 +196,17 @@ typedef struct E810Lan {
 } E810Lan;
 
 void e810_lan_reset(E810Core *c);
+/*
+ * Can an Rx ring as QENA_REQ took it carry frames (E810RxRing.valid)?  If
+ * not, *bad says why when the context is badly programmed, and is NULL
+ * for a queue without packet buffers (idle by design).
+ */
+bool e810_rxq_check(const E810RxRing *r, const char **bad);
+/* Saved state (snap.h): statistics and the rings' device-side state. */
+struct E810SnapW;
+struct E810SnapR;
+void e810_lan_save(E810Core *c, struct E810SnapW *w);
+bool e810_lan_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
 /* Register writes of the LAN block; true if handled. */
 bool e810_lan_write(E810Core *c, uint32_t off, uint32_t val);
 /* QTX_COMM_DBELL writes (lan/tx.c); true if @off is a doorbell. */

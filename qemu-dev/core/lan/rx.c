@@ -10,6 +10,7 @@
 #include "../dev.h"
 #include "lan.h"
 #include "../bytes.h"
+#include "../snap.h"
 #include "../../trace.h"
 
 /* A frame as the parser sees it. */
@@ -49,13 +50,29 @@ static void rxq_drop(E810Core *c, unsigned vsi, unsigned q, uint64_t *counter,
 
 /* ---- queue context ------------------------------------------------------ */
 
+bool e810_rxq_check(const E810RxRing *r, const char **bad)
+{
+    *bad = NULL;
+    if (r->qlen < 8) {
+        *bad = "ring shorter than 8 descriptors";
+    } else if (r->head >= r->qlen) {
+        *bad = "head beyond the ring";
+    } else if (!r->dsize32) {
+        *bad = "16-byte descriptors";
+    } else if (r->dbuf == 0 || r->rxmax < 64) {
+        /* The flow director's control queue has no packet buffers: an
+         * idle queue, not a guest error. */
+        return false;
+    }
+    return !*bad;
+}
+
 /* Take over the context of queue @q (ice_rlan_ctx_fields layout). */
 static void rxq_load(E810Core *c, unsigned q)
 {
     E810RxRing *r = &c->lan.rxq[q];
     uint8_t w[QRX_CONTEXT_DWORDS * 4];
-    const char *bad = NULL;
-    const char *idle = NULL;
+    const char *bad;
 
     for (unsigned i = 0; i < QRX_CONTEXT_DWORDS; i++) {
         st32(w + 4 * i, e810_reg(c, QRX_CONTEXT(i, q)));
@@ -73,18 +90,7 @@ static void rxq_load(E810Core *c, unsigned q)
     r->showiv = ld_bits(w, 127, 1);
     r->rxmax = ld_bits(w, 174, 14);
     r->enabled = true;
-
-    if (r->qlen < 8) {
-        bad = "ring shorter than 8 descriptors";
-    } else if (r->head >= r->qlen) {
-        bad = "head beyond the ring";
-    } else if (!r->dsize32) {
-        bad = "16-byte descriptors";
-    } else if (r->dbuf == 0 || r->rxmax < 64) {
-        /* The flow director's control queue has no packet buffers. */
-        idle = "no packet buffers (dbuf 0 or rxmax < 64)";
-    }
-    r->valid = !bad && !idle;
+    r->valid = e810_rxq_check(r, &bad);
     trace_e810_rxq_enable(q, true, r->base, r->qlen, r->dbuf, r->rxmax);
     if (bad) {
         e810_guest_error(c, "rxq %u enabled with a bad context: %s", q, bad);
@@ -123,6 +129,112 @@ void e810_lan_reset(E810Core *c)
 {
     memset(c->lan.txq, 0, sizeof(c->lan.txq));
     memset(c->lan.rxq, 0, sizeof(c->lan.rxq));
+}
+
+/* ---- saved state -------------------------------------------------------- */
+
+/*
+ * E810Lan: port_stats and vsi_stats (dense: the driver reads them all),
+ * the Tx rings that ever ran (gen != 0) and the enabled Rx rings are
+ * saved.  Derived on load: rxq[].enabled (true for what the stream
+ * holds) and rxq[].valid (e810_rxq_check, as rxq_load decides it; a
+ * disabled ring's fields are never read, QENA_REQ loads them anew).  Not
+ * saved: gather, frame and rxframe, per-packet scratch.
+ */
+static const E810SnapField lan_stats_fields[] = {
+    SF_UAX(E810Lan, port_stats),
+    /* [E810_LAN_STAT_VSIS][E810_VS_COUNT], as one array */
+    { .name = "vsi_stats", .off = offsetof(E810Lan, vsi_stats),
+      .size = sizeof(uint64_t),
+      .count = E810_LAN_STAT_VSIS * E810_VS_COUNT, .kind = E810_SF_U,
+      .since = 1, .lo = 0, .hi = UINT64_MAX },
+    SF_END
+};
+
+static const E810SnapField lan_txq_fields[] = {
+    SF_U(E810TxRing, gen, 1, UINT32_MAX),
+    SF_UX(E810TxRing, head),            /* checked against the context */
+    SF_END
+};
+
+/* The ranges of the context fields rxq_load decodes them from. */
+static const E810SnapField lan_rxq_fields[] = {
+    SF_UX(E810RxRing, base),
+    SF_U(E810RxRing, qlen, 0, 0x1FFF),
+    SF_U(E810RxRing, head, 0, 0x1FFF),
+    SF_U(E810RxRing, dbuf, 0, 0x7F << 7),
+    SF_U(E810RxRing, hbuf, 0, 0x1F << 6),
+    SF_U(E810RxRing, dtype, 0, 3),
+    SF_BOOL(E810RxRing, dsize32),
+    SF_BOOL(E810RxRing, crcstrip),
+    SF_BOOL(E810RxRing, l2tsel),
+    SF_BOOL(E810RxRing, showiv),
+    SF_U(E810RxRing, rxmax, 0, 0x3FFF),
+    SF_END
+};
+
+static bool lan_txq_live(const void *e)
+{
+    return ((const E810TxRing *)e)->gen != 0;
+}
+
+static bool lan_rxq_live(const void *e)
+{
+    return ((const E810RxRing *)e)->enabled;
+}
+
+/* The head of the ring the firmware's context describes is inside it;
+ * a head of an older incarnation is reset by the next doorbell. */
+static bool lan_txq_each(E810SnapR *r, void *e, uint32_t q, void *opaque)
+{
+    E810TxRing *t = e;
+    const E810TxQueueCtx *tq = e810_fw_txq(opaque, q);
+
+    if (tq && tq->gen == t->gen && t->head >= tq->qlen) {
+        return e810_snap_fail(r, "lan.txq[%u].head: %u beyond the ring of "
+                              "%u", q, t->head, tq->qlen);
+    }
+    return true;
+}
+
+static bool lan_rxq_each(E810SnapR *r, void *e, uint32_t q, void *opaque)
+{
+    E810RxRing *x = e;
+    const char *bad;
+
+    /* rxq_load makes base and dbuf from 128-byte units, hbuf from 64. */
+    if ((x->base | x->dbuf) & 0x7F || x->hbuf & 0x3F) {
+        return e810_snap_fail(r, "lan.rxq[%u]: base 0x%" PRIx64 ", dbuf %u "
+                              "or hbuf %u not in the context's units", q,
+                              x->base, x->dbuf, x->hbuf);
+    }
+    x->enabled = true;
+    x->valid = e810_rxq_check(x, &bad);
+    return true;
+}
+
+void e810_lan_save(E810Core *c, E810SnapW *w)
+{
+    E810Lan *l = &c->lan;
+
+    e810_snap_put_fields(w, lan_stats_fields, l);
+    e810_snap_put_sparse(w, lan_txq_fields, l->txq, sizeof(l->txq[0]),
+                         E810_LAN_TXQ, lan_txq_live);
+    e810_snap_put_sparse(w, lan_rxq_fields, l->rxq, sizeof(l->rxq[0]),
+                         E810_LAN_RXQ, lan_rxq_live);
+}
+
+bool e810_lan_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    E810Lan *l = &c->lan;
+
+    return e810_snap_get_fields(r, lan_stats_fields, l, ver, "lan") &&
+           e810_snap_get_sparse(r, lan_txq_fields, l->txq, sizeof(l->txq[0]),
+                                E810_LAN_TXQ, ver, "lan.txq", lan_txq_each,
+                                c) &&
+           e810_snap_get_sparse(r, lan_rxq_fields, l->rxq, sizeof(l->rxq[0]),
+                                E810_LAN_RXQ, ver, "lan.rxq", lan_rxq_each,
+                                NULL);
 }
 
 /* ---- parsing: packet type, checksums, RSS input ---------------------- */

@@ -12,6 +12,7 @@
 #include "../../trace.h"
 #include "rdma.h"
 #include "engine.h"
+#include "../snap.h"
 
 /* QUERY_RDMA_FEATURES reply: FW version and feature flags. */
 #define E810_RDMA_FW_MAJOR      1
@@ -526,4 +527,96 @@ void e810_rdma_cleanup(E810Core *c)
     c->rdma.mr = NULL;
     c->rdma.ah = NULL;
     c->rdma.mcg = NULL;
+}
+
+/* ---- saved state -------------------------------------------------------- */
+
+/*
+ * E810Rdma, record E810_SNAP_RDMA:
+ *   cqp_active, then, only with it (cqp_state_clear wipes the rest):
+ *   the CQP below; HMC counts and SDs (hmc.c); CEQs, AEQ, CQs (eq.c);
+ *   STags, ARP, AHs, quad hash, bitmaps (qp.c); multicast groups (mcg.c);
+ *   the control QPs (qp.c), last.
+ *   Then always pestat and stats, which outlive a CQP (doorbells count
+ *   without one).
+ * Not saved: in_cqp (false: CQP ops run to completion within an entry);
+ * obj[].max_cnt, size_log2 and base (hmc.c derives them); mcg_count
+ * (recounted); the tables behind mr, ah and mcg are host memory allocated
+ * at init, of which the valid entries are saved; eng and roce are the QP
+ * engine's (record E810_SNAP_ENG, engine.c).
+ */
+static const E810SnapField rdma_cqp_fields[] = {
+    SF_UX(E810Rdma, cqp_ctx_pa),
+    SF_UX(E810Rdma, cqp_sq_pa),
+    SF_UX(E810Rdma, cqp_cookie),
+    /* 2^(n+1) WQEs with n in 1..10 (cqp_create) */
+    SF_U(E810Rdma, cqp_size, 4, 2048),
+    SF_UX(E810Rdma, cqp_tail),
+    SF_U(E810Rdma, cqp_polarity, 0, 1),
+    SF_U(E810Rdma, protocol, PROTOCOL_IWARP, PROTOCOL_ROCE),
+    SF_END
+};
+
+static const E810SnapField rdma_counter_fields[] = {
+    SF_UX(E810RdmaCounters, cqp_ops),
+    SF_UX(E810RdmaCounters, cqp_errors),
+    SF_UX(E810RdmaCounters, ccqes),
+    SF_UX(E810RdmaCounters, ceqes),
+    SF_UX(E810RdmaCounters, aeqes),
+    SF_UX(E810RdmaCounters, aeq_overflows),
+    SF_UX(E810RdmaCounters, doorbells),
+    SF_UX(E810RdmaCounters, stag_errors),
+    SF_END
+};
+
+static const E810SnapField rdma_stat_fields[] = {
+    SF_UAX(E810Rdma, pestat),
+    SF_SUB(E810Rdma, stats, rdma_counter_fields),
+    SF_END
+};
+
+void e810_rdma_save(E810Core *c, E810SnapW *w)
+{
+    E810Rdma *rd = &c->rdma;
+
+    e810_snap_put_u8(w, rd->cqp_active);
+    if (rd->cqp_active) {
+        e810_snap_put_fields(w, rdma_cqp_fields, rd);
+        e810_rdma_hmc_save(c, w);
+        e810_rdma_eq_save(c, w);
+        e810_rdma_tables_save(c, w);
+        e810_rdma_mcg_save(c, w);
+        e810_rdma_qps_save(c, w);
+    }
+    e810_snap_put_fields(w, rdma_stat_fields, rd);
+}
+
+bool e810_rdma_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    E810Rdma *rd = &c->rdma;
+
+    if (!e810_snap_get_bool(r, &rd->cqp_active, "rdma.cqp_active")) {
+        return false;
+    }
+    if (rd->cqp_active) {
+        if (!e810_snap_get_fields(r, rdma_cqp_fields, rd, ver, "rdma")) {
+            return false;
+        }
+        if (rd->cqp_size & (rd->cqp_size - 1)) {
+            return e810_snap_fail(r, "rdma.cqp_size: %u WQEs, not a power "
+                                  "of 2", rd->cqp_size);
+        }
+        if (rd->cqp_tail >= rd->cqp_size) {
+            return e810_snap_fail(r, "rdma.cqp_tail: %u in a ring of %u",
+                                  rd->cqp_tail, rd->cqp_size);
+        }
+        if (!e810_rdma_hmc_load(c, r, ver) ||
+            !e810_rdma_eq_load(c, r, ver) ||
+            !e810_rdma_tables_load(c, r, ver) ||
+            !e810_rdma_mcg_load(c, r, ver) ||
+            !e810_rdma_qps_load(c, r, ver)) {
+            return false;
+        }
+    }
+    return e810_snap_get_fields(r, rdma_stat_fields, rd, ver, "rdma");
 }

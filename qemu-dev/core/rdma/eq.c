@@ -13,6 +13,7 @@
 #include "../bytes.h"
 #include "../../trace.h"
 #include "rdma.h"
+#include "../snap.h"
 
 static E810RdmaCq *cq_lookup(E810Core *c, uint32_t id)
 {
@@ -434,4 +435,157 @@ void e810_rdma_cq_arm(E810Core *c, uint32_t cq_id)
     cq->armed = arm & CQ_ARM_NEXT;
     cq->armed_se = !cq->armed && (arm & CQ_ARM_NEXT_SE);
     trace_e810_rdma_cq_arm(cq_id, arm);
+}
+
+/* ---- saved state -------------------------------------------------------- */
+
+/* A ring as ring_setup makes it: pble_idx is the WQE's field (28 bits)
+ * whether or not the ring is a PBL one. */
+static const E810SnapField ring_fields[] = {
+    SF_UX(E810RdmaRing, pa),
+    SF_BOOL(E810RdmaRing, virt),
+    SF_U(E810RdmaRing, pble_idx, 0, (1u << 28) - 1),
+    SF_UX(E810RdmaRing, size),
+    SF_UX(E810RdmaRing, head),
+    SF_U(E810RdmaRing, polarity, 0, 1),
+    SF_END
+};
+
+/* E810RdmaEq: valid is the table's (sparse); credits are the AEQ's only. */
+static const E810SnapField eq_fields[] = {
+    SF_SUB(E810RdmaEq, ring, ring_fields),
+    SF_UX(E810RdmaEq, credits),
+    SF_END
+};
+
+/* E810RdmaCq: valid is the table's.  ceq is 0 without ceq_valid. */
+static const E810SnapField cq_fields[] = {
+    SF_BOOL(E810RdmaCq, ceq_valid),
+    SF_BOOL(E810RdmaCq, ceqe_mask),
+    SF_BOOL(E810RdmaCq, armed),
+    SF_BOOL(E810RdmaCq, armed_se),
+    SF_BOOL(E810RdmaCq, check_overflow),
+    SF_U(E810RdmaCq, ceq, 0, E810_RDMA_MAX_CEQS - 1),
+    SF_UX(E810RdmaCq, ctx),
+    SF_UX(E810RdmaCq, shadow_pa),
+    SF_SUB(E810RdmaCq, ring, ring_fields),
+    SF_END
+};
+
+/*
+ * What ring_setup lets a ring be and ring_put keeps it: the producer
+ * index inside the ring, a PBL ring's first PBLE inside the device's
+ * (the committed count may have shrunk since: e810_rdma_pble_read checks
+ * that at each use), a contiguous ring somewhere.  @path names the ring's
+ * owner ("rdma.cq[3]").
+ */
+static bool ring_load_check(E810SnapR *r, const E810RdmaRing *ring,
+                            uint32_t max, const char *path)
+{
+    if (ring->size == 0 || ring->size > max) {
+        return e810_snap_fail(r, "%s.ring.size: %u not in [1, %u]", path,
+                              ring->size, max);
+    }
+    if (ring->head >= ring->size) {
+        return e810_snap_fail(r, "%s.ring.head: %u in a ring of %u", path,
+                              ring->head, ring->size);
+    }
+    if (ring->virt && ring->pble_idx >= E810_RDMA_MAX_PBLE) {
+        return e810_snap_fail(r, "%s.ring.pble_idx: %u beyond the device's "
+                              "%u PBLEs", path, ring->pble_idx,
+                              E810_RDMA_MAX_PBLE);
+    }
+    if (!ring->virt && ring->pa == 0) {
+        return e810_snap_fail(r, "%s.ring.pa: 0", path);
+    }
+    return true;
+}
+
+static bool eq_live(const void *e)
+{
+    return ((const E810RdmaEq *)e)->valid;
+}
+
+static bool cq_live(const void *e)
+{
+    return ((const E810RdmaCq *)e)->valid;
+}
+
+/* A CEQ, or the AEQ (@aeq): only the AEQ has credits, which AEQALLOC
+ * keeps within the ring. */
+static bool eq_load_one(E810SnapR *r, E810RdmaEq *eq, bool aeq,
+                        const char *path)
+{
+    if (!ring_load_check(r, &eq->ring, aeq ? E810_RDMA_MAX_AEQ_SIZE :
+                         E810_RDMA_MAX_CEQ_SIZE, path)) {
+        return false;
+    }
+    if (eq->credits > (aeq ? eq->ring.size : 0)) {
+        return e810_snap_fail(r, "%s.credits: %u in a ring of %u", path,
+                              eq->credits, eq->ring.size);
+    }
+    eq->valid = true;
+    return true;
+}
+
+static bool ceq_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
+{
+    char path[32];
+
+    snprintf(path, sizeof(path), "rdma.ceq[%u]", idx);
+    return eq_load_one(r, e, false, path);
+}
+
+/*
+ * A CQ may lie beyond the committed count (a later COMMIT_FPM_VAL may
+ * have shrunk it; the CQ then takes no more CQP ops but its QPs still
+ * post to it), so only the table bounds its id.
+ */
+static bool cq_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
+{
+    E810RdmaCq *cq = e;
+    char path[32];
+
+    snprintf(path, sizeof(path), "rdma.cq[%u]", idx);
+    if (!ring_load_check(r, &cq->ring, E810_RDMA_MAX_CQ_SIZE, path)) {
+        return false;
+    }
+    cq->valid = true;
+    return true;
+}
+
+void e810_rdma_eq_save(E810Core *c, E810SnapW *w)
+{
+    E810Rdma *rd = &c->rdma;
+
+    e810_snap_put_sparse(w, eq_fields, rd->ceq, sizeof(rd->ceq[0]),
+                         E810_RDMA_MAX_CEQS, eq_live);
+    e810_snap_put_u8(w, rd->aeq.valid);
+    if (rd->aeq.valid) {
+        e810_snap_put_fields(w, eq_fields, &rd->aeq);
+    }
+    e810_snap_put_sparse(w, cq_fields, rd->cq, sizeof(rd->cq[0]),
+                         E810_RDMA_MAX_CQS, cq_live);
+}
+
+bool e810_rdma_eq_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    E810Rdma *rd = &c->rdma;
+    bool aeq;
+
+    if (!e810_snap_get_sparse(r, eq_fields, rd->ceq, sizeof(rd->ceq[0]),
+                              E810_RDMA_MAX_CEQS, ver, "rdma.ceq", ceq_each,
+                              NULL) ||
+        !e810_snap_get_bool(r, &aeq, "rdma.aeq.valid")) {
+        return false;
+    }
+    /* A destroyed AEQ's ring is never looked at again: not saved. */
+    if (aeq && (!e810_snap_get_fields(r, eq_fields, &rd->aeq, ver,
+                                      "rdma.aeq") ||
+                !eq_load_one(r, &rd->aeq, true, "rdma.aeq"))) {
+        return false;
+    }
+    return e810_snap_get_sparse(r, cq_fields, rd->cq, sizeof(rd->cq[0]),
+                                E810_RDMA_MAX_CQS, ver, "rdma.cq", cq_each,
+                                NULL);
 }

@@ -15,6 +15,7 @@
 #include "../bytes.h"
 #include "../../trace.h"
 #include "rdma.h"
+#include "../snap.h"
 
 #define FPM_QUERY_BUF_SIZE      200
 #define FPM_COMMIT_BUF_SIZE     208
@@ -128,12 +129,41 @@ void e810_rdma_query_fpm(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     hmc_dma_write(c, wqe[4], buf, sizeof(buf), r, "query FPM");
 }
 
+/*
+ * The objects' FPM layout for the counts @cnt, into @base: slot order, 4
+ * KiB aligned; the PBLE last on its own 2 MiB segment so that on-demand
+ * PBLE segments never share one with other objects.  False if it does not
+ * fit the SDs; *@end is where it ends.  COMMIT_FPM_VAL lays the objects out
+ * with it, and a load lays them out again from the saved counts.
+ */
+static bool hmc_layout(const uint32_t *cnt, uint64_t *base, uint64_t *end)
+{
+    uint64_t at = 0;
+    int i;
+
+    for (i = 0; i < E810_HMC_NUM; i++) {
+        uint64_t bytes = (uint64_t)cnt[i] << hmc_limits[i].size_log2;
+
+        base[i] = 0;
+        if (i == E810_HMC_PBLE || i == E810_HMC_RSVD) {
+            continue;
+        }
+        base[i] = at;
+        at += (bytes + 0xFFF) & ~0xFFFull;
+    }
+    at = (at + E810_RDMA_SD_SIZE - 1) & ~(uint64_t)(E810_RDMA_SD_SIZE - 1);
+    base[E810_HMC_PBLE] = at;
+    *end = at + ((uint64_t)cnt[E810_HMC_PBLE] <<
+                 hmc_limits[E810_HMC_PBLE].size_log2);
+    return *end <= (uint64_t)E810_RDMA_MAX_SDS * E810_RDMA_SD_SIZE;
+}
+
 void e810_rdma_commit_fpm(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
     E810Rdma *rd = &c->rdma;
     uint8_t buf[FPM_COMMIT_BUF_SIZE];
     uint32_t cnt[E810_HMC_NUM];
-    uint64_t base = 0, end;
+    uint64_t base[E810_HMC_NUM], end;
     int i;
 
     if (e810_dma_read(c, wqe[4], buf, sizeof(buf))) {
@@ -173,21 +203,8 @@ void e810_rdma_commit_fpm(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
                       "commit FPM: %u PBLEs", cnt[E810_HMC_PBLE]);
         return;
     }
-    /* Slot order, 4 KiB aligned; the PBLE last on its own 2 MiB segment so
-     * that on-demand PBLE segments never share one with other objects. */
-    for (i = 0; i < E810_HMC_NUM; i++) {
-        uint64_t bytes = (uint64_t)cnt[i] << rd->obj[i].size_log2;
-
-        if (i == E810_HMC_PBLE || i == E810_HMC_RSVD) {
-            continue;
-        }
-        rd->obj[i].base = base;
-        base += (bytes + 0xFFF) & ~0xFFFull;
-    }
-    base = (base + E810_RDMA_SD_SIZE - 1) & ~(uint64_t)(E810_RDMA_SD_SIZE - 1);
-    rd->obj[E810_HMC_PBLE].base = base;
-    end = base + ((uint64_t)cnt[E810_HMC_PBLE] << rd->obj[E810_HMC_PBLE].size_log2);
-    if (end > (uint64_t)E810_RDMA_MAX_SDS * E810_RDMA_SD_SIZE) {
+    /* A refused commit leaves the committed layout as it was. */
+    if (!hmc_layout(cnt, base, &end)) {
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM,
                       "commit FPM: %" PRIu64 " bytes exceed %u SDs", end,
                       E810_RDMA_MAX_SDS);
@@ -195,6 +212,7 @@ void e810_rdma_commit_fpm(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     }
     for (i = 0; i < E810_HMC_NUM; i++) {
         rd->obj[i].cnt = cnt[i];
+        rd->obj[i].base = base[i];
         if (i == E810_HMC_RSVD) {
             continue;
         }
@@ -208,6 +226,79 @@ void e810_rdma_commit_fpm(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
                                rd->obj[E810_HMC_PBLE].base);
     hmc_dma_write(c, wqe[4], buf, sizeof(buf), r, "commit FPM");
 }
+
+/* ---- saved state -------------------------------------------------------- */
+
+/*
+ * E810RdmaHmcObj: cnt saved (only once committed: until then every count
+ * is 0); max_cnt and size_log2 are hmc_limits' (e810_rdma_hmc_reset), base
+ * is hmc_layout's of the counts.
+ */
+static const E810SnapField hmc_sd_fields[] = {
+    SF_BOOL(E810RdmaSd, valid),
+    SF_BOOL(E810RdmaSd, direct),
+    SF_UX(E810RdmaSd, pa),
+    SF_END
+};
+
+void e810_rdma_hmc_save(E810Core *c, E810SnapW *w)
+{
+    E810Rdma *rd = &c->rdma;
+
+    e810_snap_put_u8(w, rd->fpm_committed);
+    if (rd->fpm_committed) {
+        for (int i = 0; i < E810_HMC_NUM; i++) {
+            e810_snap_put_u32(w, rd->obj[i].cnt);
+        }
+    }
+    for (int i = 0; i < E810_RDMA_MAX_SDS; i++) {
+        e810_snap_put_fields(w, hmc_sd_fields, &rd->sd[i]);
+    }
+}
+
+bool e810_rdma_hmc_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    E810Rdma *rd = &c->rdma;
+    uint32_t cnt[E810_HMC_NUM];
+    uint64_t base[E810_HMC_NUM], end, v;
+    char name[48];
+
+    if (!e810_snap_get_bool(r, &rd->fpm_committed, "rdma.fpm_committed")) {
+        return false;
+    }
+    if (rd->fpm_committed) {
+        /* What COMMIT_FPM_VAL accepts. */
+        for (int i = 0; i < E810_HMC_NUM; i++) {
+            snprintf(name, sizeof(name), "rdma.obj[%d].cnt", i);
+            if (!e810_snap_get_range(r, &v, 4, 0, hmc_limits[i].cap, name)) {
+                return false;
+            }
+            cnt[i] = v;
+        }
+        if (cnt[E810_HMC_PBLE] < 512) {
+            return e810_snap_fail(r, "rdma.obj[%d].cnt: %u PBLEs (below 512)",
+                                  E810_HMC_PBLE, cnt[E810_HMC_PBLE]);
+        }
+        if (!hmc_layout(cnt, base, &end)) {
+            return e810_snap_fail(r, "rdma.obj: the objects take %" PRIu64
+                                  " bytes, beyond %u SDs", end,
+                                  E810_RDMA_MAX_SDS);
+        }
+        for (int i = 0; i < E810_HMC_NUM; i++) {
+            rd->obj[i].cnt = cnt[i];
+            rd->obj[i].base = base[i];
+        }
+    }
+    for (int i = 0; i < E810_RDMA_MAX_SDS; i++) {
+        snprintf(name, sizeof(name), "rdma.sd[%d]", i);
+        if (!e810_snap_get_fields(r, hmc_sd_fields, &rd->sd[i], ver, name)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ---- SDs ---------------------------------------------------------------- */
 
 /* One SDCMD/SDDATA pair. */
 static bool hmc_sd_entry(E810Core *c, uint32_t cmd, uint64_t data,

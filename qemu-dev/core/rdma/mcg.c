@@ -26,6 +26,7 @@
 #include "../regs.h"
 #include "../../trace.h"
 #include "rdma.h"
+#include "../snap.h"
 
 /* Multicast per the address family: 224.0.0.0/4, ff00::/8. */
 static bool ip_is_multicast(bool ipv4, const uint8_t *ip)
@@ -254,4 +255,54 @@ unsigned e810_rdma_mcg_members(E810Core *c, bool ipv4, const uint8_t *ip,
         }
     }
     return got;
+}
+
+/* ---- saved state -------------------------------------------------------- */
+
+/* valid is the sparse table's; mcg_count is recounted as groups load. */
+static const E810SnapField mcg_fields[] = {
+    SF_BOOL(E810RdmaMcg, ipv4),
+    SF_BOOL(E810RdmaMcg, vlan_valid),
+    SF_U(E810RdmaMcg, vlan_id, 0, 0xFFF),
+    SF_U(E810RdmaMcg, qs_handle, 0, 0x3FF),
+    SF_BYTES(E810RdmaMcg, mac),
+    SF_BYTES(E810RdmaMcg, ip),
+    SF_U(E810RdmaMcg, nqp, 0, MGCTX_ENTRIES),
+    /* Numbers below the committed QP count when written, which a later
+     * COMMIT_FPM_VAL may have lowered: the table bounds them. */
+    SF_UA(E810RdmaMcg, qp, 0, E810_RDMA_MAX_QPS - 1),
+    SF_END
+};
+
+static bool mcg_live(const void *e)
+{
+    return ((const E810RdmaMcg *)e)->valid;
+}
+
+/* Groups exist in RoCEv2 mode only (e810_rdma_mcg refuses them else). */
+static bool mcg_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
+{
+    E810Core *c = opaque;
+
+    if (c->rdma.protocol != PROTOCOL_ROCE) {
+        return e810_snap_fail(r, "rdma.mcg[%u]: a multicast group outside "
+                              "RoCEv2 mode", idx);
+    }
+    ((E810RdmaMcg *)e)->valid = true;
+    c->rdma.mcg_count++;
+    return true;
+}
+
+void e810_rdma_mcg_save(E810Core *c, E810SnapW *w)
+{
+    e810_snap_put_sparse(w, mcg_fields, c->rdma.mcg, sizeof(c->rdma.mcg[0]),
+                         c->rdma.mcg ? E810_RDMA_MAX_MCG : 0, mcg_live);
+}
+
+bool e810_rdma_mcg_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    return e810_snap_get_sparse(r, mcg_fields, c->rdma.mcg,
+                                sizeof(c->rdma.mcg[0]),
+                                c->rdma.mcg ? E810_RDMA_MAX_MCG : 0, ver,
+                                "rdma.mcg", mcg_each, c);
 }

@@ -42,6 +42,7 @@
 #include "qpctx.h"
 #include "iwarp-hooks.h"
 #include "../roce/roce.h"
+#include "../snap.h"
 
 enum { V_LAN, V_ILQ, V_QP, V_APBVT };
 
@@ -521,4 +522,114 @@ void e810_rdma_port_reset(E810Core *c)
     if (p->bound) {
         memset(p->bound, 0, E810_RDMA_MAX_QPS / 8);
     }
+}
+
+/* ---- saved state (e810_puda_save/load) ---------------------------------- */
+
+/*
+ * The quads of the bound QPs, as a sparse table, and the loopback queue:
+ * [u32 head][u32 count] then count frames from head, each [u32 len] and
+ * its bytes.  A bound bit whose QP went with the CQP (cqp_state_clear
+ * leaves the bitmap alone) matches nothing (rx_find_qp wants a valid QP)
+ * and a new CREATE_QP clears it: it is not saved.
+ */
+static const E810SnapField quad_fields[] = {
+    SF_BOOL(E810Quad, ipv4),
+    SF_BYTES(E810Quad, lip),
+    SF_BYTES(E810Quad, rip),
+    SF_UX(E810Quad, lport),
+    SF_UX(E810Quad, rport),
+    SF_END
+};
+
+static bool quad_live(E810Core *c, uint32_t id)
+{
+    return e810_bit(c->puda.bound, id) && c->rdma.qp[id].valid;
+}
+
+/* Only MODIFY_QP of a valid iWARP QP binds a quad. */
+static bool quad_each(E810SnapR *r, void *e, uint32_t id, void *opaque)
+{
+    E810Core *c = opaque;
+    const E810RdmaQp *qp = &c->rdma.qp[id];
+
+    if (!qp->valid || qp->type != QP_TYPE_IWARP) {
+        return e810_snap_fail(r, "puda.quad[%u]: QP %u is not an iWARP QP",
+                              id, id);
+    }
+    e810_bit_set(c->puda.bound, id, true);
+    return true;
+}
+
+void e810_rdma_port_save(E810Core *c, E810SnapW *w)
+{
+    E810Puda *p = &c->puda;
+    uint32_t n = 0, id, nq = p->bound && p->quad ? E810_RDMA_MAX_QPS : 0;
+
+    for (id = 0; id < nq; id++) {
+        n += quad_live(c, id);
+    }
+    e810_snap_put_u32(w, n);
+    for (id = 0; id < nq; id++) {
+        if (quad_live(c, id)) {
+            e810_snap_put_u32(w, id);
+            e810_snap_put_fields(w, quad_fields, &p->quad[id]);
+        }
+    }
+    e810_snap_put_u32(w, p->lpb_head);
+    e810_snap_put_u32(w, p->lpb_count);
+    for (unsigned k = 0; k < p->lpb_count; k++) {
+        const E810LpbFrame *fr = &p->lpb[(p->lpb_head + k) % E810_LPB_MAX];
+
+        e810_snap_put_u32(w, fr->len);
+        e810_snap_put_bytes(w, fr->data, fr->len);
+    }
+}
+
+bool e810_rdma_port_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    E810Puda *p = &c->puda;
+    uint64_t head, count, len;
+    char name[40];
+
+    if (!e810_snap_get_sparse(r, quad_fields, p->quad, sizeof(p->quad[0]),
+                              p->bound && p->quad ? E810_RDMA_MAX_QPS : 0,
+                              ver, "puda.quad", quad_each, c) ||
+        !e810_snap_get_range(r, &head, 4, 0, E810_LPB_MAX - 1,
+                             "puda.lpb_head") ||
+        !e810_snap_get_range(r, &count, 4, 0, E810_LPB_MAX,
+                             "puda.lpb_count")) {
+        return false;
+    }
+    if (count && !p->lpb_timer) {
+        return e810_snap_fail(r, "puda.lpb_count: %u frames and no loopback "
+                              "timer here", (unsigned)count);
+    }
+    /* Counted as they are placed: a failure's reset frees them. */
+    p->lpb_head = head;
+    for (unsigned k = 0; k < count; k++) {
+        E810LpbFrame *fr = &p->lpb[(p->lpb_head + k) % E810_LPB_MAX];
+
+        snprintf(name, sizeof(name), "puda.lpb[%u].len", k);
+        /* What the engines send: an Ethernet header at least, a frame of
+         * the port at most. */
+        if (!e810_snap_get_range(r, &len, 4, 14, E810_LAN_FRAME_BUF, name)) {
+            return false;
+        }
+        fr->data = malloc(len);
+        if (!fr->data) {
+            return e810_snap_fail(r, "puda.lpb[%u]: out of memory", k);
+        }
+        fr->len = len;
+        p->lpb_count++;
+        snprintf(name, sizeof(name), "puda.lpb[%u]", k);
+        if (!e810_snap_get_bytes(r, fr->data, len, name)) {
+            return false;
+        }
+    }
+    /* The queue drains at the next timer run, as it would have. */
+    if (p->lpb_count) {
+        e810_timer_mod(p->lpb_timer, e810_now(c));
+    }
+    return true;
 }

@@ -31,6 +31,7 @@
 #include "puda.h"
 #include "qpctx.h"
 #include "iwarp-hooks.h"
+#include "../snap.h"
 
 /* SQ WQE (gen2 UDA) */
 #define WQE_VALID(q)            ((unsigned)((q) >> 63))
@@ -376,4 +377,122 @@ void e810_puda_reset(E810Core *c)
 {
     e810_rdma_port_reset(c);
     memset(c->puda.q, 0, sizeof(c->puda.q));
+}
+
+/* ---- saved state -------------------------------------------------------- */
+
+/*
+ * E810Puda, record E810_SNAP_PUDA: ip_id, the queues, the port's part
+ * (port.c: quads, loopback queue), stats.  txbuf is one frame's scratch;
+ * lpb_timer a host resource (made at init, re-armed by port.c).
+ *
+ * A queue is saved while puda_q() would take it: active and its QP valid.
+ * An active queue whose QP went with the CQP (cqp_state_clear leaves the
+ * PUDA alone) is never used again (a new CREATE_QP rebuilds it), so it
+ * loads as inactive.  active is the sparse table's.
+ */
+static const E810SnapField puda_q_fields[] = {
+    SF_UX(E810PudaQ, sq_pa),
+    SF_UX(E810PudaQ, rq_pa),
+    SF_UX(E810PudaQ, sq_size),
+    SF_UX(E810PudaQ, rq_size),
+    SF_UX(E810PudaQ, sq_tail),
+    SF_UX(E810PudaQ, rq_tail),
+    SF_U(E810PudaQ, sq_pol, 0, 1),
+    SF_U(E810PudaQ, rq_pol, 0, 1),
+    /* TXCQNUM as read: a CQ that need not exist (checked at each use) */
+    SF_U(E810PudaQ, cq, 0, (1u << 25) - 1),
+    SF_UX(E810PudaQ, comp_ctx),
+    SF_BOOL(E810PudaQ, tx_pending),
+    SF_END
+};
+
+static const E810SnapField puda_counter_fields[] = {
+    SF_UX(E810PudaCounters, tx_frames),
+    SF_UX(E810PudaCounters, tx_loopback),
+    SF_UX(E810PudaCounters, tx_dropped),
+    SF_UX(E810PudaCounters, tx_bad_wqe),
+    SF_UX(E810PudaCounters, rx_ilq),
+    SF_UX(E810PudaCounters, rx_iwarp),
+    SF_UX(E810PudaCounters, rx_no_buf),
+    SF_UX(E810PudaCounters, rx_too_big),
+    SF_UX(E810PudaCounters, rx_malformed),
+    SF_UX(E810PudaCounters, rx_bad_csum),
+    SF_UX(E810PudaCounters, rx_apbvt_drop),
+    SF_UX(E810PudaCounters, lpb_dropped),
+    SF_END
+};
+
+static bool puda_q_live(E810Core *c, unsigned i)
+{
+    return c->puda.q[i].active && c->rdma.qp[i + 1].valid;
+}
+
+/* As puda_created made it: on a UDA QP, rings of 4 << n WQEs (n <= 13)
+ * somewhere; the consumer indexes inside them. */
+static bool puda_q_each(E810SnapR *r, void *e, uint32_t i, void *opaque)
+{
+    E810Core *c = opaque;
+    E810PudaQ *q = e;
+    const E810RdmaQp *qp = &c->rdma.qp[i + 1];
+
+    if (!qp->valid || qp->type != QP_TYPE_UDA) {
+        return e810_snap_fail(r, "puda.q[%u]: QP %u is not a UDA QP", i,
+                              i + 1);
+    }
+    if (q->sq_size < 4 || q->sq_size > 4u << 13 ||
+        (q->sq_size & (q->sq_size - 1))) {
+        return e810_snap_fail(r, "puda.q[%u].sq_size: %u", i, q->sq_size);
+    }
+    if (q->rq_size < 4 || q->rq_size > 4u << 13 ||
+        (q->rq_size & (q->rq_size - 1))) {
+        return e810_snap_fail(r, "puda.q[%u].rq_size: %u", i, q->rq_size);
+    }
+    if (!q->sq_pa || !q->rq_pa) {
+        return e810_snap_fail(r, "puda.q[%u].%s: 0", i,
+                              q->sq_pa ? "rq_pa" : "sq_pa");
+    }
+    if (q->sq_tail >= q->sq_size) {
+        return e810_snap_fail(r, "puda.q[%u].sq_tail: %u in a ring of %u", i,
+                              q->sq_tail, q->sq_size);
+    }
+    if (q->rq_tail >= q->rq_size) {
+        return e810_snap_fail(r, "puda.q[%u].rq_tail: %u in a ring of %u", i,
+                              q->rq_tail, q->rq_size);
+    }
+    q->active = true;
+    return true;
+}
+
+void e810_puda_save(E810Core *c, E810SnapW *w)
+{
+    E810Puda *p = &c->puda;
+    unsigned n = 0, i;
+
+    e810_snap_put_u16(w, p->ip_id);
+    /* The queues as a sparse table (e810_snap_get_sparse reads it). */
+    for (i = 0; i < 2; i++) {
+        n += puda_q_live(c, i);
+    }
+    e810_snap_put_u32(w, n);
+    for (i = 0; i < 2; i++) {
+        if (puda_q_live(c, i)) {
+            e810_snap_put_u32(w, i);
+            e810_snap_put_fields(w, puda_q_fields, &p->q[i]);
+        }
+    }
+    e810_rdma_port_save(c, w);
+    e810_snap_put_fields(w, puda_counter_fields, &p->stats);
+}
+
+bool e810_puda_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    E810Puda *p = &c->puda;
+
+    return e810_snap_get_u16(r, &p->ip_id, "puda.ip_id") &&
+           e810_snap_get_sparse(r, puda_q_fields, p->q, sizeof(p->q[0]), 2,
+                                ver, "puda.q", puda_q_each, c) &&
+           e810_rdma_port_load(c, r, ver) &&
+           e810_snap_get_fields(r, puda_counter_fields, &p->stats, ver,
+                                "puda.stats");
 }

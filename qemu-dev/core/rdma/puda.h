@@ -117,5 +117,14 @@ void e810_receive_parsed(E810Core *c, const E810Frame *fr);
 void e810_rdma_port_init(E810Core *c);
 void e810_rdma_port_cleanup(E810Core *c);
 void e810_rdma_port_reset(E810Core *c);
+/* Saved state (snap.h), record E810_SNAP_PUDA, after E810_SNAP_RDMA (the
+ * queues and quads belong to control QPs): the ILQ/IEQ (puda.c), then
+ * the port's quads and loopback queue (port.c). */
+struct E810SnapW;
+struct E810SnapR;
+void e810_puda_save(E810Core *c, struct E810SnapW *w);
+bool e810_puda_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+void e810_rdma_port_save(E810Core *c, struct E810SnapW *w);
+bool e810_rdma_port_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
 
 #endif

@@ -13,6 +13,7 @@
 #include "rdma.h"
 #include "puda.h"
 #include "engine.h"
+#include "../snap.h"
 
 static E810RdmaQp *qp_lookup(E810Core *c, uint32_t id)
 {
@@ -266,17 +267,16 @@ void e810_rdma_stag(E810Core *c, unsigned op, const uint64_t *wqe,
                       idx);
         return;
     }
-    if (CQPSQ_STAG_LPBLSIZE(h) == 2 || CQPSQ_STAG_HPAGESIZE(h) > 2) {
+    if (!e810_rdma_mr_shape_ok(CQPSQ_STAG_LPBLSIZE(h),
+                               CQPSQ_STAG_HPAGESIZE(h))) {
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM,
                       "STag 0x%x PBL level %u page size %u", idx,
                       CQPSQ_STAG_LPBLSIZE(h), CQPSQ_STAG_HPAGESIZE(h));
         return;
     }
-    /* A zero-based region's first byte offset lies inside its first page
-     * (ctrl.c: va & (page_size - 1)); anything else would let tagged
-     * offsets run past the region. */
-    if (op == CQP_OP_REG_MR && !(h & CQPSQ_STAG_VABASEDTO) &&
-        wqe[0] >= e810_rdma_page_size(CQPSQ_STAG_HPAGESIZE(h))) {
+    if (op == CQP_OP_REG_MR &&
+        !e810_rdma_mr_fbo_ok(CQPSQ_STAG_HPAGESIZE(h),
+                             h & CQPSQ_STAG_VABASEDTO, wqe[0])) {
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_PARAM,
                       "STag 0x%x first byte offset 0x%" PRIx64
                       " beyond its first page", idx, wqe[0]);
@@ -461,4 +461,196 @@ void e810_rdma_ws_node(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     }
     trace_e810_rdma_ws(op == 0 ? "add" : op == 1 ? "modify" : "delete", id,
                        leaf, teid);
+}
+
+/* ---- saved state -------------------------------------------------------- */
+
+/*
+ * Each table's valid flag is the sparse table's: an entry in the stream is
+ * a valid one.  The widths are the WQE fields' the values come from.
+ */
+static const E810SnapField qp_fields[] = {
+    SF_U(E810RdmaQp, type, QP_TYPE_IWARP, QP_TYPE_ROCE_UD),
+    SF_U(E810RdmaQp, state, QP_STATE_IDLE, QP_STATE_ERROR),
+    SF_BOOL(E810RdmaQp, suspended),
+    SF_UX(E810RdmaQp, ctx_pa),
+    SF_UX(E810RdmaQp, shadow_pa),
+    SF_UX(E810RdmaQp, comp_ctx),
+    SF_BOOL(E810RdmaQp, sq_tail_shown),
+    SF_U(E810RdmaQp, sq_tail_pub, 0, 0x7FFF),
+    SF_END
+};
+
+static const E810SnapField mr_fields[] = {
+    SF_BOOL(E810RdmaMr, registered),
+    SF_U(E810RdmaMr, stag_idx, 0, (1u << 24) - 1),
+    SF_UX(E810RdmaMr, key),
+    SF_U(E810RdmaMr, rights, 0, 0x1F),
+    SF_U(E810RdmaMr, lpbl, 0, 3),
+    SF_U(E810RdmaMr, page_size, 0, 2),
+    SF_BOOL(E810RdmaMr, va_based),
+    SF_BOOL(E810RdmaMr, remote),
+    SF_U(E810RdmaMr, pd, 0, (1u << 24) - 1),
+    SF_UX(E810RdmaMr, va),
+    SF_U(E810RdmaMr, len, 0, (1ull << 46) - 1),
+    SF_UX(E810RdmaMr, pa),
+    SF_U(E810RdmaMr, pble_idx, 0, (1u << 28) - 1),
+    SF_END
+};
+
+static const E810SnapField arp_fields[] = {
+    SF_BYTES(E810RdmaArp, mac),
+    SF_END
+};
+
+static const E810SnapField ah_fields[] = {
+    SF_UAX(E810RdmaAh, wqe),
+    SF_END
+};
+
+static const E810SnapField qhash_fields[] = {
+    SF_U(E810RdmaQhash, type, QHASH_TYPE_ESTABLISHED, QHASH_TYPE_SYN),
+    SF_BOOL(E810RdmaQhash, ipv4),
+    SF_UX(E810RdmaQhash, vlan),
+    SF_UX(E810RdmaQhash, lport),
+    SF_UX(E810RdmaQhash, rport),
+    SF_U(E810RdmaQhash, qpn, 0, (1u << 18) - 1),
+    SF_U(E810RdmaQhash, qs_handle, 0, 0x3FF),
+    SF_BYTES(E810RdmaQhash, lmac),
+    SF_UAX(E810RdmaQhash, rip),
+    SF_UAX(E810RdmaQhash, lip),
+    SF_END
+};
+
+static const E810SnapField bitmap_fields[] = {
+    SF_BYTES(E810Rdma, apbvt),
+    SF_BYTES(E810Rdma, ws_node),
+    SF_BYTES(E810Rdma, stats_inst),
+    SF_END
+};
+
+static bool qp_live(const void *e)
+{
+    return ((const E810RdmaQp *)e)->valid;
+}
+
+static bool mr_live(const void *e)
+{
+    return ((const E810RdmaMr *)e)->valid;
+}
+
+static bool arp_live(const void *e)
+{
+    return ((const E810RdmaArp *)e)->valid;
+}
+
+static bool ah_live(const void *e)
+{
+    return ((const E810RdmaAh *)e)->valid;
+}
+
+static bool qhash_live(const void *e)
+{
+    return ((const E810RdmaQhash *)e)->valid;
+}
+
+/* The entries' valid flags: set for each one loaded. */
+static bool qp_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
+{
+    ((E810RdmaQp *)e)->valid = true;
+    return true;
+}
+
+/*
+ * An STag as REG_MR, ALLOC_STAG and FAST_REGISTER leave it: in the slot
+ * of its index, of a shape they accept, and a mapped zero-based region's
+ * first byte offset inside its first page.  Not against the committed MR
+ * count, which a later COMMIT_FPM_VAL may have lowered under it.
+ */
+static bool mr_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
+{
+    E810RdmaMr *mr = e;
+
+    if (mr->stag_idx % E810_RDMA_MAX_MRS != idx) {
+        return e810_snap_fail(r, "rdma.mr[%u].stag_idx: 0x%x is not this "
+                              "slot's", idx, mr->stag_idx);
+    }
+    if (!e810_rdma_mr_shape_ok(mr->lpbl, mr->page_size)) {
+        return e810_snap_fail(r, "rdma.mr[%u].lpbl: PBL level %u", idx,
+                              mr->lpbl);
+    }
+    if (mr->registered &&
+        !e810_rdma_mr_fbo_ok(mr->page_size, mr->va_based, mr->va)) {
+        return e810_snap_fail(r, "rdma.mr[%u].va: first byte offset 0x%"
+                              PRIx64 " beyond the first page", idx, mr->va);
+    }
+    mr->valid = true;
+    return true;
+}
+
+static bool arp_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
+{
+    ((E810RdmaArp *)e)->valid = true;
+    return true;
+}
+
+static bool ah_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
+{
+    ((E810RdmaAh *)e)->valid = true;
+    return true;
+}
+
+static bool qhash_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
+{
+    ((E810RdmaQhash *)e)->valid = true;
+    return true;
+}
+
+void e810_rdma_tables_save(E810Core *c, E810SnapW *w)
+{
+    E810Rdma *rd = &c->rdma;
+
+    /* The allocated tables are empty if their allocation failed. */
+    e810_snap_put_sparse(w, mr_fields, rd->mr, sizeof(rd->mr[0]),
+                         rd->mr ? E810_RDMA_MAX_MRS : 0, mr_live);
+    e810_snap_put_sparse(w, arp_fields, rd->arp, sizeof(rd->arp[0]),
+                         E810_RDMA_MAX_ARP, arp_live);
+    e810_snap_put_sparse(w, ah_fields, rd->ah, sizeof(rd->ah[0]),
+                         rd->ah ? E810_RDMA_MAX_AH : 0, ah_live);
+    e810_snap_put_sparse(w, qhash_fields, rd->qhash, sizeof(rd->qhash[0]),
+                         E810_RDMA_MAX_QHASH, qhash_live);
+    e810_snap_put_fields(w, bitmap_fields, rd);
+}
+
+bool e810_rdma_tables_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    E810Rdma *rd = &c->rdma;
+
+    return e810_snap_get_sparse(r, mr_fields, rd->mr, sizeof(rd->mr[0]),
+                                rd->mr ? E810_RDMA_MAX_MRS : 0, ver,
+                                "rdma.mr", mr_each, NULL) &&
+           e810_snap_get_sparse(r, arp_fields, rd->arp, sizeof(rd->arp[0]),
+                                E810_RDMA_MAX_ARP, ver, "rdma.arp", arp_each,
+                                NULL) &&
+           e810_snap_get_sparse(r, ah_fields, rd->ah, sizeof(rd->ah[0]),
+                                rd->ah ? E810_RDMA_MAX_AH : 0, ver, "rdma.ah",
+                                ah_each, NULL) &&
+           e810_snap_get_sparse(r, qhash_fields, rd->qhash,
+                                sizeof(rd->qhash[0]), E810_RDMA_MAX_QHASH,
+                                ver, "rdma.qhash", qhash_each, NULL) &&
+           e810_snap_get_fields(r, bitmap_fields, rd, ver, "rdma");
+}
+
+void e810_rdma_qps_save(E810Core *c, E810SnapW *w)
+{
+    e810_snap_put_sparse(w, qp_fields, c->rdma.qp, sizeof(c->rdma.qp[0]),
+                         E810_RDMA_MAX_QPS, qp_live);
+}
+
+/* Like the CQs, a QP may lie beyond a lowered committed count. */
+bool e810_rdma_qps_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    return e810_snap_get_sparse(r, qp_fields, c->rdma.qp,
+                                sizeof(c->rdma.qp[0]), E810_RDMA_MAX_QPS, ver,
+                                "rdma.qp", qp_each, NULL);
 }

@@ -134,6 +134,18 @@ typedef struct E810RdmaMr {
     uint32_t pble_idx;
 } E810RdmaMr;
 
+/* An ARP cache entry (MANAGE_ARP). */
+typedef struct E810RdmaArp {
+    bool valid;
+    uint8_t mac[6];
+} E810RdmaArp;
+
+/* An address handle: its CREATE/MODIFY_AH WQE as written. */
+typedef struct E810RdmaAh {
+    bool valid;
+    uint64_t wqe[8];
+} E810RdmaAh;
+
 typedef struct E810RdmaQhash {
     bool valid;
     uint8_t type;           /* 1 established quad, 2 SYN listener */
@@ -220,14 +232,8 @@ typedef struct E810Rdma {
     E810RdmaEq aeq;
     E810RdmaQp qp[E810_RDMA_MAX_QPS];
     E810RdmaMr *mr;             /* E810_RDMA_MAX_MRS entries */
-    struct {
-        bool valid;
-        uint8_t mac[6];
-    } arp[E810_RDMA_MAX_ARP];
-    struct {
-        bool valid;
-        uint64_t wqe[8];
-    } *ah;                      /* E810_RDMA_MAX_AH entries */
+    E810RdmaArp arp[E810_RDMA_MAX_ARP];
+    E810RdmaAh *ah;             /* E810_RDMA_MAX_AH entries */
     E810RdmaMcg *mcg;           /* E810_RDMA_MAX_MCG entries */
     uint32_t mcg_count;         /* of them valid */
     E810RdmaQhash qhash[E810_RDMA_MAX_QHASH];
@@ -248,6 +254,12 @@ void e810_rdma_cleanup(E810Core *c);
 void e810_rdma_reset(E810Core *c, E810ResetType type);
 /* Register/doorbell writes the engine owns; false if not ours. */
 bool e810_rdma_write(E810Core *c, uint32_t off, uint32_t val);
+/* Saved state (snap.h), record E810_SNAP_RDMA: the control path.  The QP
+ * engine's state (eng, roce) is record E810_SNAP_ENG's (engine.c). */
+struct E810SnapW;
+struct E810SnapR;
+void e810_rdma_save(E810Core *c, struct E810SnapW *w);
+bool e810_rdma_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
 
 /* ---- internal, shared by the files in rdma/ ---------------------------- */
 
@@ -321,6 +333,10 @@ void e810_rdma_hmc_reset(E810Core *c);
 void e810_rdma_query_fpm(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 void e810_rdma_commit_fpm(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 void e810_rdma_update_sds(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+/* Saved state: the committed counts (the layout is computed from them
+ * again) and the SDs. */
+void e810_rdma_hmc_save(E810Core *c, struct E810SnapW *w);
+bool e810_rdma_hmc_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
 /* Read PBLE @idx (8 bytes) through the SD table; false if unmapped. */
 bool e810_rdma_pble_read(E810Core *c, uint32_t idx, uint64_t *val);
 /* Guest address of byte @off of @ring with @esize-byte entries. */
@@ -349,6 +365,9 @@ void e810_rdma_cq_arm(E810Core *c, uint32_t cq_id);
 /* Post an AEQE: @qw0 completion context, @qw1 fields without VALID. */
 bool e810_rdma_aeq_post(E810Core *c, uint64_t qw0, uint64_t qw1);
 void e810_rdma_aeq_alloc(E810Core *c, uint32_t n);
+/* Saved state: the CEQs, the AEQ and the CQs. */
+void e810_rdma_eq_save(E810Core *c, struct E810SnapW *w);
+bool e810_rdma_eq_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
 
 /* qp.c: QPs, STags, ARP, AH, quad hash, APBVT, WS, stats, flush, AEs */
 void e810_rdma_qp_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
@@ -364,6 +383,13 @@ void e810_rdma_arp(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 void e810_rdma_ah(E810Core *c, unsigned op, const uint64_t *wqe,
                   E810CqpResult *r);
 void e810_rdma_qhash(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+/* Saved state: the STags, ARP cache, AHs, quad hash and the bitmaps
+ * (APBVT, WS nodes, statistics instances); the control QPs apart, last,
+ * since the PUDA and engine records refer to them. */
+void e810_rdma_tables_save(E810Core *c, struct E810SnapW *w);
+bool e810_rdma_tables_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+void e810_rdma_qps_save(E810Core *c, struct E810SnapW *w);
+bool e810_rdma_qps_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
 
 /* mcg.c: multicast groups */
 void e810_rdma_mcg(E810Core *c, unsigned op, const uint64_t *wqe,
@@ -374,6 +400,9 @@ void e810_rdma_mcg(E810Core *c, unsigned op, const uint64_t *wqe,
  * @qps; how many. */
 unsigned e810_rdma_mcg_members(E810Core *c, bool ipv4, const uint8_t *ip,
                                uint16_t vid, uint32_t *qps, unsigned max);
+/* Saved state: the valid groups (mcg_count is recounted on load). */
+void e810_rdma_mcg_save(E810Core *c, struct E810SnapW *w);
+bool e810_rdma_mcg_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
 void e810_rdma_apbvt(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 void e810_rdma_ws_node(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
 void e810_rdma_stats(E810Core *c, unsigned op, const uint64_t *wqe,
@@ -408,6 +437,24 @@ enum {
 static inline uint64_t e810_rdma_page_size(unsigned code)
 {
     return code <= 2 ? 1ull << (code == 0 ? 12 : code == 1 ? 21 : 30) : 0;
+}
+
+/*
+ * What REG_MR, ALLOC_STAG and FAST_REGISTER accept of a region, and so
+ * what a loaded STag must show: a PBL level of 0, 1 or 3 (2 is none) and
+ * a page size code e810_rdma_page_size knows; and a zero-based region's
+ * first byte offset @va inside its first page (ctrl.c: va & (page_size
+ * - 1)), or tagged offsets would run past the region.
+ */
+static inline bool e810_rdma_mr_shape_ok(unsigned lpbl, unsigned page_size)
+{
+    return lpbl <= 3 && lpbl != 2 && page_size <= 2;
+}
+
+static inline bool e810_rdma_mr_fbo_ok(unsigned page_size, bool va_based,
+                                       uint64_t va)
+{
+    return va_based || va < e810_rdma_page_size(page_size);
 }
 
 /*

@@ -157,7 +157,7 @@ unsigned e810_fast_reg(const E810MemOwner *q, const uint64_t *w)
     } else if (mr->registered) {
         /* Fast registration needs an invalid (free) STag. */
         ae = AE_AMP_FASTREG_VALID_STAG;
-    } else if (QPSQ_LPBLSIZE(h) == 2 || QPSQ_HPAGESIZE(h) > 2) {
+    } else if (!e810_rdma_mr_shape_ok(QPSQ_LPBLSIZE(h), QPSQ_HPAGESIZE(h))) {
         ae = AE_WQE_INVALID_PARAMETER;
     }
     if (ae) {
@@ -166,9 +166,7 @@ unsigned e810_fast_reg(const E810MemOwner *q, const uint64_t *w)
                                  idx << 8 | QPSQ_STAGKEY(h), ae);
         return ae;
     }
-    /* Zero based: the first byte offset lies inside the first page. */
-    if (!(h & QPSQ_VABASEDTO) &&
-        w[0] >= e810_rdma_page_size(QPSQ_HPAGESIZE(h))) {
+    if (!e810_rdma_mr_fbo_ok(QPSQ_HPAGESIZE(h), h & QPSQ_VABASEDTO, w[0])) {
         e810_guest_error(q->c, "rdma: QP %u fast-register of STag 0x%x with "
                          "first byte offset 0x%" PRIx64, q->qp_id, idx, w[0]);
         return AE_WQE_INVALID_PARAMETER;
