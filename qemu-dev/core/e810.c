@@ -130,14 +130,15 @@ static const E810SnapBlock e810_snap_blocks[] = {
       e810_txsched_load },
     { E810_SNAP_RDMA, 1, "rdma", e810_rdma_save, e810_rdma_load },
     { E810_SNAP_PUDA, 1, "puda", e810_puda_save, e810_puda_load },
+    { E810_SNAP_ENG, 1, "eng", e810_eng_save, e810_eng_load },
 };
 #define E810_SNAP_NBLOCKS \
     (sizeof(e810_snap_blocks) / sizeof(e810_snap_blocks[0]))
 
 const char *e810_core_unmigratable(E810Core *c)
 {
-    (void)c;
-    return NULL;
+    /* Offloaded iWARP connections are not carried (yet). */
+    return e810_eng_unmigratable(c);
 }
 
 bool e810_core_save(E810Core *c, E810SnapW *w, char *err, size_t n)
@@ -257,6 +258,7 @@ bool e810_core_load(E810Core *c, const void *buf, size_t len, char *err,
         memset(&c->txs.stats, 0, sizeof(c->txs.stats));
         memset(c->lan.port_stats, 0, sizeof(c->lan.port_stats));
         memset(c->lan.vsi_stats, 0, sizeof(c->lan.vsi_stats));
+        e810_eng_cleanup(c);    /* the RoCE counters, made lazily */
         c->link_up = link;
     }
     e810_leave(c);

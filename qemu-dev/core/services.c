@@ -90,6 +90,13 @@ void e810_unimp(E810Core *c, const char *fmt, ...)
     }
 }
 
+void e810_migration_blocked(E810Core *c, const char *why)
+{
+    if (c->host.ops->migration_blocked) {
+        c->host.ops->migration_blocked(c->host.opaque, why);
+    }
+}
+
 /* ---- clock and DMA ------------------------------------------------------ */
 
 int64_t e810_now(E810Core *c)

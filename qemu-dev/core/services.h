@@ -88,6 +88,9 @@ void e810_guest_error(E810Core *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void e810_unimp(E810Core *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The device holds state it cannot save (@why, for the user), or with
+ * NULL no longer does (the host's optional migration_blocked). */
+void e810_migration_blocked(E810Core *c, const char *why);
 
 /*
  * The register file: E810_REGFILE_SIZE bytes of plain storage.  Reads and

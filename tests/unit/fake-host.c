@@ -291,6 +291,15 @@ static void fake_unimp(void *opaque, const char *msg)
     }
 }
 
+static void fake_migration_blocked(void *opaque, const char *why)
+{
+    FakeHost *h = opaque;
+
+    h->n_blocked++;
+    h->blocked = why != NULL;
+    snprintf(h->blocked_why, sizeof(h->blocked_why), "%s", why ? why : "");
+}
+
 static const E810HostOps fake_ops = {
     .dma_read = fake_dma_read,
     .dma_write = fake_dma_write,
@@ -306,6 +315,7 @@ static const E810HostOps fake_ops = {
     .bh_free = fake_bh_free,
     .guest_error = fake_guest_error,
     .unimp = fake_unimp,
+    .migration_blocked = fake_migration_blocked,
 };
 
 /* One guest RAM kept across fake hosts: a fuzzer creates one per input,

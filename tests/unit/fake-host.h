@@ -94,6 +94,11 @@ typedef struct FakeHost {
      */
     void (*entry_cb)(void *opaque, bool after);
     void *entry_opaque;
+    /* The last migration_blocked call: blocked with its message, or not
+     * (NULL, blocked_why ""); how many calls there were. */
+    unsigned n_blocked;
+    bool blocked;
+    char blocked_why[256];
 } FakeHost;
 
 void fake_host_init(FakeHost *h);

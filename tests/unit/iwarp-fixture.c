@@ -274,8 +274,8 @@ void ifx_setup(bool user)
     for (i = 0; i < 2; i++) {
         memset(q, 0, sizeof(q));
         q[2] = QPCTX_PA(i);
-        CHECK_EQ(ifx_cqp(0x01, q, (3 + i) | 1ull << 48 | 1ull << 43 | 2ull << 60),
-                 0);
+        CHECK_EQ(ifx_cqp(0x01, q, (3 + i) | 1ull << 48 | 1ull << 43 |
+                         (ifx_cur->no_conn ? 1ull : 2ull) << 60), 0);
     }
     ifx_setup_ilq();
 }

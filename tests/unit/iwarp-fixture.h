@@ -28,6 +28,10 @@ typedef struct IfxState {
     unsigned nah;
     /* Multicast groups (FSIMC) to commit in RoCE mode (64 when 0). */
     unsigned nmcg;
+    /* iWARP: QPs 3 and 4 take their TCP contexts at a MODIFY_QP to IDLE
+     * (quads bound) instead of the hand-over at RTS, so no offloaded
+     * connection exists (a device with one cannot be saved yet). */
+    bool no_conn;
     uint16_t vsi;               /* the PF's VSI (ifx_setup) */
     CqpRing cqp;
     unsigned cq3_head, cq3_pol, aeq_head, aeq_pol;

@@ -189,7 +189,8 @@ static void lpb_frame(E810Core *dev, size_t n, uint8_t fill)
 
 /*
  * The iWARP fixture (CQP, FPM, CCQ, AEQ, CQs 1 and 3, ARP, two MRs, QPs
- * 3 and 4 in RTS with their quads, the ILQ and its listener) and more:
+ * 3 and 4 with their quads but no offloaded connection, which the engine
+ * does not save yet, the ILQ and its listener) and more:
  * CEQ 0 with the CCQ re-created on it, CQ 5 on CEQ 0 armed, SD 1 with
  * the PBLEs, a PBL-backed MR and a free STag, an AH, a WS node, a
  * statistics instance, an AE taken (credits), frames in the loopback
@@ -202,6 +203,7 @@ static void setup_iwarp(void)
 
     ifx_failures = 0;
     ifx_cur->nah = 16;
+    ifx_cur->no_conn = true;
     ifx_setup(false);
     CHECK_EQ(ifx_failures, 0);
     /* CEQ 0 on vector CEQ_VEC, then the CCQ again, on it. */
@@ -273,6 +275,7 @@ static void teardown_iwarp(void)
 {
     ifx_teardown();
     ifx_cur->nah = 0;
+    ifx_cur->no_conn = false;
 }
 
 /* Everything the control path holds came across; derived state too. */

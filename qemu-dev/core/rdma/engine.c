@@ -21,6 +21,8 @@ typedef struct E810Eng {
     int64_t armed;              /* when the timer fires, -1 not armed */
     unsigned tx_next;           /* where the bottom half goes on */
     bool tx_any;                /* some QP has tx_pending */
+    unsigned conns;             /* offloaded connections the QPs hold */
+    char why[160];              /* e810_eng_unmigratable's message */
 } E810Eng;
 
 /* Every transport, found by the protocol the CQP was created with. */
@@ -139,9 +141,9 @@ E810EngWqe *e810_eng_wq_at(E810EngQp *q, unsigned i)
     return (E810EngWqe *)(q->wq + slot * q->ops->wqe_size);
 }
 
-bool e810_eng_wq_alloc(E810EngQp *q, unsigned max)
+/* A WQ of @n WQEs, charged (CREATE_QP's and a load's). */
+static bool eng_wq_alloc_n(E810EngQp *q, unsigned n)
 {
-    unsigned n = q->sq.size < max ? q->sq.size : max;
     size_t bytes = (size_t)n * q->ops->wqe_size;
 
     if (!n || !e810_mem_charge(q->c, bytes)) {
@@ -155,6 +157,13 @@ bool e810_eng_wq_alloc(E810EngQp *q, unsigned max)
     q->wq_size = n;
     q->wq_head = q->wq_cnt = 0;
     return true;
+}
+
+bool e810_eng_wq_alloc(E810EngQp *q)
+{
+    unsigned max = q->ops->wq_max;
+
+    return eng_wq_alloc_n(q, q->sq.size < max ? q->sq.size : max);
 }
 
 void e810_eng_fatal(E810EngQp *q, unsigned ae, unsigned src)
@@ -524,4 +533,346 @@ void e810_eng_cleanup(E810Core *c)
             transports[i]->cleanup(c);
         }
     }
+}
+
+/* ---- offloaded connections ---------------------------------------------- */
+
+static const char *eng_why(E810Eng *e)
+{
+    snprintf(e->why, sizeof(e->why), "e810: %u offloaded iWARP "
+             "connection(s) open; migration and snapshots need them closed "
+             "(disconnect the RDMA consumers, e.g. rping/NVMe-oF/NFS, first)",
+             e->conns);
+    return e->why;
+}
+
+void e810_eng_conn_held(E810Core *c, bool held)
+{
+    E810Eng *e = c->rdma.eng;
+
+    if (!e || (!held && !e->conns)) {
+        return;
+    }
+    e->conns += held ? 1 : -1;
+    if (held && e->conns == 1) {
+        e810_migration_blocked(c, eng_why(e));
+    } else if (!held && !e->conns) {
+        e810_migration_blocked(c, NULL);
+    }
+}
+
+const char *e810_eng_unmigratable(E810Core *c)
+{
+    E810Eng *e = c->rdma.eng;
+
+    return e && e->conns ? eng_why(e) : NULL;
+}
+
+/* ---- saved state -------------------------------------------------------- */
+
+/*
+ * The record: each transport's device part (dev_save), the number of
+ * QPs, then the QPs in ascending id.  A QP is its id, the shell's fields,
+ * the receive's SGEs, the WQ's size, head and count, the transport's
+ * part, then the WQEs in ring order from the head (each the engine's
+ * part, its SGEs or inline bytes, the transport's part), put back in the
+ * same slots.  Derived on load: c, ops (the CQP's protocol), id, in_run,
+ * the WQ's stride (ops->wqe_size); the engine's tx_any, tx_next and its
+ * timer, armed for the earliest deadline.
+ *
+ * The checks are what indexing and C need plus what the runtime keeps,
+ * never more: MODIFY_QP may give a QP smaller rings than it had, and a
+ * WQE of 8 quanta steps past the end of a 4-entry SQ, so the ring
+ * indexes (sq_idx, rq_idx, a WQE's idx) are left unchecked -- they only
+ * ever make DMA offsets and masked CQE fields.  The same goes for the
+ * CQ numbers (a CQ that is not there takes no CQE, eq.c).
+ */
+
+/* SQSIZE and RQSIZE: 4 << n WQEs, n 4 bits. */
+#define ENG_RING_MAX            (4u << 15)
+/* TXCQNUM, RXCQNUM: 25 bits (a CQ number beyond the table is dropped at
+ * the post); PDIDX with PDIDXHI: 18 bits. */
+#define ENG_CQ_NUM_MAX          ((1u << 25) - 1)
+#define ENG_PD_MAX              ((1u << 18) - 1)
+/* A WQE of more quanta is refused with one (wqe.c); QPSQ_OPCODE 6 bits. */
+#define ENG_WQE_MAX_QUANTA      8
+#define ENG_WQE_OP_MAX          63
+
+static const E810SnapField eng_ring_fields[] = {
+    SF_UX(E810RdmaRing, pa),
+    SF_BOOL(E810RdmaRing, virt),
+    SF_UX(E810RdmaRing, pble_idx),
+    SF_U(E810RdmaRing, size, 4, ENG_RING_MAX),
+    SF_UX(E810RdmaRing, head),
+    SF_U(E810RdmaRing, polarity, 0, 1),
+    SF_END
+};
+
+static const E810SnapField eng_qp_fields[] = {
+    SF_BOOL(E810EngQp, vq),
+    SF_BOOL(E810EngQp, halted),
+    SF_BOOL(E810EngQp, tx_pending),
+    SF_S(E810EngQp, deadline, -1, INT64_MAX),
+    SF_SUB(E810EngQp, sq, eng_ring_fields),
+    SF_SUB(E810EngQp, rq, eng_ring_fields),
+    SF_U(E810EngQp, rq_shift, 0, 3),
+    SF_UX(E810EngQp, sq_idx),
+    SF_UX(E810EngQp, rq_idx),
+    SF_U(E810EngQp, sq_pol, 0, 1),
+    SF_U(E810EngQp, rq_pol, 0, 1),
+    SF_U(E810EngQp, txcq, 0, ENG_CQ_NUM_MAX),
+    SF_U(E810EngQp, rxcq, 0, ENG_CQ_NUM_MAX),
+    SF_U(E810EngQp, pd, 0, ENG_PD_MAX),
+    SF_BOOL(E810EngQp, priv),
+    SF_BOOL(E810EngQp, rcv_active),
+    SF_UX(E810EngQp, rcv_idx),
+    SF_U(E810EngQp, rcv_nsge, 0, E810_WQE_MAX_SGE),
+    SF_UX(E810EngQp, rcv_cap),
+    SF_END
+};
+
+static const E810SnapField eng_sge_fields[] = {
+    SF_UX(E810Sge, stag),
+    SF_UX(E810Sge, to),
+    SF_UX(E810Sge, len),
+    SF_END
+};
+
+/* nsge and len come before the SGEs and inline bytes they count. */
+static const E810SnapField eng_wqe_fields[] = {
+    SF_UX(E810EngWqe, idx),
+    SF_U(E810EngWqe, quanta, 1, ENG_WQE_MAX_QUANTA),
+    SF_U(E810EngWqe, op, 0, ENG_WQE_OP_MAX),
+    SF_BOOL(E810EngWqe, signaled),
+    SF_BOOL(E810EngWqe, done),
+    SF_BOOL(E810EngWqe, inl),
+    SF_S(E810EngWqe, status, 0, INT32_MAX),
+    SF_U(E810EngWqe, nsge, 0, E810_WQE_MAX_SGE),
+    SF_UX(E810EngWqe, len),
+    SF_END
+};
+
+static void eng_put_sges(E810SnapW *w, const E810Sge *sge, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        e810_snap_put_fields(w, eng_sge_fields, &sge[i]);
+    }
+}
+
+static bool eng_get_sges(E810SnapR *r, E810Sge *sge, unsigned n,
+                         uint16_t ver, const char *path, const char *what)
+{
+    char name[96];
+
+    for (unsigned i = 0; i < n; i++) {
+        snprintf(name, sizeof(name), "%s.%s[%u]", path, what, i);
+        if (!e810_snap_get_fields(r, eng_sge_fields, &sge[i], ver, name)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void eng_wqe_save(E810EngQp *q, const E810EngWqe *w, E810SnapW *s)
+{
+    e810_snap_put_fields(s, eng_wqe_fields, w);
+    eng_put_sges(s, w->sge, w->nsge);
+    if (w->inl) {
+        e810_snap_put_bytes(s, w->inl_data, w->len);
+    }
+    q->ops->wqe_save(q, w, s);
+}
+
+static void eng_qp_save(E810EngQp *q, E810SnapW *w)
+{
+    e810_snap_put_u32(w, q->id);
+    e810_snap_put_fields(w, eng_qp_fields, q);
+    eng_put_sges(w, q->rcv_sge, q->rcv_nsge);
+    e810_snap_put_u16(w, q->wq_size);
+    e810_snap_put_u16(w, q->wq_head);
+    e810_snap_put_u16(w, q->wq_cnt);
+    q->ops->save(q, w);
+    for (unsigned i = 0; i < q->wq_cnt; i++) {
+        eng_wqe_save(q, e810_eng_wq_at(q, i), w);
+    }
+}
+
+void e810_eng_save(E810Core *c, E810SnapW *w)
+{
+    E810Eng *e = c->rdma.eng;
+    uint32_t n = 0;
+
+    /* With a connection held e810_core_save refused before writing
+     * anything (e810_eng_unmigratable); a QP's connection is not here. */
+    for (unsigned i = 0; i < NTRANSPORTS; i++) {
+        if (transports[i]->dev_save) {
+            transports[i]->dev_save(c, w);
+        }
+    }
+    for (unsigned i = 0; e && i < E810_RDMA_MAX_QPS; i++) {
+        n += e->qp[i] != NULL;
+    }
+    e810_snap_put_u32(w, n);
+    for (unsigned i = 0; e && i < E810_RDMA_MAX_QPS; i++) {
+        if (e->qp[i]) {
+            eng_qp_save(e->qp[i], w);
+        }
+    }
+}
+
+static bool eng_ring_check(E810SnapR *r, const E810RdmaRing *ring,
+                           const char *path, const char *what)
+{
+    if (ring->size & (ring->size - 1)) {
+        return e810_snap_fail(r, "%s.%s.size: %u is not 4 << n", path, what,
+                              ring->size);
+    }
+    if (ring->head >= ring->size) {
+        return e810_snap_fail(r, "%s.%s.head: %u >= size %u", path, what,
+                              ring->head, ring->size);
+    }
+    return true;
+}
+
+static bool eng_wqe_load(E810EngQp *q, unsigned i, E810SnapR *r,
+                         uint16_t ver, const char *qpath)
+{
+    E810EngWqe *w = e810_eng_wq_at(q, i);
+    char path[64];
+
+    snprintf(path, sizeof(path), "%s.wq[%u]", qpath, i);
+    if (!e810_snap_get_fields(r, eng_wqe_fields, w, ver, path) ||
+        !eng_get_sges(r, w->sge, w->nsge, ver, path, "sge")) {
+        return false;
+    }
+    if (w->inl) {
+        if (w->len > E810_WQE_MAX_INLINE) {
+            return e810_snap_fail(r, "%s.len: %u inline bytes, at most %u",
+                                  path, w->len, E810_WQE_MAX_INLINE);
+        }
+        if (!e810_snap_get_bytes(r, w->inl_data, w->len, path)) {
+            return false;
+        }
+    }
+    return q->ops->wqe_load(q, w, i, r, ver, path);
+}
+
+/* QP @id of transport @ops into the engine: charged and allocated as at
+ * CREATE_QP.  On a failure the QP stays in the table, consistent enough
+ * for the reset that follows to free it with what was charged. */
+static bool eng_qp_load(E810Core *c, E810Eng *e, const E810EngOps *ops,
+                        uint32_t id, E810SnapR *r, uint16_t ver)
+{
+    const E810RdmaQp *ctl = &c->rdma.qp[id];
+    uint64_t wq_size, wq_head, wq_cnt;
+    E810EngQp *q;
+    char path[32];
+
+    snprintf(path, sizeof(path), "eng.qp[%u]", id);
+    if (!ctl->valid || !ops->takes(ctl->type, id)) {
+        return e810_snap_fail(r, "%s: no %s QP of the control path has "
+                              "that id (valid %u, type %u)", path, ops->name,
+                              ctl->valid, ctl->type);
+    }
+    if (!e810_mem_charge(c, ops->qp_size)) {
+        return e810_snap_fail(r, "%s: rdma-mem-limit %" PRIu64 " is below "
+                              "what the saved QPs take", path, c->mem_limit);
+    }
+    q = calloc(1, ops->qp_size);
+    if (!q) {
+        e810_mem_release(c, ops->qp_size);
+        return e810_snap_fail(r, "%s: out of host memory", path);
+    }
+    q->c = c;
+    q->ops = ops;
+    q->id = id;
+    q->deadline = -1;
+    e->qp[id] = q;
+    if (!e810_snap_get_fields(r, eng_qp_fields, q, ver, path) ||
+        !eng_ring_check(r, &q->sq, path, "sq") ||
+        !eng_ring_check(r, &q->rq, path, "rq") ||
+        !eng_get_sges(r, q->rcv_sge, q->rcv_nsge, ver, path, "rcv_sge")) {
+        return false;
+    }
+    snprintf(path, sizeof(path), "eng.qp[%u].wq_size", id);
+    if (!e810_snap_get_range(r, &wq_size, 2, 0, ops->wq_max, path)) {
+        return false;
+    }
+    snprintf(path, sizeof(path), "eng.qp[%u].wq_head", id);
+    if (!e810_snap_get_range(r, &wq_head, 2, 0,
+                             wq_size ? wq_size - 1 : 0, path)) {
+        return false;
+    }
+    snprintf(path, sizeof(path), "eng.qp[%u].wq_cnt", id);
+    if (!e810_snap_get_range(r, &wq_cnt, 2, 0, wq_size, path)) {
+        return false;
+    }
+    snprintf(path, sizeof(path), "eng.qp[%u]", id);
+    if (wq_size && !eng_wq_alloc_n(q, wq_size)) {
+        return e810_snap_fail(r, "%s: rdma-mem-limit %" PRIu64 " is below "
+                              "what the saved QPs take", path, c->mem_limit);
+    }
+    q->wq_head = wq_head;
+    q->wq_cnt = wq_cnt;
+    if (!ops->load(q, r, ver, path)) {
+        return false;
+    }
+    for (unsigned i = 0; i < q->wq_cnt; i++) {
+        if (!eng_wqe_load(q, i, r, ver, path)) {
+            return false;
+        }
+    }
+    return e810_snap_ok(r);
+}
+
+bool e810_eng_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    const E810EngOps *ops = eng_transport(c);
+    uint64_t n, id;
+    int64_t prev = -1;
+    E810Eng *e = c->rdma.eng;
+
+    if (e) {
+        /* Derived (below); a reset leaves them as they were. */
+        e->tx_any = false;
+        e->tx_next = 0;
+    }
+    for (unsigned i = 0; i < NTRANSPORTS; i++) {
+        if (transports[i]->dev_load && !transports[i]->dev_load(c, r, ver)) {
+            return false;
+        }
+    }
+    if (!e810_snap_get_range(r, &n, 4, 0, E810_RDMA_MAX_QPS, "eng.count")) {
+        return false;
+    }
+    if (!n) {
+        return true;
+    }
+    if (!ops) {
+        return e810_snap_fail(r, "eng: %u QPs, but no CQP protocol with a "
+                              "data path (%u)", (unsigned)n,
+                              c->rdma.protocol);
+    }
+    e = eng_get(c);
+    if (!e) {
+        return e810_snap_fail(r, "eng: out of host memory");
+    }
+    for (uint64_t k = 0; k < n; k++) {
+        if (!e810_snap_get_range(r, &id, 4, prev + 1, E810_RDMA_MAX_QPS - 1,
+                                 "eng.qp.id") ||
+            !eng_qp_load(c, e, ops, id, r, ver)) {
+            return false;
+        }
+        prev = id;
+    }
+    /* Derived: the bottom half's work and the one timer. */
+    for (unsigned i = 0; i < E810_RDMA_MAX_QPS; i++) {
+        E810EngQp *q = e->qp[i];
+
+        if (q) {
+            e->tx_any |= q->tx_pending;
+            e810_eng_timer_want(q);
+        }
+    }
+    return true;
 }

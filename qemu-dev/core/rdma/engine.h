@@ -15,6 +15,7 @@
 #define E810_RDMA_ENGINE_H
 
 #include "../types.h"
+#include "../snap.h"
 #include "rdma.h"
 #include "wqe.h"
 #include "qpctx.h"
@@ -42,6 +43,7 @@ typedef struct E810EngOps {
     unsigned protocol;          /* the CQP's (CQPHC_PROTOCOL) */
     size_t qp_size;             /* the transport's QP, E810EngQp first */
     size_t wqe_size;            /* its WQE, E810EngWqe first */
+    unsigned wq_max;            /* WQEs a WQ holds (fewer for a small SQ) */
     /* Whether CREATE_QP of a QP of @type makes QP @id one of ours. */
     bool (*takes)(unsigned type, uint32_t id);
     /* CREATE_QP: the context @x read; false refuses the op (no memory). */
@@ -70,6 +72,23 @@ typedef struct E810EngOps {
     void (*cqp_doorbell)(E810Core *c);
     /* The transport's own state freed with the device (may be NULL). */
     void (*cleanup)(E810Core *c);
+    /*
+     * Saved state (snap.h): the transport's part of a QP, after the
+     * engine's (its WQ allocated, wq_cnt set, the WQEs not read yet).
+     * load checks what it reads, allocates what the QP owns (charged as
+     * at CREATE_QP) and names a failure after @path ("eng.qp[5]").
+     */
+    void (*save)(E810EngQp *q, E810SnapW *w);
+    bool (*load)(E810EngQp *q, E810SnapR *r, uint16_t ver, const char *path);
+    /* The transport's part of WQE @w, the @i-th from the WQ's head, after
+     * the engine's part of it (the QP is loaded). */
+    void (*wqe_save)(E810EngQp *q, const E810EngWqe *w, E810SnapW *s);
+    bool (*wqe_load)(E810EngQp *q, E810EngWqe *w, unsigned i, E810SnapR *r,
+                     uint16_t ver, const char *path);
+    /* The transport's own state of the device, before any QP (may be
+     * NULL). */
+    void (*dev_save)(E810Core *c, E810SnapW *w);
+    bool (*dev_load)(E810Core *c, E810SnapR *r, uint16_t ver);
 } E810EngOps;
 
 struct E810EngQp {
@@ -125,6 +144,16 @@ void e810_eng_tx_run(E810Core *c);
 /* Every QP dropped (CQP destroy, PF reset) / the engine freed. */
 void e810_eng_reset(E810Core *c);
 void e810_eng_cleanup(E810Core *c);
+/*
+ * Saved state: the data-path QPs (record E810_SNAP_ENG).  Load runs after
+ * the control path's record (the protocol, HMC counts and control QPs)
+ * into a device just reset; it re-arms the engine's timer.  An offloaded
+ * connection is not carried: e810_eng_unmigratable says why the engine
+ * cannot be saved now (a message for the user), or NULL.
+ */
+void e810_eng_save(E810Core *c, E810SnapW *w);
+bool e810_eng_load(E810Core *c, E810SnapR *r, uint16_t ver);
+const char *e810_eng_unmigratable(E810Core *c);
 
 /* ---- the shell, for the transports -------------------------------------- */
 
@@ -136,9 +165,12 @@ bool e810_eng_tx_pending(E810Core *c);
 void e810_eng_timer_want(E810EngQp *q);
 /* The WQE @i places after the WQ's head. */
 E810EngWqe *e810_eng_wq_at(E810EngQp *q, unsigned i);
-/* Allocate the WQ: up to @max WQEs, no more than the SQ holds; charged
- * to mem_limit.  False without memory. */
-bool e810_eng_wq_alloc(E810EngQp *q, unsigned max);
+/* Allocate the WQ: up to ops->wq_max WQEs, no more than the SQ holds;
+ * charged to mem_limit.  False without memory. */
+bool e810_eng_wq_alloc(E810EngQp *q);
+/* A QP took (@held) or gave back an offloaded connection (iWARP): while
+ * any is held the host is told the device cannot be migrated. */
+void e810_eng_conn_held(E810Core *c, bool held);
 /* The WQE at the SQ consumer index: its first quantum into @raw, @hdr
  * and @qw; @w cleared with its index, opcode, signaled flag and one
  * quantum.  False if none is there (valid bit not ours) or unreadable. */

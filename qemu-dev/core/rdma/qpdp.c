@@ -753,6 +753,7 @@ static void iw_free(E810EngQp *b)
     free(q->conn);
     q->conn = NULL;
     e810_mem_release(c, QPDP_CONN_BYTES);
+    e810_eng_conn_held(c, false);
 }
 
 /* What the QP context says of the QP (at CREATE_QP and every MODIFY_QP):
@@ -783,12 +784,13 @@ static bool qp_alloc_conn(QpdpQp *q)
         e810_mem_release(c, QPDP_CONN_BYTES);
         return false;
     }
-    if (!q->b.wq && !e810_eng_wq_alloc(&q->b, QPDP_INFLIGHT)) {
+    if (!q->b.wq && !e810_eng_wq_alloc(&q->b)) {
         free(q->conn);
         q->conn = NULL;
         e810_mem_release(c, QPDP_CONN_BYTES);
         return false;
     }
+    e810_eng_conn_held(c, true);
     return true;
 }
 
@@ -984,6 +986,97 @@ static void iw_ae(E810EngQp *b, unsigned code, unsigned src)
     post_ae(iwqp(b), code, src, false);
 }
 
+/* ---- saved state -------------------------------------------------------- */
+
+/*
+ * An iWARP QP without an offloaded connection: its flags, Q2 and the next
+ * WQE cookie.  A QP with one is not saved (the engine refuses the whole
+ * save, e810_eng_unmigratable); the flag says so to the loader, which
+ * refuses it, so that a stream with one can never load half a QP.  The WQ
+ * comes with the connection (qp_alloc_conn), so such a QP has none.
+ */
+static const E810SnapField qpdp_qp_fields[] = {
+    SF_BOOL(QpdpQp, up),
+    SF_UX(QpdpQp, q2_pa),
+    SF_BOOL(QpdpQp, wait_pdu),
+    SF_BOOL(QpdpQp, got_pdu),
+    SF_UX(QpdpQp, next_seq),
+    SF_BOOL(QpdpQp, orphaned),
+    SF_UX(QpdpQp, gather_ae),
+    SF_END
+};
+
+static const E810SnapField qpdp_wqe_fields[] = {
+    SF_UX(QpdpWqe, seq),
+    SF_BOOL(QpdpWqe, is_read),
+    SF_END
+};
+
+static void iw_save(E810EngQp *b, E810SnapW *w)
+{
+    QpdpQp *q = iwqp(b);
+
+    e810_snap_put_u8(w, q->conn != NULL);
+    e810_snap_put_fields(w, qpdp_qp_fields, q);
+}
+
+static bool iw_load(E810EngQp *b, E810SnapR *r, uint16_t ver,
+                    const char *path)
+{
+    QpdpQp *q = iwqp(b);
+    char name[64];
+    bool conn;
+
+    snprintf(name, sizeof(name), "%s.conn", path);
+    if (!e810_snap_get_bool(r, &conn, name)) {
+        return false;
+    }
+    if (conn) {
+        return e810_snap_fail(r, "%s: an offloaded connection, which this "
+                              "version does not carry", name);
+    }
+    if (!e810_snap_get_fields(r, qpdp_qp_fields, q, ver, path)) {
+        return false;
+    }
+    if (q->up) {
+        return e810_snap_fail(r, "%s.up: handed over, without a connection",
+                              path);
+    }
+    if (b->wq_size) {
+        return e810_snap_fail(r, "%s.wq_size: %u WQEs without a connection",
+                              path, b->wq_size);
+    }
+    return true;
+}
+
+static void iw_wqe_save(E810EngQp *b, const E810EngWqe *w, E810SnapW *s)
+{
+    e810_snap_put_fields(s, qpdp_wqe_fields, w);
+}
+
+/* A cookie is below the QP's next one and names one WQE (wq_by_seq). */
+static bool iw_wqe_load(E810EngQp *b, E810EngWqe *bw, unsigned i,
+                        E810SnapR *r, uint16_t ver, const char *path)
+{
+    QpdpQp *q = iwqp(b);
+    QpdpWqe *w = (QpdpWqe *)bw;
+
+    if (!e810_snap_get_fields(r, qpdp_wqe_fields, w, ver, path)) {
+        return false;
+    }
+    if (w->seq >= q->next_seq) {
+        return e810_snap_fail(r, "%s.seq: %" PRIu64 " >= the QP's next %"
+                              PRIu64, path, w->seq, q->next_seq);
+    }
+    for (unsigned k = 0; k < i; k++) {
+        if (wq_at(q, k)->seq == w->seq) {
+            return e810_snap_fail(r, "%s.seq: %" PRIu64 " is WQE %u's too",
+                                  path, w->seq, k);
+        }
+    }
+    return true;
+}
+
 /* iWARP needs no halt, retire, CQP doorbell or cleanup hook: a halted
  * QP's connection may still be closing, and nothing is per device. */
 const E810EngOps e810_iwarp_ops = {
@@ -991,6 +1084,7 @@ const E810EngOps e810_iwarp_ops = {
     .protocol = PROTOCOL_IWARP,
     .qp_size = sizeof(QpdpQp),
     .wqe_size = sizeof(QpdpWqe),
+    .wq_max = QPDP_INFLIGHT,
     .takes = iw_takes,
     .create = iw_create,
     .modify = iw_modify,
@@ -1000,6 +1094,10 @@ const E810EngOps e810_iwarp_ops = {
     .run = iw_run,
     .timeout = iw_timeout,
     .ae = iw_ae,
+    .save = iw_save,
+    .load = iw_load,
+    .wqe_save = iw_wqe_save,
+    .wqe_load = iw_wqe_load,
 };
 
 bool e810_iwarp_rx(E810Core *c, uint32_t qp_id, const E810Frame *fr)

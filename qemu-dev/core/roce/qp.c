@@ -377,6 +377,20 @@ static bool roce_takes(unsigned type, uint32_t id)
     return type == QP_TYPE_ROCE_RC || type == QP_TYPE_ROCE_UD;
 }
 
+/* The READs an RC QP answers, charged. */
+static bool rd_alloc(RoceQp *q)
+{
+    if (!e810_mem_charge(q->b.c, ROCE_RD_SLOTS * sizeof(RoceRead))) {
+        return false;
+    }
+    q->rd = calloc(ROCE_RD_SLOTS, sizeof(RoceRead));
+    if (!q->rd) {
+        e810_mem_release(q->b.c, ROCE_RD_SLOTS * sizeof(RoceRead));
+        return false;
+    }
+    return true;
+}
+
 /* An RC QP tracks its WQEs and the READs it answers. */
 static bool roce_create(E810EngQp *b, uint64_t h, const E810QpCtx *x)
 {
@@ -391,16 +405,7 @@ static bool roce_create(E810EngQp *b, uint64_t h, const E810QpCtx *x)
     if (q->type != QP_TYPE_ROCE_RC) {
         return true;
     }
-    if (!e810_eng_wq_alloc(b, ROCE_WQ_MAX) ||
-        !e810_mem_charge(b->c, ROCE_RD_SLOTS * sizeof(RoceRead))) {
-        return false;
-    }
-    q->rd = calloc(ROCE_RD_SLOTS, sizeof(RoceRead));
-    if (!q->rd) {
-        e810_mem_release(b->c, ROCE_RD_SLOTS * sizeof(RoceRead));
-        return false;
-    }
-    return true;
+    return e810_eng_wq_alloc(b) && rd_alloc(q);
 }
 
 static void roce_modify(E810EngQp *b, uint64_t h, const E810QpCtx *x,
@@ -471,6 +476,270 @@ static void roce_ae(E810EngQp *b, unsigned code, unsigned src)
     roce_post_ae(roce_qp(b), code, src);
 }
 
+/* ---- saved state -------------------------------------------------------- */
+
+/*
+ * A RoCE QP is all saved: the path (with the ARP MAC taken at MODIFY),
+ * requester and responder, then for RC the READs answered from rd_head;
+ * a WQE adds its RoceWqe fields.  The checks are what indexing needs and
+ * what the runtime keeps: the PSNs and MSNs are 24 bits, the path MTU is
+ * qp_load()'s, an RC QP has its WQ and read slots and a UD QP neither.
+ */
+static const E810SnapField roce_path_fields[] = {
+    SF_BOOL(RocePath, ipv4),
+    SF_BYTES(RocePath, smac),
+    SF_BYTES(RocePath, dmac),
+    SF_BOOL(RocePath, vlan),
+    SF_UX(RocePath, vlan_tci),
+    SF_BYTES(RocePath, sip),
+    SF_BYTES(RocePath, dip),
+    SF_UX(RocePath, tos),
+    SF_UX(RocePath, ttl),
+    SF_UX(RocePath, flow_label),
+    SF_UX(RocePath, sport),
+    SF_END
+};
+
+static const E810SnapField roce_qp_fields[] = {
+    SF_U(RoceQp, type, QP_TYPE_ROCE_RC, QP_TYPE_ROCE_UD),
+    SF_U(RoceQp, state, QP_STATE_IDLE, QP_STATE_ERROR),
+    SF_BOOL(RoceQp, rd_ok),
+    SF_BOOL(RoceQp, wr_ok),
+    SF_SUB(RoceQp, path, roce_path_fields),
+    SF_UX(RoceQp, arp),
+    SF_U(RoceQp, mtu, 256, 4096),
+    SF_UX(RoceQp, pkey),
+    SF_UX(RoceQp, qkey),
+    SF_UX(RoceQp, dqpn),
+    SF_UX(RoceQp, rexmit_thresh),
+    SF_UX(RoceQp, rnr_thresh),
+    SF_U(RoceQp, ord, 0, 255),          /* ORDSIZE: 8 bits */
+    SF_UX(RoceQp, snd),
+    SF_UX(RoceQp, snd_pkt),
+    SF_U(RoceQp, psn_next, 0, ROCE_PSN_MASK),
+    SF_U(RoceQp, psn_una, 0, ROCE_PSN_MASK),
+    SF_UX(RoceQp, retries),
+    SF_UX(RoceQp, rnr_retries),
+    SF_BOOL(RoceQp, rnr_wait),
+    SF_BOOL(RoceQp, gap_asked),
+    SF_U(RoceQp, gap_psn, 0, ROCE_PSN_MASK),
+    SF_U(RoceQp, epsn, 0, ROCE_PSN_MASK),
+    SF_U(RoceQp, msn, 0, 0xFFFFFF),
+    SF_U(RoceQp, ird, 0, ROCE_RD_SLOTS),
+    SF_U(RoceQp, rd_head, 0, ROCE_RD_SLOTS - 1),
+    SF_U(RoceQp, rd_cnt, 0, ROCE_RD_SLOTS),
+    SF_UX(RoceQp, rd_send),
+    SF_BOOL(RoceQp, ack_owed),
+    SF_UX(RoceQp, ack_syn),
+    SF_U(RoceQp, ack_psn, 0, ROCE_PSN_MASK),
+    SF_BOOL(RoceQp, nak_sent),
+    SF_UX(RoceQp, rcv_off),
+    SF_BOOL(RoceQp, wr_active),
+    SF_UX(RoceQp, wr_rkey),
+    SF_UX(RoceQp, wr_len),
+    SF_UX(RoceQp, wr_off),
+    SF_UX(RoceQp, wr_va),
+    SF_END
+};
+
+static const E810SnapField roce_read_fields[] = {
+    SF_U(RoceRead, psn, 0, ROCE_PSN_MASK),
+    SF_U(RoceRead, npkts, 1, UINT32_MAX),
+    SF_UX(RoceRead, next),
+    SF_U(RoceRead, msn, 0, 0xFFFFFF),
+    SF_UX(RoceRead, rkey),
+    SF_UX(RoceRead, len),
+    SF_UX(RoceRead, va),
+    SF_END
+};
+
+static const E810SnapField roce_wqe_fields[] = {
+    SF_BOOL(RoceWqe, imm),
+    SF_BOOL(RoceWqe, psn_valid),
+    SF_UX(RoceWqe, imm_data),
+    SF_UX(RoceWqe, rkey),
+    SF_UX(RoceWqe, raddr),
+    SF_UX(RoceWqe, ah),
+    SF_UX(RoceWqe, qkey),
+    SF_UX(RoceWqe, dqpn),
+    SF_U(RoceWqe, first_psn, 0, ROCE_PSN_MASK),
+    SF_UX(RoceWqe, npkts),
+    SF_UX(RoceWqe, got),
+    SF_END
+};
+
+static const E810SnapField roce_stats_fields[] = {
+    SF_UX(E810RoceCounters, tx_pkts),
+    SF_UX(E810RoceCounters, rx_pkts),
+    SF_UX(E810RoceCounters, rx_bad),
+    SF_UX(E810RoceCounters, rx_no_qp),
+    SF_UX(E810RoceCounters, rx_key),
+    SF_UX(E810RoceCounters, rx_dup),
+    SF_UX(E810RoceCounters, rx_out_of_seq),
+    SF_UX(E810RoceCounters, rx_unexpected),
+    SF_UX(E810RoceCounters, ud_dropped),
+    SF_UX(E810RoceCounters, naks_sent),
+    SF_UX(E810RoceCounters, rnr_naks_sent),
+    SF_UX(E810RoceCounters, retransmits),
+    SF_UX(E810RoceCounters, timeouts),
+    SF_UX(E810RoceCounters, tx_dropped),
+    SF_UX(E810RoceCounters, acks_coalesced),
+    SF_UX(E810RoceCounters, rd_dup_stale),
+    SF_UX(E810RoceCounters, rd_ird_exceeded),
+    SF_UX(E810RoceCounters, mcast_tx),
+    SF_UX(E810RoceCounters, mcast_rx),
+    SF_UX(E810RoceCounters, mcast_no_group),
+    SF_UX(E810RoceCounters, mcast_bad),
+    SF_END
+};
+
+/* The counters (their E810Roce is made with the first RoCE QP or frame
+ * and outlives the CQP); the frame buffer is scratch. */
+static void roce_dev_save(E810Core *c, E810SnapW *w)
+{
+    e810_snap_put_u8(w, c->rdma.roce != NULL);
+    if (c->rdma.roce) {
+        e810_snap_put_fields(w, roce_stats_fields, &c->rdma.roce->stats);
+    }
+}
+
+static bool roce_dev_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    bool have;
+
+    if (!e810_snap_get_bool(r, &have, "roce")) {
+        return false;
+    }
+    if (!have) {
+        /* As on the source: no RoCE yet (a reset keeps it, a load not). */
+        free(c->rdma.roce);
+        c->rdma.roce = NULL;
+        return true;
+    }
+    if (!roce_get(c)) {
+        return e810_snap_fail(r, "roce: out of host memory");
+    }
+    return e810_snap_get_fields(r, roce_stats_fields, &c->rdma.roce->stats,
+                                ver, "roce.stats");
+}
+
+static void roce_save(E810EngQp *b, E810SnapW *w)
+{
+    RoceQp *q = roce_qp(b);
+
+    e810_snap_put_fields(w, roce_qp_fields, q);
+    for (unsigned i = 0; q->rd && i < q->rd_cnt; i++) {
+        e810_snap_put_fields(w, roce_read_fields,
+                             &q->rd[(q->rd_head + i) % ROCE_RD_SLOTS]);
+    }
+}
+
+static bool roce_load(E810EngQp *b, E810SnapR *r, uint16_t ver,
+                      const char *path)
+{
+    RoceQp *q = roce_qp(b);
+    unsigned ctl = b->c->rdma.qp[b->id].type;
+    bool rc;
+    char name[64];
+
+    if (!roce_get(b->c)) {
+        return e810_snap_fail(r, "%s: out of host memory", path);
+    }
+    if (!e810_snap_get_fields(r, roce_qp_fields, q, ver, path)) {
+        return false;
+    }
+    rc = q->type == QP_TYPE_ROCE_RC;
+    if (q->type != ctl) {
+        return e810_snap_fail(r, "%s.type: %u, the control QP's is %u", path,
+                              q->type, ctl);
+    }
+    if (rc != (b->wq_size != 0)) {
+        return e810_snap_fail(r, "%s.wq_size: %u for a%s QP", path,
+                              b->wq_size, rc ? "n RC" : " UD");
+    }
+    if (q->snd > b->wq_cnt) {
+        return e810_snap_fail(r, "%s.snd: %u > wq_cnt %u", path, q->snd,
+                              b->wq_cnt);
+    }
+    if (q->rd_send > q->rd_cnt) {
+        return e810_snap_fail(r, "%s.rd_send: %u > rd_cnt %u", path,
+                              q->rd_send, q->rd_cnt);
+    }
+    if (!rc && q->rd_cnt) {
+        return e810_snap_fail(r, "%s.rd_cnt: %u READs on a UD QP", path,
+                              q->rd_cnt);
+    }
+    if (q->rcv_off > b->rcv_cap) {
+        return e810_snap_fail(r, "%s.rcv_off: %" PRIu64 " > rcv_cap %" PRIu64,
+                              path, q->rcv_off, b->rcv_cap);
+    }
+    if (q->wr_off > q->wr_len) {
+        return e810_snap_fail(r, "%s.wr_off: %u > wr_len %u", path,
+                              q->wr_off, q->wr_len);
+    }
+    if (rc && !rd_alloc(q)) {
+        return e810_snap_fail(r, "%s: rdma-mem-limit %" PRIu64 " is below "
+                              "what the saved QPs take", path,
+                              b->c->mem_limit);
+    }
+    for (unsigned i = 0; i < q->rd_cnt; i++) {
+        RoceRead *rd = &q->rd[(q->rd_head + i) % ROCE_RD_SLOTS];
+
+        snprintf(name, sizeof(name), "%s.rd[%u]", path, i);
+        if (!e810_snap_get_fields(r, roce_read_fields, rd, ver, name)) {
+            return false;
+        }
+        if (rd->next > rd->npkts) {
+            return e810_snap_fail(r, "%s.next: %u > npkts %u", name,
+                                  rd->next, rd->npkts);
+        }
+    }
+    return true;
+}
+
+static void roce_wqe_save(E810EngQp *b, const E810EngWqe *w, E810SnapW *s)
+{
+    e810_snap_put_fields(s, roce_wqe_fields, w);
+}
+
+/*
+ * A WQE with PSNs has at least one packet and no more than its length
+ * makes at the smallest MTU (roce_npkts at the MTU then): an inline one
+ * is one packet, so a packet's offset in it is 0.  The WQE the requester
+ * sends from has its next packet among them (a READ's may be one past,
+ * all asked for).
+ */
+static bool roce_wqe_load(E810EngQp *b, E810EngWqe *bw, unsigned i,
+                          E810SnapR *r, uint16_t ver, const char *path)
+{
+    RoceQp *q = roce_qp(b);
+    RoceWqe *w = (RoceWqe *)bw;
+    uint64_t most;
+
+    if (!e810_snap_get_fields(r, roce_wqe_fields, w, ver, path)) {
+        return false;
+    }
+    if (w->got > w->npkts) {
+        return e810_snap_fail(r, "%s.got: %u > npkts %u", path, w->got,
+                              w->npkts);
+    }
+    if (!w->psn_valid) {
+        return true;
+    }
+    most = w->b.len ? ((uint64_t)w->b.len + 255) / 256 : 1;
+    if (w->npkts < 1 || w->npkts > most) {
+        return e810_snap_fail(r, "%s.npkts: %u not in [1, %" PRIu64 "] for "
+                              "%u bytes", path, w->npkts, most, w->b.len);
+    }
+    if (i == q->snd && (q->snd_pkt > w->npkts ||
+                        (q->snd_pkt == w->npkts && !w->b.done &&
+                         !roce_op_read(w->b.op)))) {
+        return e810_snap_fail(r, "%s.snd_pkt: %u, the WQE it sends from has "
+                              "%u packets", path, q->snd_pkt, w->npkts);
+    }
+    return true;
+}
+
 static void roce_cleanup(E810Core *c)
 {
     free(c->rdma.roce);
@@ -480,11 +749,14 @@ static void roce_cleanup(E810Core *c)
 const E810EngOps e810_roce_ops = {
     .name = "roce", .protocol = PROTOCOL_ROCE,
     .qp_size = sizeof(RoceQp), .wqe_size = sizeof(RoceWqe),
+    .wq_max = ROCE_WQ_MAX,
     .takes = roce_takes, .create = roce_create, .modify = roce_modify,
     .flushed = roce_flushed, .release = roce_free, .run = roce_run,
     .timeout = roce_timeout, .ae = roce_ae, .halt = roce_halt,
     .retired = roce_retired, .cqp_doorbell = roce_cqp_doorbell,
-    .cleanup = roce_cleanup,
+    .cleanup = roce_cleanup, .save = roce_save, .load = roce_load,
+    .wqe_save = roce_wqe_save, .wqe_load = roce_wqe_load,
+    .dev_save = roce_dev_save, .dev_load = roce_dev_load,
 };
 
 const E810RoceCounters *e810_roce_stats(E810Core *c)
