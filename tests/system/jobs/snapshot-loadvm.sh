@@ -28,16 +28,14 @@ if [ "$GUEST_ID" = 0 ]; then
 	exit 0
 fi
 
-# ask REQUEST: hand guest 0 a request once it listens (an empty connection
-# only makes it listen again).
+# ask REQUEST: hand guest 0 a request, retried until its nc takes the
+# connection (between two requests it is briefly not listening).
 ask() {
 	i=0
-	until echo | nc -w 2 "$PEER_IP" $PORT 2>/dev/null; do
-		i=$((i + 1)); [ $i -lt 120 ] || { echo "guest 0 not listening"; exit 1; }
+	until echo "$1" | nc -w 5 "$PEER_IP" $PORT 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 240 ] || { echo "guest 0 not listening"; exit 1; }
 		sleep 0.5
 	done
-	sleep 0.5
-	echo "$1" | nc -w 5 "$PEER_IP" $PORT
 }
 
 # client TAG COUNT: an rping client against guest 0; prints its result.
@@ -68,14 +66,17 @@ client before "$COUNT" || exit 1
 
 # A snapshot while a connection is open: iWARP refuses it (the device
 # does not carry offloaded TCP connections), RoCEv2 carries the QP.
-ask "rping 2000"
-sleep 1
-rping -c -a "$PEER_IP" -C 2000 -v -V -S 4096 > /tmp/during.log 2>&1 &
+client during 2000 > /tmp/during.out 2>&1 &
 pid=$!
-sleep 3
+# once the connection is up (the first data line), snapshot
+i=0
+until grep -q '^ping data' /tmp/during.log 2>/dev/null || [ $i -ge 600 ]; do
+	sleep 0.1; i=$((i + 1))
+done
 monitor savevm s2
 wait $pid
-echo "during: rping exit $? data lines $(grep -c '^ping data' /tmp/during.log)"
+cat /tmp/during.out
+echo "during: data lines $(grep -c '^ping data' /tmp/during.log)"
 
 # Back to s1: guest 0 is idle again, its QPs gone; a new connection works.
 monitor loadvm s1
