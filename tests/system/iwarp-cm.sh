@@ -20,7 +20,7 @@ MSGS=${MSGS:-5}
 CYCLES=${CYCLES:-100}
 RDMA_MODE=${RDMA_MODE:-iwarp}
 
-vm_job iwarp-cm --guests 2 --nic e810 --env COLDPLUG=0 --env CONNS="$CONNS" \
+vm_job iwarp-cm --guests 2 --nic e810 --mode "$RDMA_MODE" --env CONNS="$CONNS" \
 	--env MSGS="$MSGS" --env CYCLES="$CYCLES" --env MODE="$RDMA_MODE" \
 	--timeout ${TIMEOUT:-900}
 for g in 0 1; do

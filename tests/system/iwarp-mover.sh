@@ -55,7 +55,7 @@ params=()
 for v in TOTAL CHUNK SEED DEPTH MTU FLAP FLAP_LEN BIDI STALL STALL_LEN; do params+=(--env "$v=${!v}"); done
 trace_args=()
 [ -n "$STALL" ] && trace_args=(--trace 'e810_tx_blocked' --trace 'e810_tx_resumed')
-vm_job iwarp-mover --guests 2 --nic e810 --mem 1024 --env COLDPLUG=0 "${link_args[@]}" \
+vm_job iwarp-mover --guests 2 --nic e810 --mem 1024 --mode "$RDMA_MODE" "${link_args[@]}" \
 	"${params[@]}" --env "MODE=$RDMA_MODE" --file "$TOP/build/guest-driver/rdma-mover" \
 	--trace 'e810_rdma_cqp_err' --trace 'e810_iw_tcp_stats' --trace 'e810_roce_retry' \
 	"${trace_args[@]}" \

@@ -37,7 +37,7 @@ printf '%s\n' "$RUNS" > "$OUT/runs.txt"
 
 run_and_check() {
 	FAILS=()
-	perftest_pair_job iwarp-perftest
+	perftest_pair_job iwarp-perftest iwarp
 	while IFS='|' read -r name cmd; do
 		case $cmd in
 		*-a*) n=23 ;;	# 2 B .. 8 MiB

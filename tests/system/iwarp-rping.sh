@@ -14,7 +14,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-rping_pair_job iwarp-rping 100
+rping_pair_job iwarp-rping 100 iwarp
 for g in 0 1; do
 	assert_rdma_guest $g
 	assert_rping_rounds $g

@@ -22,7 +22,7 @@ COUNT=${COUNT:-10}
 	{ tail -20 "$OUT/tshark-build.log"; echo "FAIL: $TEST_NAME: tests/wire/tshark setup failed"; exit 1; }
 echo "tshark: $(head -1 "$OUT/tshark-version.txt")"
 
-vm_job iwarp-wire --guests 2 --nic e810 --env COLDPLUG=0 --env COUNT="$COUNT" \
+vm_job iwarp-wire --guests 2 --nic e810 --mode iwarp --env COUNT="$COUNT" \
 	--pcap "$OUT/link.pcap" --timeout ${TIMEOUT:-600}
 for g in 0 1; do
 	assert_status $g 0

@@ -160,21 +160,23 @@ assert_rdma_guest() {
 	assert_rdma_dmesg "$@"
 }
 
-# perftest_pair_job NAME: the guests' job NAME on two e810 guests running
+# perftest_pair_job NAME MODE: the guests' job NAME on two e810 guests
+# started with irdma up in MODE (iwarp|roce; scripts/vm --mode) running
 # the perftest runs listed in $OUT/runs.txt (NAME|ARGS a line).
 perftest_pair_job() {
-	vm_job "$1" --guests 2 --nic e810 --env COLDPLUG=0 \
+	vm_job "$1" --guests 2 --nic e810 --mode "$2" \
 		--file "$OUT/runs.txt" --timeout ${TIMEOUT:-900}
 }
 
-# rping_pair_job NAME COUNT: the guests' job NAME on two e810 guests
-# moving $COUNT (default COUNT) iterations at every size in $SIZES
-# (default 64 4096 65535: rping takes at most 64 KiB - 1), the link
-# captured to $OUT/link.pcap.
+# rping_pair_job NAME COUNT MODE: the guests' job NAME on two e810 guests
+# started with irdma up in MODE (iwarp|roce; scripts/vm --mode) moving
+# $COUNT (default COUNT) iterations at every size in $SIZES (default 64
+# 4096 65535: rping takes at most 64 KiB - 1), the link captured to
+# $OUT/link.pcap.
 rping_pair_job() {
 	COUNT=${COUNT:-$2}
 	SIZES=${SIZES:-64 4096 65535}
-	vm_job "$1" --guests 2 --nic e810 --env COLDPLUG=0 \
+	vm_job "$1" --guests 2 --nic e810 --mode "$3" \
 		--env COUNT="$COUNT" --env SIZES="$SIZES" --pcap "$OUT/link.pcap" \
 		--timeout 900
 }

@@ -18,7 +18,7 @@ set -u
 
 FILE_MB=${FILE_MB:-48}
 
-vm_job nfs-rdma --guests 2 --nic e810 --mem 1024 --smp 2 --extras --env COLDPLUG=0 \
+vm_job nfs-rdma --guests 2 --nic e810 --mem 1024 --smp 2 --extras --mode iwarp \
 	--env PREFIX=10.0.0.0 --env FILE_MB="$FILE_MB" \
 	--trace 'e810_rdma_cqp_err' --trace 'e810_rdma_stag_err' --qemu-arg '-d guest_errors' --timeout 600
 

@@ -24,7 +24,7 @@ SEQ_MB=${SEQ_MB:-16}
 RAND_MB=${RAND_MB:-4}
 PORT_DOWN=${PORT_DOWN:-4}
 
-vm_job nvmeof --guests 2 --nic e810 --mem 1024 --smp 2 --extras --env COLDPLUG=0 \
+vm_job nvmeof --guests 2 --nic e810 --mem 1024 --smp 2 --extras --mode iwarp \
 	--env SEQ_MB="$SEQ_MB" --env RAND_MB="$RAND_MB" --env PORT_DOWN="$PORT_DOWN" \
 	--file "$TOP/guest-driver/nvmeof" \
 	--trace 'e810_rdma_cqp_err' --trace 'e810_rdma_stag_err' --trace 'e810_rdma_qhash' --trace 'e810_steer_quad' \

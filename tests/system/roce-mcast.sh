@@ -23,7 +23,7 @@ COUNT=${COUNT:-30}
 SIZES=${SIZES:-100 1024}
 GROUP=${GROUP:-239.1.1.10}
 
-vm_job roce-mcast --guests 2 --nic e810 --env COLDPLUG=0 \
+vm_job roce-mcast --guests 2 --nic e810 --mode roce \
 	--env COUNT="$COUNT" --env SIZES="$SIZES" --env GROUP="$GROUP" \
 	--pcap "$OUT/link.pcap" --trace 'e810_roce_mcast_*' \
 	--trace 'e810_rdma_mcg' --trace 'e810_roce_drop' \

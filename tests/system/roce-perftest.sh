@@ -28,7 +28,7 @@ printf '%s\n' "$RUNS" > "$OUT/runs.txt"
 
 run_and_check() {
 	FAILS=()
-	perftest_pair_job roce-perftest
+	perftest_pair_job roce-perftest roce
 	while IFS='|' read -r name cmd; do
 		assert_output 1 "^run $name: exit 0 rows 1 "
 		case $name in

@@ -15,7 +15,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-rping_pair_job roce-rping 50
+rping_pair_job roce-rping 50 roce
 for g in 0 1; do
 	assert_rdma_guest $g abnormal
 	assert_output $g '^bringup: RoCEv2 device irdma'

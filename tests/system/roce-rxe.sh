@@ -16,7 +16,7 @@ set -u
 COUNT=${COUNT:-50}
 SIZES=${SIZES:-64 4096 65535}
 
-vm_job roce-rxe --guests 2 --nic0 e810 --nic1 virtio --env COLDPLUG=0 \
+vm_job roce-rxe --guests 2 --nic0 e810 --nic1 virtio --mode roce \
 	--env COUNT="$COUNT" --env SIZES="$SIZES" --pcap "$OUT/link.pcap" --timeout 900
 for g in 0 1; do
 	assert_status $g 0

@@ -12,7 +12,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 COUNT=${1:-20}
 
-vm_job rping-loopback --guests 1 --nic e810 --env COLDPLUG=0 --env COUNT="$COUNT" \
+vm_job rping-loopback --guests 1 --nic e810 --mode iwarp --env COUNT="$COUNT" \
 	--trace 'e810_*' --timeout 240
 assert_status 0 0
 assert_clean_dmesg 0

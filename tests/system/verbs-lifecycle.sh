@@ -28,7 +28,7 @@ FILL=${FILL:-1}
 "$TOP/guest-driver/build" -q || { echo "FAIL: $TEST_NAME: guest-driver/build"; exit 1; }
 
 
-vm_job verbs-lifecycle --guests 1 --nic e810 --mem 1024 --env COLDPLUG=0 \
+vm_job verbs-lifecycle --guests 1 --nic e810 --mem 1024 --mode iwarp \
 	--env LOOPS=$LOOPS --env MR_MIB=$MR_MIB --env FILL=$FILL \
 	--file "$TOP/build/guest-driver/verbs-lifecycle" \
 	--trace 'e810_rdma_cqp_op' --trace 'e810_rdma_cqp_err' \

@@ -7,7 +7,7 @@
 if [ $GUEST_ID = 0 ]; then
 	MODE=roce sh /job/files/bringup || exit 1
 else
-	modprobe virtio_net 2>/dev/null	# COLDPLUG=0 (for the e810 guest) loads nothing
+	modprobe virtio_net 2>/dev/null	# loaded by --mode's coldplug; not with COLDPLUG=0
 	dev=$(net-up) || exit 1
 	rdma link add rxe0 type rxe netdev $dev || exit 1
 	rdma link show
