@@ -309,6 +309,11 @@ void e810_snap_put_fields(E810SnapW *w, const E810SnapField *t, const void *s)
     const uint8_t *b = s;
 
     for (; t->kind != E810_SF_END; t++) {
+        if (SNAP_HOST_LE && (t->kind == E810_SF_U || t->kind == E810_SF_S)) {
+            /* integers are stored little-endian: the array as it is */
+            e810_snap_put_bytes(w, b + t->off, (size_t)t->count * t->size);
+            continue;
+        }
         for (uint32_t i = 0; i < t->count; i++) {
             const uint8_t *p = b + t->off + (size_t)i * t->size;
 
@@ -419,6 +424,25 @@ bool e810_snap_get_fields(E810SnapR *r, const E810SnapField *t, void *s,
         if (t->since > ver) {
             continue;
         }
+        if (SNAP_HOST_LE && t->kind == E810_SF_U && t->count > 1 &&
+            t->lo == 0 && t->hi == E810_SF_ONES(t->size)) {
+            /* an unbounded array: nothing to check, copied as it is */
+            size_t n = (size_t)t->count * t->size;
+
+            if (r->err->failed) {
+                return false;
+            }
+            if (r->left < n) {
+                char name[160];
+
+                field_name(name, sizeof(name), path, t, 0);
+                return e810_snap_fail(r, "%s: truncated", name);
+            }
+            memcpy(b + t->off, r->p, n);
+            r->p += n;
+            r->left -= n;
+            continue;
+        }
         for (uint32_t i = 0; i < t->count; i++) {
             if (!get_one(r, t, b + t->off + (size_t)i * t->size, ver, path,
                          i)) {
@@ -434,17 +458,19 @@ void e810_snap_put_sparse(E810SnapW *w, const E810SnapField *t,
                           E810SnapLive *live)
 {
     const uint8_t *b = base;
+    size_t at = w->len;
     uint32_t cnt = 0;
 
-    for (uint32_t i = 0; i < n; i++) {
-        cnt += live(b + i * stride);
-    }
-    e810_snap_put_u32(w, cnt);
+    e810_snap_put_u32(w, 0);            /* the count, filled in below */
     for (uint32_t i = 0; i < n; i++) {
         if (live(b + i * stride)) {
             e810_snap_put_u32(w, i);
             e810_snap_put_fields(w, t, b + i * stride);
+            cnt++;
         }
+    }
+    for (unsigned k = 0; k < 4; k++) {
+        w->buf[at + k] = cnt >> (8 * k);
     }
 }
 
