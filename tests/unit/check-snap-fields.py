@@ -301,33 +301,20 @@ QUALIFIERS = {'const', 'volatile', 'struct', 'union', 'enum', 'signed',
               'unsigned', 'static', 'extern', 'register', 'restrict'}
 
 
+LEXEMES = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"'
+                     r"|'(?:\\.|[^'\\\n])*'", re.S)
+
+
 def strip(text):
     """Comments, string and character literals and preprocessor lines
     blanked out, newlines kept (so that offsets give line numbers)."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        ch = text[i]
-        if text.startswith('/*', i):
-            j = text.find('*/', i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r'[^\n]', ' ', text[i:j]))
-            i = j
-        elif text.startswith('//', i):
-            j = text.find('\n', i)
-            j = n if j < 0 else j
-            out.append(' ' * (j - i))
-            i = j
-        elif ch in '"\'':
-            j = i + 1
-            while j < n and text[j] != ch and text[j] != '\n':
-                j += 2 if text[j] == '\\' else 1
-            j = min(j + 1, n)
-            out.append(ch + ' ' * (j - i - 2) + ch)
-            i = j
-        else:
-            out.append(ch)
-            i += 1
-    lines = ''.join(out).split('\n')
+    def blank(m):
+        s = m.group(0)
+        if s[0] in '"\'':
+            return s[0] + ' ' * (len(s) - 2) + s[-1]
+        return re.sub(r'[^\n]', ' ', s)
+
+    lines = LEXEMES.sub(blank, text).split('\n')
     cont = False
     for k, line in enumerate(lines):
         if cont or line.lstrip().startswith('#'):
@@ -373,7 +360,7 @@ def declarator(decl):
         return m.group(1), re.findall(r'\w+', decl[:m.start()])
     decl = re.sub(r'\[[^\]]*\]', ' ', decl)
     decl = re.sub(r':\s*\w+\s*$', ' ', decl)
-    words = [w for w in re.findall(r'[A-Za-z_]\w*', decl)]
+    words = re.findall(r'[A-Za-z_]\w*', decl)
     if not words:
         return None, []
     return words[-1], words[:-1]
@@ -415,14 +402,14 @@ class Source:
     """What the check needs of the core's sources."""
 
     def __init__(self):
-        self.structs = {}       # name -> [(file, line, [(member, type, line)])]
-        self.funcs = {}         # name -> [body]
-        self.vars = {}          # name -> [initializer]
-        self.tables = {}        # name -> (file, line, [(kind, type, member, sub)])
+        self.structs = {}   # name -> [(file, line, [(member, type, line)])]
+        self.funcs = {}     # name -> [body]
+        self.vars = {}      # name -> [initializer]
+        self.tables = {}    # name -> (file, line, parse_table's rows)
 
     def add(self, rel, text):
         text = strip(text)
-        i, n = 0, len(text)
+        i = 0
         while True:
             o = text.find('{', i)
             if o < 0:
@@ -531,7 +518,7 @@ def written_tables(src, reach):
     return out
 
 
-# ---- the check ---------------------------------------------------------------
+# ---- the check -------------------------------------------------------------
 
 def selftest(point):
     body = strip('''
@@ -547,14 +534,16 @@ def selftest(point):
     want = [('a', 'uint32_t'), ('b', 'uint32_t'), ('c', 'uint32_t'),
             ('flag', 'unsigned'), ('fn', 'bool'), ('named', None),
             ('inner', 'int'), ('u', 'union_t'), ('p', 'Other')]
-    point(got == want, 'parser: members of a sample struct (got %s)' % got)
+    point(got == want, 'parser: members of a sample struct',
+          [] if got == want else ['got %s' % got])
     rows = parse_table(strip('''
         SF_U(T, f, 0, 3), SF_SUBA(T, g, sub_fields), /* SF_BOOL(T, h) */
-        { .name = "v", .off = offsetof(T, v), .count = 2 }, SF_END
+        { .name = "v{/*", .off = offsetof(T, v), .count = '}' }, SF_END
     '''))
     want = [('SF_U', 'T', 'f', None), ('SF_SUBA', 'T', 'g', 'sub_fields'),
             ('offsetof', 'T', 'v', None)]
-    point(rows == want, 'parser: rows of a sample table (got %s)' % rows)
+    point(rows == want, 'parser: rows of a sample table',
+          [] if rows == want else ['got %s' % rows])
 
 
 def main():
