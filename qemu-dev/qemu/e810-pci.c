@@ -61,8 +61,10 @@ struct E810PCIState {
     unsigned tx_held;       /* frames QEMU holds with e810_host_frame_sent */
     uint64_t tx_held_drops; /* frames dropped at E810_GLUE_HELD_MAX */
 
-    /* Migration: the core's saved state in transit, and the blocker the
-     * core asks for while it holds state it cannot save. */
+    /*
+     * Migration: the core's saved state in transit, and the blocker the
+     * core asks for while it holds state it cannot save.
+     */
     uint8_t *snap;
     uint32_t snap_len;
     Error *blocker;
