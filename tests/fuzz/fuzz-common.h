@@ -304,41 +304,19 @@ static unsigned fz_ilq_head, fz_ilq_pol;
 
 static inline uint64_t fuzz_addr(FuzzIn *in);
 
-/* 0x0400 Get Default Topology, 0x0401 Add Elements down to layer 7,
- * 0x0C30 Add Tx LAN Queues for LAN_TXQ (ice_adminq_cmd.h layouts). */
+/* The Tx queue's way through the scheduler, as ice adds it: a generic
+ * node on each of layers 3..7 under the entry point, the queue's leaf. */
 static inline void lan_add_txq(uint16_t vsi)
 {
-    static AqMsg m;
-    uint8_t *e = m.buf + 8;
-    uint32_t parent;
+    uint32_t teid[3], parent, leaf;
 
-    aq_msg_init(&m, 0x0400, 4096, false);
-    ifx_failures += aq_send(&ifx, &m) != 0;
-    parent = ld32(m.buf + 8 + 24 * 2 + 4);          /* the entry point */
+    ifx_failures += aq_dflt_topo(&ifx, teid) != 0;
+    parent = teid[2];
     for (unsigned l = 3; l <= 7; l++) {
-        aq_msg_init(&m, 0x0401, 32, true);
-        st16(m.desc + 16, 1);
-        st32(m.buf, parent);
-        st16(m.buf + 4, 1);
-        st32(e, parent);
-        e[8] = E810_SCHED_ELEM_GENERIC;
-        e[9] = 7;
-        st16(e + 8 + 6, 4);
-        st16(e + 8 + 10, 4);
-        ifx_failures += aq_send(&ifx, &m) != 0;
-        parent = ld32(e + 4);
+        ifx_failures += aq_add_node(&ifx, parent, &parent) != 0;
     }
-    aq_msg_init(&m, 0x0C30, 56, true);
-    m.desc[16] = 1;
-    st32(m.buf, parent);
-    m.buf[4] = 1;
-    st16(e, LAN_TXQ);
-    put_bits(e + 8, 0, 57, LAN_TX_RING >> 7);
-    put_bits(e + 8, 78, 2, 2);                     /* vmvf_type PF */
-    put_bits(e + 8, 80, 10, vsi);
-    put_bits(e + 8, 135, 13, LAN_TX_QLEN);
-    e[32 + 1] = 7;                                  /* generic, CIR, EIR */
-    ifx_failures += aq_send(&ifx, &m) != 0;
+    ifx_failures += aq_add_txq(&ifx, parent, LAN_TXQ, LAN_TX_RING,
+                               LAN_TX_QLEN, vsi, &leaf) != 0;
 }
 
 static inline void lan_setup(void)

@@ -132,6 +132,64 @@ int aq_add_pf_vsi(AqTest *t, uint16_t first, uint16_t nq, bool pe,
     return rc;
 }
 
+int aq_dflt_topo(AqTest *t, uint32_t teid[3])
+{
+    static AqMsg m;
+    int rc;
+
+    aq_msg_init(&m, 0x0400, 4096, false);
+    rc = aq_send(t, &m);
+    for (unsigned i = 0; i < 3; i++) {
+        teid[i] = ld32(m.buf + 8 + 24 * i + 4);
+    }
+    return rc;
+}
+
+int aq_add_node(AqTest *t, uint32_t parent, uint32_t *teid)
+{
+    static AqMsg m;
+    uint8_t *e = m.buf + 8;
+    int rc;
+
+    aq_msg_init(&m, 0x0401, 32, true);
+    st16(m.desc + 16, 1);
+    st32(m.buf, parent);
+    st16(m.buf + 4, 1);
+    st32(e, parent);
+    e[8] = E810_SCHED_ELEM_GENERIC;
+    e[9] = 7;                           /* generic, CIR, EIR valid */
+    st16(e + 8 + 6, 4);
+    st16(e + 8 + 10, 4);
+    rc = aq_send(t, &m);
+    *teid = ld32(e + 4);
+    return rc;
+}
+
+int aq_add_txq(AqTest *t, uint32_t parent, uint16_t q, uint64_t ring,
+               uint16_t qlen, uint16_t vsi, uint32_t *teid)
+{
+    static AqMsg m;
+    uint8_t *e = m.buf + 8;
+    uint8_t *ctx = e + 8;
+    int rc;
+
+    aq_msg_init(&m, 0x0C30, 56, true);
+    m.desc[16] = 1;
+    st32(m.buf, parent);
+    m.buf[4] = 1;
+    st16(e, q);
+    put_bits(ctx, 0, 57, ring >> 7);
+    put_bits(ctx, 78, 2, 2);            /* vmvf_type PF */
+    put_bits(ctx, 80, 10, vsi);
+    put_bits(ctx, 135, 13, qlen);
+    put_bits(ctx, 152, 1, 1);           /* tso_ena */
+    put_bits(ctx, 153, 11, q);          /* tso_qnum */
+    e[32 + 1] = 7;                      /* generic, CIR, EIR valid */
+    rc = aq_send(t, &m);
+    *teid = ld32(e + 4);
+    return rc;
+}
+
 int aq_add_mac_rule(AqTest *t, uint16_t vsi, const uint8_t *da)
 {
     static AqMsg m;

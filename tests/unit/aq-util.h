@@ -43,6 +43,15 @@ int aq_add_pf_vsi(AqTest *t, uint16_t first, uint16_t nq, bool pe,
                   uint16_t *num);
 /* Add Switch Rules (0x02A0): one MAC (destination @da) rule to @vsi. */
 int aq_add_mac_rule(AqTest *t, uint16_t vsi, const uint8_t *da);
+/* The scheduler as ice builds it: Get Default Topology (0x0400) gives the
+ * root, TC and entry-point TEIDs; Add Elements (0x0401) one generic node
+ * under @parent; Add Tx LAN Queues (0x0C30) queue @q (@qlen descriptors
+ * at @ring, of @vsi) as a leaf under @parent.  TEIDs in *teid; each
+ * returns the descriptor's retval. */
+int aq_dflt_topo(AqTest *t, uint32_t teid[3]);
+int aq_add_node(AqTest *t, uint32_t parent, uint32_t *teid);
+int aq_add_txq(AqTest *t, uint32_t parent, uint16_t q, uint64_t ring,
+               uint16_t qlen, uint16_t vsi, uint32_t *teid);
 /* Take the next event from the ARQ; false if none.  Re-posts the slot. */
 bool aq_event(AqTest *t, AqMsg *m);
 

@@ -75,28 +75,15 @@ static bool same(const E810SnapW *a, const E810SnapW *b)
 
 static void get_dflt_topo(AqTest *t, uint32_t teid[3])
 {
-    aq_msg_init(&m, 0x0400, 4096, false);
-    CHECK_EQ(aq_send(t, &m), 0);
-    for (unsigned i = 0; i < 3; i++) {
-        teid[i] = ld32(m.buf + 8 + 24 * i + 4);
-    }
+    CHECK_EQ(aq_dflt_topo(t, teid), 0);
 }
 
 static uint32_t add_node(AqTest *t, uint32_t parent)
 {
-    uint8_t *e = m.buf + 8;
+    uint32_t teid;
 
-    aq_msg_init(&m, 0x0401, 32, true);
-    st16(m.desc + 16, 1);
-    st32(m.buf, parent);
-    st16(m.buf + 4, 1);
-    st32(e, parent);
-    e[8] = E810_SCHED_ELEM_GENERIC;
-    e[9] = 7;
-    st16(e + 8 + 6, 4);
-    st16(e + 8 + 10, 4);
-    CHECK_EQ(aq_send(t, &m), 0);
-    return ld32(e + 4);
+    CHECK_EQ(aq_add_node(t, parent, &teid), 0);
+    return teid;
 }
 
 static int del_node(AqTest *t, uint32_t parent, uint32_t teid)
@@ -112,23 +99,10 @@ static int del_node(AqTest *t, uint32_t parent, uint32_t teid)
 static uint32_t add_txq(AqTest *t, uint32_t parent, uint16_t q,
                         uint64_t ring, uint16_t qlen)
 {
-    uint8_t *e = m.buf + 8;
-    uint8_t *ctx = e + 8;
+    uint32_t teid;
 
-    aq_msg_init(&m, 0x0C30, 56, true);
-    m.desc[16] = 1;
-    st32(m.buf, parent);
-    m.buf[4] = 1;
-    st16(e, q);
-    put_bits(ctx, 0, 57, ring >> 7);
-    put_bits(ctx, 78, 2, 2);            /* vmvf_type PF */
-    put_bits(ctx, 80, 10, vsi_num);
-    put_bits(ctx, 135, 13, qlen);
-    put_bits(ctx, 152, 1, 1);           /* tso_ena */
-    put_bits(ctx, 153, 11, q);          /* tso_qnum */
-    e[32 + 1] = 7;                      /* generic, CIR, EIR valid */
-    CHECK_EQ(aq_send(t, &m), 0);
-    return ld32(e + 4);
+    CHECK_EQ(aq_add_txq(t, parent, q, ring, qlen, vsi_num, &teid), 0);
+    return teid;
 }
 
 static void dis_txq(AqTest *t, uint32_t parent, uint16_t q)
