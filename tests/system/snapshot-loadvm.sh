@@ -17,7 +17,7 @@ base=$OUT
 for mode in ${MODES:-iwarp roce}; do
 	OUT=$base/$mode
 	mkdir -p "$OUT"
-	vm_job snapshot-loadvm --guests 2 --nic e810 --savevm --env COLDPLUG=0 \
+	vm_job snapshot-loadvm --guests 2 --nic e810 --mode $mode --savevm \
 		--env MODE=$mode --env COUNT="$COUNT" --timeout 900
 	[ "$VM_RC" = 0 ] || fail "$mode: scripts/vm exit $VM_RC"
 	for g in 0 1; do

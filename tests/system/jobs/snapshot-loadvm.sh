@@ -79,6 +79,8 @@ cat /tmp/during.out
 echo "during: data lines $(grep -c '^ping data' /tmp/during.log)"
 
 # Back to s1: guest 0 is idle again, its QPs gone; a new connection works.
+# (Once guest 0 is done serving: it listens again.)
+ask ""
 monitor loadvm s1
 client after "$COUNT" || exit 1
 monitor info snapshots
