@@ -263,37 +263,3 @@ assert_ice_dmesg() {
 		grep -vE "$ICE_DMESG_EXPECTED" | head -5)
 	[ -z "$bad" ] || fail "g$1 ice says: $bad"
 }
-
-# perftest measures the CPU clock against gettimeofday before it reports
-# and gives up ("Correlation coefficient r^2 ... < 0.9", "Can't produce a
-# report", exit 1) when the guest's vCPU threads are descheduled by host
-# load: a property of the tool under TCG on a busy host, not of the data
-# path.  Only then the whole test ($1, a function that runs and checks into
-# $OUT/run) runs once more (the first run is kept in run-1/); any other
-# failure stands.  Every failed check must be about a run whose client
-# (guest 1) gave up that way.
-perftest_calib_only() {
-	local calib f n ok=0
-	calib=$(sed -n "s/^table \([a-z_0-9-]*\): Can't produce a report.*/\1/p" \
-		"$OUT/run/g1/output.log" 2>/dev/null | sort -u)
-	[ -n "$calib" ] || return 1
-	for f in "${FAILS[@]}"; do
-		case $f in
-		*"status '1', expected '0'"*) continue ;;
-		esac
-		ok=1
-		for n in $calib; do
-			case $f in *"^run $n: "*) ok=0 ;; esac
-		done
-		[ $ok = 0 ] || return 1
-	done
-}
-
-perftest_calibration_rerun() {
-	if [ ${#FAILS[@]} -gt 0 ] && perftest_calib_only; then
-		echo "perftest could not calibrate its clock (host load): running the test once more"
-		rm -rf "$OUT/run-1"
-		mv "$OUT/run" "$OUT/run-1"
-		"$1"
-	fi
-}

@@ -64,20 +64,32 @@ res_baseline() {
 	[ -n "$2" ] && [ "$2" = "$after" ] && echo "res counts back to baseline"
 }
 
+# pair_run TAG SECONDS CMD: CMD bounded by SECONDS, its output in
+# /tmp/TAG.log; with PAIR_ERR set its stderr apart in /tmp/TAG.err (a
+# program whose stdout is a file writes it at exit, after its error
+# lines: in one file those land above everything else it printed).
+pair_run() {
+	if [ -n "${PAIR_ERR:-}" ]; then
+		timeout "$2" $3 > /tmp/$1.log 2> /tmp/$1.err
+	else
+		timeout "$2" $3 > /tmp/$1.log 2>&1
+	fi
+}
+
 # pair TAG SERVER SECONDS SERVER-CMD CLIENT-CMD: one rdma_cm client/server
 # run.  Guest SERVER starts SERVER-CMD in the background and, once it
 # listens, lets the other guest run CLIENT-CMD (barrier listen-TAG); each
-# bounded by SECONDS.  Output in /tmp/TAG.log, the exit status in $r.
+# bounded by SECONDS.  Output as pair_run leaves it, the exit status in $r.
 pair() {
 	if [ "$GUEST_ID" = "$2" ]; then
-		timeout "$3" $4 > /tmp/$1.log 2>&1 &
+		pair_run "$1" "$3" "$4" &
 		pid=$!
 		listen_wait "$1"
 		vm-barrier "listen-$1"
 		r=0; wait $pid || r=$?
 	else
 		vm-barrier "listen-$1" || exit 1
-		r=0; timeout "$3" $5 > /tmp/$1.log 2>&1 || r=$?
+		r=0; pair_run "$1" "$3" "$5" || r=$?
 	fi
 }
 
