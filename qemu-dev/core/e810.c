@@ -150,6 +150,11 @@ bool e810_core_save(E810Core *c, E810SnapW *w, char *err, size_t n)
         snprintf(err, n, "%s", why);
         return false;
     }
+    if (c->busy) {
+        /* inside an entry point: its state is half-way */
+        snprintf(err, n, "e810: the device is busy");
+        return false;
+    }
     m = e810_snap_begin(w, E810_SNAP_HDR, E810_SNAP_VERSION);
     e810_snap_put_bytes(w, "E810", 4);
     e810_snap_put_bytes(w, c->mac, 6);
