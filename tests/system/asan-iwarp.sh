@@ -18,11 +18,11 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-ASAN_QEMU=$TOP/build/qemu-build-asan/qemu-system-x86_64
-if [ ! -x "$ASAN_QEMU" ]; then
-	E810_QEMU_VARIANT=asan "$TOP/scripts/build-qemu" >"$OUT/build.log" 2>&1 ||
-		{ tail -20 "$OUT/build.log"; fail "ASan QEMU build failed"; pass_fail; }
-fi
+ASAN_QEMU=${E810_STATE:-$TOP/build}/qemu-build-asan/qemu-system-x86_64
+# Built every time (incremental: seconds when nothing changed), so the
+# emulator under test has the device as it is now.
+E810_QEMU_VARIANT=asan "$TOP/scripts/build-qemu" >"$OUT/build.log" 2>&1 ||
+	{ tail -20 "$OUT/build.log"; fail "ASan QEMU build failed"; pass_fail; }
 
 cat > "$OUT/job.sh" <<'EOS'
 #!/bin/sh
@@ -30,12 +30,20 @@ up() {
 	sh /job/files/bringup > /tmp/bringup.log 2>&1 || { cat /tmp/bringup.log; exit 1; }
 	IBDEV=$(sed -n 's/^bringup: iWARP device //p' /tmp/bringup.log)
 }
+# listen_wait TAG: the peer goes a second after the listener shows, as
+# jobs/lib.sh's listen_wait (rdma_listen() shows LISTEN before the device
+# listens: a connect at once was refused, "RDMA_CM_EVENT_REJECTED, error
+# -104", and rping2's server then waited 300 s for it).
+listen_wait() {
+	rdma-listen-wait || echo "$1: server not listening"
+	sleep 1
+}
 # pair TAG SERVER-CMD CLIENT-CMD: guest 0 serves, guest 1 connects.
 pair() {
 	if [ "$GUEST_ID" = 0 ]; then
 		timeout 300 $2 > /tmp/$1.log 2>&1 &
 		pid=$!
-		rdma-listen-wait || echo "$1: server not listening"
+		listen_wait "$1"
 		vm-barrier "listen-$1"
 		r=0; wait $pid || r=$?
 	else
@@ -63,7 +71,7 @@ echo "rping2 data lines $(grep -c 'ping data: rdma-ping-' /tmp/rping2.log)"
 wb="ib_write_bw -F -R -d $IBDEV -s 65536 -n 100000"
 if [ "$GUEST_ID" = 0 ]; then
 	timeout 120 $wb > /tmp/unplug.log 2>&1 &
-	rdma-listen-wait || echo "unplug: server not listening"
+	listen_wait unplug
 	vm-barrier listen-unplug
 	vm-barrier unplugged
 	wait
