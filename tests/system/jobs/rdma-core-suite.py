@@ -44,6 +44,19 @@ def first_line(text):
     return (lines[-1] if lines else '').strip()[:300]
 
 
+def how_it_ended(rc):
+    """The shell's exit status of a run in words: 'killed by SIGSEGV'."""
+    if not rc.isdigit():
+        return 'exit status unknown'
+    n = int(rc)
+    if n > 128:
+        try:
+            return f'killed by {signal.Signals(n - 128).name}'
+        except ValueError:
+            pass
+    return f'exit {n}'
+
+
 def main():
     tests_dir, progress, timeout = sys.argv[1], sys.argv[2], int(sys.argv[3])
     sys.path.insert(0, tests_dir)
@@ -71,8 +84,10 @@ def main():
             if seen.get(tid) == 'done':
                 continue
             if seen.get(tid) == 'start':
-                # The last run died in this test.
-                print(f'RESULT hang {timeout} {tid} | the process did not survive it', flush=True)
+                # The last run died in this test; the caller says how
+                # (SUITE_LAST_RC: the shell's exit status of that run).
+                print(f'RESULT hang {timeout} {tid} | the process did not survive it'
+                      f' ({how_it_ended(os.environ.get("SUITE_LAST_RC", ""))})', flush=True)
                 prog.write(f'done {tid}\n')
                 prog.flush()
                 continue

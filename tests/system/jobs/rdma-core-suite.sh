@@ -17,10 +17,11 @@ echo "suite: $IBDEV mode $MODE gid $GID, python $(python3 -c 'import sys; print(
 rdma link show
 rm -f /tmp/progress
 n=0
+rc=
 while [ $n -lt 20 ]; do
 	n=$((n + 1))
 	# A wedged test ends the process; the next round resumes after it.
-	timeout -s KILL "${TOTAL:-900}" python3 /job/files/rdma-core-suite.py "$SUITE_DIR" /tmp/progress \
+	SUITE_LAST_RC=$rc timeout -s KILL "${TOTAL:-900}" python3 /job/files/rdma-core-suite.py "$SUITE_DIR" /tmp/progress \
 		"${PER:-60}" --dev "$IBDEV" --gid "$GID" -v > /tmp/suite.$n 2>&1
 	rc=$?
 	cat /tmp/suite.$n
@@ -29,3 +30,6 @@ while [ $n -lt 20 ]; do
 done
 echo "--- dmesg (irdma)"
 dmesg | grep -iE 'irdma|ice' | tail -40
+# A process of the suite the kernel killed (a segfault) says where.
+echo "--- dmesg (user-space faults)"
+dmesg | grep -E 'segfault at|traps:|general protection|Killed process' | tail -10
