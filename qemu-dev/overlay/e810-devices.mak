@@ -29,3 +29,10 @@ CONFIG_SERIAL_ISA=y
 
 # Our device.
 CONFIG_E810=y
+
+# QEMU's vfio-user client (-device vfio-user-pci): the same emulator also
+# runs the device out of process (e810-vfio-user, scripts/vm
+# --device-backend vfio-user).  VFIO_USER depends on VFIO_PCI, which
+# selects VFIO and EDID; "default y" does not fire here, so both are listed.
+CONFIG_VFIO_PCI=y
+CONFIG_VFIO_USER=y
