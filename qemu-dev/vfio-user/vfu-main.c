@@ -26,9 +26,9 @@
 #define LINK_FRAME_MAX      (64u << 10)     /* larger: the stream is broken */
 #define LINK_QUEUE_MAX      1024            /* frames waiting for the socket */
 #define LINK_LAN_QUEUE_MAX  512             /* LAN frames beyond: dropped */
-#define LINK_HELD_MAX       512             /* as the glue's E810_GLUE_HELD_MAX */
+#define LINK_HELD_MAX       512             /* the glue's HELD_MAX */
 #define LINK_RETRY_NS       100000000ll     /* connect retry: 100 ms */
-#define LINK_RETRY_FOR_NS   60000000000ll   /* first connect: give up after 60 s */
+#define LINK_RETRY_FOR_NS   60000000000ll   /* first connect: 60 s */
 #define LOOP_MSGS_MAX       64              /* client messages per iteration */
 #define LOOP_BH_PASSES      8
 #define LOOP_RX_FRAMES      64
@@ -60,7 +60,7 @@ typedef struct VfuLink {
     VfuServer *s;
 } VfuLink;
 
-/* ---- pcap ------------------------------------------------------------------ */
+/* ---- pcap -------------------------------------------------------------- */
 
 static void pcap_open(VfuLink *l, const char *file)
 {
@@ -93,7 +93,7 @@ static void pcap_frame(VfuLink *l, const uint8_t *f, size_t len)
     fflush(l->pcap);
 }
 
-/* ---- link ------------------------------------------------------------------ */
+/* ---- link -------------------------------------------------------------- */
 
 static int unix_socket(const char *path, struct sockaddr_un *sa)
 {
@@ -239,8 +239,8 @@ static E810TxResult link_send_frame(void *opaque, const void *frame,
         l->q_len >= (flow ? LINK_QUEUE_MAX : LINK_LAN_QUEUE_MAX) ||
         (flow && l->held >= LINK_HELD_MAX)) {
         l->tx_drops++;
-        trace_e810_vfu_link_drop(l->fd < 0 ? "tx (link down)" : "tx (queue full)",
-                                 len, l->tx_drops);
+        trace_e810_vfu_link_drop(l->fd < 0 ? "tx (link down)" :
+                                 "tx (queue full)", len, l->tx_drops);
         return E810_TX_DROPPED;
     }
     f = &l->q[(l->q_head + l->q_len) % LINK_QUEUE_MAX];
@@ -326,7 +326,7 @@ static void link_rx(VfuLink *l, bool readable)
     }
 }
 
-/* ---- tracing ----------------------------------------------------------------- */
+/* ---- tracing ----------------------------------------------------------- */
 
 static void trace_enable(const char *pattern)
 {
@@ -344,7 +344,7 @@ static void trace_enable(const char *pattern)
     }
 }
 
-/* ---- seccomp ----------------------------------------------------------------- */
+/* ---- seccomp ----------------------------------------------------------- */
 
 #ifdef CONFIG_SECCOMP
 /*
@@ -393,7 +393,7 @@ static void seccomp_apply(void)
 }
 #endif
 
-/* ---- command line and loop -------------------------------------------------- */
+/* ---- command line and loop --------------------------------------------- */
 
 static void usage(void)
 {
@@ -672,7 +672,10 @@ int main(int argc, char **argv)
             link_rx(l, false);
         }
         vfu_timers_run(s, vfu_clock_ns());
-        for (unsigned i = 0; i < LOOP_BH_PASSES && vfu_bhs_run(s); i++) {
+        for (unsigned i = 0; i < LOOP_BH_PASSES; i++) {
+            if (!vfu_bhs_run(s)) {
+                break;
+            }
         }
         vfu_run_deferred(s);
         link_settle(l);

@@ -24,6 +24,7 @@
 #include "bytes.h"
 #include "trace.h"
 
+/* libFuzzer's entry point (replay.c's main calls it too). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int cli = -1, srv_end = -1;
@@ -33,7 +34,10 @@ static uint8_t drain_buf[1 << 17];
 
 static void drain(void)
 {
-    while (recv(cli, drain_buf, sizeof(drain_buf), MSG_DONTWAIT) > 0) {
+    for (;;) {
+        if (recv(cli, drain_buf, sizeof(drain_buf), MSG_DONTWAIT) <= 0) {
+            return;
+        }
     }
 }
 
@@ -74,7 +78,10 @@ static void msg(uint8_t *buf, size_t len, unsigned ctl)
     /* vfu_server_recv refuses more than VFU_MAX_FDS before the handler. */
     vfu_handle_msg(&srv, buf, len, fds, n);
     vfu_run_deferred(&srv);
-    for (unsigned i = 0; i < 4 && vfu_bhs_run(&srv); i++) {
+    for (unsigned i = 0; i < 4; i++) {
+        if (!vfu_bhs_run(&srv)) {
+            break;
+        }
     }
     drain();
 }

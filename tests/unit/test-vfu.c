@@ -180,7 +180,7 @@ static void teardown(void)
     cli = -1;
 }
 
-/* ---- tests ---------------------------------------------------------------- */
+/* ---- tests ------------------------------------------------------------- */
 
 static void test_version(void)
 {
@@ -724,7 +724,7 @@ static void test_malformed(void)
 
         send_raw(&hb, sizeof(hb), NULL, 0);
         memset(big, 0, sizeof(big));
-        /* The body is more than the socket holds: the server reads meanwhile. */
+        /* More than the socket holds: a child sends the rest. */
         pid = fork();
         if (pid == 0) {
             while (left) {
