@@ -10,8 +10,11 @@
 #include "qemu/osdep.h"
 #include <errno.h>
 #include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -386,6 +389,43 @@ static int vfu_dma_msg(VfuServer *s, bool write, uint64_t addr, void *buf,
                        size_t len);
 
 /*
+ * The client can shrink a file after we mapped it: touching the pages
+ * past its new end raises SIGBUS.  That fails the DMA instead of the
+ * server (the one signal handler here; single-threaded).
+ */
+static sigjmp_buf dma_fault_jmp;
+static volatile sig_atomic_t dma_copying;
+
+static void dma_sigbus(int sig)
+{
+    if (dma_copying) {
+        dma_copying = 0;
+        siglongjmp(dma_fault_jmp, 1);
+    }
+    signal(SIGBUS, SIG_DFL);
+    raise(SIGBUS);
+}
+
+static bool dma_copy(void *dst, const void *src, size_t n)
+{
+    static bool installed;
+
+    if (!installed) {
+        struct sigaction sa = { .sa_handler = dma_sigbus };
+
+        sigaction(SIGBUS, &sa, NULL);
+        installed = true;
+    }
+    if (sigsetjmp(dma_fault_jmp, 1)) {
+        return false;
+    }
+    dma_copying = 1;
+    memcpy(dst, src, n);
+    dma_copying = 0;
+    return true;
+}
+
+/*
  * Device DMA: a memory copy through the client's mapped files, a
  * DMA_READ/WRITE message for a region without one; ranges may cross
  * regions.  Any byte outside them fails the whole access.
@@ -413,10 +453,12 @@ static int vfu_dma(VfuServer *s, bool write, uint64_t addr, void *buf,
         in = addr - r->iova;
         n = r->size - in < len ? r->size - in : len;
         if (r->host) {
-            if (write) {
-                memcpy(r->host + in, p, n);
-            } else {
-                memcpy(p, r->host + in, n);
+            if (!(write ? dma_copy(r->host + in, p, n) :
+                  dma_copy(p, r->host + in, n))) {
+                s->stats.dma_miss++;
+                trace_e810_vfu_dma_miss(write ? "write (file shrunk)" :
+                                        "read (file shrunk)", addr, len);
+                return -1;
             }
         } else if (vfu_dma_msg(s, write, addr, p, n)) {
             return -1;
@@ -974,8 +1016,15 @@ static void vfu_cmd_dma_map(VfuServer *s, const VfuHdr *h, const uint8_t *p,
         uint64_t skew = m.offset & (VFU_PAGE_SIZE - 1);
         int prot = (r->prot & VFU_DMA_READ ? PROT_READ : 0) |
                    (r->prot & VFU_DMA_WRITE ? PROT_WRITE : 0);
+        struct stat st;
         void *map;
 
+        /* Pages past the end of the file would fault on access. */
+        if (fstat(fds[0], &st) || (S_ISREG(st.st_mode) &&
+            (uint64_t)st.st_size < m.offset + m.size)) {
+            vfu_error(s, h, EINVAL, "dma map: beyond the end of the file");
+            return;
+        }
         map = mmap(NULL, m.size + skew, prot ? prot : PROT_NONE, MAP_SHARED,
                    fds[0], m.offset - skew);
         if (map == MAP_FAILED) {

@@ -401,6 +401,15 @@ static void test_dma(void)
     CHECK(err_reply(EINVAL));
     dma_map(0x200000, 0, 0, a);                     /* empty */
     CHECK(err_reply(EINVAL));
+    dma_map(0x200000, 0x20000, 0, a);               /* past the file */
+    CHECK(err_reply(EINVAL));
+    /* The client shrinks a mapped file: a DMA error, not a SIGBUS */
+    CHECK_EQ(ftruncate(b, 0x1000), 0);
+    CHECK(host_dma_write(0x112000, buf, 16) != 0);
+    CHECK(host_dma_read(0x112000, back, 16) != 0);
+    CHECK_EQ(srv.stats.dma_miss, 4);
+    CHECK_EQ(ftruncate(b, 0x10000), 0);
+    CHECK_EQ(host_dma_write(0x112000, buf, 16), 0);
     {
         VfuDmaMap m = { .argsz = sizeof(m), .flags = 3, .iova = 0x300000,
                         .size = 0x1000 };
