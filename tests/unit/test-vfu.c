@@ -20,6 +20,7 @@
 #include "check.h"
 #include "regs.h"
 #include "vfu-server.h"
+#include "bytes.h"
 #include "trace.h"
 
 static VfuServer srv;
@@ -461,6 +462,20 @@ static void *dma_responder(void *arg)
     if (h.command == VFU_CMD_DMA_READ) {
         uint32_t count = ld32(m + sizeof(h) + 8);
 
+        if (arg) {
+            /* A posted doorbell overtakes the reply: held, run after. */
+            uint8_t w[sizeof(VfuHdr) + sizeof(VfuRegionRw) + 4];
+            VfuHdr wh = { .id = 500, .command = VFU_CMD_REGION_WRITE,
+                          .size = sizeof(w), .flags = VFU_FLAG_NO_REPLY };
+            VfuRegionRw rw = { .offset = 0x00080200, .region = 0,
+                               .count = 4 };
+
+            memcpy(w, &wh, sizeof(wh));
+            memcpy(w + sizeof(wh), &rw, sizeof(rw));
+            st32(w + sizeof(wh) + sizeof(rw), 0x80000011);
+            send(cli, w, sizeof(w), 0);
+        }
+
         h.flags = VFU_FLAG_REPLY;
         h.size = sizeof(h) + 16 + count;
         memcpy(m, &h, sizeof(h));
@@ -472,6 +487,7 @@ static void *dma_responder(void *arg)
 
 static void test_dma_msg(void)
 {
+    static int with_doorbell = 1;
     pthread_t t;
     uint8_t back[16];
 
@@ -486,6 +502,14 @@ static void test_dma_msg(void)
     pthread_join(t, NULL);
     CHECK_EQ(back[0], 0x5A);
     CHECK_EQ(back[15], 0x5A);
+    /* With a request arriving during the wait */
+    pthread_create(&t, NULL, dma_responder, &with_doorbell);
+    CHECK_EQ(host_dma_read(0x400100, back, 16), 0);
+    pthread_join(t, NULL);
+    CHECK_EQ(srv.ndeferred, 1);
+    vfu_run_deferred(&srv);
+    CHECK_EQ(srv.ndeferred, 0);
+    CHECK_EQ(region_read(0, 0x00080200, 4), 0x80000011);
     /* No answer: a DMA error after the wait, not a hang */
     srv.dma_wait_ms = 10;
     CHECK(host_dma_read(0x400100, back, 16) != 0);
