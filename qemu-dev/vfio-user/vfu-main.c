@@ -1,0 +1,729 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * e810-vfio-user: the command line, the event loop, the link (QEMU's
+ * -netdev stream framing over a unix socket), pcap capture and the
+ * seccomp allow-list.  The device itself is vfu-server.c's.
+ */
+#include "qemu/osdep.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef CONFIG_SECCOMP
+#include <seccomp.h>
+#endif
+
+#include "vfu-server.h"
+#include "trace.h"
+
+#define LINK_FRAME_MAX      (64u << 10)     /* larger: the stream is broken */
+#define LINK_QUEUE_MAX      1024            /* frames waiting for the socket */
+#define LINK_LAN_QUEUE_MAX  512             /* LAN frames beyond: dropped */
+#define LINK_HELD_MAX       512             /* the glue's HELD_MAX */
+#define LINK_RETRY_NS       100000000ll     /* connect retry: 100 ms */
+#define LINK_RETRY_FOR_NS   60000000000ll   /* first connect: 60 s */
+#define LOOP_MSGS_MAX       64              /* client messages per iteration */
+#define LOOP_BH_PASSES      8
+#define LOOP_RX_FRAMES      64
+
+typedef struct LinkFrame {
+    uint8_t *buf;           /* 4-byte length, then the frame */
+    size_t len;
+    bool flow;              /* the core waits for e810_tx_drained */
+} LinkFrame;
+
+typedef struct VfuLink {
+    const char *path;
+    bool listen_mode;
+    int listen_fd;
+    int fd;
+    int64_t retry_at;
+    int64_t give_up_at;
+    bool ever_up;
+    uint8_t rx[4 + LINK_FRAME_MAX];
+    size_t rx_len;
+    LinkFrame q[LINK_QUEUE_MAX];
+    unsigned q_head, q_len;
+    size_t q_off;           /* bytes of the head frame already written */
+    unsigned held;          /* flow frames queued (QUEUED to the core) */
+    unsigned drained;       /* of those, written: e810_tx_drained due */
+    int failed;             /* errno of a failed send, handled by the loop */
+    uint64_t tx_drops, rx_drops, extra_peers;
+    FILE *pcap;
+    VfuServer *s;
+} VfuLink;
+
+/* ---- pcap -------------------------------------------------------------- */
+
+static void pcap_open(VfuLink *l, const char *file)
+{
+    uint32_t gh[6] = { 0xa1b2c3d4, 2 | 4u << 16, 0, 0, 65535, 1 };
+
+    l->pcap = fopen(file, "wb");
+    if (!l->pcap) {
+        perror(file);
+        exit(1);
+    }
+    fwrite(gh, sizeof(gh), 1, l->pcap);
+    fflush(l->pcap);
+}
+
+static void pcap_frame(VfuLink *l, const uint8_t *f, size_t len)
+{
+    struct timespec ts;
+    uint32_t rh[4];
+
+    if (!l->pcap) {
+        return;
+    }
+    clock_gettime(CLOCK_REALTIME, &ts);
+    rh[0] = ts.tv_sec;
+    rh[1] = ts.tv_nsec / 1000;
+    rh[2] = len > 65535 ? 65535 : len;
+    rh[3] = len;
+    fwrite(rh, sizeof(rh), 1, l->pcap);
+    fwrite(f, rh[2], 1, l->pcap);
+    fflush(l->pcap);
+}
+
+/* ---- link -------------------------------------------------------------- */
+
+static int unix_socket(const char *path, struct sockaddr_un *sa)
+{
+    memset(sa, 0, sizeof(*sa));
+    sa->sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof(sa->sun_path)) {
+        fprintf(stderr, "e810-vfio-user: socket path too long: %s\n", path);
+        exit(1);
+    }
+    strcpy(sa->sun_path, path);
+    return socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+}
+
+static void link_drop_queue(VfuLink *l)
+{
+    while (l->q_len) {
+        LinkFrame *f = &l->q[l->q_head];
+
+        free(f->buf);
+        if (f->flow) {
+            l->held--;
+            e810_tx_drained(&l->s->core, false);
+        }
+        l->q_head = (l->q_head + 1) % LINK_QUEUE_MAX;
+        l->q_len--;
+    }
+    l->q_off = 0;
+}
+
+static void link_down(VfuLink *l, const char *why, int err)
+{
+    trace_e810_vfu_link(why, err);
+    if (l->fd >= 0) {
+        close(l->fd);
+        l->fd = -1;
+    }
+    l->rx_len = 0;
+    link_drop_queue(l);
+    vfu_set_link(l->s, false);
+    l->retry_at = vfu_clock_ns() + LINK_RETRY_NS;
+}
+
+static void link_up(VfuLink *l, int fd)
+{
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    l->fd = fd;
+    l->ever_up = true;
+    trace_e810_vfu_link("up", 0);
+    vfu_set_link(l->s, true);
+}
+
+static void link_try_connect(VfuLink *l)
+{
+    struct sockaddr_un sa;
+    int fd = unix_socket(l->path, &sa);
+
+    if (fd < 0) {
+        l->retry_at = vfu_clock_ns() + LINK_RETRY_NS;
+        return;
+    }
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+        close(fd);
+        l->retry_at = vfu_clock_ns() + LINK_RETRY_NS;
+        return;
+    }
+    link_up(l, fd);
+}
+
+static void link_accept(VfuLink *l)
+{
+    int fd = accept4(l->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+    if (fd < 0) {
+        return;
+    }
+    if (l->fd >= 0) {
+        /* One peer at a time, as a cable. */
+        l->extra_peers++;
+        trace_e810_vfu_link("second peer refused", (int)l->extra_peers);
+        close(fd);
+        return;
+    }
+    link_up(l, fd);
+}
+
+/* Write queued frames until the socket is full. */
+static void link_flush(VfuLink *l)
+{
+    while (l->q_len && l->fd >= 0) {
+        LinkFrame *f = &l->q[l->q_head];
+        ssize_t n = send(l->fd, f->buf + l->q_off, f->len - l->q_off,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            return;
+        }
+        if (n <= 0) {
+            /* Not here: this may run inside the core (send_frame). */
+            l->failed = n ? errno : EPIPE;
+            return;
+        }
+        l->q_off += n;
+        if (l->q_off < f->len) {
+            continue;
+        }
+        free(f->buf);
+        l->q_off = 0;
+        l->q_head = (l->q_head + 1) % LINK_QUEUE_MAX;
+        l->q_len--;
+        if (f->flow) {
+            l->held--;
+            l->drained++;
+        }
+    }
+}
+
+/* Outside the core's entry points: what link_flush found. */
+static void link_settle(VfuLink *l)
+{
+    while (l->drained) {
+        l->drained--;
+        e810_tx_drained(&l->s->core, true);
+    }
+    if (l->failed) {
+        int err = l->failed;
+
+        l->failed = 0;
+        link_down(l, "send failed", err);
+    }
+}
+
+static E810TxResult link_send_frame(void *opaque, const void *frame,
+                                    size_t len, bool flow)
+{
+    VfuLink *l = opaque;
+    LinkFrame *f;
+    unsigned before;
+
+    if (l->fd < 0 || l->failed || len > LINK_FRAME_MAX ||
+        l->q_len >= (flow ? LINK_QUEUE_MAX : LINK_LAN_QUEUE_MAX) ||
+        (flow && l->held >= LINK_HELD_MAX)) {
+        l->tx_drops++;
+        trace_e810_vfu_link_drop(l->fd < 0 ? "tx (link down)" :
+                                 "tx (queue full)", len, l->tx_drops);
+        return E810_TX_DROPPED;
+    }
+    f = &l->q[(l->q_head + l->q_len) % LINK_QUEUE_MAX];
+    f->buf = malloc(4 + len);
+    if (!f->buf) {
+        l->tx_drops++;
+        trace_e810_vfu_link_drop("tx (no memory)", len, l->tx_drops);
+        return E810_TX_DROPPED;
+    }
+    f->buf[0] = len >> 24;
+    f->buf[1] = len >> 16;
+    f->buf[2] = len >> 8;
+    f->buf[3] = len;
+    memcpy(f->buf + 4, frame, len);
+    f->len = 4 + len;
+    f->flow = false;
+    l->q_len++;
+    pcap_frame(l, frame, len);
+    before = l->q_len;
+    link_flush(l);
+    if (l->q_len < before || !flow) {
+        /* Written, or a LAN frame the link keeps as QEMU's queue would. */
+        trace_e810_tx_frame(len, true);
+        return E810_TX_SENT;
+    }
+    /* Still queued: it is the last one; the core waits for it. */
+    l->q[(l->q_head + l->q_len - 1) % LINK_QUEUE_MAX].flow = true;
+    l->held++;
+    return E810_TX_QUEUED;
+}
+
+/* Deliver whole frames while the device takes them; read more if room. */
+static void link_rx(VfuLink *l, bool readable)
+{
+    for (unsigned i = 0; i < LOOP_RX_FRAMES && l->fd >= 0; i++) {
+        uint32_t flen;
+
+        if (l->rx_len >= 4) {
+            flen = (uint32_t)l->rx[0] << 24 | l->rx[1] << 16 |
+                   l->rx[2] << 8 | l->rx[3];
+            if (flen > LINK_FRAME_MAX) {
+                l->rx_drops++;
+                trace_e810_vfu_link_drop("rx (bad length, link reset)",
+                                         flen, l->rx_drops);
+                link_down(l, "bad frame length", (int)flen);
+                return;
+            }
+            if (l->rx_len >= 4 + flen) {
+                if (!e810_can_receive(&l->s->core)) {
+                    return;
+                }
+                pcap_frame(l, l->rx + 4, flen);
+                if (flen) {
+                    e810_receive(&l->s->core, l->rx + 4, flen);
+                } else {
+                    l->rx_drops++;
+                    trace_e810_vfu_link_drop("rx (empty)", 0, l->rx_drops);
+                }
+                memmove(l->rx, l->rx + 4 + flen, l->rx_len - 4 - flen);
+                l->rx_len -= 4 + flen;
+                continue;
+            }
+        }
+        if (!readable) {
+            return;
+        }
+        {
+            ssize_t n = recv(l->fd, l->rx + l->rx_len,
+                             sizeof(l->rx) - l->rx_len, MSG_DONTWAIT);
+
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+                          errno == EINTR)) {
+                return;
+            }
+            if (n <= 0) {
+                link_down(l, n ? "receive failed" : "peer closed",
+                          n ? errno : 0);
+                return;
+            }
+            l->rx_len += n;
+            readable = false;
+        }
+    }
+}
+
+/* ---- tracing ----------------------------------------------------------- */
+
+static void trace_enable(const char *pattern)
+{
+    bool any = false;
+
+    for (unsigned i = 0; i < E810_TRACE_NEVENTS; i++) {
+        if (!fnmatch(pattern, e810_trace_names[i], 0)) {
+            e810_trace_state[i] = true;
+            any = true;
+        }
+    }
+    if (!any) {
+        fprintf(stderr, "e810-vfio-user: no trace event matches %s\n",
+                pattern);
+    }
+}
+
+/* ---- seccomp ----------------------------------------------------------- */
+
+#ifdef CONFIG_SECCOMP
+/*
+ * What the loop does after set-up: socket I/O with fds, poll, mmap for
+ * DMA_MAP, eventfd writes, the clock, the heap, the link's reconnects,
+ * the trace and pcap files (already open), and exit.  Anything else
+ * kills the process; QEMU sees the socket close.
+ */
+static void seccomp_apply(void)
+{
+    static const int allow[] = {
+        SCMP_SYS(read), SCMP_SYS(write), SCMP_SYS(readv), SCMP_SYS(writev),
+        SCMP_SYS(recvmsg), SCMP_SYS(sendmsg), SCMP_SYS(recvfrom),
+        SCMP_SYS(sendto), SCMP_SYS(poll), SCMP_SYS(ppoll), SCMP_SYS(close),
+        SCMP_SYS(mmap), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(brk),
+        SCMP_SYS(madvise), SCMP_SYS(mprotect), SCMP_SYS(clock_gettime),
+        SCMP_SYS(gettimeofday), SCMP_SYS(futex), SCMP_SYS(exit),
+        SCMP_SYS(exit_group), SCMP_SYS(rt_sigreturn), SCMP_SYS(fcntl),
+        SCMP_SYS(accept4), SCMP_SYS(connect), SCMP_SYS(setsockopt),
+        SCMP_SYS(shutdown), SCMP_SYS(lseek), SCMP_SYS(fstat),
+        SCMP_SYS(newfstatat), SCMP_SYS(getpid), SCMP_SYS(gettid),
+        SCMP_SYS(restart_syscall), SCMP_SYS(sched_yield),
+        SCMP_SYS(rt_sigprocmask), SCMP_SYS(getrandom),
+    };
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+    int rc = ctx ? 0 : -1;
+
+    for (unsigned i = 0; !rc && i < sizeof(allow) / sizeof(allow[0]); i++) {
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allow[i], 0);
+    }
+    /* New sockets only for the link's reconnects: AF_UNIX streams. */
+    if (!rc) {
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
+                              SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+    }
+    if (!rc) {
+        rc = seccomp_load(ctx);
+    }
+    if (ctx) {
+        seccomp_release(ctx);
+    }
+    if (rc) {
+        fprintf(stderr, "e810-vfio-user: seccomp: %s\n", strerror(-rc));
+        exit(1);
+    }
+}
+#endif
+
+/* ---- command line and loop --------------------------------------------- */
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: e810-vfio-user --socket PATH [--link-listen PATH | "
+            "--link-connect PATH]\n"
+            "       [--mac 52:54:00:xx:xx:xx] [--dsn N] [--mem-limit BYTES] "
+            "[--pcap FILE]\n"
+            "       [--trace PATTERN]... [--trace-file FILE] [--no-seccomp] "
+            "[-v]\n");
+    exit(2);
+}
+
+static bool parse_mac(const char *str, uint8_t *mac)
+{
+    unsigned b[6];
+    char end;
+
+    if (sscanf(str, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3],
+               &b[4], &b[5], &end) != 6) {
+        return false;
+    }
+    for (int i = 0; i < 6; i++) {
+        if (b[i] > 0xFF) {
+            return false;
+        }
+        mac[i] = b[i];
+    }
+    return !(mac[0] & 1);
+}
+
+static bool parse_u64(const char *str, uint64_t *v)
+{
+    char *end;
+
+    errno = 0;
+    *v = strtoull(str, &end, 0);
+    return !errno && end != str && !*end;
+}
+
+enum {
+    OPT_SOCKET = 256, OPT_LINK_LISTEN, OPT_LINK_CONNECT, OPT_MAC, OPT_DSN,
+    OPT_MEM_LIMIT, OPT_PCAP, OPT_TRACE, OPT_TRACE_FILE, OPT_NO_SECCOMP,
+};
+
+static VfuServer server;
+static VfuLink link_state;
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "socket", required_argument, NULL, OPT_SOCKET },
+        { "link-listen", required_argument, NULL, OPT_LINK_LISTEN },
+        { "link-connect", required_argument, NULL, OPT_LINK_CONNECT },
+        { "mac", required_argument, NULL, OPT_MAC },
+        { "dsn", required_argument, NULL, OPT_DSN },
+        { "mem-limit", required_argument, NULL, OPT_MEM_LIMIT },
+        { "pcap", required_argument, NULL, OPT_PCAP },
+        { "trace", required_argument, NULL, OPT_TRACE },
+        { "trace-file", required_argument, NULL, OPT_TRACE_FILE },
+        { "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    VfuConfig cfg = {
+        .mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
+        .mem_limit = E810_MEM_LIMIT_DEFAULT,
+    };
+    const char *sock_path = NULL, *pcap_file = NULL, *trace_file = NULL;
+    bool no_seccomp = false, verbose = false;
+    VfuLink *l = &link_state;
+    VfuServer *s = &server;
+    struct sockaddr_un sa;
+    int lfd, cfd, opt, status = 0;
+    bool sandboxed = false;
+
+    e810_trace_file = stderr;
+    l->fd = l->listen_fd = -1;
+    while ((opt = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+        switch (opt) {
+        case OPT_SOCKET:
+            sock_path = optarg;
+            break;
+        case OPT_LINK_LISTEN:
+        case OPT_LINK_CONNECT:
+            if (l->path) {
+                usage();
+            }
+            l->path = optarg;
+            l->listen_mode = opt == OPT_LINK_LISTEN;
+            break;
+        case OPT_MAC:
+            if (!parse_mac(optarg, cfg.mac)) {
+                fprintf(stderr, "e810-vfio-user: bad --mac %s\n", optarg);
+                return 2;
+            }
+            break;
+        case OPT_DSN:
+            if (!parse_u64(optarg, &cfg.dsn)) {
+                fprintf(stderr, "e810-vfio-user: bad --dsn %s\n", optarg);
+                return 2;
+            }
+            break;
+        case OPT_MEM_LIMIT:
+            if (!parse_u64(optarg, &cfg.mem_limit)) {
+                fprintf(stderr, "e810-vfio-user: bad --mem-limit %s\n", optarg);
+                return 2;
+            }
+            break;
+        case OPT_PCAP:
+            pcap_file = optarg;
+            break;
+        case OPT_TRACE:
+            trace_enable(optarg);
+            break;
+        case OPT_TRACE_FILE:
+            trace_file = optarg;
+            break;
+        case OPT_NO_SECCOMP:
+            no_seccomp = true;
+            break;
+        case 'v':
+            verbose = true;
+            break;
+        default:
+            usage();
+        }
+    }
+    if (!sock_path || optind != argc) {
+        usage();
+    }
+    if (trace_file) {
+        e810_trace_file = fopen(trace_file, "w");
+        if (!e810_trace_file) {
+            perror(trace_file);
+            return 1;
+        }
+        setvbuf(e810_trace_file, NULL, _IOLBF, 0);
+    }
+    signal(SIGPIPE, SIG_IGN);
+
+    vfu_server_init(s, &cfg);
+    l->s = s;
+    if (pcap_file) {
+        pcap_open(l, pcap_file);
+    }
+    if (l->path) {
+        s->send_frame = link_send_frame;
+        s->link_opaque = l;
+    }
+
+    lfd = unix_socket(sock_path, &sa);
+    unlink(sock_path);
+    if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+        listen(lfd, 1) < 0) {
+        fprintf(stderr, "e810-vfio-user: %s: %s\n", sock_path, strerror(errno));
+        return 1;
+    }
+    fprintf(stderr, "e810-vfio-user: listening on %s\n", sock_path);
+    if (l->path && l->listen_mode) {
+        l->listen_fd = unix_socket(l->path, &sa);
+        unlink(l->path);
+        if (l->listen_fd < 0 ||
+            bind(l->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+            listen(l->listen_fd, 1) < 0) {
+            fprintf(stderr, "e810-vfio-user: %s: %s\n", l->path,
+                    strerror(errno));
+            return 1;
+        }
+    }
+    do {
+        cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+    } while (cfd < 0 && errno == EINTR);
+    if (cfd < 0) {
+        perror("e810-vfio-user: accept");
+        return 1;
+    }
+    /* One client per run: the socket file goes with the listener. */
+    close(lfd);
+    unlink(sock_path);
+    vfu_server_attach(s, cfd);
+    if (verbose) {
+        fprintf(stderr, "e810-vfio-user: client connected\n");
+    }
+    if (l->path && !l->listen_mode) {
+        l->give_up_at = vfu_clock_ns() + LINK_RETRY_FOR_NS;
+        link_try_connect(l);
+    }
+#ifdef CONFIG_SECCOMP
+    if (!no_seccomp) {
+        seccomp_apply();
+        sandboxed = true;
+    }
+#else
+    if (!no_seccomp && verbose) {
+        fprintf(stderr, "e810-vfio-user: built without seccomp\n");
+    }
+#endif
+
+    for (;;) {
+        struct pollfd pfd[3];
+        unsigned n = 0, ic, il = ~0u, ia = ~0u;
+        int64_t now = vfu_clock_ns(), next = vfu_timers_next(s);
+        int timeout = -1;
+        bool bh_pending = false;
+
+        for (unsigned i = 0; i < s->nbhs; i++) {
+            bh_pending |= s->bhs[i]->scheduled;
+        }
+        if (l->path && !l->listen_mode && l->fd < 0) {
+            if (l->ever_up || now < l->give_up_at) {
+                if (now >= l->retry_at) {
+                    link_try_connect(l);
+                }
+                if (l->fd < 0 && (next < 0 || l->retry_at < next)) {
+                    next = l->retry_at;
+                }
+            }
+        }
+        if (next >= 0) {
+            int64_t ms = next > now ? (next - now + 999999) / 1000000 : 0;
+
+            timeout = ms > 1000 ? 1000 : (int)ms;
+        }
+        if (bh_pending || (l->fd >= 0 && l->rx_len >= 4 &&
+                           e810_can_receive(&s->core))) {
+            timeout = 0;
+        }
+        ic = n;
+        pfd[n++] = (struct pollfd){ .fd = s->sock, .events = POLLIN };
+        if (l->fd >= 0) {
+            il = n;
+            pfd[n++] = (struct pollfd){
+                .fd = l->fd,
+                .events = (e810_can_receive(&s->core) ? POLLIN : 0) |
+                          (l->q_len ? POLLOUT : 0),
+            };
+        }
+        if (l->listen_fd >= 0) {
+            ia = n;
+            pfd[n++] = (struct pollfd){ .fd = l->listen_fd, .events = POLLIN };
+        }
+        if (poll(pfd, n, timeout) < 0 && errno != EINTR) {
+            perror("e810-vfio-user: poll");
+            break;
+        }
+
+        if (pfd[ic].revents) {
+            int rc = 1;
+
+            for (unsigned i = 0; i < LOOP_MSGS_MAX && rc > 0; i++) {
+                struct pollfd more = { .fd = s->sock, .events = POLLIN };
+
+                if (i && poll(&more, 1, 0) <= 0) {
+                    break;
+                }
+                rc = vfu_server_recv(s);
+            }
+            if (rc <= 0) {
+                status = rc < 0;
+                if (verbose || rc < 0) {
+                    fprintf(stderr, "e810-vfio-user: client %s\n",
+                            rc ? "connection failed" : "disconnected");
+                }
+                break;
+            }
+        }
+        if (ia != ~0u && pfd[ia].revents) {
+            link_accept(l);
+        }
+        if (il != ~0u && l->fd >= 0) {
+            if (pfd[il].revents & POLLOUT) {
+                link_flush(l);
+            }
+            if (l->fd >= 0) {
+                link_rx(l, pfd[il].revents & (POLLIN | POLLHUP | POLLERR));
+            }
+        } else if (l->fd >= 0) {
+            link_rx(l, false);
+        }
+        vfu_timers_run(s, vfu_clock_ns());
+        for (unsigned i = 0; i < LOOP_BH_PASSES; i++) {
+            if (!vfu_bhs_run(s)) {
+                break;
+            }
+        }
+        vfu_run_deferred(s);
+        link_settle(l);
+        if (s->broken) {
+            status = 1;
+            break;
+        }
+        if (l->path && !l->listen_mode && !l->ever_up &&
+            vfu_clock_ns() >= l->give_up_at && l->fd < 0) {
+            fprintf(stderr, "e810-vfio-user: link %s: no peer, giving up\n",
+                    l->path);
+            l->path = NULL;
+        }
+    }
+
+    if (verbose) {
+        fprintf(stderr, "e810-vfio-user: %" PRIu64 " bad requests, %" PRIu64
+                " DMA misses, link drops tx %" PRIu64 " rx %" PRIu64 "\n",
+                s->stats.bad_msgs, s->stats.dma_miss, l->tx_drops,
+                l->rx_drops);
+    }
+    link_settle(l);
+    link_drop_queue(l);
+    if (l->fd >= 0) {
+        close(l->fd);
+    }
+    if (l->listen_fd >= 0) {
+        close(l->listen_fd);
+    }
+    vfu_server_cleanup(s);
+    if (l->pcap) {
+        fclose(l->pcap);
+    }
+    if (e810_trace_file != stderr) {
+        fclose(e810_trace_file);
+    }
+    if (sandboxed) {
+        /*
+         * Exit handlers may need system calls the allow-list refuses
+         * (LeakSanitizer's exit-time scan, which ASan's _exit runs too):
+         * everything is closed, leave directly.
+         */
+        fflush(NULL);
+        syscall(SYS_exit_group, status);
+    }
+    return status;
+}
