@@ -406,17 +406,26 @@ static void dma_sigbus(int sig)
     raise(SIGBUS);
 }
 
-static bool dma_copy(void *dst, const void *src, size_t n)
+/*
+ * Installed once, at init (before the seccomp allow-list, which has no
+ * rt_sigaction).  SA_NODEFER: leaving the handler by siglongjmp leaves
+ * SIGBUS unblocked, so sigsetjmp need not save the mask (a system call
+ * per DMA otherwise).
+ */
+static void dma_fault_init(void)
 {
     static bool installed;
+    struct sigaction sa = { .sa_handler = dma_sigbus, .sa_flags = SA_NODEFER };
 
     if (!installed) {
-        struct sigaction sa = { .sa_handler = dma_sigbus };
-
         sigaction(SIGBUS, &sa, NULL);
         installed = true;
     }
-    if (sigsetjmp(dma_fault_jmp, 1)) {
+}
+
+static bool dma_copy(void *dst, const void *src, size_t n)
+{
+    if (sigsetjmp(dma_fault_jmp, 0)) {
         return false;
     }
     dma_copying = 1;
@@ -842,6 +851,7 @@ void vfu_server_init(VfuServer *s, const VfuConfig *cfg)
 {
     E810Host host = { .ops = &vfu_host_ops, .opaque = s };
 
+    dma_fault_init();
     memset(s, 0, sizeof(*s));
     s->sock = -1;
     s->cfg = *cfg;
