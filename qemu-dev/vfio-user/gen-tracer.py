@@ -39,6 +39,8 @@ def main():
           "extern bool e810_trace_state[E810_TRACE_NEVENTS];",
           "extern const char *const e810_trace_names[E810_TRACE_NEVENTS];",
           "extern FILE *e810_trace_file;",
+          "extern bool e810_trace_timestamps;",
+          "void e810_trace_stamp(void);",
           "#define trace_event_get_state_backends(id) (e810_trace_state[id])"]
     for name, args, fmt in evs:
         names = [a.strip().split()[-1].lstrip('*') for a in args.split(',')
@@ -47,6 +49,9 @@ def main():
         h += ["static inline void trace_%s(%s)" % (name, args or "void"),
               "{",
               "    if (e810_trace_state[TRACE_%s]) {" % name.upper(),
+              "        if (e810_trace_timestamps) {",
+              "            e810_trace_stamp();",
+              "        }",
               "        fprintf(e810_trace_file, %s);" % call,
               "    }",
               "}"]
@@ -55,6 +60,16 @@ def main():
          '#include "%s"' % out_h.split('/')[-1],
          "bool e810_trace_state[E810_TRACE_NEVENTS];",
          "FILE *e810_trace_file;",
+         "/* --trace-timestamps: each line starts as with QEMU's -msg timestamp=on. */",
+         "bool e810_trace_timestamps;",
+         "#include <time.h>",
+         "void e810_trace_stamp(void)",
+         "{",
+         "    struct timespec ts;",
+         "",
+         "    clock_gettime(CLOCK_REALTIME, &ts);",
+         '    fprintf(e810_trace_file, "%ld.%06ld:", (long)ts.tv_sec, ts.tv_nsec / 1000);',
+         "}",
          "const char *const e810_trace_names[E810_TRACE_NEVENTS] = {"]
     c += ['    "%s",' % name for name, _, _ in evs]
     c.append("};")

@@ -403,7 +403,8 @@ static void usage(void)
             "--link-connect PATH]\n"
             "       [--mac 52:54:00:xx:xx:xx] [--dsn N] [--mem-limit BYTES] "
             "[--pcap FILE]\n"
-            "       [--trace PATTERN]... [--trace-file FILE] [--no-seccomp] "
+            "       [--trace PATTERN]... [--trace-file FILE] [--trace-timestamps]\n"
+            "       [--no-seccomp] "
             "[-v]\n");
     exit(2);
 }
@@ -437,7 +438,7 @@ static bool parse_u64(const char *str, uint64_t *v)
 
 enum {
     OPT_SOCKET = 256, OPT_LINK_LISTEN, OPT_LINK_CONNECT, OPT_MAC, OPT_DSN,
-    OPT_MEM_LIMIT, OPT_PCAP, OPT_TRACE, OPT_TRACE_FILE, OPT_NO_SECCOMP,
+    OPT_MEM_LIMIT, OPT_PCAP, OPT_TRACE, OPT_TRACE_FILE, OPT_NO_SECCOMP, OPT_TRACE_TIMESTAMPS,
 };
 
 static VfuServer server;
@@ -456,6 +457,7 @@ int main(int argc, char **argv)
         { "trace", required_argument, NULL, OPT_TRACE },
         { "trace-file", required_argument, NULL, OPT_TRACE_FILE },
         { "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
+        { "trace-timestamps", no_argument, NULL, OPT_TRACE_TIMESTAMPS },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -512,6 +514,9 @@ int main(int argc, char **argv)
             break;
         case OPT_TRACE_FILE:
             trace_file = optarg;
+            break;
+        case OPT_TRACE_TIMESTAMPS:
+            e810_trace_timestamps = true;
             break;
         case OPT_NO_SECCOMP:
             no_seccomp = true;

@@ -318,9 +318,12 @@ static void test_ceq_interrupt(void)
     CHECK_EQ(mem64(CEQ_PA), 0);
     wr(GLINT_CEQCTL(0), E810_CTL_CAUSE_ENA | 3);
     wr(GLINT_DYN_CTL(3), GLINT_DYN_CTL_INTENA);
-    /* Arm the CCQ (shadow qword 4) and ring CQARM. */
+    /* Arm the CCQ (shadow qword 4) and ring CQARM; software's head (shadow
+     * qword 0) is where it polled last, as irdma keeps it. */
+    set64(CCQ_SHADOW, ring.ccq_head);
     set64(CCQ_SHADOW + 32, 1u << 14 | 1u << 16);
     wr(PFPE_CQARM, 0);
+    CHECK_EQ(mem64(CEQ_PA), 0);                 /* nothing outstanding */
     post_op(0x24, NULL, 0);
     CHECK(ccq_next(cqe));
     CHECK_EQ(mem64(CEQ_PA), 1ull << 63 | 0);     /* CQ context 0 */
@@ -331,13 +334,30 @@ static void test_ceq_interrupt(void)
     CHECK_EQ(mem64(CEQ_PA + 8), 0);
     CHECK_EQ(fake_irq_count(&h, 3), 1);
     /* Re-arm: second CEQE; the vector is auto-masked until INTENA. */
+    set64(CCQ_SHADOW, ring.ccq_head);
     wr(PFPE_CQARM, 0);
+    CHECK_EQ(mem64(CEQ_PA + 8), 0);
     post_op(0x24, NULL, 0);
     CHECK(ccq_next(cqe));
     CHECK_EQ(mem64(CEQ_PA + 8) >> 63, 1);
     CHECK_EQ(fake_irq_count(&h, 3), 1);
     wr(GLINT_DYN_CTL(3), GLINT_DYN_CTL_INTENA | GLINT_DYN_CTL_CLEARPBA);
     CHECK_EQ(fake_irq_count(&h, 3), 2);
+    /*
+     * The race irdma_cqp_ce_handler leaves to the device: it polls (head
+     * in the shadow area), a completion lands, then it arms without
+     * polling again.  The arm finds the entry outstanding: third CEQE.
+     */
+    set64(CCQ_SHADOW, ring.ccq_head);
+    post_op(0x24, NULL, 0);
+    CHECK_EQ(mem64(CEQ_PA + 16), 0);
+    wr(PFPE_CQARM, 0);
+    CHECK_EQ(mem64(CEQ_PA + 16) >> 63, 1);
+    CHECK(ccq_next(cqe));
+    /* Polled, then armed: nothing outstanding, no event. */
+    set64(CCQ_SHADOW, ring.ccq_head);
+    wr(PFPE_CQARM, 0);
+    CHECK_EQ(mem64(CEQ_PA + 24), 0);
     /* Destroy CEQ 0. */
     memset(q, 0, sizeof(q));
     CHECK_EQ(op_err(0x18, q, 0), 0);

@@ -247,6 +247,7 @@ enum {
 #define CQPSQ_AEQ_AEQECNT(q2)       ((uint32_t)e810_fld(q2, 18, 0))
 #define CQPSQ_AEQ_FIRSTPMPBLIDX(q6) ((uint32_t)e810_fld(q6, 27, 0))
 /* CQ shadow area qword 4: the arm word */
+#define CQ_SHADOW_HEAD_OFF          0   /* software's CQ head, at each poll */
 #define CQ_SHADOW_ARM_OFF           32
 #define CQ_ARM_NEXT                 (1ull << 14)
 #define CQ_ARM_NEXT_SE              (1ull << 15)

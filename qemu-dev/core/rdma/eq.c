@@ -435,6 +435,23 @@ void e810_rdma_cq_arm(E810Core *c, uint32_t cq_id)
     cq->armed = arm & CQ_ARM_NEXT;
     cq->armed_se = !cq->armed && (arm & CQ_ARM_NEXT_SE);
     trace_e810_rdma_cq_arm(cq_id, arm);
+    /*
+     * Entries written since software last polled are outstanding: software
+     * keeps its head in the shadow area (offset 0) at every poll, and polls
+     * before it arms without polling again (irdma_cqp_ce_handler, then
+     * irdma_sc_ccq_arm).  An entry that landed in between, or one whose
+     * doorbell was still on its way when the handler polled, must raise the
+     * event now, or the CQ waits for a completion that may never come.
+     * (Next-solicited arms are left to the next solicited entry.)
+     */
+    if (cq->armed &&
+        !e810_dma_read(c, cq->shadow_pa + CQ_SHADOW_HEAD_OFF, b, sizeof(b))) {
+        uint64_t sw_head = ld64(b);
+
+        if (sw_head < cq->ring.size && sw_head != cq->ring.head) {
+            cq_event(c, cq, 0);
+        }
+    }
 }
 
 /* ---- saved state -------------------------------------------------------- */
