@@ -212,18 +212,36 @@ EXEMPT = {
                           'by the power-on reset', 'nvm_build_image'),
 
     ('E810FwSwitch', 'nvsi'): ('derived', 'count of the live VSIs',
-                               'e810_fw_switch_load'),
+                               'sw_load'),
     ('E810FwSwitch', 'nrules'): ('derived', 'count of the live rules',
-                                 'e810_fw_switch_load'),
+                                 'sw_load'),
     ('E810FwSwitch', 'lk'): ('derived', 'lookup cache, invalidated',
-                             'e810_fw_switch_load'),
+                             'sw_load'),
+    ('E810FwSwitch', 'vsi_dirty'): ('derived', 'chunks a reset zeroes, '
+                                    'marked as entries load',
+                                    'e810_fw_switch_load'),
+    ('E810FwSwitch', 'rule_dirty'): ('derived', 'chunks a reset zeroes, '
+                                     'marked as entries load',
+                                     'e810_fw_switch_load'),
+    ('E810FwSwitch', 'list_dirty'): ('derived', 'chunks a reset zeroes, '
+                                     'marked as entries load',
+                                     'e810_fw_switch_load'),
+    ('E810FwSwitch', 'lut_dirty'): ('derived', 'a reset zeroes the LUTs; '
+                                    'set by the load',
+                                    'e810_fw_switch_load'),
 
     ('E810FwSched', 'nnodes'): ('derived', 'count of the live nodes',
-                                'e810_fw_sched_load'),
+                                'sched_load'),
+    ('E810FwSched', 'node_dirty'): ('derived', 'chunks a reset zeroes, '
+                                    'marked as entries load',
+                                    'e810_fw_sched_load'),
+    ('E810FwSched', 'txq_dirty'): ('derived', 'chunks a reset zeroes, '
+                                   'marked as entries load',
+                                   'e810_fw_sched_load'),
     ('E810SchedNode', 'mark'): ('scratch', 'subtree walks; 0 after the '
-                                "load's memset", None),
+                                "load's sched_zero", None),
     ('E810SchedNode', 'nchildren'): ('derived', 'counted from the parents',
-                                     'e810_fw_sched_load'),
+                                     'sched_load'),
 
     ('E810Lan', 'gather'): ('scratch', 'per-packet Tx gather buffer', None),
     ('E810Lan', 'frame'): ('scratch', 'one Tx frame being built', None),
@@ -255,6 +273,14 @@ EXEMPT = {
                              'within an entry', None),
     ('E810Rdma', 'mcg_count'): ('derived', 'recounted as groups load',
                                 'mcg_each'),
+    ('E810Rdma', 'mr_dirty'): ('derived', 'chunks a reset zeroes, marked '
+                               'as entries load', 'e810_rdma_tables_load'),
+    ('E810Rdma', 'cq_dirty'): ('derived', 'chunks a reset zeroes, marked '
+                               'as entries load', 'e810_rdma_eq_load'),
+    ('E810Rdma', 'ah_dirty'): ('derived', 'chunks a reset zeroes, marked '
+                               'as entries load', 'e810_rdma_tables_load'),
+    ('E810Rdma', 'mcg_dirty'): ('derived', 'chunks a reset zeroes, marked '
+                                'as entries load', 'e810_rdma_mcg_load'),
     ('E810RdmaHmcObj', 'max_cnt'): ('derived', "hmc_limits', by the reset",
                                     'e810_rdma_hmc_reset'),
     ('E810RdmaHmcObj', 'size_log2'): ('derived', "hmc_limits', by the reset",

@@ -512,7 +512,9 @@ void e810_eng_reset(E810Core *c)
         return;
     }
     for (unsigned i = 0; i < E810_RDMA_MAX_QPS; i++) {
-        eng_drop(c, i);
+        if (e->qp[i]) {
+            eng_drop(c, i);
+        }
     }
     e810_timer_del(e->timer);
     e->armed = -1;
