@@ -482,6 +482,7 @@ void e810_eng_doorbell(E810Core *c, uint32_t qp_id)
 void e810_eng_tx_run(E810Core *c)
 {
     E810Eng *e = c->rdma.eng;
+    bool may = false;
 
     if (!e || !e->tx_any) {
         return;
@@ -491,15 +492,19 @@ void e810_eng_tx_run(E810Core *c)
         unsigned id = (e->tx_next + i) % E810_RDMA_MAX_QPS;
         E810EngQp *q = e->qp[id];
 
-        if (!e810_tx_may_send(c)) {
+        /* Once it said yes, it says yes until a QP runs (time passing
+         * only ends a back-up): asked again after each run. */
+        if (!may && !e810_tx_may_send(c)) {
             /* Out of budget or blocked: go on from here next time. */
             e->tx_next = id;
             e->tx_any = true;
             return;
         }
+        may = true;
         if (q && q->tx_pending) {
             q->tx_pending = false;
             q->ops->run(q);
+            may = false;
         }
     }
 }
