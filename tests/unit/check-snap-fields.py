@@ -8,7 +8,8 @@ must be one of:
 
   * named in a descriptor table of its type, SF_*(Type, member, ...) or
     an explicit { .off = offsetof(Type, member) } row, that a save path
-    writes (e810_snap_put_fields/put_sparse, or nested by SF_SUB/SUBA);
+    writes (e810_snap_put_fields/put_sparse/put_sparse_map, or nested by
+    SF_SUB/SUBA);
   * written by explicit save code: listed in CODE below with the
     function(s) that write it, each of which must exist, lie on the save
     path (reachable from e810_core_save) and use the member (->m or .m;
@@ -525,12 +526,12 @@ def reachable(src, root):
 
 
 def written_tables(src, reach):
-    """Tables a save writes: passed to put_fields/put_sparse on the save
+    """Tables a save writes: passed to put_fields/put_sparse(_map) on the save
     path, and the tables those nest (SF_SUB, SF_SUBA)."""
     out = set()
     for f in reach:
         for body in src.funcs.get(f, ()):
-            for m in re.finditer(r'\be810_snap_put_(fields|sparse)\s*\(',
+            for m in re.finditer(r'\be810_snap_put_(fields|sparse|sparse_map)\s*\(',
                                  body):
                 args = split_top(body[m.end():match(body, m.end() - 1)], ',')
                 if len(args) > 1 and args[1].strip() in src.tables:

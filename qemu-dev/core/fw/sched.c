@@ -1265,10 +1265,13 @@ void e810_fw_sched_save(E810Core *c, E810SnapW *w)
     E810FwSched *s = &c->fw.sched;
 
     e810_snap_put_fields(w, sched_fields, s);
-    e810_snap_put_sparse(w, sched_node_fields, s->node, sizeof(s->node[0]),
-                         E810_SCHED_MAX_NODES, sched_node_live);
-    e810_snap_put_sparse(w, sched_txq_fields, s->txq, sizeof(s->txq[0]),
-                         E810_FW_MAX_TXQ, sched_txq_live);
+    e810_snap_put_sparse_map(w, sched_node_fields, s->node,
+                             sizeof(s->node[0]), E810_SCHED_MAX_NODES,
+                             sched_node_live, s->node_dirty,
+                             E810_SCHED_DIRTY_CHUNK);
+    e810_snap_put_sparse_map(w, sched_txq_fields, s->txq, sizeof(s->txq[0]),
+                             E810_FW_MAX_TXQ, sched_txq_live, s->txq_dirty,
+                             E810_SCHED_DIRTY_CHUNK);
     e810_snap_put_sparse(w, sched_rl_fields, s->rl, sizeof(s->rl[0]),
                          E810_SCHED_MAX_RL_PROF, sched_rl_live);
 }

@@ -1152,12 +1152,15 @@ void e810_fw_switch_save(E810Core *c, E810SnapW *w)
 {
     E810FwSwitch *sw = &c->fw.sw;
 
-    e810_snap_put_sparse(w, sw_vsi_fields, sw->vsi, sizeof(sw->vsi[0]),
-                         E810_FW_MAX_VSI, sw_vsi_live);
-    e810_snap_put_sparse(w, sw_rule_fields, sw->rule, sizeof(sw->rule[0]),
-                         E810_FW_MAX_RULES, sw_rule_live);
-    e810_snap_put_sparse(w, sw_list_fields, sw->list, sizeof(sw->list[0]),
-                         E810_FW_MAX_VSI_LISTS, sw_list_live);
+    e810_snap_put_sparse_map(w, sw_vsi_fields, sw->vsi, sizeof(sw->vsi[0]),
+                             E810_FW_MAX_VSI, sw_vsi_live, sw->vsi_dirty,
+                             E810_SW_VSI_CHUNK);
+    e810_snap_put_sparse_map(w, sw_rule_fields, sw->rule, sizeof(sw->rule[0]),
+                             E810_FW_MAX_RULES, sw_rule_live, sw->rule_dirty,
+                             E810_SW_RULE_CHUNK);
+    e810_snap_put_sparse_map(w, sw_list_fields, sw->list, sizeof(sw->list[0]),
+                             E810_FW_MAX_VSI_LISTS, sw_list_live,
+                             sw->list_dirty, E810_SW_LIST_CHUNK);
     e810_snap_put_fields(w, sw_fields, sw);
 }
 

@@ -566,8 +566,9 @@ void e810_rdma_eq_save(E810Core *c, E810SnapW *w)
     if (rd->aeq.valid) {
         e810_snap_put_fields(w, eq_fields, &rd->aeq);
     }
-    e810_snap_put_sparse(w, cq_fields, rd->cq, sizeof(rd->cq[0]),
-                         E810_RDMA_MAX_CQS, cq_live);
+    e810_snap_put_sparse_map(w, cq_fields, rd->cq, sizeof(rd->cq[0]),
+                             E810_RDMA_MAX_CQS, cq_live, rd->cq_dirty,
+                             E810_RDMA_DIRTY_CHUNK);
 }
 
 bool e810_rdma_eq_load(E810Core *c, E810SnapR *r, uint16_t ver)

@@ -297,8 +297,10 @@ static bool mcg_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
 
 void e810_rdma_mcg_save(E810Core *c, E810SnapW *w)
 {
-    e810_snap_put_sparse(w, mcg_fields, c->rdma.mcg, sizeof(c->rdma.mcg[0]),
-                         c->rdma.mcg ? E810_RDMA_MAX_MCG : 0, mcg_live);
+    e810_snap_put_sparse_map(w, mcg_fields, c->rdma.mcg,
+                             sizeof(c->rdma.mcg[0]),
+                             c->rdma.mcg ? E810_RDMA_MAX_MCG : 0, mcg_live,
+                             c->rdma.mcg_dirty, E810_RDMA_DIRTY_CHUNK);
 }
 
 bool e810_rdma_mcg_load(E810Core *c, E810SnapR *r, uint16_t ver)

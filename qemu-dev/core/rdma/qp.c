@@ -615,12 +615,14 @@ void e810_rdma_tables_save(E810Core *c, E810SnapW *w)
     E810Rdma *rd = &c->rdma;
 
     /* The allocated tables are empty if their allocation failed. */
-    e810_snap_put_sparse(w, mr_fields, rd->mr, sizeof(rd->mr[0]),
-                         rd->mr ? E810_RDMA_MAX_MRS : 0, mr_live);
+    e810_snap_put_sparse_map(w, mr_fields, rd->mr, sizeof(rd->mr[0]),
+                             rd->mr ? E810_RDMA_MAX_MRS : 0, mr_live,
+                             rd->mr_dirty, E810_RDMA_DIRTY_CHUNK);
     e810_snap_put_sparse(w, arp_fields, rd->arp, sizeof(rd->arp[0]),
                          E810_RDMA_MAX_ARP, arp_live);
-    e810_snap_put_sparse(w, ah_fields, rd->ah, sizeof(rd->ah[0]),
-                         rd->ah ? E810_RDMA_MAX_AH : 0, ah_live);
+    e810_snap_put_sparse_map(w, ah_fields, rd->ah, sizeof(rd->ah[0]),
+                             rd->ah ? E810_RDMA_MAX_AH : 0, ah_live,
+                             rd->ah_dirty, E810_RDMA_DIRTY_CHUNK);
     e810_snap_put_sparse(w, qhash_fields, rd->qhash, sizeof(rd->qhash[0]),
                          E810_RDMA_MAX_QHASH, qhash_live);
     e810_snap_put_fields(w, bitmap_fields, rd);
