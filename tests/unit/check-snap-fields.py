@@ -211,6 +211,8 @@ EXEMPT = {
                              'nvm_build_image'),
     ('E810FwNvm', 'sr'): ('derived', 'synthetic read-only image, rebuilt '
                           'by the power-on reset', 'nvm_build_image'),
+    ('E810FwNvm', 'built'): ('derived', 'the image is there (power-on '
+                             'reset)', 'e810_fw_nvm_reset'),
 
     ('E810FwSwitch', 'nvsi'): ('derived', 'count of the live VSIs',
                                'sw_load'),
@@ -245,6 +247,10 @@ EXEMPT = {
                                      'sched_load'),
 
     ('E810Lan', 'gather'): ('scratch', 'per-packet Tx gather buffer', None),
+    ('E810Lan', 'txq_dirty'): ('derived', 'chunks a reset zeroes, marked '
+                               'as rings load', 'e810_lan_load'),
+    ('E810Lan', 'rxq_dirty'): ('derived', 'chunks a reset zeroes, marked '
+                               'as rings load', 'e810_lan_load'),
     ('E810Lan', 'frame'): ('scratch', 'one Tx frame being built', None),
     ('E810Lan', 'rxframe'): ('scratch', 'one Rx frame being placed', None),
     ('E810RxRing', 'valid'): ('derived', 'e810_rxq_check of the context',
