@@ -104,6 +104,14 @@ static inline void e810_dirty_mark(uint64_t *map, unsigned chunk, uint32_t idx)
 
     map[ch / 64] |= 1ull << (ch % 64);
 }
+/* May entry @idx be other than zero (its chunk written)? */
+static inline bool e810_dirty_test(const uint64_t *map, unsigned chunk,
+                                   uint32_t idx)
+{
+    uint32_t ch = idx / chunk;
+
+    return map[ch / 64] >> (ch % 64) & 1;
+}
 void e810_dirty_zero(void *base, size_t stride, uint32_t n, unsigned chunk,
                      uint64_t *map, unsigned words);
 

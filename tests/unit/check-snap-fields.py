@@ -303,6 +303,8 @@ EXEMPT = {
                            'e810_eng_timer_want'),
     ('E810Eng', 'armed'): ('derived', 'the earliest QP deadline',
                            'e810_eng_timer_want'),
+    ('E810Eng', 'qp_end'): ('derived', 'above the QPs, as they load',
+                            'eng_qp_load'),
     ('E810Eng', 'tx_next'): ('derived', '0 (fairness only)',
                              'e810_eng_load'),
     ('E810Eng', 'tx_any'): ('derived', "OR of the QPs' tx_pending",

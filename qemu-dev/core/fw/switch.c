@@ -805,6 +805,11 @@ static int switch_lookup(E810Core *c, const uint8_t dst_mac[6], uint16_t vlan,
         bool rx = r->type == AQC_SW_RULES_T_LKUP_RX;
         bool match;
 
+        if (i % E810_SW_RULE_CHUNK == 0 &&
+            !e810_dirty_test(sw->rule_dirty, E810_SW_RULE_CHUNK, i)) {
+            i += E810_SW_RULE_CHUNK - 1;    /* never written: no rule */
+            continue;
+        }
         if (!r->in_use) {
             continue;
         }
@@ -845,8 +850,14 @@ static int switch_lookup(E810Core *c, const uint8_t dst_mac[6], uint16_t vlan,
         }
     }
     for (unsigned v = 0; v < E810_FW_MAX_VSI && n < max; v++) {
-        E810Vsi *vp = vsi_get(sw, v);
+        E810Vsi *vp;
 
+        if (v % E810_SW_VSI_CHUNK == 0 &&
+            !e810_dirty_test(sw->vsi_dirty, E810_SW_VSI_CHUNK, v)) {
+            v += E810_SW_VSI_CHUNK - 1;     /* never written: no VSI */
+            continue;
+        }
+        vp = vsi_get(sw, v);
         if (!vp || !bit_test(hit, v)) {
             continue;
         }
