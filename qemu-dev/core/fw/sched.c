@@ -33,6 +33,13 @@ static const uint16_t sched_sibl_grp[E810_SCHED_LAYERS] = {
     1, 8, 16, 16, 16, 16, 16, 16, 8
 };
 
+/* Node @i starts a chunk never written since zeroed: all free. */
+static bool sched_chunk_free(const E810FwSched *s, uint32_t i)
+{
+    return i % E810_SCHED_DIRTY_CHUNK == 0 &&
+           !e810_dirty_test(s->node_dirty, E810_SCHED_DIRTY_CHUNK, i);
+}
+
 static void sched_dirty(uint64_t *map, uint32_t idx)
 {
     uint32_t ch = idx / E810_SCHED_DIRTY_CHUNK;
@@ -1211,6 +1218,10 @@ static bool sched_check_tree(E810FwSched *s, E810SnapR *r)
         const E810SchedNode *n = &s->node[i];
         const E810SchedNode *p;
 
+        if (sched_chunk_free(s, i)) {
+            i += E810_SCHED_DIRTY_CHUNK - 1;
+            continue;
+        }
         if (n->kind == E810_SCHED_FREE) {
             continue;
         }
@@ -1289,6 +1300,10 @@ static bool sched_load(E810FwSched *s, E810SnapR *r, uint16_t ver)
     for (uint32_t i = 0; i < E810_SCHED_MAX_NODES; i++) {
         E810SchedNode *n = &s->node[i];
 
+        if (sched_chunk_free(s, i)) {
+            i += E810_SCHED_DIRTY_CHUNK - 1;
+            continue;
+        }
         if (n->kind != E810_SCHED_FREE) {
             s->nnodes++;
             if (n->layer) {
