@@ -510,6 +510,11 @@ void e810_eng_tx_run(E810Core *c)
             return;
         }
         may = true;
+        if (id >= e->qp_end) {
+            /* NULL up to the wrap, and the gate stays open: on at 0 */
+            i += E810_RDMA_MAX_QPS - 1 - id;
+            continue;
+        }
         if (q && q->tx_pending) {
             q->tx_pending = false;
             q->ops->run(q);
