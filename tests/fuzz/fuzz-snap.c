@@ -421,7 +421,7 @@ void fuzz_snap_begin(unsigned id, const IfxState *tmpl, FuzzBuildFn *build,
     }
     cur = s;
     {
-        size_t end = meta(s)->bump;
+        size_t end = meta(s)->bump < ARENA_SIZE ? meta(s)->bump : ARENA_SIZE;
         /* The snapshot's pages, up to the page with its arena's end. */
         size_t keep = (FAKE_MEM_SIZE + META_SIZE + s->snap_bump + 4095) &
                       ~(size_t)4095;
