@@ -227,6 +227,25 @@ void e810_mem_release(E810Core *c, size_t bytes)
     c->mem_used = bytes > c->mem_used ? 0 : c->mem_used - bytes;
 }
 
+/* ---- tables cleared by what was used ------------------------------------- */
+
+void e810_dirty_zero(void *base, size_t stride, uint32_t n, unsigned chunk,
+                     uint64_t *map, unsigned words)
+{
+    for (unsigned w = 0; w < words; w++) {
+        while (map[w]) {
+            uint32_t first = (w * 64 + (unsigned)__builtin_ctzll(map[w])) *
+                             chunk;
+
+            if (first < n) {
+                memset((uint8_t *)base + first * stride, 0,
+                       (n - first < chunk ? n - first : chunk) * stride);
+            }
+            map[w] &= map[w] - 1;
+        }
+    }
+}
+
 /* ---- the register file -------------------------------------------------- */
 
 void e810_regs_init(E810Core *c)

@@ -93,6 +93,29 @@ void e810_unimp(E810Core *c, const char *fmt, ...)
 void e810_migration_blocked(E810Core *c, const char *why);
 
 /*
+ * Tables cleared by a reset at the cost of what was used: a map with a
+ * bit per chunk of @chunk entries, set before any entry of the chunk is
+ * written (e810_dirty_mark); e810_dirty_zero zeroes the marked chunks
+ * and forgets them (the others are zero already).
+ */
+static inline void e810_dirty_mark(uint64_t *map, unsigned chunk, uint32_t idx)
+{
+    uint32_t ch = idx / chunk;
+
+    map[ch / 64] |= 1ull << (ch % 64);
+}
+/* May entry @idx be other than zero (its chunk written)? */
+static inline bool e810_dirty_test(const uint64_t *map, unsigned chunk,
+                                   uint32_t idx)
+{
+    uint32_t ch = idx / chunk;
+
+    return map[ch / 64] >> (ch % 64) & 1;
+}
+void e810_dirty_zero(void *base, size_t stride, uint32_t n, unsigned chunk,
+                     uint64_t *map, unsigned words);
+
+/*
  * The register file: E810_REGFILE_SIZE bytes of plain storage.  Reads and
  * writes are e810_reg/e810_reg_set (inline, in dev.h next to the storage);
  * a reset zeroes only the pages written since the last one.

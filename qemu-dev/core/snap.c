@@ -38,12 +38,41 @@ static uint8_t *w_room(E810SnapW *w, size_t n)
 #define SNAP_HOST_LE 0
 #endif
 
+/*
+ * Little-endian host: @n (1, 2, 4 or 8) bytes stored or loaded with a
+ * fixed-size copy each, a plain move (a copy of variable size is a call,
+ * and under ASan an interceptor per saved or loaded integer).
+ */
+static inline void host_store(uint8_t *p, uint64_t v, unsigned n)
+{
+    switch (n) {
+    case 1: { uint8_t x = v; memcpy(p, &x, 1); break; }
+    case 2: { uint16_t x = v; memcpy(p, &x, 2); break; }
+    case 4: { uint32_t x = v; memcpy(p, &x, 4); break; }
+    case 8: memcpy(p, &v, 8); break;
+    default: memcpy(p, &v, n); break;
+    }
+}
+
+static inline uint64_t host_load(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+
+    switch (n) {
+    case 1: { uint8_t x; memcpy(&x, p, 1); return x; }
+    case 2: { uint16_t x; memcpy(&x, p, 2); return x; }
+    case 4: { uint32_t x; memcpy(&x, p, 4); return x; }
+    case 8: memcpy(&v, p, 8); return v;
+    default: memcpy(&v, p, n); return v;
+    }
+}
+
 static void put_le(E810SnapW *w, uint64_t v, unsigned n)
 {
     uint8_t *p = w_room(w, n);
 
     if (SNAP_HOST_LE) {
-        memcpy(p, &v, n);
+        host_store(p, v, n);
         return;
     }
     for (unsigned i = 0; i < n; i++) {
@@ -115,7 +144,7 @@ static bool get_le(E810SnapR *r, uint64_t *v, unsigned n, const char *what)
         return e810_snap_fail(r, "%s: truncated", what);
     }
     if (SNAP_HOST_LE) {
-        memcpy(&x, r->p, n);
+        x = host_load(r->p, n);
     } else {
         for (unsigned i = 0; i < n; i++) {
             x |= (uint64_t)r->p[i] << (8 * i);
@@ -314,6 +343,11 @@ void e810_snap_put_fields(E810SnapW *w, const E810SnapField *t, const void *s)
             e810_snap_put_bytes(w, b + t->off, (size_t)t->count * t->size);
             continue;
         }
+        if (t->kind == E810_SF_BYTES) {
+            /* the elements' bytes one after the other: at once */
+            e810_snap_put_bytes(w, b + t->off, (size_t)t->count * t->size);
+            continue;
+        }
         for (uint32_t i = 0; i < t->count; i++) {
             const uint8_t *p = b + t->off + (size_t)i * t->size;
 
@@ -378,7 +412,7 @@ static bool get_one(E810SnapR *r, const E810SnapField *t, uint8_t *p,
         }
         v = 0;
         if (SNAP_HOST_LE) {
-            memcpy(&v, r->p, t->size);
+            v = host_load(r->p, t->size);
         } else {
             for (unsigned k = 0; k < t->size; k++) {
                 v |= (uint64_t)r->p[k] << (8 * k);
@@ -443,6 +477,17 @@ bool e810_snap_get_fields(E810SnapR *r, const E810SnapField *t, void *s,
             r->left -= n;
             continue;
         }
+        if (t->kind == E810_SF_BYTES && !r->err->failed &&
+            r->left >= (size_t)t->count * t->size) {
+            /* bytes, unchecked: at once (element by element below only
+             * to name the element a truncated stream ends in) */
+            size_t n = (size_t)t->count * t->size;
+
+            memcpy(b + t->off, r->p, n);
+            r->p += n;
+            r->left -= n;
+            continue;
+        }
         for (uint32_t i = 0; i < t->count; i++) {
             if (!get_one(r, t, b + t->off + (size_t)i * t->size, ver, path,
                          i)) {
@@ -467,6 +512,34 @@ void e810_snap_put_sparse(E810SnapW *w, const E810SnapField *t,
             e810_snap_put_u32(w, i);
             e810_snap_put_fields(w, t, b + i * stride);
             cnt++;
+        }
+    }
+    for (unsigned k = 0; k < 4; k++) {
+        w->buf[at + k] = cnt >> (8 * k);
+    }
+}
+
+void e810_snap_put_sparse_map(E810SnapW *w, const E810SnapField *t,
+                              const void *base, size_t stride, uint32_t n,
+                              E810SnapLive *live, const uint64_t *map,
+                              unsigned chunk)
+{
+    const uint8_t *b = base;
+    size_t at = w->len;
+    uint32_t cnt = 0;
+
+    e810_snap_put_u32(w, 0);            /* the count, filled in below */
+    for (uint32_t w0 = 0; (uint64_t)w0 * 64 * chunk < n; w0++) {
+        for (uint64_t m = map[w0]; m; m &= m - 1) {
+            uint32_t first = (w0 * 64 + (uint32_t)__builtin_ctzll(m)) * chunk;
+
+            for (uint32_t i = first; i < first + chunk && i < n; i++) {
+                if (live(b + i * stride)) {
+                    e810_snap_put_u32(w, i);
+                    e810_snap_put_fields(w, t, b + i * stride);
+                    cnt++;
+                }
+            }
         }
     }
     for (unsigned k = 0; k < 4; k++) {

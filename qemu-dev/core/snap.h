@@ -194,6 +194,12 @@ typedef bool E810SnapEach(E810SnapR *r, void *entry, uint32_t idx,
 void e810_snap_put_sparse(E810SnapW *w, const E810SnapField *t,
                           const void *base, size_t stride, uint32_t n,
                           E810SnapLive *live);
+/* The same, visiting only the chunks of @chunk entries that @map marks
+ * (e810_dirty_mark): the others are all zero, so none of them is live. */
+void e810_snap_put_sparse_map(E810SnapW *w, const E810SnapField *t,
+                              const void *base, size_t stride, uint32_t n,
+                              E810SnapLive *live, const uint64_t *map,
+                              unsigned chunk);
 bool e810_snap_get_sparse(E810SnapR *r, const E810SnapField *t, void *base,
                           size_t stride, uint32_t n, uint16_t ver,
                           const char *path, E810SnapEach *each, void *opaque);

@@ -56,13 +56,26 @@ typedef struct SnapMeta {
 #define META_SIZE       ((sizeof(SnapMeta) + 0xFFFF) & ~(size_t)0xFFFF)
 #define SNAP_SIZE       ((size_t)FAKE_MEM_SIZE + META_SIZE + ARENA_SIZE)
 
+/* A chunk of the set-up's, as the snapshot holds it (its header is in
+ * the arena; this copy outside it keeps an input from touching, so
+ * copying on write, the header's page when it frees the chunk). */
+typedef struct SnapChunk {
+    size_t off;                 /* of the user bytes in the arena */
+    size_t size;
+    bool live;                  /* in the snapshot */
+    uint32_t freed;             /* the input (epoch) that freed it */
+} SnapChunk;
+
 typedef struct Snap {
     uint8_t *base;              /* RAM, then SnapMeta, then the arena */
     int fd;
     size_t snap_bump;           /* the arena's end in the snapshot */
+    SnapChunk *chunks;          /* ascending offsets */
+    unsigned nchunks;
+    uint32_t epoch;             /* inputs started from this snapshot */
     /* Chunks of the snapshot freed by the current input: live again
      * after the restore (ASan); all of them when the log overflowed. */
-    size_t freed[FREED_LOG];
+    unsigned freed[FREED_LOG];  /* indexes into chunks */
     unsigned nfreed;
     bool freed_overflow;
 } Snap;
@@ -152,6 +165,25 @@ void *fuzz_calloc(size_t n, size_t size)
     return p;
 }
 
+/* The set-up's chunk whose user bytes start at @p, or NULL. */
+static SnapChunk *snap_chunk(Snap *s, const void *p)
+{
+    size_t off = (const uint8_t *)p - arena(s);
+    unsigned lo = 0, hi = s->nchunks;
+
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo) / 2;
+
+        if (s->chunks[mid].off < off) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo < s->nchunks && s->chunks[lo].off == off ? &s->chunks[lo]
+                                                       : NULL;
+}
+
 static bool in_arena(Snap *s, const void *p)
 {
     return s && (const uint8_t *)p >= arena(s) &&
@@ -177,6 +209,25 @@ void fuzz_free(void *p)
         fprintf(stderr, "fuzz: core freed %p, not from the arena\n", p);
         abort();
     }
+    if ((size_t)((uint8_t *)p - arena(cur)) < cur->snap_bump) {
+        SnapChunk *k = snap_chunk(cur, p);
+
+        if (!k || !k->live || k->freed == cur->epoch) {
+            fprintf(stderr, "fuzz: core freed %p twice or not a chunk\n", p);
+            abort();
+        }
+        k->freed = cur->epoch;
+        ASAN_POISON_MEMORY_REGION(p, k->size);
+        m = meta(cur);
+        m->live_bytes -= k->size;
+        m->live_chunks--;
+        if (cur->nfreed < FREED_LOG) {
+            cur->freed[cur->nfreed++] = k - cur->chunks;
+        } else {
+            cur->freed_overflow = true;
+        }
+        return;
+    }
     h = hdr_get(p);
     if (h.magic != CHUNK_MAGIC || !h.live) {
         fprintf(stderr, "fuzz: core freed %p twice or not a chunk\n", p);
@@ -187,13 +238,6 @@ void fuzz_free(void *p)
     m = meta(cur);
     m->live_bytes -= h.size;
     m->live_chunks--;
-    if ((size_t)((uint8_t *)p - arena(cur)) < cur->snap_bump) {
-        if (cur->nfreed < FREED_LOG) {
-            cur->freed[cur->nfreed++] = (uint8_t *)p - arena(cur);
-        } else {
-            cur->freed_overflow = true;
-        }
-    }
 }
 
 void *fuzz_realloc(void *p, size_t n)
@@ -217,7 +261,13 @@ void *fuzz_realloc(void *p, size_t n)
         }
         abort();
     }
-    old = hdr_get(p).size;
+    if ((size_t)((uint8_t *)p - arena(cur)) < cur->snap_bump) {
+        SnapChunk *k = snap_chunk(cur, p);
+
+        old = k ? k->size : 0;      /* fuzz_free aborts on a non-chunk */
+    } else {
+        old = hdr_get(p).size;
+    }
     q = fuzz_malloc(n);
     if (q) {
         memcpy(q, p, old < n ? old : n);
@@ -269,22 +319,17 @@ static NO_ASAN void repoison(Snap *s, size_t end)
         ASAN_POISON_MEMORY_REGION(a + s->snap_bump, end - s->snap_bump + HDR);
     }
     if (s->freed_overflow) {
-        for (size_t off = 0; off < s->snap_bump; ) {
-            ChunkHdr h = hdr_get(a + off + HDR);
-
-            if (h.live) {
-                ASAN_UNPOISON_MEMORY_REGION(a + off + HDR, h.size);
+        for (unsigned i = 0; i < s->nchunks; i++) {
+            if (s->chunks[i].live) {
+                ASAN_UNPOISON_MEMORY_REGION(a + s->chunks[i].off,
+                                            s->chunks[i].size);
             }
-            off += HDR + round16(h.size ? h.size : 1);
         }
     } else {
         for (unsigned i = 0; i < s->nfreed; i++) {
-            uint8_t *user = a + s->freed[i];
-            ChunkHdr h = hdr_get(user);
+            const SnapChunk *k = &s->chunks[s->freed[i]];
 
-            if (h.live) {
-                ASAN_UNPOISON_MEMORY_REGION(user, h.size);
-            }
+            ASAN_UNPOISON_MEMORY_REGION(a + k->off, k->size);
         }
     }
     s->nfreed = 0;
@@ -298,7 +343,34 @@ static void snap_drop(Snap *s)
         munmap(s->base, SNAP_SIZE);
         close(s->fd);
     }
+    free(s->chunks);
     memset(s, 0, sizeof(*s));
+}
+
+/* The set-up's chunks, from their headers (fuzz_free, repoison). */
+static NO_ASAN void snap_chunks(Snap *s)
+{
+    uint8_t *a = arena(s);
+    unsigned n = 0;
+
+    for (size_t off = 0; off < s->snap_bump; n++) {
+        off += HDR + round16(hdr_get(a + off + HDR).size ?
+                             hdr_get(a + off + HDR).size : 1);
+    }
+    s->chunks = calloc(n ? n : 1, sizeof(*s->chunks));
+    if (!s->chunks) {
+        abort();
+    }
+    s->nchunks = n;
+    n = 0;
+    for (size_t off = 0; off < s->snap_bump; n++) {
+        ChunkHdr h = hdr_get(a + off + HDR);
+
+        s->chunks[n].off = off + HDR;
+        s->chunks[n].size = h.size;
+        s->chunks[n].live = h.live;
+        off += HDR + round16(h.size ? h.size : 1);
+    }
 }
 
 static void snap_build(Snap *s, const IfxState *tmpl, FuzzBuildFn *build,
@@ -324,6 +396,8 @@ static void snap_build(Snap *s, const IfxState *tmpl, FuzzBuildFn *build,
     s->snap_bump = meta(s)->bump;
     s->nfreed = 0;
     s->freed_overflow = false;
+    snap_chunks(s);
+    s->epoch = 1;
     /* The file holds the set-up; from now on writes are the input's. */
     if (mmap(s->base, SNAP_SIZE, PROT_READ | PROT_WRITE,
              MAP_PRIVATE | MAP_FIXED, s->fd, 0) == MAP_FAILED) {
@@ -347,13 +421,29 @@ void fuzz_snap_begin(unsigned id, const IfxState *tmpl, FuzzBuildFn *build,
     }
     cur = s;
     {
-        size_t end = meta(s)->bump;
+        size_t end = meta(s)->bump < ARENA_SIZE ? meta(s)->bump : ARENA_SIZE;
+        /* The snapshot's pages, up to the page with its arena's end. */
+        size_t keep = (FAKE_MEM_SIZE + META_SIZE + s->snap_bump + 4095) &
+                      ~(size_t)4095;
+        size_t used = FAKE_MEM_SIZE + META_SIZE + end;
 
-        if (madvise(s->base, SNAP_SIZE, MADV_DONTNEED)) {
+        if (madvise(s->base, keep, MADV_DONTNEED)) {
             perror("fuzz: madvise");
             abort();
         }
+        /*
+         * Past them the input's own allocations, on pages that were
+         * zero (a hole of the file): zeroed again rather than dropped,
+         * so they stay mapped for the next input (an input looping
+         * frames back allocates megabytes; dropped, every page of them
+         * cost a fault and a zeroing by the kernel in each input).
+         */
+        if (used > keep) {
+            ASAN_UNPOISON_MEMORY_REGION(s->base + keep, used - keep);
+            memset(s->base + keep, 0, used - keep);
+        }
         repoison(s, end);
+        s->epoch++;             /* the chunks it freed are live again */
     }
     ifx_cur = &meta(s)->state;
 }

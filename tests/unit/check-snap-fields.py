@@ -8,7 +8,8 @@ must be one of:
 
   * named in a descriptor table of its type, SF_*(Type, member, ...) or
     an explicit { .off = offsetof(Type, member) } row, that a save path
-    writes (e810_snap_put_fields/put_sparse, or nested by SF_SUB/SUBA);
+    writes (e810_snap_put_fields/put_sparse/put_sparse_map, or nested by
+    SF_SUB/SUBA);
   * written by explicit save code: listed in CODE below with the
     function(s) that write it, each of which must exist, lie on the save
     path (reachable from e810_core_save) and use the member (->m or .m;
@@ -210,22 +211,46 @@ EXEMPT = {
                              'nvm_build_image'),
     ('E810FwNvm', 'sr'): ('derived', 'synthetic read-only image, rebuilt '
                           'by the power-on reset', 'nvm_build_image'),
+    ('E810FwNvm', 'built'): ('derived', 'the image is there (power-on '
+                             'reset)', 'e810_fw_nvm_reset'),
 
     ('E810FwSwitch', 'nvsi'): ('derived', 'count of the live VSIs',
-                               'e810_fw_switch_load'),
+                               'sw_load'),
     ('E810FwSwitch', 'nrules'): ('derived', 'count of the live rules',
-                                 'e810_fw_switch_load'),
+                                 'sw_load'),
     ('E810FwSwitch', 'lk'): ('derived', 'lookup cache, invalidated',
-                             'e810_fw_switch_load'),
+                             'sw_load'),
+    ('E810FwSwitch', 'vsi_dirty'): ('derived', 'chunks a reset zeroes, '
+                                    'marked as entries load',
+                                    'e810_fw_switch_load'),
+    ('E810FwSwitch', 'rule_dirty'): ('derived', 'chunks a reset zeroes, '
+                                     'marked as entries load',
+                                     'e810_fw_switch_load'),
+    ('E810FwSwitch', 'list_dirty'): ('derived', 'chunks a reset zeroes, '
+                                     'marked as entries load',
+                                     'e810_fw_switch_load'),
+    ('E810FwSwitch', 'lut_dirty'): ('derived', 'a reset zeroes the LUTs; '
+                                    'set by the load',
+                                    'e810_fw_switch_load'),
 
     ('E810FwSched', 'nnodes'): ('derived', 'count of the live nodes',
-                                'e810_fw_sched_load'),
+                                'sched_load'),
+    ('E810FwSched', 'node_dirty'): ('derived', 'chunks a reset zeroes, '
+                                    'marked as entries load',
+                                    'e810_fw_sched_load'),
+    ('E810FwSched', 'txq_dirty'): ('derived', 'chunks a reset zeroes, '
+                                   'marked as entries load',
+                                   'e810_fw_sched_load'),
     ('E810SchedNode', 'mark'): ('scratch', 'subtree walks; 0 after the '
-                                "load's memset", None),
+                                "load's sched_zero", None),
     ('E810SchedNode', 'nchildren'): ('derived', 'counted from the parents',
-                                     'e810_fw_sched_load'),
+                                     'sched_load'),
 
     ('E810Lan', 'gather'): ('scratch', 'per-packet Tx gather buffer', None),
+    ('E810Lan', 'txq_dirty'): ('derived', 'chunks a reset zeroes, marked '
+                               'as rings load', 'e810_lan_load'),
+    ('E810Lan', 'rxq_dirty'): ('derived', 'chunks a reset zeroes, marked '
+                               'as rings load', 'e810_lan_load'),
     ('E810Lan', 'frame'): ('scratch', 'one Tx frame being built', None),
     ('E810Lan', 'rxframe'): ('scratch', 'one Rx frame being placed', None),
     ('E810RxRing', 'valid'): ('derived', 'e810_rxq_check of the context',
@@ -255,6 +280,14 @@ EXEMPT = {
                              'within an entry', None),
     ('E810Rdma', 'mcg_count'): ('derived', 'recounted as groups load',
                                 'mcg_each'),
+    ('E810Rdma', 'mr_dirty'): ('derived', 'chunks a reset zeroes, marked '
+                               'as entries load', 'e810_rdma_tables_load'),
+    ('E810Rdma', 'cq_dirty'): ('derived', 'chunks a reset zeroes, marked '
+                               'as entries load', 'e810_rdma_eq_load'),
+    ('E810Rdma', 'ah_dirty'): ('derived', 'chunks a reset zeroes, marked '
+                               'as entries load', 'e810_rdma_tables_load'),
+    ('E810Rdma', 'mcg_dirty'): ('derived', 'chunks a reset zeroes, marked '
+                                'as entries load', 'e810_rdma_mcg_load'),
     ('E810RdmaHmcObj', 'max_cnt'): ('derived', "hmc_limits', by the reset",
                                     'e810_rdma_hmc_reset'),
     ('E810RdmaHmcObj', 'size_log2'): ('derived', "hmc_limits', by the reset",
@@ -270,6 +303,8 @@ EXEMPT = {
                            'e810_eng_timer_want'),
     ('E810Eng', 'armed'): ('derived', 'the earliest QP deadline',
                            'e810_eng_timer_want'),
+    ('E810Eng', 'qp_end'): ('derived', 'above the QPs, as they load',
+                            'eng_qp_load'),
     ('E810Eng', 'tx_next'): ('derived', '0 (fairness only)',
                              'e810_eng_load'),
     ('E810Eng', 'tx_any'): ('derived', "OR of the QPs' tx_pending",
@@ -499,12 +534,12 @@ def reachable(src, root):
 
 
 def written_tables(src, reach):
-    """Tables a save writes: passed to put_fields/put_sparse on the save
+    """Tables a save writes: passed to put_fields/put_sparse(_map) on the save
     path, and the tables those nest (SF_SUB, SF_SUBA)."""
     out = set()
     for f in reach:
         for body in src.funcs.get(f, ()):
-            for m in re.finditer(r'\be810_snap_put_(fields|sparse)\s*\(',
+            for m in re.finditer(r'\be810_snap_put_(fields|sparse|sparse_map)\s*\(',
                                  body):
                 args = split_top(body[m.end():match(body, m.end() - 1)], ',')
                 if len(args) > 1 and args[1].strip() in src.tables:

@@ -164,7 +164,12 @@ void e810_fw_nvm_reset(E810Core *c, E810ResetType type)
     E810FwNvm *n = &c->fw.nvm;
 
     if (type == E810_RESET_POWER_ON) {
-        nvm_build_image(n);
+        /* The image depends on nothing and nothing writes it: built at
+         * the first power-on reset, the same at every later one. */
+        if (!n->built) {
+            nvm_build_image(n);
+            n->built = true;
+        }
         n->reads = 0;
     }
 }

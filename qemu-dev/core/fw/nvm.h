@@ -32,6 +32,7 @@ typedef struct E810FwNvm {
     uint8_t flash[E810_FLASH_SIZE];
     uint8_t sr[E810_SR_WORDS * 2];   /* little-endian words */
     uint64_t reads;                  /* successful NVM Read commands */
+    bool built;                      /* flash and sr hold the image */
 } E810FwNvm;
 
 void e810_fw_nvm_reset(E810Core *c, E810ResetType type);

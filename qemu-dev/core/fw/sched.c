@@ -33,6 +33,63 @@ static const uint16_t sched_sibl_grp[E810_SCHED_LAYERS] = {
     1, 8, 16, 16, 16, 16, 16, 16, 8
 };
 
+/* Node @i starts a chunk never written since zeroed: all free. */
+static bool sched_chunk_free(const E810FwSched *s, uint32_t i)
+{
+    return i % E810_SCHED_DIRTY_CHUNK == 0 &&
+           !e810_dirty_test(s->node_dirty, E810_SCHED_DIRTY_CHUNK, i);
+}
+
+static void sched_dirty(uint64_t *map, uint32_t idx)
+{
+    uint32_t ch = idx / E810_SCHED_DIRTY_CHUNK;
+
+    map[ch / 64] |= 1ull << (ch % 64);
+}
+
+/*
+ * The nodes and, if @txq_all, the Tx queue contexts back to zero; if not,
+ * only the queues' enabled and teid.  Only chunks written since they
+ * were last zeroed are touched (the rest are zero).
+ */
+static void sched_zero_tables(E810FwSched *s, bool txq_all)
+{
+    e810_dirty_zero(s->node, sizeof(s->node[0]), E810_SCHED_MAX_NODES,
+                    E810_SCHED_DIRTY_CHUNK, s->node_dirty,
+                    sizeof(s->node_dirty) / 8);
+    if (txq_all) {
+        e810_dirty_zero(s->txq, sizeof(s->txq[0]), E810_FW_MAX_TXQ,
+                        E810_SCHED_DIRTY_CHUNK, s->txq_dirty,
+                        sizeof(s->txq_dirty) / 8);
+        return;
+    }
+    for (unsigned w = 0; w < sizeof(s->txq_dirty) / 8; w++) {
+        for (uint64_t m = s->txq_dirty[w]; m; m &= m - 1) {
+            unsigned first = (w * 64 + (unsigned)__builtin_ctzll(m)) *
+                             E810_SCHED_DIRTY_CHUNK;
+
+            for (unsigned q = first;
+                 q < first + E810_SCHED_DIRTY_CHUNK && q < E810_FW_MAX_TXQ;
+                 q++) {
+                s->txq[q].enabled = false;
+                s->txq[q].teid = 0;
+            }
+        }
+    }
+}
+
+/* All of @s zero, as memset would leave it. */
+static void sched_zero(E810FwSched *s)
+{
+    sched_zero_tables(s, true);
+    memset(s->rl, 0, sizeof(s->rl));
+    s->nnodes = 0;
+    s->next = 0;
+    s->root_teid = 0;
+    s->tc_teid = 0;
+    s->ep_teid = 0;
+}
+
 static E810SchedNode *sched_node(E810FwSched *s, uint32_t teid)
 {
     E810SchedNode *n;
@@ -73,6 +130,7 @@ static uint32_t sched_alloc(E810FwSched *s, uint32_t parent, uint8_t layer,
         if (n->kind != E810_SCHED_FREE) {
             continue;
         }
+        sched_dirty(s->node_dirty, slot);
         memset(n, 0, sizeof(*n));
         n->kind = kind;
         n->layer = layer;
@@ -132,7 +190,9 @@ static void sched_delete_subtree(E810Core *c, uint32_t teid)
         return;
     }
     for (uint32_t i = 0; i < E810_SCHED_MAX_NODES; i++) {
-        s->node[i].mark = 0;
+        if (s->node[i].mark) {      /* free nodes stay untouched (zero) */
+            s->node[i].mark = 0;
+        }
     }
     top->mark = 1;
     for (unsigned layer = top->layer + 1; layer < E810_SCHED_LAYERS; layer++) {
@@ -177,13 +237,10 @@ void e810_fw_sched_clear(E810Core *c)
     E810FwSched *s = &c->fw.sched;
     uint8_t d[16];
 
-    memset(s->node, 0, sizeof(s->node));
+    /* Nodes zeroed, queues disabled (their contexts kept). */
+    sched_zero_tables(s, false);
     s->nnodes = 0;
     s->next = 0;
-    for (unsigned q = 0; q < E810_FW_MAX_TXQ; q++) {
-        s->txq[q].enabled = false;
-        s->txq[q].teid = 0;
-    }
     memset(s->rl, 0, sizeof(s->rl));
 
     /* The firmware's default branch: root -> TC 0 -> software entry point. */
@@ -201,7 +258,7 @@ void e810_fw_sched_reset(E810Core *c, E810ResetType type)
     E810FwSched *s = &c->fw.sched;
 
     if (type == E810_RESET_POWER_ON) {
-        memset(s, 0, sizeof(*s));
+        sched_zero(s);
     }
     e810_fw_sched_clear(c);
 }
@@ -920,6 +977,7 @@ static uint32_t txq_add(E810Core *c, uint8_t *e, uint32_t parent)
     data[AQC_ELEM_TYPE] = E810_SCHED_ELEM_LEAF;
     teid = sched_alloc(s, parent, E810_SCHED_LEAF_LAYER, E810_SCHED_TXQ, q,
                        data);
+    sched_dirty(s->txq_dirty, q);
     memset(tq, 0, sizeof(*tq));
     txq_unpack(tq, e + AQC_TXQ_TXQ_CTX);
     tq->gen = gen + 1;
@@ -1133,6 +1191,7 @@ static bool sched_node_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
     E810SchedNode *n = e;
     bool leaf = n->kind != E810_SCHED_NODE;
 
+    sched_dirty(opaque, idx);
     if (leaf != (n->layer == E810_SCHED_LEAF_LAYER)) {
         return e810_snap_fail(r, "fw.sched.node[%u].layer: %u for a %s", idx,
                               n->layer, leaf ? "leaf" : "node");
@@ -1159,6 +1218,10 @@ static bool sched_check_tree(E810FwSched *s, E810SnapR *r)
         const E810SchedNode *n = &s->node[i];
         const E810SchedNode *p;
 
+        if (sched_chunk_free(s, i)) {
+            i += E810_SCHED_DIRTY_CHUNK - 1;
+            continue;
+        }
         if (n->kind == E810_SCHED_FREE) {
             continue;
         }
@@ -1187,6 +1250,7 @@ static bool sched_txq_each(E810SnapR *r, void *e, uint32_t q, void *opaque)
     const E810SchedNode *leaf;
     uint8_t raw[sizeof(tq->raw)];
 
+    sched_dirty(s->txq_dirty, q);
     memcpy(raw, tq->raw, sizeof(raw));
     txq_unpack(tq, raw);
     if (tq->qlen == 0) {
@@ -1212,30 +1276,34 @@ void e810_fw_sched_save(E810Core *c, E810SnapW *w)
     E810FwSched *s = &c->fw.sched;
 
     e810_snap_put_fields(w, sched_fields, s);
-    e810_snap_put_sparse(w, sched_node_fields, s->node, sizeof(s->node[0]),
-                         E810_SCHED_MAX_NODES, sched_node_live);
-    e810_snap_put_sparse(w, sched_txq_fields, s->txq, sizeof(s->txq[0]),
-                         E810_FW_MAX_TXQ, sched_txq_live);
+    e810_snap_put_sparse_map(w, sched_node_fields, s->node,
+                             sizeof(s->node[0]), E810_SCHED_MAX_NODES,
+                             sched_node_live, s->node_dirty,
+                             E810_SCHED_DIRTY_CHUNK);
+    e810_snap_put_sparse_map(w, sched_txq_fields, s->txq, sizeof(s->txq[0]),
+                             E810_FW_MAX_TXQ, sched_txq_live, s->txq_dirty,
+                             E810_SCHED_DIRTY_CHUNK);
     e810_snap_put_sparse(w, sched_rl_fields, s->rl, sizeof(s->rl[0]),
                          E810_SCHED_MAX_RL_PROF, sched_rl_live);
 }
 
-bool e810_fw_sched_load(E810Core *c, E810SnapR *r, uint16_t ver)
+static bool sched_load(E810FwSched *s, E810SnapR *r, uint16_t ver)
 {
-    E810FwSched *s = &c->fw.sched;
-
-    /* Not the default branch e810_fw_sched_reset made: the stream's. */
-    memset(s, 0, sizeof(*s));
     if (!e810_snap_get_fields(r, sched_fields, s, ver, "fw.sched") ||
         !e810_snap_get_sparse(r, sched_node_fields, s->node,
                               sizeof(s->node[0]), E810_SCHED_MAX_NODES, ver,
-                              "fw.sched.node", sched_node_each, NULL) ||
+                              "fw.sched.node", sched_node_each,
+                              s->node_dirty) ||
         !sched_check_tree(s, r)) {
         return false;
     }
     for (uint32_t i = 0; i < E810_SCHED_MAX_NODES; i++) {
         E810SchedNode *n = &s->node[i];
 
+        if (sched_chunk_free(s, i)) {
+            i += E810_SCHED_DIRTY_CHUNK - 1;
+            continue;
+        }
         if (n->kind != E810_SCHED_FREE) {
             s->nnodes++;
             if (n->layer) {
@@ -1249,4 +1317,19 @@ bool e810_fw_sched_load(E810Core *c, E810SnapR *r, uint16_t ver)
            e810_snap_get_sparse(r, sched_rl_fields, s->rl, sizeof(s->rl[0]),
                                 E810_SCHED_MAX_RL_PROF, ver, "fw.sched.rl",
                                 sched_rl_each, NULL);
+}
+
+bool e810_fw_sched_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    E810FwSched *s = &c->fw.sched;
+
+    /* Not the default branch e810_fw_sched_reset made: the stream's. */
+    sched_zero(s);
+    if (!sched_load(s, r, ver)) {
+        /* An entry may be loaded in part: all of them go at the reset. */
+        memset(s->node_dirty, 0xFF, sizeof(s->node_dirty));
+        memset(s->txq_dirty, 0xFF, sizeof(s->txq_dirty));
+        return false;
+    }
+    return true;
 }

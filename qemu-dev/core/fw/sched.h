@@ -86,6 +86,8 @@ typedef struct E810RlProfile {
     uint8_t elem[12];           /* struct ice_aqc_rl_profile_elem */
 } E810RlProfile;
 
+#define E810_SCHED_DIRTY_CHUNK      64
+
 typedef struct E810FwSched {
     E810SchedNode node[E810_SCHED_MAX_NODES];   /* TEID = index + 1 */
     uint32_t nnodes;
@@ -95,6 +97,10 @@ typedef struct E810FwSched {
     uint32_t ep_teid;
     E810TxQueueCtx txq[E810_FW_MAX_TXQ];
     E810RlProfile rl[E810_SCHED_MAX_RL_PROF];
+    /* Chunks of E810_SCHED_DIRTY_CHUNK nodes and Tx queue contexts
+     * written since they were last zeroed: a reset zeroes those only. */
+    uint64_t node_dirty[E810_SCHED_MAX_NODES / E810_SCHED_DIRTY_CHUNK / 64];
+    uint64_t txq_dirty[(E810_FW_MAX_TXQ / E810_SCHED_DIRTY_CHUNK + 63) / 64];
 } E810FwSched;
 
 void e810_fw_sched_reset(E810Core *c, E810ResetType type);

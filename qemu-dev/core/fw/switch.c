@@ -158,6 +158,7 @@ int e810_sw_add_vsi(E810Core *c, E810AqCmd *cmd)
         }
     }
     v = &sw->vsi[num];
+    e810_dirty_mark(sw->vsi_dirty, E810_SW_VSI_CHUNK, num);
     if (v->state == E810_VSI_FREE) {
         sw->nvsi++;
     }
@@ -221,7 +222,10 @@ int e810_sw_update_vsi(E810Core *c, E810AqCmd *cmd)
 static void list_clear_vsi(E810FwSwitch *sw, unsigned vsi)
 {
     for (unsigned i = 0; i < E810_FW_MAX_VSI_LISTS; i++) {
-        sw->list[i].map[vsi / 8] &= ~(1u << (vsi % 8));
+        /* Lists without the VSI stay untouched (they may be all zero). */
+        if (sw->list[i].map[vsi / 8] & (1u << (vsi % 8))) {
+            sw->list[i].map[vsi / 8] &= ~(1u << (vsi % 8));
+        }
     }
 }
 
@@ -420,6 +424,7 @@ static void res_mark(E810FwSwitch *sw, int pool, unsigned id, uint8_t type,
         bit_set(sw->res[pool], id, on);
         return;
     }
+    e810_dirty_mark(sw->list_dirty, E810_SW_LIST_CHUNK, id);
     memset(&sw->list[id], 0, sizeof(sw->list[id]));
     sw->list[id].in_use = on;
     sw->list[id].res_type = on ? type : 0;
@@ -690,6 +695,7 @@ static void rule_apply_lookup(E810FwSwitch *sw, uint8_t *r, int op)
         for (idx = 0; sw->rule[idx].in_use; idx++) {
             /* a free slot exists: counted by rules_check() */
         }
+        e810_dirty_mark(sw->rule_dirty, E810_SW_RULE_CHUNK, idx);
         memset(&sw->rule[idx], 0, sizeof(sw->rule[idx]));
         sw->rule[idx].in_use = true;
         sw->nrules++;
@@ -799,6 +805,11 @@ static int switch_lookup(E810Core *c, const uint8_t dst_mac[6], uint16_t vlan,
         bool rx = r->type == AQC_SW_RULES_T_LKUP_RX;
         bool match;
 
+        if (i % E810_SW_RULE_CHUNK == 0 &&
+            !e810_dirty_test(sw->rule_dirty, E810_SW_RULE_CHUNK, i)) {
+            i += E810_SW_RULE_CHUNK - 1;    /* never written: no rule */
+            continue;
+        }
         if (!r->in_use) {
             continue;
         }
@@ -839,8 +850,14 @@ static int switch_lookup(E810Core *c, const uint8_t dst_mac[6], uint16_t vlan,
         }
     }
     for (unsigned v = 0; v < E810_FW_MAX_VSI && n < max; v++) {
-        E810Vsi *vp = vsi_get(sw, v);
+        E810Vsi *vp;
 
+        if (v % E810_SW_VSI_CHUNK == 0 &&
+            !e810_dirty_test(sw->vsi_dirty, E810_SW_VSI_CHUNK, v)) {
+            v += E810_SW_VSI_CHUNK - 1;     /* never written: no VSI */
+            continue;
+        }
+        vp = vsi_get(sw, v);
         if (!vp || !bit_test(hit, v)) {
             continue;
         }
@@ -978,10 +995,12 @@ int e810_sw_rss_lut(E810Core *c, E810AqCmd *cmd)
         cap = E810_RSS_VSI_LUT_SIZE;
         break;
     case AQC_LUT_TYPE_PF:
+        sw->lut_dirty = true;
         lut = sw->pf_lut;
         cap = E810_RSS_PF_LUT_SIZE;
         break;
     case AQC_LUT_TYPE_GLOBAL:
+        sw->lut_dirty = true;
         lut = sw->global_lut[(flags >> AQC_LUT_GLOBAL_IDX_S) &
                              AQC_LUT_GLOBAL_IDX_M];
         cap = E810_RSS_GLOBAL_LUT_SIZE;
@@ -1004,11 +1023,40 @@ int e810_sw_rss_lut(E810Core *c, E810AqCmd *cmd)
 
 /* ---- reset ----------------------------------------------------------- */
 
+/* Zero @sw as memset would, touching the tables' written chunks only. */
+static void sw_zero(E810FwSwitch *sw)
+{
+    uint8_t *b = (uint8_t *)sw;
+
+    e810_dirty_zero(sw->vsi, sizeof(sw->vsi[0]), E810_FW_MAX_VSI,
+                    E810_SW_VSI_CHUNK, sw->vsi_dirty,
+                    sizeof(sw->vsi_dirty) / 8);
+    e810_dirty_zero(sw->rule, sizeof(sw->rule[0]), E810_FW_MAX_RULES,
+                    E810_SW_RULE_CHUNK, sw->rule_dirty,
+                    sizeof(sw->rule_dirty) / 8);
+    e810_dirty_zero(sw->list, sizeof(sw->list[0]), E810_FW_MAX_VSI_LISTS,
+                    E810_SW_LIST_CHUNK, sw->list_dirty,
+                    sizeof(sw->list_dirty) / 8);
+    if (sw->lut_dirty) {
+        memset(sw->pf_lut, 0, sizeof(sw->pf_lut));
+        memset(sw->global_lut, 0, sizeof(sw->global_lut));
+    }
+    /* Everything between and after the tables (the maps included). */
+    memset(b + offsetof(E810FwSwitch, nvsi), 0,
+           offsetof(E810FwSwitch, rule) - offsetof(E810FwSwitch, nvsi));
+    memset(b + offsetof(E810FwSwitch, nrules), 0,
+           offsetof(E810FwSwitch, list) - offsetof(E810FwSwitch, nrules));
+    memset(b + offsetof(E810FwSwitch, res), 0,
+           offsetof(E810FwSwitch, pf_lut) - offsetof(E810FwSwitch, res));
+    memset(b + offsetof(E810FwSwitch, lk), 0,
+           sizeof(*sw) - offsetof(E810FwSwitch, lk));
+}
+
 static void sw_clear(E810Core *c)
 {
     E810FwSwitch *sw = &c->fw.sw;
 
-    memset(sw, 0, sizeof(*sw));
+    sw_zero(sw);
     sw->pf_lut_size = E810_RSS_PF_LUT_SIZE;
 }
 
@@ -1088,14 +1136,25 @@ static bool sw_list_live(const void *e)
     return ((const E810VsiList *)e)->in_use;
 }
 
+static bool sw_vsi_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
+{
+    e810_dirty_mark(((E810FwSwitch *)opaque)->vsi_dirty, E810_SW_VSI_CHUNK,
+                    idx);
+    return true;
+}
+
 static bool sw_rule_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
 {
+    e810_dirty_mark(((E810FwSwitch *)opaque)->rule_dirty, E810_SW_RULE_CHUNK,
+                    idx);
     ((E810SwRule *)e)->in_use = true;
     return true;
 }
 
 static bool sw_list_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
 {
+    e810_dirty_mark(((E810FwSwitch *)opaque)->list_dirty, E810_SW_LIST_CHUNK,
+                    idx);
     ((E810VsiList *)e)->in_use = true;
     return true;
 }
@@ -1104,28 +1163,29 @@ void e810_fw_switch_save(E810Core *c, E810SnapW *w)
 {
     E810FwSwitch *sw = &c->fw.sw;
 
-    e810_snap_put_sparse(w, sw_vsi_fields, sw->vsi, sizeof(sw->vsi[0]),
-                         E810_FW_MAX_VSI, sw_vsi_live);
-    e810_snap_put_sparse(w, sw_rule_fields, sw->rule, sizeof(sw->rule[0]),
-                         E810_FW_MAX_RULES, sw_rule_live);
-    e810_snap_put_sparse(w, sw_list_fields, sw->list, sizeof(sw->list[0]),
-                         E810_FW_MAX_VSI_LISTS, sw_list_live);
+    e810_snap_put_sparse_map(w, sw_vsi_fields, sw->vsi, sizeof(sw->vsi[0]),
+                             E810_FW_MAX_VSI, sw_vsi_live, sw->vsi_dirty,
+                             E810_SW_VSI_CHUNK);
+    e810_snap_put_sparse_map(w, sw_rule_fields, sw->rule, sizeof(sw->rule[0]),
+                             E810_FW_MAX_RULES, sw_rule_live, sw->rule_dirty,
+                             E810_SW_RULE_CHUNK);
+    e810_snap_put_sparse_map(w, sw_list_fields, sw->list, sizeof(sw->list[0]),
+                             E810_FW_MAX_VSI_LISTS, sw_list_live,
+                             sw->list_dirty, E810_SW_LIST_CHUNK);
     e810_snap_put_fields(w, sw_fields, sw);
 }
 
-bool e810_fw_switch_load(E810Core *c, E810SnapR *r, uint16_t ver)
+static bool sw_load(E810FwSwitch *sw, E810SnapR *r, uint16_t ver)
 {
-    E810FwSwitch *sw = &c->fw.sw;
-
     if (!e810_snap_get_sparse(r, sw_vsi_fields, sw->vsi, sizeof(sw->vsi[0]),
-                              E810_FW_MAX_VSI, ver, "fw.sw.vsi", NULL,
-                              NULL) ||
+                              E810_FW_MAX_VSI, ver, "fw.sw.vsi", sw_vsi_each,
+                              sw) ||
         !e810_snap_get_sparse(r, sw_rule_fields, sw->rule,
                               sizeof(sw->rule[0]), E810_FW_MAX_RULES, ver,
-                              "fw.sw.rule", sw_rule_each, NULL) ||
+                              "fw.sw.rule", sw_rule_each, sw) ||
         !e810_snap_get_sparse(r, sw_list_fields, sw->list,
                               sizeof(sw->list[0]), E810_FW_MAX_VSI_LISTS, ver,
-                              "fw.sw.list", sw_list_each, NULL) ||
+                              "fw.sw.list", sw_list_each, sw) ||
         !e810_snap_get_fields(r, sw_fields, sw, ver, "fw.sw")) {
         return false;
     }
@@ -1145,5 +1205,20 @@ bool e810_fw_switch_load(E810Core *c, E810SnapR *r, uint16_t ver)
         sw->nrules += sw->rule[i].in_use;
     }
     sw->lk.valid = false;
+    return true;
+}
+
+bool e810_fw_switch_load(E810Core *c, E810SnapR *r, uint16_t ver)
+{
+    E810FwSwitch *sw = &c->fw.sw;
+
+    /* The LUTs are loaded whole; an entry may be loaded in part. */
+    sw->lut_dirty = true;
+    if (!sw_load(sw, r, ver)) {
+        memset(sw->vsi_dirty, 0xFF, sizeof(sw->vsi_dirty));
+        memset(sw->rule_dirty, 0xFF, sizeof(sw->rule_dirty));
+        memset(sw->list_dirty, 0xFF, sizeof(sw->list_dirty));
+        return false;
+    }
     return true;
 }

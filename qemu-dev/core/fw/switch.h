@@ -66,6 +66,10 @@ typedef struct E810VsiList {
     uint8_t map[E810_FW_MAX_VSI / 8];
 } E810VsiList;
 
+#define E810_SW_VSI_CHUNK           16
+#define E810_SW_RULE_CHUNK          64
+#define E810_SW_LIST_CHUNK          32
+
 typedef struct E810FwSwitch {
     E810Vsi vsi[E810_FW_MAX_VSI];
     unsigned nvsi;              /* in use or reserved */
@@ -88,6 +92,13 @@ typedef struct E810FwSwitch {
         int max, n;
         uint16_t vsis[8];
     } lk;
+    /* What a reset has to zero (e810_dirty_mark): chunks of the VSIs,
+     * rules and VSI lists written since, and the LUTs if set. */
+    uint64_t vsi_dirty[(E810_FW_MAX_VSI / E810_SW_VSI_CHUNK + 63) / 64];
+    uint64_t rule_dirty[(E810_FW_MAX_RULES / E810_SW_RULE_CHUNK + 63) / 64];
+    uint64_t list_dirty[(E810_FW_MAX_VSI_LISTS / E810_SW_LIST_CHUNK + 63) /
+                        64];
+    bool lut_dirty;
 } E810FwSwitch;
 
 void e810_fw_switch_reset(E810Core *c, E810ResetType type);

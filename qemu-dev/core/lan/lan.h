@@ -185,6 +185,8 @@ enum {
 };
 #define E810_LAN_STAT_VSIS          768
 
+#define E810_LAN_DIRTY_CHUNK        64
+
 typedef struct E810Lan {
     uint64_t port_stats[E810_PS_COUNT];
     uint64_t vsi_stats[E810_LAN_STAT_VSIS][E810_VS_COUNT];
@@ -193,6 +195,10 @@ typedef struct E810Lan {
     uint8_t gather[E810_TX_GATHER_MAX];
     uint8_t frame[E810_LAN_FRAME_BUF];      /* one Tx frame being built */
     uint8_t rxframe[E810_LAN_FRAME_BUF];    /* one Rx frame being placed */
+    /* Chunks of E810_LAN_DIRTY_CHUNK rings written since a reset zeroed
+     * them (e810_dirty_mark): a reset zeroes those only. */
+    uint64_t txq_dirty[(E810_LAN_TXQ / E810_LAN_DIRTY_CHUNK + 63) / 64];
+    uint64_t rxq_dirty[(E810_LAN_RXQ / E810_LAN_DIRTY_CHUNK + 63) / 64];
 } E810Lan;
 
 void e810_lan_reset(E810Core *c);

@@ -77,6 +77,7 @@ static void rxq_load(E810Core *c, unsigned q)
     for (unsigned i = 0; i < QRX_CONTEXT_DWORDS; i++) {
         st32(w + 4 * i, e810_reg(c, QRX_CONTEXT(i, q)));
     }
+    e810_dirty_mark(c->lan.rxq_dirty, E810_LAN_DIRTY_CHUNK, q);
     memset(r, 0, sizeof(*r));
     r->head = ld_bits(w, 0, 13);
     r->base = ld_bits(w, 32, 57) << 7;
@@ -127,8 +128,14 @@ bool e810_lan_write(E810Core *c, uint32_t off, uint32_t val)
 
 void e810_lan_reset(E810Core *c)
 {
-    memset(c->lan.txq, 0, sizeof(c->lan.txq));
-    memset(c->lan.rxq, 0, sizeof(c->lan.rxq));
+    E810Lan *l = &c->lan;
+
+    e810_dirty_zero(l->txq, sizeof(l->txq[0]), E810_LAN_TXQ,
+                    E810_LAN_DIRTY_CHUNK, l->txq_dirty,
+                    sizeof(l->txq_dirty) / 8);
+    e810_dirty_zero(l->rxq, sizeof(l->rxq[0]), E810_LAN_RXQ,
+                    E810_LAN_DIRTY_CHUNK, l->rxq_dirty,
+                    sizeof(l->rxq_dirty) / 8);
 }
 
 /* ---- saved state -------------------------------------------------------- */
@@ -190,6 +197,8 @@ static bool lan_txq_each(E810SnapR *r, void *e, uint32_t q, void *opaque)
     E810TxRing *t = e;
     const E810TxQueueCtx *tq = e810_fw_txq(opaque, q);
 
+    e810_dirty_mark(((E810Core *)opaque)->lan.txq_dirty,
+                    E810_LAN_DIRTY_CHUNK, q);
     if (tq && tq->gen == t->gen && t->head >= tq->qlen) {
         return e810_snap_fail(r, "lan.txq[%u].head: %u beyond the ring of "
                               "%u", q, t->head, tq->qlen);
@@ -202,6 +211,8 @@ static bool lan_rxq_each(E810SnapR *r, void *e, uint32_t q, void *opaque)
     E810RxRing *x = e;
     const char *bad;
 
+    e810_dirty_mark(((E810Core *)opaque)->lan.rxq_dirty,
+                    E810_LAN_DIRTY_CHUNK, q);
     /* rxq_load makes base and dbuf from 128-byte units, hbuf from 64. */
     if ((x->base | x->dbuf) & 0x7F || x->hbuf & 0x3F) {
         return e810_snap_fail(r, "lan.rxq[%u]: base 0x%" PRIx64 ", dbuf %u "
@@ -218,23 +229,31 @@ void e810_lan_save(E810Core *c, E810SnapW *w)
     E810Lan *l = &c->lan;
 
     e810_snap_put_fields(w, lan_stats_fields, l);
-    e810_snap_put_sparse(w, lan_txq_fields, l->txq, sizeof(l->txq[0]),
-                         E810_LAN_TXQ, lan_txq_live);
-    e810_snap_put_sparse(w, lan_rxq_fields, l->rxq, sizeof(l->rxq[0]),
-                         E810_LAN_RXQ, lan_rxq_live);
+    e810_snap_put_sparse_map(w, lan_txq_fields, l->txq, sizeof(l->txq[0]),
+                             E810_LAN_TXQ, lan_txq_live, l->txq_dirty,
+                             E810_LAN_DIRTY_CHUNK);
+    e810_snap_put_sparse_map(w, lan_rxq_fields, l->rxq, sizeof(l->rxq[0]),
+                             E810_LAN_RXQ, lan_rxq_live, l->rxq_dirty,
+                             E810_LAN_DIRTY_CHUNK);
 }
 
 bool e810_lan_load(E810Core *c, E810SnapR *r, uint16_t ver)
 {
     E810Lan *l = &c->lan;
 
-    return e810_snap_get_fields(r, lan_stats_fields, l, ver, "lan") &&
-           e810_snap_get_sparse(r, lan_txq_fields, l->txq, sizeof(l->txq[0]),
-                                E810_LAN_TXQ, ver, "lan.txq", lan_txq_each,
-                                c) &&
-           e810_snap_get_sparse(r, lan_rxq_fields, l->rxq, sizeof(l->rxq[0]),
-                                E810_LAN_RXQ, ver, "lan.rxq", lan_rxq_each,
-                                NULL);
+    if (!e810_snap_get_fields(r, lan_stats_fields, l, ver, "lan") ||
+        !e810_snap_get_sparse(r, lan_txq_fields, l->txq, sizeof(l->txq[0]),
+                              E810_LAN_TXQ, ver, "lan.txq", lan_txq_each,
+                              c) ||
+        !e810_snap_get_sparse(r, lan_rxq_fields, l->rxq, sizeof(l->rxq[0]),
+                              E810_LAN_RXQ, ver, "lan.rxq", lan_rxq_each,
+                              c)) {
+        /* A ring may be loaded in part: all of them go at the reset. */
+        memset(l->txq_dirty, 0xFF, sizeof(l->txq_dirty));
+        memset(l->rxq_dirty, 0xFF, sizeof(l->rxq_dirty));
+        return false;
+    }
+    return true;
 }
 
 /* ---- parsing: packet type, checksums, RSS input ---------------------- */

@@ -485,6 +485,7 @@ static void tx_doorbell(E810Core *c, unsigned q, uint32_t val)
                          tail);
         return;
     }
+    e810_dirty_mark(c->lan.txq_dirty, E810_LAN_DIRTY_CHUNK, q);
     if (r->gen != tq->gen) {
         /* Queue (re)created by Add Tx LAN Queues: it starts at 0. */
         r->gen = tq->gen;

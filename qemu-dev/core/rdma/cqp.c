@@ -317,6 +317,26 @@ static void cqp_doorbell(E810Core *c, uint32_t head)
 
 /* ---- CQP create / destroy (CCQPLOW write) -------------------------------- */
 
+/* Zero the chunks of table @base (@n entries of @stride bytes) that
+ * @map says were written, and forget them. */
+static void table_clear(void *base, size_t stride, uint32_t n, uint64_t *map,
+                        unsigned words)
+{
+    for (unsigned w = 0; w < words; w++) {
+        while (map[w]) {
+            uint32_t first = (w * 64 + (unsigned)__builtin_ctzll(map[w])) *
+                             E810_RDMA_DIRTY_CHUNK;
+            uint32_t cnt = n - first < E810_RDMA_DIRTY_CHUNK ?
+                           n - first : E810_RDMA_DIRTY_CHUNK;
+
+            if (base && first < n) {
+                memset((uint8_t *)base + first * stride, 0, cnt * stride);
+            }
+            map[w] &= map[w] - 1;
+        }
+    }
+}
+
 static void cqp_state_clear(E810Core *c)
 {
     E810Rdma *rd = &c->rdma;
@@ -327,22 +347,24 @@ static void cqp_state_clear(E810Core *c)
     struct E810Roce *roce = rd->roce;
 
     e810_eng_reset(c);
-    /* Everything the engine knows goes with the CQP; tables stay allocated. */
-    memset(rd, 0, sizeof(*rd));
+    /* The tables stay allocated; what was written of them is cleared. */
+    table_clear(mr, sizeof(*rd->mr), E810_RDMA_MAX_MRS, rd->mr_dirty,
+                sizeof(rd->mr_dirty) / 8);
+    table_clear(rd->cq, sizeof(rd->cq[0]), E810_RDMA_MAX_CQS, rd->cq_dirty,
+                sizeof(rd->cq_dirty) / 8);
+    table_clear(ah, sizeof(*rd->ah), E810_RDMA_MAX_AH, rd->ah_dirty,
+                sizeof(rd->ah_dirty) / 8);
+    table_clear(mcg, sizeof(*rd->mcg), E810_RDMA_MAX_MCG, rd->mcg_dirty,
+                sizeof(rd->mcg_dirty) / 8);
+    /* Everything the engine knows goes with the CQP (the CQs above). */
+    memset(rd, 0, offsetof(E810Rdma, cq));
+    memset((uint8_t *)rd + offsetof(E810Rdma, ceq), 0,
+           sizeof(*rd) - offsetof(E810Rdma, ceq));
     rd->mr = mr;
     rd->ah = ah;
     rd->mcg = mcg;
     rd->eng = eng;
     rd->roce = roce;
-    if (mr) {
-        memset(mr, 0, sizeof(*mr) * E810_RDMA_MAX_MRS);
-    }
-    if (ah) {
-        memset(ah, 0, sizeof(*rd->ah) * E810_RDMA_MAX_AH);
-    }
-    if (mcg) {
-        memset(mcg, 0, sizeof(*mcg) * E810_RDMA_MAX_MCG);
-    }
     e810_rdma_hmc_reset(c);
 }
 

@@ -17,6 +17,7 @@
 
 typedef struct E810Eng {
     E810EngQp *qp[E810_RDMA_MAX_QPS];
+    uint32_t qp_end;            /* qp[] is NULL from here on */
     E810CoreTimer *timer;
     int64_t armed;              /* when the timer fires, -1 not armed */
     unsigned tx_next;           /* where the bottom half goes on */
@@ -51,6 +52,11 @@ static E810Eng *eng_get(E810Core *c)
         }
     }
     return c->rdma.eng;
+}
+
+uint32_t e810_eng_qp_end(E810Core *c)
+{
+    return c->rdma.eng ? c->rdma.eng->qp_end : 0;
 }
 
 E810EngQp *e810_eng_find(E810Core *c, uint32_t id)
@@ -90,7 +96,7 @@ static void eng_timer_cb(void *opaque)
         return;
     }
     e->armed = -1;
-    for (unsigned i = 0; i < E810_RDMA_MAX_QPS; i++) {
+    for (unsigned i = 0; i < e->qp_end; i++) {
         E810EngQp *q = e->qp[i];
 
         if (q && q->deadline >= 0 && q->deadline <= now) {
@@ -353,6 +359,9 @@ static E810EngQp *eng_create(E810Core *c, uint32_t id, const E810EngOps *ops,
     q->sq_pol = q->rq_pol = 1;
     q->deadline = -1;
     e->qp[id] = q;
+    if (id >= e->qp_end) {
+        e->qp_end = id + 1;
+    }
     if (!ops->create(q, h, x)) {
         eng_drop(c, id);
         return NULL;
@@ -482,6 +491,7 @@ void e810_eng_doorbell(E810Core *c, uint32_t qp_id)
 void e810_eng_tx_run(E810Core *c)
 {
     E810Eng *e = c->rdma.eng;
+    bool may = false;
 
     if (!e || !e->tx_any) {
         return;
@@ -491,15 +501,24 @@ void e810_eng_tx_run(E810Core *c)
         unsigned id = (e->tx_next + i) % E810_RDMA_MAX_QPS;
         E810EngQp *q = e->qp[id];
 
-        if (!e810_tx_may_send(c)) {
+        /* Once it said yes, it says yes until a QP runs (time passing
+         * only ends a back-up): asked again after each run. */
+        if (!may && !e810_tx_may_send(c)) {
             /* Out of budget or blocked: go on from here next time. */
             e->tx_next = id;
             e->tx_any = true;
             return;
         }
+        may = true;
+        if (id >= e->qp_end) {
+            /* NULL up to the wrap, and the gate stays open: on at 0 */
+            i += E810_RDMA_MAX_QPS - 1 - id;
+            continue;
+        }
         if (q && q->tx_pending) {
             q->tx_pending = false;
             q->ops->run(q);
+            may = false;
         }
     }
 }
@@ -511,9 +530,12 @@ void e810_eng_reset(E810Core *c)
     if (!e) {
         return;
     }
-    for (unsigned i = 0; i < E810_RDMA_MAX_QPS; i++) {
-        eng_drop(c, i);
+    for (unsigned i = 0; i < e->qp_end; i++) {
+        if (e->qp[i]) {
+            eng_drop(c, i);
+        }
     }
+    e->qp_end = 0;
     e810_timer_del(e->timer);
     e->armed = -1;
 }
@@ -709,11 +731,11 @@ void e810_eng_save(E810Core *c, E810SnapW *w)
             transports[i]->dev_save(c, w);
         }
     }
-    for (unsigned i = 0; e && i < E810_RDMA_MAX_QPS; i++) {
+    for (unsigned i = 0; e && i < e->qp_end; i++) {
         n += e->qp[i] != NULL;
     }
     e810_snap_put_u32(w, n);
-    for (unsigned i = 0; e && i < E810_RDMA_MAX_QPS; i++) {
+    for (unsigned i = 0; e && i < e->qp_end; i++) {
         if (e->qp[i]) {
             eng_qp_save(e->qp[i], w);
         }
@@ -788,6 +810,9 @@ static bool eng_qp_load(E810Core *c, E810Eng *e, const E810EngOps *ops,
     q->id = id;
     q->deadline = -1;
     e->qp[id] = q;
+    if (id >= e->qp_end) {
+        e->qp_end = id + 1;
+    }
     if (!e810_snap_get_fields(r, eng_qp_fields, q, ver, path) ||
         !eng_ring_check(r, &q->sq, path, "sq") ||
         !eng_ring_check(r, &q->rq, path, "rq") ||

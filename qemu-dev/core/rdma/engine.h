@@ -158,6 +158,8 @@ const char *e810_eng_unmigratable(E810Core *c);
 /* ---- the shell, for the transports -------------------------------------- */
 
 E810EngQp *e810_eng_find(E810Core *c, uint32_t id);
+/* The QP ids in use are below this: loops over the QPs stop there. */
+uint32_t e810_eng_qp_end(E810Core *c);
 /* Work for the bottom half; whether some QP has any. */
 void e810_eng_tx_note(E810EngQp *q);
 bool e810_eng_tx_pending(E810Core *c);

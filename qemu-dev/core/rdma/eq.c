@@ -20,6 +20,7 @@ static E810RdmaCq *cq_lookup(E810Core *c, uint32_t id)
     if (id >= e810_rdma_obj_limit(c, E810_HMC_CQ, E810_RDMA_MAX_CQS)) {
         return NULL;
     }
+    e810_rdma_dirty(c->rdma.cq_dirty, id);
     return &c->rdma.cq[id];
 }
 
@@ -563,6 +564,7 @@ static bool cq_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
     E810RdmaCq *cq = e;
     char path[32];
 
+    e810_rdma_dirty(opaque, idx);
     snprintf(path, sizeof(path), "rdma.cq[%u]", idx);
     if (!ring_load_check(r, &cq->ring, E810_RDMA_MAX_CQ_SIZE, path)) {
         return false;
@@ -581,8 +583,9 @@ void e810_rdma_eq_save(E810Core *c, E810SnapW *w)
     if (rd->aeq.valid) {
         e810_snap_put_fields(w, eq_fields, &rd->aeq);
     }
-    e810_snap_put_sparse(w, cq_fields, rd->cq, sizeof(rd->cq[0]),
-                         E810_RDMA_MAX_CQS, cq_live);
+    e810_snap_put_sparse_map(w, cq_fields, rd->cq, sizeof(rd->cq[0]),
+                             E810_RDMA_MAX_CQS, cq_live, rd->cq_dirty,
+                             E810_RDMA_DIRTY_CHUNK);
 }
 
 bool e810_rdma_eq_load(E810Core *c, E810SnapR *r, uint16_t ver)
@@ -602,7 +605,12 @@ bool e810_rdma_eq_load(E810Core *c, E810SnapR *r, uint16_t ver)
                 !eq_load_one(r, &rd->aeq, true, "rdma.aeq"))) {
         return false;
     }
-    return e810_snap_get_sparse(r, cq_fields, rd->cq, sizeof(rd->cq[0]),
-                                E810_RDMA_MAX_CQS, ver, "rdma.cq", cq_each,
-                                NULL);
+    if (!e810_snap_get_sparse(r, cq_fields, rd->cq, sizeof(rd->cq[0]),
+                              E810_RDMA_MAX_CQS, ver, "rdma.cq", cq_each,
+                              rd->cq_dirty)) {
+        /* A CQ may be loaded in part: all of them go at the reset. */
+        memset(rd->cq_dirty, 0xFF, sizeof(rd->cq_dirty));
+        return false;
+    }
+    return true;
 }

@@ -40,6 +40,7 @@ static E810RdmaMcg *mcg_lookup(E810Core *c, uint32_t idx)
         idx >= e810_rdma_obj_limit(c, E810_HMC_FSIMC, E810_RDMA_MAX_MCG)) {
         return NULL;
     }
+    e810_rdma_dirty(c->rdma.mcg_dirty, idx);
     return &c->rdma.mcg[idx];
 }
 
@@ -288,6 +289,7 @@ static bool mcg_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
         return e810_snap_fail(r, "rdma.mcg[%u]: a multicast group outside "
                               "RoCEv2 mode", idx);
     }
+    e810_rdma_dirty(c->rdma.mcg_dirty, idx);
     ((E810RdmaMcg *)e)->valid = true;
     c->rdma.mcg_count++;
     return true;
@@ -295,14 +297,21 @@ static bool mcg_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
 
 void e810_rdma_mcg_save(E810Core *c, E810SnapW *w)
 {
-    e810_snap_put_sparse(w, mcg_fields, c->rdma.mcg, sizeof(c->rdma.mcg[0]),
-                         c->rdma.mcg ? E810_RDMA_MAX_MCG : 0, mcg_live);
+    e810_snap_put_sparse_map(w, mcg_fields, c->rdma.mcg,
+                             sizeof(c->rdma.mcg[0]),
+                             c->rdma.mcg ? E810_RDMA_MAX_MCG : 0, mcg_live,
+                             c->rdma.mcg_dirty, E810_RDMA_DIRTY_CHUNK);
 }
 
 bool e810_rdma_mcg_load(E810Core *c, E810SnapR *r, uint16_t ver)
 {
-    return e810_snap_get_sparse(r, mcg_fields, c->rdma.mcg,
-                                sizeof(c->rdma.mcg[0]),
-                                c->rdma.mcg ? E810_RDMA_MAX_MCG : 0, ver,
-                                "rdma.mcg", mcg_each, c);
+    if (!e810_snap_get_sparse(r, mcg_fields, c->rdma.mcg,
+                              sizeof(c->rdma.mcg[0]),
+                              c->rdma.mcg ? E810_RDMA_MAX_MCG : 0, ver,
+                              "rdma.mcg", mcg_each, c)) {
+        /* A group may be loaded in part: all of them go at the reset. */
+        memset(c->rdma.mcg_dirty, 0xFF, sizeof(c->rdma.mcg_dirty));
+        return false;
+    }
+    return true;
 }

@@ -566,11 +566,20 @@ void e810_rdma_port_save(E810Core *c, E810SnapW *w)
     E810Puda *p = &c->puda;
     uint32_t n = 0, id, nq = p->bound && p->quad ? E810_RDMA_MAX_QPS : 0;
 
+    /* Whole bytes of the bound map clear hold no quad. */
     for (id = 0; id < nq; id++) {
+        if (id % 8 == 0 && !p->bound[id / 8]) {
+            id += 7;
+            continue;
+        }
         n += quad_live(c, id);
     }
     e810_snap_put_u32(w, n);
     for (id = 0; id < nq; id++) {
+        if (id % 8 == 0 && !p->bound[id / 8]) {
+            id += 7;
+            continue;
+        }
         if (quad_live(c, id)) {
             e810_snap_put_u32(w, id);
             e810_snap_put_fields(w, quad_fields, &p->quad[id]);

@@ -253,6 +253,7 @@ void e810_rdma_stag(E810Core *c, unsigned op, const uint64_t *wqe,
         return;
     }
     mr = &c->rdma.mr[idx % E810_RDMA_MAX_MRS];
+    e810_rdma_dirty(c->rdma.mr_dirty, idx % E810_RDMA_MAX_MRS);
     if (op == CQP_OP_DEALLOC_STAG) {
         if (!mr->valid || mr->stag_idx != idx) {
             e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "dealloc STag 0x%x", idx);
@@ -329,6 +330,7 @@ void e810_rdma_ah(E810Core *c, unsigned op, const uint64_t *wqe,
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "AH index %u", idx);
         return;
     }
+    e810_rdma_dirty(c->rdma.ah_dirty, idx);
     if (op == CQP_OP_DESTROY_AH) {
         c->rdma.ah[idx].valid = false;
         return;
@@ -571,6 +573,7 @@ static bool mr_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
 {
     E810RdmaMr *mr = e;
 
+    e810_rdma_dirty(opaque, idx);
     if (mr->stag_idx % E810_RDMA_MAX_MRS != idx) {
         return e810_snap_fail(r, "rdma.mr[%u].stag_idx: 0x%x is not this "
                               "slot's", idx, mr->stag_idx);
@@ -596,6 +599,7 @@ static bool arp_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
 
 static bool ah_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
 {
+    e810_rdma_dirty(opaque, idx);
     ((E810RdmaAh *)e)->valid = true;
     return true;
 }
@@ -611,12 +615,14 @@ void e810_rdma_tables_save(E810Core *c, E810SnapW *w)
     E810Rdma *rd = &c->rdma;
 
     /* The allocated tables are empty if their allocation failed. */
-    e810_snap_put_sparse(w, mr_fields, rd->mr, sizeof(rd->mr[0]),
-                         rd->mr ? E810_RDMA_MAX_MRS : 0, mr_live);
+    e810_snap_put_sparse_map(w, mr_fields, rd->mr, sizeof(rd->mr[0]),
+                             rd->mr ? E810_RDMA_MAX_MRS : 0, mr_live,
+                             rd->mr_dirty, E810_RDMA_DIRTY_CHUNK);
     e810_snap_put_sparse(w, arp_fields, rd->arp, sizeof(rd->arp[0]),
                          E810_RDMA_MAX_ARP, arp_live);
-    e810_snap_put_sparse(w, ah_fields, rd->ah, sizeof(rd->ah[0]),
-                         rd->ah ? E810_RDMA_MAX_AH : 0, ah_live);
+    e810_snap_put_sparse_map(w, ah_fields, rd->ah, sizeof(rd->ah[0]),
+                             rd->ah ? E810_RDMA_MAX_AH : 0, ah_live,
+                             rd->ah_dirty, E810_RDMA_DIRTY_CHUNK);
     e810_snap_put_sparse(w, qhash_fields, rd->qhash, sizeof(rd->qhash[0]),
                          E810_RDMA_MAX_QHASH, qhash_live);
     e810_snap_put_fields(w, bitmap_fields, rd);
@@ -625,20 +631,27 @@ void e810_rdma_tables_save(E810Core *c, E810SnapW *w)
 bool e810_rdma_tables_load(E810Core *c, E810SnapR *r, uint16_t ver)
 {
     E810Rdma *rd = &c->rdma;
+    bool ok;
 
-    return e810_snap_get_sparse(r, mr_fields, rd->mr, sizeof(rd->mr[0]),
-                                rd->mr ? E810_RDMA_MAX_MRS : 0, ver,
-                                "rdma.mr", mr_each, NULL) &&
-           e810_snap_get_sparse(r, arp_fields, rd->arp, sizeof(rd->arp[0]),
-                                E810_RDMA_MAX_ARP, ver, "rdma.arp", arp_each,
-                                NULL) &&
-           e810_snap_get_sparse(r, ah_fields, rd->ah, sizeof(rd->ah[0]),
-                                rd->ah ? E810_RDMA_MAX_AH : 0, ver, "rdma.ah",
-                                ah_each, NULL) &&
-           e810_snap_get_sparse(r, qhash_fields, rd->qhash,
-                                sizeof(rd->qhash[0]), E810_RDMA_MAX_QHASH,
-                                ver, "rdma.qhash", qhash_each, NULL) &&
-           e810_snap_get_fields(r, bitmap_fields, rd, ver, "rdma");
+    ok = e810_snap_get_sparse(r, mr_fields, rd->mr, sizeof(rd->mr[0]),
+                              rd->mr ? E810_RDMA_MAX_MRS : 0, ver,
+                              "rdma.mr", mr_each, rd->mr_dirty) &&
+         e810_snap_get_sparse(r, arp_fields, rd->arp, sizeof(rd->arp[0]),
+                              E810_RDMA_MAX_ARP, ver, "rdma.arp", arp_each,
+                              NULL) &&
+         e810_snap_get_sparse(r, ah_fields, rd->ah, sizeof(rd->ah[0]),
+                              rd->ah ? E810_RDMA_MAX_AH : 0, ver, "rdma.ah",
+                              ah_each, rd->ah_dirty) &&
+         e810_snap_get_sparse(r, qhash_fields, rd->qhash,
+                              sizeof(rd->qhash[0]), E810_RDMA_MAX_QHASH,
+                              ver, "rdma.qhash", qhash_each, NULL) &&
+         e810_snap_get_fields(r, bitmap_fields, rd, ver, "rdma");
+    if (!ok) {
+        /* An entry may be loaded in part: all of them go at the reset. */
+        memset(rd->mr_dirty, 0xFF, sizeof(rd->mr_dirty));
+        memset(rd->ah_dirty, 0xFF, sizeof(rd->ah_dirty));
+    }
+    return ok;
 }
 
 void e810_rdma_qps_save(E810Core *c, E810SnapW *w)

@@ -1121,7 +1121,7 @@ uint64_t e810_qpdp_rexmits(E810Core *c)
 {
     uint64_t n = 0;
 
-    for (unsigned i = 0; i < E810_RDMA_MAX_QPS; i++) {
+    for (unsigned i = 0; i < e810_eng_qp_end(c); i++) {
         QpdpQp *q = qp_find(c, i);
 
         if (q && q->conn) {

@@ -209,6 +209,18 @@ enum {
 /* Kinds of received segments the engine discards. */
 enum { E810_PE_ERR_DISCARD, E810_PE_ERR_TRUNC, E810_PE_ERR_TCP };
 
+#define E810_RDMA_DIRTY_CHUNK       64
+#define E810_RDMA_DIRTY_WORDS(n) \
+    (((n) + E810_RDMA_DIRTY_CHUNK * 64 - 1) / (E810_RDMA_DIRTY_CHUNK * 64))
+
+/* Entry @idx of a table with dirty map @map is about to be written. */
+static inline void e810_rdma_dirty(uint64_t *map, uint32_t idx)
+{
+    uint32_t ch = idx / E810_RDMA_DIRTY_CHUNK;
+
+    map[ch / 64] |= 1ull << (ch % 64);
+}
+
 typedef struct E810Rdma {
     /* CQP */
     bool cqp_active;
@@ -236,6 +248,13 @@ typedef struct E810Rdma {
     E810RdmaAh *ah;             /* E810_RDMA_MAX_AH entries */
     E810RdmaMcg *mcg;           /* E810_RDMA_MAX_MCG entries */
     uint32_t mcg_count;         /* of them valid */
+    /* Chunks (E810_RDMA_DIRTY_CHUNK entries) of mr, cq, ah, mcg written
+     * since they were last cleared: a CQP teardown clears those only,
+     * so a reset costs what was used, not the tables' size. */
+    uint64_t mr_dirty[E810_RDMA_DIRTY_WORDS(E810_RDMA_MAX_MRS)];
+    uint64_t cq_dirty[E810_RDMA_DIRTY_WORDS(E810_RDMA_MAX_CQS)];
+    uint64_t ah_dirty[E810_RDMA_DIRTY_WORDS(E810_RDMA_MAX_AH)];
+    uint64_t mcg_dirty[E810_RDMA_DIRTY_WORDS(E810_RDMA_MAX_MCG)];
     E810RdmaQhash qhash[E810_RDMA_MAX_QHASH];
     uint8_t apbvt[65536 / 8];   /* accelerated local TCP ports */
     uint8_t ws_node[E810_RDMA_MAX_WS_NODES / 8];

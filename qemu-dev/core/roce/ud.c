@@ -182,7 +182,7 @@ void roce_cqp_doorbell(E810Core *c)
     if (!e810_eng_tx_pending(c)) {
         return;
     }
-    for (unsigned i = 0; i < E810_RDMA_MAX_QPS; i++) {
+    for (unsigned i = 0; i < e810_eng_qp_end(c); i++) {
         RoceQp *q = roce_qp_find(c, i);
 
         if (!q || q->type != QP_TYPE_ROCE_UD || !q->b.tx_pending ||
