@@ -1,0 +1,41 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# vfio-user-kill.sh: guest 1 serves a long rping, guest 0 connects; once
+# data flows guest 0 has the launcher kill its own device server
+# (e810-vfio-user, SIGKILL).  Its QEMU must keep running and the guest
+# with it: guest 0 says it is alive every 2 s until the launcher's timeout.
+# (Without the device its drivers may stall a CPU: every access to a dead
+# vfio-user device waits for QEMU's reply timeout, x-msg-timeout, 5 s.)
+. /job/files/lib.sh
+sh /job/files/bringup > /tmp/bringup.log 2>&1 || { cat /tmp/bringup.log; exit 1; }
+cat /tmp/bringup.log
+if [ "$GUEST_ID" = 1 ]; then
+	timeout 120 rping -s -a "$GUEST_IP" -C 100000 -v -S 4096 > /tmp/r.log 2>&1 &
+	pid=$!
+	listen_wait
+	vm-barrier listen
+	vm-barrier killed
+	kill $pid 2>/dev/null
+	wait $pid
+	echo "server data lines $(grep -c 'server ping data' /tmp/r.log)"
+	exit 0
+fi
+vm-barrier listen
+timeout 120 rping -c -a "$PEER_IP" -C 100000 -v -S 4096 > /tmp/r.log 2>&1 &
+i=0
+until [ "$(grep -c '^ping data' /tmp/r.log 2>/dev/null)" -ge 20 ] || [ $i -ge 300 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+echo "before: data lines $(grep -c '^ping data' /tmp/r.log)"
+vm-ctl server-kill self
+echo "server-kill: exit $?"
+read -r up _ < /proc/uptime
+echo "killed at $up"
+vm-barrier killed
+# The guest runs on (its drivers, finding the device gone, may not): the
+# launcher's timeout ends its QEMU.
+while :; do
+	read -r up _ < /proc/uptime
+	echo "alive at $up"
+	sleep 2
+done
