@@ -133,7 +133,6 @@ static void link_down(VfuLink *l, const char *why, int err)
     }
     l->rx_len = 0;
     link_drop_queue(l);
-    vfu_set_link(l->s, false);
     l->retry_at = vfu_clock_ns() + LINK_RETRY_NS;
 }
 
@@ -143,7 +142,6 @@ static void link_up(VfuLink *l, int fd)
     l->fd = fd;
     l->ever_up = true;
     trace_e810_vfu_link("up", 0);
-    vfu_set_link(l->s, true);
 }
 
 static void link_try_connect(VfuLink *l)
@@ -542,6 +540,13 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     vfu_server_init(s, &cfg);
+    /*
+     * The port's link is up whether or not a peer is on the socket, as
+     * with the in-QEMU device on a -netdev stream (QEMU tells a NIC of no
+     * peer coming or going): a guest that outlives its peer keeps its
+     * link, frames sent meanwhile are dropped and counted.
+     */
+    vfu_set_link(s, true);
     l->s = s;
     if (pcap_file) {
         pcap_open(l, pcap_file);
