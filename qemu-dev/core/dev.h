@@ -57,6 +57,10 @@ struct E810Core {
     uint64_t mem_limit;
     uint64_t mem_used;
 
+    /* RDMA data frames per entry point (E810_TX_BUDGET; a host may set
+     * fewer, e.g. the fuzz harnesses, to bound the work of one input). */
+    unsigned tx_budget;
+
     /* Guest-error log rate limit (see e810_guest_error). */
     int64_t gerr_window;
     unsigned gerr_in_window;

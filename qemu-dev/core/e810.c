@@ -82,6 +82,7 @@ void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6])
     e810_regs_init(c);
     c->link_up = true;
     c->mem_limit = E810_MEM_LIMIT_DEFAULT;
+    c->tx_budget = E810_TX_BUDGET;
     e810_txsched_init(c, e810_tx_bh);
     e810_rdma_init(c);
     e810_puda_init(c);

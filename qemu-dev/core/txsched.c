@@ -20,7 +20,8 @@ static E810TxSched *tx_entry(E810Core *c)
 
     if (t->entry != c->entry) {
         t->entry = c->entry;
-        t->budget = E810_TX_BUDGET;
+        t->budget = c->tx_budget && c->tx_budget < E810_TX_BUDGET ?
+                    c->tx_budget : E810_TX_BUDGET;
         t->entry_sent = 0;
     }
     return t;

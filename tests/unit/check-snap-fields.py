@@ -194,6 +194,8 @@ EXEMPT = {
                             'goes on', 'e810_enter'),
     ('E810Core', 'mem_limit'): ('host', "the destination's rdma-mem-limit",
                                 'e810_core_init'),
+    ('E810Core', 'tx_budget'): ('host', 'set by the host after init',
+                                'e810_core_init'),
     ('E810Core', 'gerr_window'): ('derived', 'log rate limit, starts afresh',
                                   'e810_guest_error'),
     ('E810Core', 'gerr_in_window'): ('derived', 'log rate limit, starts '
