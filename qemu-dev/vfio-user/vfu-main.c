@@ -11,6 +11,8 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -376,8 +378,12 @@ static void seccomp_apply(void)
     }
     /* New sockets only for the link's reconnects: AF_UNIX streams. */
     if (!rc) {
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-                              SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+        const struct scmp_arg_cmp af_unix = {
+            .arg = 0, .op = SCMP_CMP_EQ, .datum_a = AF_UNIX,
+        };
+
+        rc = seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
+                                    &af_unix);
     }
     if (!rc) {
         rc = seccomp_load(ctx);
@@ -402,7 +408,7 @@ static void usage(void)
             "       [--mac 52:54:00:xx:xx:xx] [--dsn N] [--mem-limit BYTES] "
             "[--pcap FILE]\n"
             "       [--trace PATTERN]... [--trace-file FILE] [--trace-timestamps]\n"
-            "       [--no-seccomp] "
+            "       [--no-seccomp] [--no-keeper] "
             "[-v]\n");
     exit(2);
 }
@@ -437,9 +443,43 @@ static bool parse_u64(const char *str, uint64_t *v)
 enum {
     OPT_SOCKET = 256, OPT_LINK_LISTEN, OPT_LINK_CONNECT, OPT_MAC, OPT_DSN,
     OPT_MEM_LIMIT, OPT_PCAP, OPT_TRACE, OPT_TRACE_FILE, OPT_NO_SECCOMP, OPT_TRACE_TIMESTAMPS,
+    OPT_NO_KEEPER,
 };
 
 static VfuServer server;
+
+/*
+ * The device runs on in a child; this process becomes its keeper
+ * (vfu-keeper.h), holding the client's connection so that the device's
+ * death is a failed device to QEMU, not a vanished server.
+ */
+static void start_keeper(VfuServer *s, int cfd)
+{
+    VfuKeep *k = mmap(NULL, sizeof(*k), PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    pid_t keeper = getpid(), pid;
+
+    if (k == MAP_FAILED) {
+        perror("e810-vfio-user: keeper: mmap");
+        return;             /* no keeper: the device runs here */
+    }
+    fflush(NULL);           /* nothing buffered is written twice */
+    pid = fork();
+    if (pid < 0) {
+        perror("e810-vfio-user: keeper: fork");
+        munmap(k, sizeof(*k));
+        return;
+    }
+    if (pid > 0) {
+        vfu_keeper_main(cfd, k, pid);
+    }
+    /* The device goes with its keeper (a kill of the server's pid). */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != keeper) {
+        _exit(1);
+    }
+    s->keep = k;
+}
 static VfuLink link_state;
 
 int main(int argc, char **argv)
@@ -455,6 +495,7 @@ int main(int argc, char **argv)
         { "trace", required_argument, NULL, OPT_TRACE },
         { "trace-file", required_argument, NULL, OPT_TRACE_FILE },
         { "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
+        { "no-keeper", no_argument, NULL, OPT_NO_KEEPER },
         { "trace-timestamps", no_argument, NULL, OPT_TRACE_TIMESTAMPS },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -464,7 +505,7 @@ int main(int argc, char **argv)
         .mem_limit = E810_MEM_LIMIT_DEFAULT,
     };
     const char *sock_path = NULL, *pcap_file = NULL, *trace_file = NULL;
-    bool no_seccomp = false, verbose = false;
+    bool no_seccomp = false, no_keeper = false, verbose = false;
     VfuLink *l = &link_state;
     VfuServer *s = &server;
     struct sockaddr_un sa;
@@ -518,6 +559,9 @@ int main(int argc, char **argv)
             break;
         case OPT_NO_SECCOMP:
             no_seccomp = true;
+            break;
+        case OPT_NO_KEEPER:
+            no_keeper = true;
             break;
         case 'v':
             verbose = true;
@@ -585,6 +629,9 @@ int main(int argc, char **argv)
     /* One client per run: the socket file goes with the listener. */
     close(lfd);
     unlink(sock_path);
+    if (!no_keeper) {
+        start_keeper(s, cfd);
+    }
     vfu_server_attach(s, cfd);
     if (verbose) {
         fprintf(stderr, "e810-vfio-user: client connected\n");

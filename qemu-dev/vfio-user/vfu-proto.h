@@ -42,6 +42,8 @@ typedef struct VfuHdr {
     uint32_t error;         /* errno, in replies with VFU_FLAG_ERROR */
 } VfuHdr;
 
+#define VFU_HDR_SIZE        ((uint32_t)sizeof(VfuHdr))
+
 typedef struct VfuVersion {
     uint16_t major;
     uint16_t minor;

@@ -25,7 +25,6 @@
 
 /* vfio-user is little-endian on the wire: bytes.h's ld/st are too. */
 
-#define VFU_HDR_SIZE        ((uint32_t)sizeof(VfuHdr))
 #define VFU_PAGE_SIZE       4096u
 
 /* PCI identity: the same function as qemu-dev/qemu/e810-pci.c. */
@@ -78,24 +77,63 @@ void vfu_log(const char *kind, const char *msg)
 
 /* ---- sending ----------------------------------------------------------- */
 
-/* Blocking with the socket's send timeout: replies are never dropped. */
+/*
+ * Blocking with the socket's send timeout: replies are never dropped.
+ * With a keeper, its notes say the whole message went out before it does
+ * (a client woken by our send may act, even kill us, before we run
+ * again); a send that stops part way is not blocked in but waited for
+ * with the notes made exact (poll, the same 5 s), so a device killed
+ * meanwhile leaves the keeper the rest to end.
+ */
 static bool vfu_send_all(VfuServer *s, const void *buf, size_t len)
 {
     const uint8_t *p = buf;
+    VfuKeep *k = s->keep;
 
     if (s->sock < 0 || s->broken) {
         return false;
     }
+    if (k) {
+        VfuHdr h;
+
+        /* The keeper answers what is owed, and ends a cut message. */
+        if (len >= sizeof(h)) {
+            memcpy(&h, buf, sizeof(h));
+            if ((h.flags & VFU_FLAG_TYPE_MASK) == VFU_FLAG_REPLY) {
+                vfu_keep_paid(k, h.id);
+            }
+        }
+        k->tx_end = k->tx + len;
+        k->tx = k->tx_end;
+    }
     while (len) {
-        ssize_t n = send(s->sock, p, len, MSG_NOSIGNAL);
+        ssize_t n = send(s->sock, p, len,
+                         MSG_NOSIGNAL | (k ? MSG_DONTWAIT : 0));
 
         if (n < 0 && errno == EINTR) {
             continue;
+        }
+        if (n < 0 && k && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd pfd = { .fd = s->sock, .events = POLLOUT };
+            int rc;
+
+            k->tx = k->tx_end - len;
+            do {
+                rc = poll(&pfd, 1, 5000);
+            } while (rc < 0 && errno == EINTR);
+            k->tx = k->tx_end;
+            if (rc > 0) {
+                continue;
+            }
+            errno = rc ? errno : ETIMEDOUT;
         }
         if (n <= 0) {
             s->stats.send_errors++;
             s->broken = true;
             trace_e810_vfu_link("client send failed", errno);
+            if (k) {
+                k->tx = k->tx_end - len;
+            }
             return false;
         }
         p += n;
@@ -481,18 +519,22 @@ static int vfu_dma(VfuServer *s, bool write, uint64_t addr, void *buf,
 
 /* ---- our requests to the client (DMA without an fd) -------------------- */
 
-static bool vfu_read_full(int fd, void *buf, size_t len)
+/* From the client: exactly @len bytes, counted for the keeper. */
+static bool vfu_read_full(VfuServer *s, void *buf, size_t len)
 {
     uint8_t *p = buf;
 
     while (len) {
-        ssize_t n = recv(fd, p, len, 0);
+        ssize_t n = recv(s->sock, p, len, 0);
 
         if (n < 0 && errno == EINTR) {
             continue;
         }
         if (n <= 0) {
             return false;
+        }
+        if (s->keep) {
+            s->keep->rx += n;
         }
         p += n;
         len -= n;
@@ -577,7 +619,7 @@ static int vfu_dma_msg_one(VfuServer *s, bool write, uint64_t addr,
             return -EPIPE;
         }
         memcpy(m, &r, sizeof(r));
-        if (!vfu_read_full(s->sock, m + VFU_HDR_SIZE, r.size - VFU_HDR_SIZE)) {
+        if (!vfu_read_full(s, m + VFU_HDR_SIZE, r.size - VFU_HDR_SIZE)) {
             close_fds(fds, nfds);
             s->broken = true;
             return -EPIPE;
@@ -1597,7 +1639,9 @@ static int vfu_recv_hdr(VfuServer *s, VfuHdr *h, int *fds, unsigned *nfds,
         struct cmsghdr align;
         char buf[CMSG_SPACE(VFU_MAX_FDS * sizeof(int))];
     } ctl;
-    struct iovec iov = { .iov_base = h, .iov_len = sizeof(*h) };
+    /* With a keeper, the header is read where it can see it. */
+    uint8_t *hb = s->keep ? s->keep->hdr : (uint8_t *)h;
+    struct iovec iov = { .iov_base = hb, .iov_len = sizeof(*h) };
     struct msghdr mh = {
         .msg_iov = &iov, .msg_iovlen = 1,
         .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
@@ -1605,11 +1649,17 @@ static int vfu_recv_hdr(VfuServer *s, VfuHdr *h, int *fds, unsigned *nfds,
     ssize_t n;
 
     *nfds = 0;
+    if (s->keep) {
+        s->keep->msg_start = s->keep->rx;
+    }
     do {
         n = recvmsg(s->sock, &mh, MSG_CMSG_CLOEXEC);
     } while (n < 0 && errno == EINTR);
     if (n <= 0) {
         return n < 0 ? -1 : 0;
+    }
+    if (s->keep) {
+        s->keep->rx += n;
     }
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
@@ -1632,10 +1682,14 @@ static int vfu_recv_hdr(VfuServer *s, VfuHdr *h, int *fds, unsigned *nfds,
         *ctrunc = true;
     }
     if ((size_t)n < sizeof(*h) &&
-        !vfu_read_full(s->sock, (uint8_t *)h + n, sizeof(*h) - n)) {
+        !vfu_read_full(s, hb + n, sizeof(*h) - n)) {
         close_fds(fds, *nfds);
         *nfds = 0;
         return -1;
+    }
+    if (s->keep) {
+        memcpy(h, hb, sizeof(*h));
+        vfu_keep_owe(s->keep, h);
     }
     return 1;
 }
@@ -1665,7 +1719,7 @@ int vfu_server_recv(VfuServer *s)
         while (left) {
             size_t n = left < VFU_MAX_MSG ? left : VFU_MAX_MSG;
 
-            if (!vfu_read_full(s->sock, s->msg, n)) {
+            if (!vfu_read_full(s, s->msg, n)) {
                 return -1;
             }
             left -= n;
@@ -1674,7 +1728,7 @@ int vfu_server_recv(VfuServer *s)
         return s->broken ? -1 : 1;
     }
     memcpy(s->msg, &h, sizeof(h));
-    if (!vfu_read_full(s->sock, s->msg + VFU_HDR_SIZE, h.size - VFU_HDR_SIZE)) {
+    if (!vfu_read_full(s, s->msg + VFU_HDR_SIZE, h.size - VFU_HDR_SIZE)) {
         close_fds(fds, nfds);
         return -1;
     }

@@ -14,6 +14,7 @@
 
 #include "e810.h"
 #include "vfu-proto.h"
+#include "vfu-keeper.h"
 
 #define VFU_MAX_FDS         8           /* fds per message, announced */
 #define VFU_MAX_XFER        (1u << 20)  /* max_data_xfer_size, announced */
@@ -127,6 +128,7 @@ typedef struct VfuServer {
 
     VfuConfig cfg;
     VfuStats stats;
+    VfuKeep *keep;          /* shared with the keeper process, or NULL */
     E810Core core;
 } VfuServer;
 

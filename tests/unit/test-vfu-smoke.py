@@ -3,8 +3,9 @@
 """Smoke test of the real e810-vfio-user binary (TAP): start it on a socket
 in a temporary directory, connect as a vfio-user client, do VERSION,
 DEVICE_GET_INFO and a config-space read of the vendor/device IDs, close,
-and expect the server to exit 0.  Seccomp stays on (unless the build has
-none)."""
+and expect the server to exit 0.  Then the device process is killed
+under a client: its keeper answers as a failed device.  Seccomp stays on
+(unless the build has none)."""
 import json
 import os
 import socket
@@ -84,6 +85,54 @@ def main():
         err = p.stderr.read()
         ok(rc == 0, 'server exits 0 after the client closes (rc %s)' % rc)
         if rc != 0:
+            sys.stderr.write(err)
+
+        # The device process killed under its client: the keeper answers
+        # as a failed device (all ones), the client never loses its socket.
+        p = subprocess.Popen([exe, '--socket', path], env=env,
+                             stderr=subprocess.PIPE, text=True)
+        p.stderr.readline()
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        for _ in range(100):
+            try:
+                s.connect(path)
+                break
+            except OSError:
+                time.sleep(0.05)
+        r = msg(s, 1, 1, struct.pack('<HH', 0, 0) + caps.encode() + b'\0')
+        kids = []
+        for _ in range(100):
+            with open('/proc/%d/task/%d/children' % (p.pid, p.pid)) as f:
+                kids = [int(x) for x in f.read().split()]
+            if kids:
+                break
+            time.sleep(0.05)
+        ok(len(kids) == 1, 'one device process under the keeper: %s' % kids)
+        r = msg(s, 2, 9, struct.pack('<QII', 0, 7, 4))
+        ok(struct.unpack('<I', r[4][16:20])[0] == 0x159B8086,
+           'config read before the kill')
+        for k in kids:
+            os.kill(k, 9)
+        time.sleep(0.2)
+        r = msg(s, 3, 9, struct.pack('<QII', 0, 7, 4))
+        ok(r[2] == 1 and r[0] == 3 and r[4][16:20] == b'\xff' * 4,
+           "config read after the kill: all ones (%r)" % (r,))
+        # a posted BAR0 write, then a BAR0 read
+        s.sendall(HDR.pack(4, 10, HDR.size + 20, 0x10, 0) +
+                  struct.pack('<QII', 0, 0, 4) + b'\0' * 4)
+        r = msg(s, 5, 9, struct.pack('<QII', 0x100, 0, 4))
+        ok(r[0] == 5 and r[4][16:20] == b'\xff' * 4,
+           'BAR0 read after a posted write: all ones')
+        s.close()
+        try:
+            rc = p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = 'timeout'
+        err = p.stderr.read()
+        ok(rc == 1 and 'died of signal 9' in err and 'answered 2 reads' in err,
+           'keeper exits 1 and says the device died (rc %s)' % rc)
+        if rc != 1 or 'answered 2 reads' not in err:
             sys.stderr.write(err)
     print('1..%d' % n)
     return 1 if fails else 0

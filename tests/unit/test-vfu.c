@@ -799,6 +799,209 @@ static void test_eof(void)
     teardown();
 }
 
+/* ---- the keeper -------------------------------------------------------- */
+
+/* The server's notes for the keeper: what it read, sent and owes. */
+static void test_keeper_notes(void)
+{
+    static VfuKeep k;
+    uint64_t sent;
+
+    setup();
+    negotiate();
+    srv.keep = &k;
+    memset(&k, 0, sizeof(k));
+    CHECK_EQ(region_read(7, 0, 4), 0x159B8086);
+    /* 16 + 16 read; 16 + 16 + 4 sent; nothing owed after the reply */
+    CHECK_EQ(k.rx, 32);
+    CHECK_EQ(k.msg_start, 0);
+    CHECK_EQ(k.tx, 36);
+    CHECK_EQ(k.tx_end, 36);
+    CHECK_EQ(k.nowed, 0);
+    region_write_flags(7, 0x40, 0, 2, VFU_FLAG_NO_REPLY);
+    CHECK(rep.none);
+    CHECK_EQ(k.nowed, 0);
+    CHECK_EQ(k.msg_start, 32);
+    CHECK_EQ(k.rx, 32 + 16 + 16 + 2);
+    sent = k.tx;
+    /* A request refused is paid too */
+    req(VFU_CMD_DIRTY_PAGES, NULL, 0);
+    CHECK(err_reply(ENOTSUP));
+    CHECK_EQ(k.nowed, 0);
+    CHECK_EQ(k.tx, sent + 16);
+    /* Owed until answered, oldest dropped past the list */
+    for (unsigned i = 0; i < VFU_KEEP_OWED_MAX + 2; i++) {
+        VfuHdr h = { .id = 1000 + i, .command = VFU_CMD_REGION_READ };
+
+        vfu_keep_owe(&k, &h);
+    }
+    CHECK_EQ(k.nowed, VFU_KEEP_OWED_MAX);
+    CHECK_EQ(k.owed_lost, 2);
+    CHECK_EQ(k.owed[0].id, 1002);
+    vfu_keep_paid(&k, 1005);
+    CHECK_EQ(k.nowed, VFU_KEEP_OWED_MAX - 1);
+    CHECK_EQ(k.owed[3].id, 1006);
+    srv.keep = NULL;
+    teardown();
+}
+
+typedef struct KeeperRun {
+    int sock;
+    VfuKeep *k;
+    VfuKeeperStats st;
+    int rc;
+} KeeperRun;
+
+static void *keeper_thread(void *arg)
+{
+    KeeperRun *r = arg;
+
+    r->rc = vfu_keeper_serve(r->sock, r->k, &r->st);
+    return NULL;
+}
+
+static void recv_exact(void *buf, size_t len)
+{
+    CHECK_EQ(recv(cli, buf, len, MSG_WAITALL), (ssize_t)len);
+}
+
+/* A reply as the client sees it, waiting for it. */
+static void keeper_reply(void)
+{
+    recv_exact(&rep.h, sizeof(rep.h));
+    rep.none = false;
+    CHECK(rep.h.size >= sizeof(rep.h) &&
+          rep.h.size - sizeof(rep.h) <= sizeof(rep.data));
+    if (rep.h.size > sizeof(rep.h) && rep.h.size - sizeof(rep.h) <= sizeof(rep.data)) {
+        recv_exact(rep.data, rep.h.size - sizeof(rep.h));
+    }
+}
+
+static void keeper_send(uint16_t id, uint16_t cmd, uint32_t flags,
+                        const void *p, size_t len, const int *fds, unsigned n)
+{
+    uint8_t buf[256];
+    VfuHdr h = { .id = id, .command = cmd, .size = sizeof(h) + len,
+                 .flags = flags };
+
+    memcpy(buf, &h, sizeof(h));
+    if (len) {
+        memcpy(buf + sizeof(h), p, len);
+    }
+    send_raw(buf, sizeof(h) + len, fds, n);
+}
+
+/*
+ * The keeper takes over a stream the device left part way: a reply cut
+ * short, a request half read, one owed; then answers as a failed device.
+ */
+static void test_keeper_serve(void)
+{
+    static VfuKeep k;
+    KeeperRun run = { .k = &k };
+    VfuRegionRw rw = { .offset = 0x100, .region = VFU_PCI_BAR0_REGION,
+                       .count = 4 };
+    VfuHdr cut = { .id = 77, .command = VFU_CMD_REGION_READ,
+                   .size = VFU_HDR_SIZE + sizeof(rw) };
+    uint8_t buf[64], zero[10] = { 0 }, wbuf[sizeof(rw) + 4];
+    VfuDmaUnmap um = { .argsz = sizeof(um), .iova = 0x1000, .size = 0x1000 };
+    int sv[2], fd;
+    pthread_t t;
+
+    CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    cli = sv[1];
+    run.sock = sv[0];
+    memset(&k, 0, sizeof(k));
+    k.tx = 100;
+    k.tx_end = 110;
+    k.msg_start = 40;
+    k.rx = 45;
+    memcpy(k.hdr, &cut, 5);
+    k.owed[0].id = 55;
+    k.owed[0].command = VFU_CMD_REGION_WRITE;
+    k.nowed = 1;
+    CHECK_EQ(pthread_create(&t, NULL, keeper_thread, &run), 0);
+
+    /* The cut reply's last 10 bytes, as zeros */
+    recv_exact(buf, 10);
+    CHECK(!memcmp(buf, zero, 10));
+    /* The rest of the half-read request, then errors for both */
+    memcpy(buf, (uint8_t *)&cut + 5, sizeof(cut) - 5);
+    memcpy(buf + sizeof(cut) - 5, &rw, sizeof(rw));
+    send_raw(buf, sizeof(cut) - 5 + sizeof(rw), NULL, 0);
+    keeper_reply();
+    CHECK_EQ(rep.h.id, 55);
+    CHECK_EQ(rep.h.flags, VFU_FLAG_REPLY | VFU_FLAG_ERROR);
+    CHECK_EQ(rep.h.error, ENODEV);
+    keeper_reply();
+    CHECK_EQ(rep.h.id, 77);
+    CHECK_EQ(rep.h.error, ENODEV);
+
+    /* A read: all ones, as a device gone from the bus */
+    keeper_send(78, VFU_CMD_REGION_READ, 0, &rw, sizeof(rw), NULL, 0);
+    keeper_reply();
+    CHECK_EQ(rep.h.id, 78);
+    CHECK_EQ(rep.h.flags, VFU_FLAG_REPLY);
+    CHECK_EQ(rep.h.size, VFU_HDR_SIZE + sizeof(rw) + 4);
+    CHECK_EQ(ld32(rep.data + sizeof(rw)), 0xFFFFFFFF);
+    /* A posted write: nothing; a write: its rw back */
+    memcpy(wbuf, &rw, sizeof(rw));
+    memset(wbuf + sizeof(rw), 0x5A, 4);
+    keeper_send(79, VFU_CMD_REGION_WRITE, VFU_FLAG_NO_REPLY, wbuf,
+                sizeof(wbuf), NULL, 0);
+    keeper_send(80, VFU_CMD_REGION_WRITE, 0, wbuf, sizeof(wbuf), NULL, 0);
+    keeper_reply();
+    CHECK_EQ(rep.h.id, 80);
+    CHECK_EQ(rep.h.flags, VFU_FLAG_REPLY);
+    CHECK_EQ(rep.h.size, VFU_HDR_SIZE + sizeof(rw));
+    /* A reply to the dead device's DMA request: dropped */
+    keeper_send(81, VFU_CMD_DMA_READ, VFU_FLAG_REPLY, wbuf, sizeof(wbuf),
+                NULL, 0);
+    /* A map with its fd: done, the fd closed */
+    fd = memfd(4096);
+    keeper_send(82, VFU_CMD_DMA_MAP, 0, &um, sizeof(um), &fd, 1);
+    close(fd);
+    keeper_reply();
+    CHECK_EQ(rep.h.id, 82);
+    CHECK_EQ(rep.h.flags, VFU_FLAG_REPLY);
+    keeper_send(83, VFU_CMD_DMA_UNMAP, 0, &um, sizeof(um), NULL, 0);
+    keeper_reply();
+    CHECK_EQ(rep.h.id, 83);
+    CHECK_EQ(rep.h.size, VFU_HDR_SIZE + sizeof(um));
+    /* Anything else, a read out of bounds, a short one: errors */
+    keeper_send(84, VFU_CMD_VERSION, 0, NULL, 0, NULL, 0);
+    keeper_reply();
+    CHECK_EQ(rep.h.id, 84);
+    CHECK_EQ(rep.h.error, ENODEV);
+    rw.count = 1u << 20;
+    keeper_send(85, VFU_CMD_REGION_READ, 0, &rw, sizeof(rw), NULL, 0);
+    keeper_reply();
+    CHECK_EQ(rep.h.id, 85);
+    CHECK_EQ(rep.h.error, ENODEV);
+    keeper_send(86, VFU_CMD_REGION_READ, 0, &rw, 4, NULL, 0);
+    keeper_reply();
+    CHECK_EQ(rep.h.id, 86);
+    CHECK_EQ(rep.h.error, ENODEV);
+    /* A write without its offset, region and count: an error */
+    keeper_send(87, VFU_CMD_REGION_WRITE, 0, NULL, 0, NULL, 0);
+    keeper_reply();
+    CHECK_EQ(rep.h.id, 87);
+    CHECK_EQ(rep.h.error, ENODEV);
+
+    close(cli);
+    cli = -1;
+    pthread_join(t, NULL);
+    CHECK_EQ(run.rc, 0);
+    CHECK_EQ(run.st.reads, 1);
+    CHECK_EQ(run.st.writes, 2);
+    CHECK_EQ(run.st.other, 2);
+    CHECK_EQ(run.st.errors, 6);
+    CHECK_EQ(run.st.replies_dropped, 1);
+    CHECK_EQ(run.st.fds_closed, 1);
+    CHECK_EQ(run.st.padded, 10);
+    close(sv[0]);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -812,5 +1015,7 @@ int main(void)
     RUN(test_irqs);
     RUN(test_malformed);
     RUN(test_eof);
+    RUN(test_keeper_notes);
+    RUN(test_keeper_serve);
     return CHECK_DONE();
 }

@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # vfio-user-kill.sh: guest 1 serves a long rping, guest 0 connects; once
 # data flows guest 0 has the launcher kill its own device server
-# (e810-vfio-user, SIGKILL).  Its QEMU must keep running and the guest
-# with it: guest 0 says it is alive every 2 s until the launcher's timeout.
-# (Without the device its drivers may stall a CPU: every access to a dead
-# vfio-user device waits for QEMU's reply timeout, x-msg-timeout, 5 s.)
+# (its device process, SIGKILL).  Its QEMU must keep running and the guest
+# with it: guest 0 reads its device's config space (all ones once the
+# device is gone: the server's keeper answers for it) and says it is
+# alive every 2 s until the launcher's timeout.
 . /job/files/lib.sh
 sh /job/files/bringup > /tmp/bringup.log 2>&1 || { cat /tmp/bringup.log; exit 1; }
 cat /tmp/bringup.log
@@ -20,6 +20,12 @@ if [ "$GUEST_ID" = 1 ]; then
 	echo "server data lines $(grep -c 'server ping data' /tmp/r.log)"
 	exit 0
 fi
+for d in /sys/bus/pci/devices/*; do
+	[ "$(cat $d/vendor)" = 0x8086 ] && [ "$(cat $d/device)" = 0x159b ] && dev=$d
+done
+# The first config word (vendor, device) as the device answers it now.
+cfg_id() { od -An -tx4 -N4 "$dev/config" | tr -d ' '; }
+echo "config id before: $(cfg_id)"
 vm-barrier listen
 timeout 120 rping -c -a "$PEER_IP" -C 100000 -v -S 4096 > /tmp/r.log 2>&1 &
 i=0
@@ -31,6 +37,8 @@ vm-ctl server-kill self
 echo "server-kill: exit $?"
 read -r up _ < /proc/uptime
 echo "killed at $up"
+# A device gone from the bus reads as all ones.
+echo "config id after: $(cfg_id)"
 vm-barrier killed
 # The guest runs on (its drivers, finding the device gone, may not): the
 # launcher's timeout ends its QEMU.

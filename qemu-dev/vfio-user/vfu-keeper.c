@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The keeper (vfu-keeper.h): holds the client's connection for the device
+ * process and answers for it once it is gone.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vfu-keeper.h"
+
+/* As the server's own limits (vfu-server.h): what one message may be. */
+#define KEEP_MAX_MSG        ((1u << 20) + 64)
+#define KEEP_RW_MAX         (64u << 10)
+#define KEEP_FDS_MAX        8
+
+/* ---- the child's notes ------------------------------------------------- */
+
+void vfu_keep_owe(VfuKeep *k, const VfuHdr *h)
+{
+    if (!k || (h->flags & VFU_FLAG_TYPE_MASK) != VFU_FLAG_REQUEST ||
+        (h->flags & VFU_FLAG_NO_REPLY)) {
+        return;
+    }
+    if (k->nowed == VFU_KEEP_OWED_MAX) {
+        /* The oldest goes: its request then times out in the client. */
+        memmove(&k->owed[0], &k->owed[1],
+                (VFU_KEEP_OWED_MAX - 1) * sizeof(k->owed[0]));
+        k->nowed--;
+        k->owed_lost++;
+    }
+    k->owed[k->nowed].id = h->id;
+    k->owed[k->nowed].command = h->command;
+    k->nowed++;
+}
+
+void vfu_keep_paid(VfuKeep *k, uint16_t id)
+{
+    if (!k) {
+        return;
+    }
+    for (unsigned i = 0; i < k->nowed; i++) {
+        if (k->owed[i].id == id) {
+            memmove(&k->owed[i], &k->owed[i + 1],
+                    (k->nowed - i - 1) * sizeof(k->owed[0]));
+            k->nowed--;
+            return;
+        }
+    }
+}
+
+/* ---- the socket -------------------------------------------------------- */
+
+static bool send_all(int sock, const void *buf, size_t len)
+{
+    const uint8_t *p = buf;
+
+    while (len) {
+        ssize_t n = send(sock, p, len, MSG_NOSIGNAL);
+
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return false;
+        }
+        p += n;
+        len -= n;
+    }
+    return true;
+}
+
+/* Read exactly @len bytes (@buf NULL: discard them); fds are closed. */
+static bool recv_all(int sock, void *buf, size_t len, VfuKeeperStats *st)
+{
+    uint8_t *p = buf, scratch[4096];
+
+    while (len) {
+        union {
+            struct cmsghdr align;
+            char buf[CMSG_SPACE(KEEP_FDS_MAX * sizeof(int))];
+        } ctl;
+        size_t want = p ? len : (len < sizeof(scratch) ? len : sizeof(scratch));
+        struct iovec iov = { .iov_base = p ? p : scratch, .iov_len = want };
+        struct msghdr mh = {
+            .msg_iov = &iov, .msg_iovlen = 1,
+            .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
+        };
+        ssize_t n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return false;
+        }
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
+             c = CMSG_NXTHDR(&mh, c)) {
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+                unsigned nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+                for (unsigned i = 0; i < nfd; i++) {
+                    int fd;
+
+                    memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+                    close(fd);
+                    st->fds_closed++;
+                }
+            }
+        }
+        if (p) {
+            p += n;
+        }
+        len -= n;
+    }
+    return true;
+}
+
+/* A reply to @req: header, then @len bytes of @body (NULL: @fill bytes). */
+static bool reply(int sock, const VfuHdr *req, uint32_t err,
+                  const void *body, size_t len, int fill)
+{
+    static uint8_t buf[VFU_HDR_SIZE + 16 + KEEP_RW_MAX];
+    VfuHdr h = {
+        .id = req->id,
+        .command = req->command,
+        .size = VFU_HDR_SIZE + (err ? 0 : len),
+        .flags = VFU_FLAG_REPLY | (err ? VFU_FLAG_ERROR : 0),
+        .error = err,
+    };
+
+    if (req->flags & VFU_FLAG_NO_REPLY) {
+        return true;
+    }
+    if (err) {
+        len = 0;
+    }
+    memcpy(buf, &h, sizeof(h));
+    if (body) {
+        memcpy(buf + VFU_HDR_SIZE, body, len);
+    } else {
+        memset(buf + VFU_HDR_SIZE, fill, len);
+    }
+    return send_all(sock, buf, VFU_HDR_SIZE + len);
+}
+
+/* ---- answering as a failed device -------------------------------------- */
+
+static bool answer(int sock, const VfuHdr *h, const uint8_t *body,
+                   uint32_t plen, VfuKeeperStats *st)
+{
+    static uint8_t out[16 + KEEP_RW_MAX];
+    VfuRegionRw rw;
+
+    if ((h->flags & VFU_FLAG_TYPE_MASK) == VFU_FLAG_REPLY) {
+        st->replies_dropped++;      /* to the dead device's DMA requests */
+        return true;
+    }
+    switch (h->command) {
+    case VFU_CMD_REGION_READ:
+        /* A read of a device that is gone: all ones, as on PCI. */
+        if (plen != sizeof(rw)) {
+            break;
+        }
+        memcpy(&rw, body, sizeof(rw));
+        if (!rw.count || rw.count > KEEP_RW_MAX) {
+            break;
+        }
+        st->reads++;
+        memcpy(out, &rw, sizeof(rw));
+        memset(out + sizeof(rw), 0xFF, rw.count);
+        return reply(sock, h, 0, out, sizeof(rw) + rw.count, 0);
+    case VFU_CMD_REGION_WRITE:
+        if (plen < sizeof(rw)) {
+            break;
+        }
+        st->writes++;
+        return reply(sock, h, 0, body, sizeof(rw), 0);
+    case VFU_CMD_REGION_WRITE_MULTI:
+        st->writes++;
+        return reply(sock, h, 0, NULL, 0, 0);
+    case VFU_CMD_DMA_UNMAP:
+        if (plen < sizeof(VfuDmaUnmap)) {
+            break;
+        }
+        st->other++;
+        return reply(sock, h, 0, body, sizeof(VfuDmaUnmap), 0);
+    case VFU_CMD_DMA_MAP:
+    case VFU_CMD_DEVICE_SET_IRQS:
+    case VFU_CMD_DEVICE_RESET:
+        /* Nothing left to map, signal or reset: done. */
+        st->other++;
+        return reply(sock, h, 0, NULL, 0, 0);
+    default:
+        break;
+    }
+    st->errors++;
+    return reply(sock, h, ENODEV, NULL, 0, 0);
+}
+
+int vfu_keeper_serve(int sock, VfuKeep *k, VfuKeeperStats *st)
+{
+    static uint8_t body[KEEP_MAX_MSG];
+    uint64_t got;
+    VfuHdr h;
+
+    /* A reply the device was part way through: its length stands. */
+    if (k->tx < k->tx_end && k->tx_end - k->tx <= KEEP_MAX_MSG) {
+        size_t left = k->tx_end - k->tx;
+
+        memset(body, 0, left);
+        st->padded += left;
+        if (!send_all(sock, body, left)) {
+            return -1;
+        }
+    }
+
+    /* The message it was reading: the rest of it, unanswered. */
+    got = k->rx - k->msg_start;
+    if (got && got < VFU_HDR_SIZE) {
+        if (!recv_all(sock, k->hdr + got, VFU_HDR_SIZE - got, st)) {
+            return 0;
+        }
+        got = VFU_HDR_SIZE;
+        memcpy(&h, k->hdr, sizeof(h));
+        vfu_keep_owe(k, &h);
+    }
+    if (got >= VFU_HDR_SIZE) {
+        memcpy(&h, k->hdr, sizeof(h));
+        if (h.size > got && !recv_all(sock, NULL, h.size - got, st)) {
+            return 0;
+        }
+    }
+
+    /* What it owed: an error each (the client fails that access). */
+    for (unsigned i = 0; i < k->nowed && i < VFU_KEEP_OWED_MAX; i++) {
+        VfuHdr req = { .id = k->owed[i].id, .command = k->owed[i].command };
+
+        st->errors++;
+        if (!reply(sock, &req, ENODEV, NULL, 0, 0)) {
+            return -1;
+        }
+    }
+    k->nowed = 0;
+
+    /* Then every request as it comes, until the client hangs up. */
+    for (;;) {
+        uint32_t plen;
+
+        if (!recv_all(sock, &h, sizeof(h), st)) {
+            return 0;
+        }
+        if (h.size < VFU_HDR_SIZE) {
+            plen = 0;
+        } else if (h.size > KEEP_MAX_MSG) {
+            if (!recv_all(sock, NULL, h.size - VFU_HDR_SIZE, st)) {
+                return 0;
+            }
+            st->errors++;
+            if (!reply(sock, &h, E2BIG, NULL, 0, 0)) {
+                return -1;
+            }
+            continue;
+        } else {
+            plen = h.size - VFU_HDR_SIZE;
+            if (!recv_all(sock, body, plen, st)) {
+                return 0;
+            }
+        }
+        if (!answer(sock, &h, body, plen, st)) {
+            return -1;
+        }
+    }
+}
+
+/* ---- the process ------------------------------------------------------- */
+
+static volatile sig_atomic_t keeper_child;
+static volatile sig_atomic_t keeper_stopping;
+
+static void keeper_forward(int sig)
+{
+    keeper_stopping = 1;
+    if (keeper_child > 0) {
+        kill(keeper_child, sig);
+    }
+}
+
+void vfu_keeper_main(int sock, VfuKeep *k, pid_t child)
+{
+    struct sigaction sa = { .sa_handler = keeper_forward };
+    VfuKeeperStats st = { 0 };
+    int status, rc;
+
+    /* Only the client's connection: the link and files are the child's. */
+    if (sock > 3) {
+        syscall(SYS_close_range, 3, sock - 1, 0);
+    }
+    syscall(SYS_close_range, sock + 1, ~0u, 0);
+
+    keeper_child = child;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    while (waitpid(child, &status, 0) < 0) {
+        if (errno != EINTR) {
+            _exit(1);
+        }
+    }
+    if (keeper_stopping || (WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+        /* Stopped on request, or the client went away: nothing to keep. */
+        _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+    }
+    if (WIFSIGNALED(status)) {
+        fprintf(stderr, "e810-vfio-user: the device process (pid %d) died of "
+                "signal %d (%s); answering as a failed device\n", (int)child,
+                WTERMSIG(status), strsignal(WTERMSIG(status)));
+    } else {
+        fprintf(stderr, "e810-vfio-user: the device process (pid %d) exited "
+                "with %d; answering as a failed device\n", (int)child,
+                WEXITSTATUS(status));
+    }
+    keeper_child = 0;
+    rc = vfu_keeper_serve(sock, k, &st);
+    fprintf(stderr, "e810-vfio-user: keeper: client %s; answered %" PRIu64
+            " reads (all ones), %" PRIu64 " writes, %" PRIu64 " other, %"
+            PRIu64 " with errors; %" PRIu64 " replies and %" PRIu64
+            " fds dropped, %" PRIu64 " bytes padded, %" PRIu64
+            " owed replies lost\n",
+            rc ? "connection broke" : "hung up", st.reads, st.writes,
+            st.other, st.errors, st.replies_dropped, st.fds_closed,
+            st.padded, k->owed_lost);
+    /* The device failed: say so in the exit status. */
+    _exit(1);
+}
