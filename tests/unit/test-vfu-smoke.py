@@ -47,14 +47,11 @@ def main():
         print('%s %d - %s' % ('ok' if cond else 'not ok', n, what))
         fails += 0 if cond else 1
 
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, 'vfu.sock')
-        env = dict(os.environ)
-        p = subprocess.Popen([exe, '--socket', path], env=env,
-                             stderr=subprocess.PIPE, text=True)
+    def start(path):
+        """The server on @path, its first stderr line, a connected client."""
+        p = subprocess.Popen([exe, '--socket', path], stderr=subprocess.PIPE,
+                             text=True)
         line = p.stderr.readline()
-        ok(line.strip() == 'e810-vfio-user: listening on ' + path,
-           'listening line: ' + line.strip())
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         for _ in range(100):
             try:
@@ -62,6 +59,23 @@ def main():
                 break
             except OSError:
                 time.sleep(0.05)
+        return p, line, s
+
+    def finish(p, s):
+        """Close the client; the server's exit status and stderr."""
+        s.close()
+        try:
+            rc = p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = 'timeout'
+        return rc, p.stderr.read()
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, 'vfu.sock')
+        p, line, s = start(path)
+        ok(line.strip() == 'e810-vfio-user: listening on ' + path,
+           'listening line: ' + line.strip())
         caps = json.dumps({'capabilities': {'max_msg_fds': 16,
                                             'max_data_xfer_size': 1048576}})
         r = msg(s, 1, 1, struct.pack('<HH', 0, 0) + caps.encode() + b'\0')
@@ -76,29 +90,14 @@ def main():
         vid, did = struct.unpack('<HH', r[4][16:20])
         ok(r[2] == 1 and (vid, did) == (0x8086, 0x159B),
            'config read: %04x:%04x' % (vid, did))
-        s.close()
-        try:
-            rc = p.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            rc = 'timeout'
-        err = p.stderr.read()
+        rc, err = finish(p, s)
         ok(rc == 0, 'server exits 0 after the client closes (rc %s)' % rc)
         if rc != 0:
             sys.stderr.write(err)
 
         # The device process killed under its client: the keeper answers
         # as a failed device (all ones), the client never loses its socket.
-        p = subprocess.Popen([exe, '--socket', path], env=env,
-                             stderr=subprocess.PIPE, text=True)
-        p.stderr.readline()
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        for _ in range(100):
-            try:
-                s.connect(path)
-                break
-            except OSError:
-                time.sleep(0.05)
+        p, line, s = start(path)
         r = msg(s, 1, 1, struct.pack('<HH', 0, 0) + caps.encode() + b'\0')
         kids = []
         for _ in range(100):
@@ -123,13 +122,7 @@ def main():
         r = msg(s, 5, 9, struct.pack('<QII', 0x100, 0, 4))
         ok(r[0] == 5 and r[4][16:20] == b'\xff' * 4,
            'BAR0 read after a posted write: all ones')
-        s.close()
-        try:
-            rc = p.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            rc = 'timeout'
-        err = p.stderr.read()
+        rc, err = finish(p, s)
         ok(rc == 1 and 'died of signal 9' in err and 'answered 2 reads' in err,
            'keeper exits 1 and says the device died (rc %s)' % rc)
         if rc != 1 or 'answered 2 reads' not in err:

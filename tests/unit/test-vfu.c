@@ -877,6 +877,25 @@ static void keeper_reply(void)
     }
 }
 
+/* The next reply is @id's, with @flags, @size bytes (0: any) and @err. */
+static void keeper_expect(uint16_t id, uint32_t flags, uint32_t size,
+                          uint32_t err)
+{
+    keeper_reply();
+    CHECK_EQ(rep.h.id, id);
+    CHECK_EQ(rep.h.flags, flags);
+    if (size) {
+        CHECK_EQ(rep.h.size, size);
+    }
+    CHECK_EQ(rep.h.error, err);
+}
+
+/* An ENODEV error for @id: what the keeper owes or cannot serve. */
+static void keeper_expect_enodev(uint16_t id)
+{
+    keeper_expect(id, VFU_FLAG_REPLY | VFU_FLAG_ERROR, VFU_HDR_SIZE, ENODEV);
+}
+
 static void keeper_send(uint16_t id, uint16_t cmd, uint32_t flags,
                         const void *p, size_t len, const int *fds, unsigned n)
 {
@@ -929,20 +948,12 @@ static void test_keeper_serve(void)
     memcpy(buf, (uint8_t *)&cut + 5, sizeof(cut) - 5);
     memcpy(buf + sizeof(cut) - 5, &rw, sizeof(rw));
     send_raw(buf, sizeof(cut) - 5 + sizeof(rw), NULL, 0);
-    keeper_reply();
-    CHECK_EQ(rep.h.id, 55);
-    CHECK_EQ(rep.h.flags, VFU_FLAG_REPLY | VFU_FLAG_ERROR);
-    CHECK_EQ(rep.h.error, ENODEV);
-    keeper_reply();
-    CHECK_EQ(rep.h.id, 77);
-    CHECK_EQ(rep.h.error, ENODEV);
+    keeper_expect_enodev(55);
+    keeper_expect_enodev(77);
 
     /* A read: all ones, as a device gone from the bus */
     keeper_send(78, VFU_CMD_REGION_READ, 0, &rw, sizeof(rw), NULL, 0);
-    keeper_reply();
-    CHECK_EQ(rep.h.id, 78);
-    CHECK_EQ(rep.h.flags, VFU_FLAG_REPLY);
-    CHECK_EQ(rep.h.size, VFU_HDR_SIZE + sizeof(rw) + 4);
+    keeper_expect(78, VFU_FLAG_REPLY, VFU_HDR_SIZE + sizeof(rw) + 4, 0);
     CHECK_EQ(ld32(rep.data + sizeof(rw)), 0xFFFFFFFF);
     /* A posted write: nothing; a write: its rw back */
     memcpy(wbuf, &rw, sizeof(rw));
@@ -950,10 +961,7 @@ static void test_keeper_serve(void)
     keeper_send(79, VFU_CMD_REGION_WRITE, VFU_FLAG_NO_REPLY, wbuf,
                 sizeof(wbuf), NULL, 0);
     keeper_send(80, VFU_CMD_REGION_WRITE, 0, wbuf, sizeof(wbuf), NULL, 0);
-    keeper_reply();
-    CHECK_EQ(rep.h.id, 80);
-    CHECK_EQ(rep.h.flags, VFU_FLAG_REPLY);
-    CHECK_EQ(rep.h.size, VFU_HDR_SIZE + sizeof(rw));
+    keeper_expect(80, VFU_FLAG_REPLY, VFU_HDR_SIZE + sizeof(rw), 0);
     /* A reply to the dead device's DMA request: dropped */
     keeper_send(81, VFU_CMD_DMA_READ, VFU_FLAG_REPLY, wbuf, sizeof(wbuf),
                 NULL, 0);
@@ -961,32 +969,20 @@ static void test_keeper_serve(void)
     fd = memfd(4096);
     keeper_send(82, VFU_CMD_DMA_MAP, 0, &um, sizeof(um), &fd, 1);
     close(fd);
-    keeper_reply();
-    CHECK_EQ(rep.h.id, 82);
-    CHECK_EQ(rep.h.flags, VFU_FLAG_REPLY);
+    keeper_expect(82, VFU_FLAG_REPLY, 0, 0);
     keeper_send(83, VFU_CMD_DMA_UNMAP, 0, &um, sizeof(um), NULL, 0);
-    keeper_reply();
-    CHECK_EQ(rep.h.id, 83);
-    CHECK_EQ(rep.h.size, VFU_HDR_SIZE + sizeof(um));
+    keeper_expect(83, VFU_FLAG_REPLY, VFU_HDR_SIZE + sizeof(um), 0);
     /* Anything else, a read out of bounds, a short one: errors */
     keeper_send(84, VFU_CMD_VERSION, 0, NULL, 0, NULL, 0);
-    keeper_reply();
-    CHECK_EQ(rep.h.id, 84);
-    CHECK_EQ(rep.h.error, ENODEV);
+    keeper_expect_enodev(84);
     rw.count = 1u << 20;
     keeper_send(85, VFU_CMD_REGION_READ, 0, &rw, sizeof(rw), NULL, 0);
-    keeper_reply();
-    CHECK_EQ(rep.h.id, 85);
-    CHECK_EQ(rep.h.error, ENODEV);
+    keeper_expect_enodev(85);
     keeper_send(86, VFU_CMD_REGION_READ, 0, &rw, 4, NULL, 0);
-    keeper_reply();
-    CHECK_EQ(rep.h.id, 86);
-    CHECK_EQ(rep.h.error, ENODEV);
+    keeper_expect_enodev(86);
     /* A write without its offset, region and count: an error */
     keeper_send(87, VFU_CMD_REGION_WRITE, 0, NULL, 0, NULL, 0);
-    keeper_reply();
-    CHECK_EQ(rep.h.id, 87);
-    CHECK_EQ(rep.h.error, ENODEV);
+    keeper_expect_enodev(87);
 
     close(cli);
     cli = -1;
