@@ -10,20 +10,12 @@ that prints a line as QEMU's log backend does ("name fmt") to the trace
 file.  Unlike tests/unit/gen-trace-stub.py (an environment filter for the
 tests), this one is switched at run time and costs one load per event
 when off."""
-import re
+import os
 import sys
 
-
-def events(path):
-    pat = re.compile(r'^(\w+)\((.*)\)\s+(".*)$')
-    for line in open(path):
-        line = line.strip()
-        if not line or line.startswith('#'):
-            continue
-        m = pat.match(line)
-        if not m:
-            sys.exit("cannot parse trace event: " + line)
-        yield m.groups()
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..'))
+from trace_events import events  # noqa: E402
 
 
 def main():
@@ -34,7 +26,7 @@ def main():
          "#include <inttypes.h>", "#include <stdbool.h>",
          "#include <stdio.h>",
          "enum {"]
-    h += ["    TRACE_%s," % name.upper() for name, _, _ in evs]
+    h += ["    TRACE_%s," % name.upper() for name, _, _, _ in evs]
     h += ["    E810_TRACE_NEVENTS", "};",
           "extern bool e810_trace_state[E810_TRACE_NEVENTS];",
           "extern const char *const e810_trace_names[E810_TRACE_NEVENTS];",
@@ -42,9 +34,7 @@ def main():
           "extern bool e810_trace_timestamps;",
           "void e810_trace_stamp(void);",
           "#define trace_event_get_state_backends(id) (e810_trace_state[id])"]
-    for name, args, fmt in evs:
-        names = [a.strip().split()[-1].lstrip('*') for a in args.split(',')
-                 if a.strip() and a.strip() != 'void']
+    for name, args, fmt, names in evs:
         call = ", ".join(['"%s " %s "\\n"' % (name, fmt)] + names)
         h += ["static inline void trace_%s(%s)" % (name, args or "void"),
               "{",
@@ -71,7 +61,7 @@ def main():
          '    fprintf(e810_trace_file, "%ld.%06ld:", (long)ts.tv_sec, ts.tv_nsec / 1000);',
          "}",
          "const char *const e810_trace_names[E810_TRACE_NEVENTS] = {"]
-    c += ['    "%s",' % name for name, _, _ in evs]
+    c += ['    "%s",' % name for name, _, _, _ in evs]
     c.append("};")
     with open(out_h, "w") as f:
         f.write("\n".join(h) + "\n")

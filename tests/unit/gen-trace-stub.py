@@ -3,8 +3,12 @@
 """Generate e810-trace-stub.h from qemu-dev/trace-events for builds outside
 QEMU: every trace_<event>() prints its line to stderr when the environment
 variable E810_TRACE is set (a substring filter, or '*' for all)."""
-import re
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..', 'qemu-dev'))
+from trace_events import events  # noqa: E402
 
 
 def main():
@@ -24,17 +28,7 @@ def main():
            "    }",
            "    return f && (!strcmp(f, \"*\") || strstr(ev, f));",
            "}"]
-    pat = re.compile(r'^(\w+)\((.*)\)\s+(".*)$')
-    for line in open(src):
-        line = line.strip()
-        if not line or line.startswith('#'):
-            continue
-        m = pat.match(line)
-        if not m:
-            sys.exit("cannot parse trace event: " + line)
-        name, args, fmt = m.groups()
-        names = [a.strip().split()[-1].lstrip('*') for a in args.split(',')
-                 if a.strip() and a.strip() != 'void']
+    for name, args, fmt, names in events(src):
         call = ", ".join([fmt] + names) if names else fmt
         out += ["static inline void trace_%s(%s)" % (name, args or "void"),
                 "{",
