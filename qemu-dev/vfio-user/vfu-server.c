@@ -931,6 +931,36 @@ static void vfu_dma_clear(VfuServer *s)
     s->ndma = 0;
 }
 
+void vfu_server_restart(VfuServer *s)
+{
+    for (unsigned i = 0; i < s->ndeferred; i++) {
+        close_fds(s->deferred[i].fds, s->deferred[i].nfds);
+        free(s->deferred[i].buf);
+    }
+    s->ndeferred = 0;
+    vfu_irqs_close(s);
+    vfu_dma_clear(s);
+    for (unsigned i = 0; i < s->ntimers; i++) {
+        s->timers[i]->armed = false;
+    }
+    for (unsigned i = 0; i < s->nbhs; i++) {
+        s->bhs[i]->scheduled = false;
+    }
+    s->negotiated = false;
+    s->broken = false;
+    s->peer_max_xfer = VFU_MAX_XFER;
+    s->next_id = 0;
+    s->msix_irq_masked = 0;
+    s->msix_table_used = false;
+    memset(&s->stats, 0, sizeof(s->stats));
+    vfu_config_init(s);
+    msix_reset(s);
+    e810_core_reset(&s->core, E810_RESET_POWER_ON);
+    s->core.mem_limit = s->cfg.mem_limit;
+    s->link_up = false;
+    e810_set_link(&s->core, false);
+}
+
 void vfu_server_cleanup(VfuServer *s)
 {
     e810_core_cleanup(&s->core);

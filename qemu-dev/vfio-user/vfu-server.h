@@ -134,6 +134,14 @@ typedef struct VfuServer {
 
 void vfu_server_init(VfuServer *s, const VfuConfig *cfg);
 void vfu_server_cleanup(VfuServer *s);
+/*
+ * Back to a fresh server's state on the same socket (as after init and
+ * attach): DMA maps, interrupts, held requests, config space, MSI-X and
+ * the core (a power-on reset) and the link; the buffers, timers and
+ * bottom halves are kept.  For the fuzz target, which would otherwise
+ * allocate the whole device per input.
+ */
+void vfu_server_restart(VfuServer *s);
 /* Take @fd as the client's connection (a connected stream socket). */
 void vfu_server_attach(VfuServer *s, int fd);
 /*

@@ -41,12 +41,13 @@ static void drain(void)
     }
 }
 
-static void once(void)
+/* The socket pair and guest memory, the first time: true then. */
+static bool once(void)
 {
     int sv[2], big = 1 << 20;
 
     if (cli >= 0) {
-        return;
+        return false;
     }
     e810_trace_file = stderr;
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
@@ -59,6 +60,7 @@ static void once(void)
     if (mem_fd < 0 || ftruncate(mem_fd, 0x10000)) {
         abort();
     }
+    return true;
 }
 
 static void msg(uint8_t *buf, size_t len, unsigned ctl)
@@ -98,10 +100,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t *buf;
     size_t pos = 0;
 
-    once();
-    vfu_server_init(&srv, &cfg);
-    vfu_server_attach(&srv, dup(srv_end));
-    srv.dma_wait_ms = 0;        /* no client answers DMA_READ here */
+    if (once()) {
+        vfu_server_init(&srv, &cfg);
+        vfu_server_attach(&srv, dup(srv_end));
+        srv.dma_wait_ms = 0;    /* no client answers DMA_READ here */
+    } else {
+        vfu_server_restart(&srv);
+    }
     st16(ver + 2, VFU_CMD_VERSION);
     st32(ver + 4, sizeof(ver));
     memcpy(ver + 20, caps, sizeof(caps));
@@ -136,6 +141,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     drain();
     free(buf);
-    vfu_server_cleanup(&srv);
     return 0;
 }
