@@ -6,16 +6,16 @@
 # server's keeper answers QEMU as a failed device: QEMU keeps running and
 # never loses its socket (QEMU's client has no reconnect, and one whose
 # server vanishes stalls each access for 5 s or aborts), the guest reads
-# its device's config space as all ones and runs on until the launcher's
-# timeout; the other guest is unharmed.
+# its device's config space as all ones, runs on and ends its job (and
+# shuts down) as usual; the other guest is unharmed.
 set -u
 . "$(dirname "$0")/lib.sh"
 
 export E810_VFU_SERVER=${E810_VFU_SERVER:-${E810_STATE:-$TOP/build}/unit/qemu-dev/vfio-user/e810-vfio-user}
-vm_job vfio-user-kill --guests 2 --nic e810 --mode iwarp --device-backend vfio-user --timeout 60
-# Guest 0's QEMU was still running at the launcher's deadline (timeout), not
-# ended by a crash; its guest said it was alive 10 s and more after the kill.
-assert_status 0 timeout
+vm_job vfio-user-kill --guests 2 --nic e810 --mode iwarp --device-backend vfio-user --timeout 120
+# Guest 0 ran on after the kill and ended its job; its QEMU was not ended
+# by a crash, and it said it was alive 10 s and more after the kill.
+assert_status 0 0
 assert_status 1 0
 assert_output 0 '^before: data lines ([2-9][0-9]|[0-9]{3,})$'
 assert_output 0 '^server-kill: exit 0$'

@@ -5,7 +5,7 @@
 # (its device process, SIGKILL).  Its QEMU must keep running and the guest
 # with it: guest 0 reads its device's config space (all ones once the
 # device is gone: the server's keeper answers for it) and says it is
-# alive every 2 s until the launcher's timeout.
+# alive every 2 s for 12 s, then ends its job as usual.
 . /job/files/lib.sh
 sh /job/files/bringup > /tmp/bringup.log 2>&1 || { cat /tmp/bringup.log; exit 1; }
 cat /tmp/bringup.log
@@ -40,10 +40,11 @@ echo "killed at $up"
 # A device gone from the bus reads as all ones.
 echo "config id after: $(cfg_id)"
 vm-barrier killed
-# The guest runs on (its drivers, finding the device gone, may not): the
-# launcher's timeout ends its QEMU.
-while :; do
+# The guest runs on with its device failed, 12 s, then ends as usual
+# (its drivers let go of a device that reads all ones).
+for i in 1 2 3 4 5 6 7; do
 	read -r up _ < /proc/uptime
 	echo "alive at $up"
 	sleep 2
 done
+exit 0
