@@ -229,6 +229,35 @@ void e810_mem_release(E810Core *c, size_t bytes)
 
 /* ---- tables cleared by what was used ------------------------------------- */
 
+#ifdef E810_VERIFY_CLEARS
+/*
+ * Test builds: after a reset every byte of a table is zero, marked chunk
+ * or not; a byte that is not was written without e810_dirty_mark (or
+ * e810_reg_set), and a fast reset would leave it to the next user.
+ */
+static void verify_zero(const void *base, size_t len, const char *what)
+{
+    static const uint8_t zero[4096];
+    const uint8_t *p = base;
+
+    for (size_t off = 0; off < len; off += sizeof(zero)) {
+        size_t n = len - off < sizeof(zero) ? len - off : sizeof(zero);
+
+        if (memcmp(p + off, zero, n)) {
+            for (size_t i = 0; i < n; i++) {
+                if (p[off + i]) {
+                    fprintf(stderr, "e810: %s: byte %zu not zero after a "
+                            "reset (written without marking it)\n",
+                            what, off + i);
+                    break;
+                }
+            }
+            abort();
+        }
+    }
+}
+#endif
+
 void e810_dirty_zero(void *base, size_t stride, uint32_t n, unsigned chunk,
                      uint64_t *map, unsigned words)
 {
@@ -244,6 +273,9 @@ void e810_dirty_zero(void *base, size_t stride, uint32_t n, unsigned chunk,
             map[w] &= map[w] - 1;
         }
     }
+#ifdef E810_VERIFY_CLEARS
+    verify_zero(base, (size_t)n * stride, "a table cleared by chunks");
+#endif
 }
 
 /* ---- the register file -------------------------------------------------- */
@@ -269,6 +301,9 @@ void e810_regs_clear(E810Core *c)
             c->regs_dirty[i] &= c->regs_dirty[i] - 1;
         }
     }
+#ifdef E810_VERIFY_CLEARS
+    verify_zero(c->regs, E810_REGFILE_SIZE, "the register file");
+#endif
 }
 
 /*
