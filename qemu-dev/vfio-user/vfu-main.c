@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -345,7 +346,33 @@ static void trace_enable(const char *pattern)
     }
 }
 
-/* ---- seccomp ----------------------------------------------------------- */
+/* ---- privileges and seccomp -------------------------------------------- */
+
+/*
+ * After set-up the device needs no privilege: no capabilities (as root
+ * too: the files it uses are open, its sockets are its user's), and
+ * nothing it runs may gain any (no_new_privs).  Raw syscalls: no libcap.
+ */
+static void drop_privileges(void)
+{
+    struct __user_cap_header_struct hdr = {
+        .version = _LINUX_CAPABILITY_VERSION_3,
+    };
+    struct __user_cap_data_struct data[2] = { 0 };
+
+    for (int cap = 0; cap <= 63; cap++) {
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno == EINVAL) {
+            break;          /* past the kernel's last capability */
+        }
+    }
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    if (syscall(SYS_capset, &hdr, data) < 0) {
+        perror("e810-vfio-user: capset");
+    }
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+        perror("e810-vfio-user: no_new_privs");
+    }
+}
 
 #ifdef CONFIG_SECCOMP
 /*
@@ -629,6 +656,9 @@ int main(int argc, char **argv)
     /* One client per run: the socket file goes with the listener. */
     close(lfd);
     unlink(sock_path);
+    /* Everything that needed them is open: the keeper and the device go
+     * on without. */
+    drop_privileges();
     if (!no_keeper) {
         start_keeper(s, cfd);
     }

@@ -107,6 +107,19 @@ def main():
                 break
             time.sleep(0.05)
         ok(len(kids) == 1, 'one device process under the keeper: %s' % kids)
+        # Both without capabilities or a way to gain any, the device under
+        # seccomp (once set up: after this first reply).
+        for pid, what in ((kids[0] if kids else 0, 'device'), (p.pid, 'keeper')):
+            st = {}
+            try:
+                with open('/proc/%d/status' % pid) as f:
+                    st = dict(l.split(':', 1) for l in f if ':' in l)
+            except OSError:
+                pass
+            caps = [st.get(k, '?').strip() for k in ('CapEff', 'CapPrm', 'CapBnd')]
+            ok(caps == ['0000000000000000'] * 3 and st.get('NoNewPrivs', '').strip() == '1',
+               '%s: no capabilities, no_new_privs (%s, %s)' %
+               (what, ' '.join(caps), st.get('NoNewPrivs', '?').strip()))
         r = msg(s, 2, 9, struct.pack('<QII', 0, 7, 4))
         ok(struct.unpack('<I', r[4][16:20])[0] == 0x159B8086,
            'config read before the kill')
