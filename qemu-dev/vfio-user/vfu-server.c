@@ -931,7 +931,8 @@ static void vfu_dma_clear(VfuServer *s)
     s->ndma = 0;
 }
 
-void vfu_server_restart(VfuServer *s)
+/* What a client left: held requests, interrupt eventfds, DMA maps. */
+static void vfu_client_state_drop(VfuServer *s)
 {
     for (unsigned i = 0; i < s->ndeferred; i++) {
         close_fds(s->deferred[i].fds, s->deferred[i].nfds);
@@ -940,6 +941,11 @@ void vfu_server_restart(VfuServer *s)
     s->ndeferred = 0;
     vfu_irqs_close(s);
     vfu_dma_clear(s);
+}
+
+void vfu_server_restart(VfuServer *s)
+{
+    vfu_client_state_drop(s);
     for (unsigned i = 0; i < s->ntimers; i++) {
         s->timers[i]->armed = false;
     }
@@ -964,13 +970,7 @@ void vfu_server_restart(VfuServer *s)
 void vfu_server_cleanup(VfuServer *s)
 {
     e810_core_cleanup(&s->core);
-    for (unsigned i = 0; i < s->ndeferred; i++) {
-        close_fds(s->deferred[i].fds, s->deferred[i].nfds);
-        free(s->deferred[i].buf);
-    }
-    s->ndeferred = 0;
-    vfu_irqs_close(s);
-    vfu_dma_clear(s);
+    vfu_client_state_drop(s);
     for (unsigned i = 0; i < s->ntimers; i++) {
         free(s->timers[i]);
     }
