@@ -3,7 +3,7 @@
  * The keeper (vfu-keeper.h): holds the client's connection for the device
  * process and answers for it once it is gone.
  */
-#define _GNU_SOURCE
+#include "qemu/osdep.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -16,12 +16,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "vfu-keeper.h"
+#include "vfu-server.h"
 
-/* As the server's own limits (vfu-server.h): what one message may be. */
-#define KEEP_MAX_MSG        ((1u << 20) + 64)
-#define KEEP_RW_MAX         (64u << 10)
-#define KEEP_FDS_MAX        8
+/* The server's own limits: what one message and one access may be. */
+#define KEEP_MAX_MSG        VFU_MAX_MSG
+#define KEEP_RW_MAX         VFU_REGION_RW_MAX
+#define KEEP_FDS_MAX        VFU_MAX_FDS
 
 /* ---- the child's notes ------------------------------------------------- */
 
