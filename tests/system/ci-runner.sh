@@ -59,12 +59,34 @@ sys.exit(1 if bad else 0)
 PY
 }
 
+# why DIR: what each guest of the scripts/ci run in DIR ended with, for a
+# run that did not end as expected; printed last, where a CI log's tail
+# shows it.
+why() {
+	local g
+	exec 3>>"$OUT/why.txt"
+	echo "=== why: $1" >&3
+	for g in "$1"/run/g*; do
+		[ -d "$g" ] || continue
+		echo "--- ${g##*/}: status '$(cat "$g/status" 2>/dev/null)'"
+		echo "--- ${g##*/}/output.log (last lines)"
+		tail -8 "$g/output.log" 2>/dev/null
+		echo "--- ${g##*/}/console.log (last lines)"
+		tail -25 "$g/console.log" 2>/dev/null
+		echo "--- ${g##*/}/qemu.log (last lines)"
+		tail -8 "$g/qemu.log" 2>/dev/null
+	done >&3
+	cat "$1/run/snapshot.log" >&3 2>/dev/null
+	exec 3>&-
+}
+rm -f "$OUT/why.txt"
+
 # 1. Passing job, iWARP, with capture and artifacts.
 "$CI" --junit "$OUT/pass.xml" --artifacts "$OUT/pass-art" --pcap --out "$OUT/pass" \
 	--timeout 400 "$J/rping-pair.sh" 4 > "$OUT/pass.log" 2>&1
 rc=$?
 cat "$OUT/pass.log"
-[ $rc = 0 ] || fail "passing job: exit $rc"
+[ $rc = 0 ] || { fail "passing job: exit $rc"; why "$OUT/pass"; }
 check_junit "$OUT/pass.xml" 2 0 0 'job: rping exit 0, [1-9][0-9]* verified pings'
 for g in 0 1; do
 	for f in output.log dmesg.log console.log status; do
@@ -87,7 +109,7 @@ sum=$(grep -c 'ping data' "$OUT/pass-art/g1/output.log")
 	"$J/fail-g1.sh" > "$OUT/fail.log" 2>&1
 rc=$?
 cat "$OUT/fail.log"
-[ $rc = 1 ] || fail "failing job: exit $rc, expected 1"
+[ $rc = 1 ] || { fail "failing job: exit $rc, expected 1"; why "$OUT/fail"; }
 check_junit "$OUT/fail.xml" 2 1 0 'job: guest [01] on irdma'
 grep -q 'message="job exit 7"' "$OUT/fail.xml" || fail "the failure does not carry exit 7"
 grep -q 'failing on purpose in guest 1' "$OUT/fail.xml" || fail "the failure lacks the job's output"
@@ -100,7 +122,7 @@ grep -q 'failing on purpose in guest 1' "$OUT/fail.xml" || fail "the failure lac
 	> "$OUT/infra.log" 2>&1
 rc=$?
 cat "$OUT/infra.log"
-[ $rc = 2 ] || fail "timeout in boot: exit $rc, expected 2"
+[ $rc = 2 ] || { fail "timeout in boot: exit $rc, expected 2"; why "$OUT/infra"; }
 check_junit "$OUT/infra.xml" 2 0 2
 grep -q 'timeout before the job started' "$OUT/infra.xml" || fail "the error does not say timeout before the job"
 
@@ -109,7 +131,8 @@ grep -q 'timeout before the job started' "$OUT/infra.xml" || fail "the error doe
 	"$J/rping-pair.sh" 2 > "$OUT/roce.log" 2>&1
 rc=$?
 cat "$OUT/roce.log"
-[ $rc = 0 ] || fail "RoCEv2 job: exit $rc"
+[ $rc = 0 ] || { fail "RoCEv2 job: exit $rc"; why "$OUT/roce"; }
 check_junit "$OUT/roce.xml" 2 0 0 'mode roce gid [0-9]+ args 2'
 grep -q 'e810-ci: device irdma[0-9] (roce)' "$OUT/roce/run/g0/output.log" || fail "roce: no RoCEv2 device line"
+[ -s "$OUT/why.txt" ] && cat "$OUT/why.txt"
 pass_fail
