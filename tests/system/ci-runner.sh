@@ -64,20 +64,20 @@ PY
 # shows it.
 why() {
 	local g
-	exec 3>>"$OUT/why.txt"
-	echo "=== why: $1" >&3
-	for g in "$1"/run/g*; do
-		[ -d "$g" ] || continue
-		echo "--- ${g##*/}: status '$(cat "$g/status" 2>/dev/null)'"
-		echo "--- ${g##*/}/output.log (last lines)"
-		tail -8 "$g/output.log" 2>/dev/null | cut -c1-300
-		echo "--- ${g##*/}/console.log (last lines)"
-		tail -25 "$g/console.log" 2>/dev/null | cut -c1-300
-		echo "--- ${g##*/}/qemu.log (last lines)"
-		tail -8 "$g/qemu.log" 2>/dev/null | cut -c1-300
-	done >&3
-	cat "$1/run/snapshot.log" >&3 2>/dev/null
-	exec 3>&-
+	{
+		echo "=== why: $1"
+		for g in "$1"/run/g*; do
+			[ -d "$g" ] || continue
+			echo "--- ${g##*/}: status '$(cat "$g/status" 2>/dev/null)'"
+			echo "--- ${g##*/}/output.log (last lines)"
+			tail -8 "$g/output.log" 2>/dev/null | cut -c1-300
+			echo "--- ${g##*/}/console.log (last lines)"
+			tail -25 "$g/console.log" 2>/dev/null | cut -c1-300
+			echo "--- ${g##*/}/qemu.log (last lines)"
+			tail -8 "$g/qemu.log" 2>/dev/null | cut -c1-300
+		done
+		cat "$1/run/snapshot.log" 2>/dev/null
+	} >> "$OUT/why.txt"
 }
 rm -f "$OUT/why.txt"
 
