@@ -1,15 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# System test: NVMe over Fabrics over iWARP between two guests on the
-# emulated E810, with the guest kernel's own modules.  Guest 0 is the
+# System test: NVMe over Fabrics over iWARP (or RoCEv2: NVMEOF_MODE=roce,
+# nvmeof-roce.sh) between two guests on the emulated E810, with the guest
+# kernel's own modules.  Guest 0 is the
 # target (nvmet + nvmet-rdma, a brd ramdisk as namespace 1, port 4420 on
 # its e810 address, configured through configfs); guest 1 the host
 # (nvme-rdma through nvme-cli: one I/O queue per vCPU, queue depth 128).
 # The host runs fio with data verification (sequential 128 KiB and random
 # 4 KiB, write then read, iodepth > 1, two jobs each) and writes 64 MiB
 # through the block device that it reads back and the target reads from
-# its ramdisk: all three checksums must match.  Then disconnect and
+# its ramdisk: all three checksums must match.  A controller reset
+# (sysfs reset_controller) in the middle of a verified random-write run
+# that reuses every MR of the queues many times: fio must not see an
+# error, nor the log an AE or error recovery.  Then disconnect and
 # reconnect (the data is still there), and a target-side port removal
 # while fio runs: the host must recover when the port returns and fio
 # must finish without an error.  Afterwards `rdma res` is back to its
@@ -23,8 +27,9 @@ set -u
 SEQ_MB=${SEQ_MB:-16}
 RAND_MB=${RAND_MB:-4}
 PORT_DOWN=${PORT_DOWN:-4}
+MODE=${NVMEOF_MODE:-iwarp}
 
-vm_job nvmeof --guests 2 --nic e810 --mem 1024 --smp 2 --extras --mode iwarp \
+vm_job nvmeof --guests 2 --nic e810 --mem 1024 --smp 2 --extras --mode "$MODE" \
 	--env SEQ_MB="$SEQ_MB" --env RAND_MB="$RAND_MB" --env PORT_DOWN="$PORT_DOWN" \
 	--file "$TOP/guest-driver/nvmeof" \
 	--trace 'e810_rdma_cqp_err' --trace 'e810_rdma_stag_err' --trace 'e810_rdma_qhash' --trace 'e810_steer_quad' \
@@ -32,7 +37,7 @@ vm_job nvmeof --guests 2 --nic e810 --mem 1024 --smp 2 --extras --mode iwarp \
 
 H=$OUT/run/g1/output.log
 assert_ulp_guests
-for p in seqwrite seqread randwrite randread seqread2 flap afterflap; do
+for p in seqwrite seqread randwrite randread reset seqread2 flap afterflap; do
 	assert_output 1 "^fio $p exit 0: "
 	grep "^fio $p exit" "$H" | head -1
 done
@@ -42,6 +47,7 @@ tm=$(sed -n 's/^target md5 //p' "$OUT/run/g0/output.log")
 echo "md5: pattern $pm readback $rm target $tm"
 [ -n "$pm" ] && [ "$pm" = "$rm" ] && [ "$pm" = "$tm" ] || fail "64 MiB pattern: md5 $pm, read back $rm, on the target $tm"
 assert_output 1 '^reconnected$'
+assert_output 1 '^controller reset: live after '
 assert_output 1 '^namespace nvme[0-9]+n1: 256 MiB'
 assert_output 0 '^== port back'
 for g in 0 1; do

@@ -531,3 +531,58 @@ void ifx_fill(uint64_t pa, size_t len, unsigned seed)
     }
 }
 
+
+void ifx_alloc_stag(uint32_t idx)
+{
+    uint64_t q[8] = { 0 };
+
+    q[1] = (uint64_t)PD << 46;
+    q[2] = (uint64_t)idx << 8;
+    if (ifx_cqp(0x09, q, 1ull << 43 | 1ull << 44 | 1ull << 53)) {
+        ifx_failures++;
+    }
+}
+
+unsigned ifx_fast_reg_post(unsigned i, uint32_t stag, uint64_t va,
+                           uint64_t len, uint64_t first_pa, unsigned lpbl,
+                           uint32_t pble, unsigned rights)
+{
+    uint64_t q[4];
+
+    q[0] = va;
+    q[1] = (first_pa & 0x000FFFFFFFFFFFFFull) | ((pble >> 16) & 0xFFF);
+    q[2] = len | (uint64_t)(pble & 0xFFFF) << 48;
+    return ifx_sq_post(i, q, (stag & 0xFF) | (uint64_t)(stag >> 8) << 8 |
+                       0x09ull << 32 | (uint64_t)lpbl << 44 |
+                       (uint64_t)rights << 48 | 1ull << 53 | 1ull << 61 |
+                       1ull << 62, 1, NULL);
+}
+
+unsigned ifx_local_inv_put(unsigned i, uint32_t stag)
+{
+    uint64_t q[4] = { 0, stag, 0, 0 };
+
+    return ifx_sq_put(i, q, 0x0aull << 32 | 1ull << 62, 1, NULL);
+}
+
+bool ifx_sq_cqe_is(unsigned i, unsigned idx, unsigned op, unsigned status)
+{
+    uint64_t cqe[4];
+    bool ok;
+
+    if (!ifx_cqe_next(cqe)) {
+        fprintf(stderr, "no CQE (wanted QP %u SQ WQE %u)\n", 3 + i, idx);
+        return false;
+    }
+    ok = (cqe[3] & (1ull << 62)) && cqe[1] == COMPCTX(i) &&
+         ((cqe[3] >> 32) & 0x7FFF) == idx && ((cqe[3] >> 56) & 0x3F) == op &&
+         !!(cqe[3] & (1ull << 55)) == !!status &&
+         (!status || (cqe[3] & 0xFFFF) == status);
+    if (!ok) {
+        fprintf(stderr, "CQE %016" PRIx64 " %016" PRIx64 " %016" PRIx64
+                " %016" PRIx64 ", wanted QP %u SQ WQE %u op 0x%x status "
+                "0x%x\n", cqe[0], cqe[1], cqe[2], cqe[3], 3 + i, idx, op,
+                status);
+    }
+    return ok;
+}

@@ -176,5 +176,19 @@ bool ifx_aeqe_next(uint64_t *qw0, unsigned *qp, unsigned *code);
 /* Drain the AEQ: whether AE @ae came for QP @qpn among what was there. */
 bool ifx_ae_seen(unsigned qpn, unsigned ae);
 void ifx_fill(uint64_t pa, size_t len, unsigned seed);
+/* ALLOC_STAG (irdma_sc_alloc_stag): STag index @idx with no mapping yet. */
+void ifx_alloc_stag(uint32_t idx);
+/* A signaled FAST_REGISTER WQE with the local fence on QP 3 + @i, as
+ * irdma_sc_mr_fast_register() writes it (VA based; @lpbl 0: contiguous
+ * from @first_pa, 1: level-1 PBL from PBLE @pble); with the doorbell. */
+unsigned ifx_fast_reg_post(unsigned i, uint32_t stag, uint64_t va,
+                           uint64_t len, uint64_t first_pa, unsigned lpbl,
+                           uint32_t pble, unsigned rights);
+/* A signaled LOCAL_INVALIDATE of @stag on QP 3 + @i, without the
+ * doorbell. */
+unsigned ifx_local_inv_put(unsigned i, uint32_t stag);
+/* Whether the next CQE is QP 3 + @i's SQ WQE @idx of opcode @op with
+ * status @status (0: success); says what it found if not. */
+bool ifx_sq_cqe_is(unsigned i, unsigned idx, unsigned op, unsigned status);
 
 #endif

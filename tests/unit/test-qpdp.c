@@ -558,49 +558,9 @@ static uint64_t map_pbles(void)
     return PBLE_SD_PA + (base & ((2u << 20) - 1));
 }
 
-/* ALLOC_STAG (irdma_sc_alloc_stag): an STag with no mapping yet. */
-static void alloc_stag(uint32_t idx)
-{
-    uint64_t q[8] = { 0 };
-
-    q[1] = (uint64_t)PD << 46;
-    q[2] = (uint64_t)idx << 8;
-    CHECK_EQ(cqp(0x09, q, 1ull << 43 | 1ull << 44 | 1ull << 53), 0);
-}
-
-/* FAST_REGISTER WQE on QP 3 + @i as irdma_sc_mr_fast_register() writes it. */
-static unsigned fast_reg_post(unsigned i, uint32_t stag, uint64_t va,
-                              uint64_t len, uint64_t first_pa, unsigned lpbl,
-                              uint32_t pble, unsigned rights)
-{
-    uint64_t q[4];
-
-    q[0] = va;
-    q[1] = (first_pa & 0x000FFFFFFFFFFFFFull) | ((pble >> 16) & 0xFFF);
-    q[2] = len | (uint64_t)(pble & 0xFFFF) << 48;
-    return sq_post(i, q, (stag & 0xFF) | (uint64_t)(stag >> 8) << 8 |
-                   0x09ull << 32 | (uint64_t)lpbl << 44 |
-                   (uint64_t)rights << 48 | 1ull << 53 | 1ull << 61 |
-                   1ull << 62, 1, NULL);
-}
-
-/* The next CQE must be QP 3 + @i's SQ WQE @idx of opcode @op with
- * status @status (0: success). */
-static void expect_sq_cqe(unsigned i, unsigned idx, unsigned op,
-                          unsigned status)
-{
-    uint64_t cqe[4];
-
-    CHECK(cqe_next(cqe));
-    CHECK(cqe[3] & (1ull << 62));
-    CHECK_EQ(cqe[1], COMPCTX(i));
-    CHECK_EQ((cqe[3] >> 32) & 0x7FFF, idx);
-    CHECK_EQ((cqe[3] >> 56) & 0x3F, op);
-    CHECK_EQ(!!(cqe[3] & (1ull << 55)), !!status);
-    if (status) {
-        CHECK_EQ(cqe[3] & 0xFFFF, status);
-    }
-}
+#define alloc_stag      ifx_alloc_stag
+#define fast_reg_post   ifx_fast_reg_post
+#define expect_sq_cqe(i, idx, op, st) CHECK(ifx_sq_cqe_is(i, idx, op, st))
 
 /* What nvme-rdma does on its host side: QP 4 fast-registers a region over
  * three scattered pages (level-1 PBL, VA based, first byte offset), the

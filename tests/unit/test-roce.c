@@ -733,6 +733,219 @@ static void test_rc_read_ird(void)
     two_devices_end();
 }
 
+/* ---- local ops: fast register, invalidation (issue 31) ---------------- */
+
+#define FR_IDX(i)       (0x40u + (i))
+#define FR_PG(i)        M(0x60000 + 0x3000 * (i))
+#define FR_VA           0x7F0000000100ull
+#define FR_RIGHTS       (E810_ACC_LOCAL_WRITE | E810_ACC_REMOTE_WRITE)
+
+static E810RdmaMr *mr_at(IfxState *d, unsigned idx)
+{
+    return &d->dev.c.rdma.mr[idx];
+}
+
+/* Steps of the link until ifx_cur (A) has a CQE: whether one came. */
+static bool a_next_cqe(uint64_t cqe[4])
+{
+    for (unsigned k = 0; k < 20000; k++) {
+        ifx_cur = &dev_a;
+        if (cqe_next(cqe)) {
+            return true;
+        }
+        link_step();
+    }
+    return false;
+}
+
+/* The next CQE of A is SQ WQE @idx of QP 3, opcode @op, status @st. */
+static bool a_sq_cqe(unsigned idx, unsigned op, unsigned st)
+{
+    uint64_t cqe[4];
+
+    if (!a_next_cqe(cqe)) {
+        return false;
+    }
+    ifx_cur = &dev_a;
+    return (cqe[3] & CQE_SQ) && ((cqe[3] >> 32) & 0x7FFF) == idx &&
+           ((cqe[3] >> 56) & 0x3F) == op &&
+           (st ? (cqe[3] & CQE_ERROR) && (cqe[3] & 0xFFFF) == st :
+                 !(cqe[3] & CQE_ERROR));
+}
+
+/*
+ * nvme-rdma's host posts REG_MR with the local fence behind commands
+ * still in flight.  A Fast Register held at its fence is executed once,
+ * when the SQ takes it: held behind an outstanding READ (B's backend
+ * full, its responses wait) and behind a SEND that A's own backend cannot
+ * send, the MR stays invalid until the WQEs before it are done, and it is
+ * registered once (no AE FASTREG_VALID_STAG when the SQ goes on).  Then
+ * the cycle nvme-rdma repeats: B writes into the MR, invalidates it with
+ * Send with Invalidate, A registers it again with the next key; and a
+ * Fast Register of a valid MR fails as on the card (error CQE, AE).
+ */
+static void test_rc_fenced_fast_reg(void)
+{
+    const uint32_t fr0 = FR_IDX(0) << 8 | 0x31;
+    unsigned rd, fr, sd;
+    uint64_t cqe[4];
+
+    two_devices();
+    ifx_cur = &dev_a;
+    ifx_alloc_stag(FR_IDX(0));
+    CHECK_EQ(ifx_failures, 0);
+
+    /* Behind an outstanding READ. */
+    ifx_cur = &dev_b;
+    fill(BUF_PA(1), 4000, 61);
+    dev_b.dev.h.tx_full = true;
+    ifx_cur = &dev_a;
+    rd = ifx_sq_op_put(0, 0x01, BUF_PA(0), 4000, BUF_PA(1), SIG | STAG(1));
+    fr = ifx_fast_reg_post(0, fr0, FR_VA, 4096, FR_PG(0), 0, 0, FR_RIGHTS);
+    for (unsigned k = 0; k < 30; k++) {
+        link_step();
+        ifx_wr(PFPE_WQEALLOC, 3);       /* the driver rings again */
+    }
+    CHECK(!mr_at(&dev_a, FR_IDX(0))->registered);
+    dev_b.dev.h.tx_full = false;
+    fake_host_tx_release(&dev_b.dev.h, &dev_b.dev.c, FAKE_MAX_HELD);
+    CHECK(a_sq_cqe(rd, 0x01, 0));
+    CHECK(a_sq_cqe(fr, 0x09, 0));
+    CHECK(!memcmp(fake_mem(&dev_a.dev.h, BUF_PA(0)),
+                  fake_mem(&dev_b.dev.h, BUF_PA(1)), 4000));
+    CHECK(mr_at(&dev_a, FR_IDX(0))->registered);
+    CHECK_EQ(mr_at(&dev_a, FR_IDX(0))->key, 0x31);
+
+    /* B writes into it, then invalidates it with Send with Invalidate. */
+    ifx_cur = &dev_b;
+    fill(BUF_PA(1) + 0x2000, 3000, 62);
+    ifx_sq_op(1, 0x00, BUF_PA(1) + 0x2000, 3000, FR_VA + 0x10, fr0);
+    ifx_cur = &dev_a;
+    rq_post(0, BUF_PA(0) + 0x8000, 64);
+    ifx_cur = &dev_b;
+    ifx_sq_op(1, 0x04, BUF_PA(1), 16, 0, fr0);
+    CHECK(a_next_cqe(cqe));
+    CHECK(!(cqe[3] & CQE_SQ) && !(cqe[3] & CQE_ERROR));
+    CHECK(cqe[3] & (1ull << 53));               /* STag invalidated */
+    CHECK_EQ((uint32_t)cqe[2], fr0);
+    CHECK(!memcmp(fake_mem(&dev_a.dev.h, FR_PG(0) + 0x110),
+                  fake_mem(&dev_b.dev.h, BUF_PA(1) + 0x2000), 3000));
+    CHECK(!mr_at(&dev_a, FR_IDX(0))->registered);
+
+    /* Behind a SEND that A's backend cannot take: registered again with
+     * the next key, once. */
+    ifx_cur = &dev_b;
+    rq_post(1, BUF_PA(1) + 0x8000, 4096);
+    dev_a.dev.h.tx_full = true;
+    ifx_cur = &dev_a;
+    sd = ifx_sq_op_put(0, 0x03, BUF_PA(0), 3000, 0, SIG);
+    fr = ifx_fast_reg_post(0, fr0 + 1, FR_VA, 4096, FR_PG(0), 0, 0,
+                           FR_RIGHTS);
+    for (unsigned k = 0; k < 30; k++) {
+        link_step();
+        ifx_wr(PFPE_WQEALLOC, 3);
+    }
+    CHECK(!mr_at(&dev_a, FR_IDX(0))->registered);
+    dev_a.dev.h.tx_full = false;
+    fake_host_tx_release(&dev_a.dev.h, &dev_a.dev.c, FAKE_MAX_HELD);
+    CHECK(a_sq_cqe(sd, 0x03, 0));
+    CHECK(a_sq_cqe(fr, 0x09, 0));
+    CHECK_EQ(mr_at(&dev_a, FR_IDX(0))->key, 0x32);
+    CHECK_EQ(dev_a.dev.c.rdma.stats.stag_errors, 0);
+    ifx_cur = &dev_a;
+    CHECK(!ifx_ae_seen(3, AE_AMP_FASTREG_VALID_STAG));
+
+    /* A Fast Register of the valid MR: error CQE, AE, as on the card. */
+    fr = ifx_fast_reg_post(0, fr0 + 2, FR_VA, 4096, FR_PG(0), 0, 0,
+                           FR_RIGHTS);
+    CHECK(a_sq_cqe(fr, 0x09, AE_AMP_FASTREG_VALID_STAG));
+    ifx_cur = &dev_a;
+    CHECK(ifx_ae_seen(3, AE_AMP_FASTREG_VALID_STAG));
+    CHECK_EQ(mr_at(&dev_a, FR_IDX(0))->key, 0x32);
+    CHECK_EQ(dev_a.dev.c.rdma.stats.stag_errors, 1);
+    ifx_cur = &dev_b;                   /* B received the SEND */
+    CHECK(cqe_next(cqe));
+    CHECK(!(cqe[3] & CQE_SQ) && !(cqe[3] & CQE_ERROR));
+    CHECK_EQ(cqe[0], 3000);
+    two_devices_end();
+}
+
+/*
+ * The local invalidation paths, each followed by a new registration that
+ * must find the MR invalid: Local Invalidate (fenced behind a READ in
+ * flight) and RDMA READ with Local Invalidate into the MR.  Invalidating
+ * an STag that is not valid fails with AMP_INVALID_STAG.
+ */
+static void test_rc_local_invalidate(void)
+{
+    const uint32_t fr0 = FR_IDX(1) << 8 | 0x50;
+    unsigned rd, li, fr;
+    uint64_t q[4];
+
+    two_devices();
+    ifx_cur = &dev_a;
+    ifx_alloc_stag(FR_IDX(1));
+    CHECK_EQ(ifx_failures, 0);
+    fr = ifx_fast_reg_post(0, fr0, FR_VA, 4096, FR_PG(1), 0, 0, FR_RIGHTS);
+    CHECK(a_sq_cqe(fr, 0x09, 0));
+
+    /* READ in flight, Local Invalidate with the local fence, then the
+     * next registration. */
+    ifx_cur = &dev_b;
+    fill(BUF_PA(1), 2000, 71);
+    dev_b.dev.h.tx_full = true;
+    ifx_cur = &dev_a;
+    rd = ifx_sq_op_put(0, 0x01, BUF_PA(0), 2000, BUF_PA(1), SIG | STAG(1));
+    li = ifx_local_inv_put(0, fr0);
+    set64(QSQ_PA(0) + 32ull * li + 24,
+          mem64(QSQ_PA(0) + 32ull * li + 24) | 1ull << 61);
+    fr = ifx_fast_reg_post(0, fr0 + 1, FR_VA, 4096, FR_PG(1), 0, 0,
+                           FR_RIGHTS);
+    for (unsigned k = 0; k < 30; k++) {
+        link_step();
+        ifx_wr(PFPE_WQEALLOC, 3);
+    }
+    CHECK(mr_at(&dev_a, FR_IDX(1))->registered);
+    CHECK_EQ(mr_at(&dev_a, FR_IDX(1))->key, 0x50);     /* not yet */
+    dev_b.dev.h.tx_full = false;
+    fake_host_tx_release(&dev_b.dev.h, &dev_b.dev.c, FAKE_MAX_HELD);
+    CHECK(a_sq_cqe(rd, 0x01, 0));
+    CHECK(a_sq_cqe(li, 0x0a, 0));
+    CHECK(a_sq_cqe(fr, 0x09, 0));
+    CHECK_EQ(mr_at(&dev_a, FR_IDX(1))->key, 0x51);
+
+    /* READ with Local Invalidate into the MR, then register again. */
+    ifx_cur = &dev_b;
+    fill(BUF_PA(1) + 0x100, 1500, 72);
+    ifx_cur = &dev_a;
+    q[0] = FR_VA + 0x20;
+    q[1] = 1500ull << 32 | (fr0 + 1);
+    q[2] = BUF_PA(1) + 0x100;
+    q[3] = 0;
+    rd = sq_post(0, q, 0x0bull << 32 | SIG | STAG(1), 1, NULL);
+    CHECK(a_sq_cqe(rd, 0x0b, 0));
+    CHECK(!memcmp(fake_mem(&dev_a.dev.h, FR_PG(1) + 0x120),
+                  fake_mem(&dev_b.dev.h, BUF_PA(1) + 0x100), 1500));
+    CHECK(!mr_at(&dev_a, FR_IDX(1))->registered);
+    fr = ifx_fast_reg_post(0, fr0 + 2, FR_VA, 4096, FR_PG(1), 0, 0,
+                           FR_RIGHTS);
+    CHECK(a_sq_cqe(fr, 0x09, 0));
+    CHECK_EQ(dev_a.dev.c.rdma.stats.stag_errors, 0);
+    ifx_cur = &dev_a;
+    CHECK(!ifx_ae_seen(3, AE_AMP_FASTREG_VALID_STAG));
+
+    /* Local Invalidate twice: the second names an STag that is not valid. */
+    li = ifx_local_inv_put(0, fr0 + 2);
+    ifx_wr(PFPE_WQEALLOC, 3);
+    CHECK(a_sq_cqe(li, 0x0a, 0));
+    li = ifx_local_inv_put(0, fr0 + 2);
+    ifx_wr(PFPE_WQEALLOC, 3);
+    CHECK(a_sq_cqe(li, 0x0a, AE_AMP_INVALID_STAG));
+    ifx_cur = &dev_a;
+    CHECK(ifx_ae_seen(3, AE_AMP_INVALID_STAG));
+    two_devices_end();
+}
+
 /* NAKs (PSN sequence error) for the same PSN, from a peer that takes
  * nothing: each goes back and costs a retry; past REXMIT_THRESH (7) the
  * QP fails with LLP_TOO_MANY_RETRIES, as for timeouts. */
@@ -1031,6 +1244,8 @@ int main(void)
     RUN(test_rc_read_dup);
     RUN(test_rc_read_ird);
     RUN(test_rc_nak_retries);
+    RUN(test_rc_fenced_fast_reg);
+    RUN(test_rc_local_invalidate);
     RUN(test_ud_gsi);
     return CHECK_DONE();
 }

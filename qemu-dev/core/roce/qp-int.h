@@ -113,7 +113,8 @@ void roce_send_ack(RoceQp *q, uint8_t syndrome, uint32_t psn);
 void roce_send_nak(RoceQp *q, unsigned code, uint32_t psn);
 bool roce_op_local(unsigned op);
 bool roce_op_read(unsigned op);
-bool roce_sq_fetch(RoceQp *q, RoceWqe *w, uint64_t *hdr);
+bool roce_sq_fetch(RoceQp *q, RoceWqe *w, uint64_t *hdr, uint64_t qw[4]);
+void roce_sq_exec_local(RoceQp *q, RoceWqe *w, const uint64_t qw[4]);
 bool roce_rq_take(RoceQp *q);
 
 /* req.c: the RC requester */

@@ -184,11 +184,13 @@ bool roce_op_read(unsigned op)
 }
 
 /* Parse the WQE at the SQ consumer index (uk.c irdma_uk_send/rdma_write/
- * rdma_read/inline_*).  False if none is there.  Local ops run here. */
-bool roce_sq_fetch(RoceQp *q, RoceWqe *w, uint64_t *hdr)
+ * rdma_read/inline_*) into @w, its raw qwords into @qw.  False if none is
+ * there.  Nothing happens here: a WQE held back at a fence is parsed
+ * again later, so its side effects wait for roce_sq_exec_local(). */
+bool roce_sq_fetch(RoceQp *q, RoceWqe *w, uint64_t *hdr, uint64_t qw[4])
 {
     uint8_t raw[32];
-    uint64_t h, qw[4];
+    uint64_t h;
 
     if (!e810_eng_sq_fetch(&q->b, &w->b, raw, hdr, qw)) {
         return false;
@@ -201,22 +203,29 @@ bool roce_sq_fetch(RoceQp *q, RoceWqe *w, uint64_t *hdr)
     w->ah = QPSQ_AHID(h);
     w->qkey = (uint32_t)qw[2];
     w->dqpn = (uint32_t)QPSQ_DESTQPN(qw[2]);
-    if (roce_op_local(w->b.op)) {
-        if (w->b.op == OP_FAST_REGISTER) {
-            E810MemOwner o = roce_owner(q);
-
-            w->b.status = (int)e810_fast_reg(&o, qw);
-        } else if (w->b.op == OP_LOCAL_INVALIDATE) {
-            E810MemOwner o = roce_owner(q);
-
-            w->b.status = (int)e810_stag_invalidate(&o, QPSQ_FRAG_STAG(qw[1]),
-                                                    false);
-        }
-        w->b.done = true;
-        return true;
+    if (!roce_op_local(w->b.op)) {
+        e810_eng_sq_payload(&q->b, &w->b, raw, h, qw, false);
     }
-    e810_eng_sq_payload(&q->b, &w->b, raw, h, qw, false);
     return true;
+}
+
+/*
+ * Carry out a local op (Fast Register, Local Invalidate, NOP) once the
+ * SQ has taken it: exactly once per WQE, whatever the fences and the
+ * backend did before (issue 31: a fenced Fast Register parsed twice ran
+ * twice and the second one found its own MR valid).
+ */
+void roce_sq_exec_local(RoceQp *q, RoceWqe *w, const uint64_t qw[4])
+{
+    E810MemOwner o = roce_owner(q);
+
+    if (w->b.op == OP_FAST_REGISTER) {
+        w->b.status = (int)e810_fast_reg(&o, qw);
+    } else if (w->b.op == OP_LOCAL_INVALIDATE) {
+        w->b.status = (int)e810_stag_invalidate(&o, QPSQ_FRAG_STAG(qw[1]),
+                                                false);
+    }
+    w->b.done = true;
 }
 
 /* Take the RQ WQE at the consumer index; false if none is posted. */

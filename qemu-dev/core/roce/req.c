@@ -271,7 +271,7 @@ static void count_tx(RoceQp *q, unsigned op)
 
 void roce_rc_run(RoceQp *q)
 {
-    uint64_t h;
+    uint64_t h, qw[4];
 
     while (!q->b.halted && q->state == QP_STATE_RTS && !q->rnr_wait) {
         RoceWqe *w;
@@ -281,7 +281,7 @@ void roce_rc_run(RoceQp *q)
                 break;
             }
             w = wq_at(q, q->b.wq_cnt);
-            if (!roce_sq_fetch(q, w, &h)) {
+            if (!roce_sq_fetch(q, w, &h, qw)) {
                 if (e810_rdma_qp_show_sq_tail(q->b.c, q->b.id, q->b.sq_idx)) {
                     continue;
                 }
@@ -296,7 +296,9 @@ void roce_rc_run(RoceQp *q)
             trace_e810_roce_wqe(q->b.id, w->b.idx, w->b.op, w->b.len, h);
             q->b.wq_cnt++;
             e810_eng_sq_advance(&q->b, w->b.quanta);
-            if (!w->b.status && !roce_op_local(w->b.op)) {
+            if (roce_op_local(w->b.op)) {
+                roce_sq_exec_local(q, w, qw);
+            } else if (!w->b.status) {
                 switch (w->b.op) {
                 case OP_RDMA_SEND: case OP_RDMA_SEND_INV:
                 case OP_RDMA_SEND_SOL_EVENT:

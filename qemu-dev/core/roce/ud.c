@@ -140,14 +140,14 @@ static void ud_send(RoceQp *q, RoceWqe *w)
 void roce_ud_run(RoceQp *q)
 {
     RoceWqe w;
-    uint64_t h;
+    uint64_t h, qw[4];
 
     while (!q->b.halted && q->state == QP_STATE_RTS) {
         if (!e810_tx_may_send(q->b.c)) {
             roce_tx_note(q);                 /* the bottom half goes on */
             break;
         }
-        if (!roce_sq_fetch(q, &w, &h)) {
+        if (!roce_sq_fetch(q, &w, &h, qw)) {
             if (e810_rdma_qp_show_sq_tail(q->b.c, q->b.id, q->b.sq_idx)) {
                 continue;
             }
@@ -155,7 +155,9 @@ void roce_ud_run(RoceQp *q)
         }
         trace_e810_roce_wqe(q->b.id, w.b.idx, w.b.op, w.b.len, h);
         e810_eng_sq_advance(&q->b, w.b.quanta);
-        if (!w.b.status && !roce_op_local(w.b.op)) {
+        if (roce_op_local(w.b.op)) {
+            roce_sq_exec_local(q, &w, qw);
+        } else if (!w.b.status) {
             ud_send(q, &w);
         }
         if (w.b.signaled || w.b.status) {

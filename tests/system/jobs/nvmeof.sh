@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # nvmeof.sh: guest 0 the NVMe/RDMA target, guest 1 the host running fio
-# (SEQ_MB, RAND_MB per job), a pattern read back, a reconnect and a port
-# removal of PORT_DOWN s under I/O.
+# (SEQ_MB, RAND_MB per job), a controller reset under verified writes, a
+# pattern read back, a reconnect and a port removal of PORT_DOWN s under
+# I/O.
 . /job/files/lib.sh
 . /job/files/nvmeof
 sh /job/files/bringup || exit 1
@@ -59,6 +60,27 @@ fio_run seqwrite --rw=write $SEQ --do_verify=0
 fio_run seqread --rw=read $SEQ
 fio_run randwrite --rw=randwrite $RAND
 fio_run randread --rw=randread $RAND --verify_header_seed=0
+# A controller reset in the middle of verified random writes (each pass
+# 2 x RAND_MB of 4 KiB commands: every MR of the queues is registered,
+# invalidated and registered again many times): the I/O in flight is
+# retried on the new queues, fio sees no error.
+ctrl=$(nvme_ctrl)
+mark "controller reset"
+$FIO --name=reset --filename=/dev/$NVME_DEV --rw=randwrite --bs=4k --iodepth=16 \
+	--size=${RAND_MB}M --offset=$((2 * SEQ_MB + 2 * RAND_MB))M --offset_increment=${RAND_MB}M \
+	--loops=3 > /tmp/fio.reset 2>&1 &
+fpid=$!
+sleep 2
+t0=$(uptime_s)
+echo 1 > /sys/class/nvme/$ctrl/reset_controller || { echo "reset_controller failed"; rc=1; }
+nvmeof_wait 60 grep -qx live /sys/class/nvme/$ctrl/state &&
+	echo "controller reset: live after $(since $t0) s" ||
+	{ echo "controller reset: state $(cat /sys/class/nvme/$ctrl/state)"; rc=1; }
+r=0; wait $fpid || r=$?
+echo "fio reset exit $r: $(grep '^3;' /tmp/fio.reset | cut -d';' -f3-9,47-49)"
+grep -v '^3;' /tmp/fio.reset | head -5
+[ $r = 0 ] || rc=1
+mark "controller reset done"
 dd if=/dev/urandom of=/tmp/pattern bs=1M count=64 2>/dev/null
 echo "pattern md5 $(md5sum < /tmp/pattern | cut -d' ' -f1)"
 dd if=/tmp/pattern of=/dev/$NVME_DEV bs=1M seek=160 conv=fsync 2>/dev/null || { echo "dd write failed"; rc=1; }
