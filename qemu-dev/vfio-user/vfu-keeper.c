@@ -31,7 +31,8 @@ void vfu_keep_owe(VfuKeep *k, const VfuHdr *h)
         (h->flags & VFU_FLAG_NO_REPLY)) {
         return;
     }
-    if (k->nowed == VFU_KEEP_OWED_MAX) {
+    if (k->nowed >= VFU_KEEP_OWED_MAX) {
+        k->nowed = VFU_KEEP_OWED_MAX;
         /* The oldest goes: its request then times out in the client. */
         memmove(&k->owed[0], &k->owed[1],
                 (VFU_KEEP_OWED_MAX - 1) * sizeof(k->owed[0]));
@@ -47,6 +48,9 @@ void vfu_keep_paid(VfuKeep *k, uint16_t id)
 {
     if (!k) {
         return;
+    }
+    if (k->nowed > VFU_KEEP_OWED_MAX) {
+        k->nowed = VFU_KEEP_OWED_MAX;
     }
     for (unsigned i = 0; i < k->nowed; i++) {
         if (k->owed[i].id == id) {
@@ -207,14 +211,47 @@ static bool answer(int sock, const VfuHdr *h, const uint8_t *body,
     return reply(sock, h, ENODEV, NULL, 0, 0);
 }
 
-int vfu_keeper_serve(int sock, VfuKeep *k, VfuKeeperStats *st)
+/*
+ * The device's notes, copied once it has ended and checked field by
+ * field: a compromised device process may have written anything there.
+ * A field out of its bounds is dropped (counted in notes_bad): the
+ * stream may then be out of step, which costs the client errors, never
+ * the keeper a wild access.
+ */
+void vfu_keep_check(const VfuKeep *shared, VfuKeep *k, VfuKeeperStats *st)
+{
+    VfuHdr h;
+    uint64_t got;
+
+    memcpy(k, (const void *)shared, sizeof(*k));
+    if (k->tx > k->tx_end || k->tx_end - k->tx > KEEP_MAX_MSG) {
+        st->notes_bad++;
+        k->tx_end = k->tx;
+    }
+    got = k->rx - k->msg_start;
+    memcpy(&h, k->hdr, sizeof(h));
+    if (k->rx < k->msg_start || got > KEEP_MAX_MSG ||
+        (got >= VFU_HDR_SIZE && got > h.size)) {
+        st->notes_bad++;
+        k->msg_start = k->rx;
+    }
+    if (k->nowed > VFU_KEEP_OWED_MAX) {
+        st->notes_bad++;
+        k->nowed = VFU_KEEP_OWED_MAX;
+    }
+}
+
+int vfu_keeper_serve(int sock, const VfuKeep *shared, VfuKeeperStats *st)
 {
     static uint8_t body[KEEP_MAX_MSG];
+    VfuKeep notes, *k = &notes;
     uint64_t got;
     VfuHdr h;
 
+    vfu_keep_check(shared, k, st);
+
     /* A reply the device was part way through: its length stands. */
-    if (k->tx < k->tx_end && k->tx_end - k->tx <= KEEP_MAX_MSG) {
+    if (k->tx < k->tx_end) {
         size_t left = k->tx_end - k->tx;
 
         memset(body, 0, left);
@@ -242,7 +279,7 @@ int vfu_keeper_serve(int sock, VfuKeep *k, VfuKeeperStats *st)
     }
 
     /* What it owed: an error each (the client fails that access). */
-    for (unsigned i = 0; i < k->nowed && i < VFU_KEEP_OWED_MAX; i++) {
+    for (unsigned i = 0; i < k->nowed; i++) {
         VfuHdr req = { .id = k->owed[i].id, .command = k->owed[i].command };
 
         st->errors++;
@@ -336,10 +373,10 @@ void vfu_keeper_main(int sock, VfuKeep *k, pid_t child)
             " reads (all ones), %" PRIu64 " writes, %" PRIu64 " other, %"
             PRIu64 " with errors; %" PRIu64 " replies and %" PRIu64
             " fds dropped, %" PRIu64 " bytes padded, %" PRIu64
-            " owed replies lost\n",
+            " owed replies lost, %" PRIu64 " notes out of bounds\n",
             rc ? "connection broke" : "hung up", st.reads, st.writes,
             st.other, st.errors, st.replies_dropped, st.fds_closed,
-            st.padded, k->owed_lost);
+            st.padded, k->owed_lost, st.notes_bad);
     /* The device failed: say so in the exit status. */
     _exit(1);
 }

@@ -46,15 +46,21 @@ void vfu_keep_paid(VfuKeep *k, uint16_t id);
 typedef struct VfuKeeperStats {
     uint64_t reads, writes, other, errors, replies_dropped, fds_closed;
     uint64_t padded;            /* bytes of a reply cut short, sent as 0 */
+    uint64_t notes_bad;         /* fields of the notes out of bounds */
 } VfuKeeperStats;
 
+/* Copy the device's notes @shared into @k once, each field checked
+ * against its bounds (a bad one is dropped and counted). */
+void vfu_keep_check(const VfuKeep *shared, VfuKeep *k, VfuKeeperStats *st);
+
 /*
- * Take @sock over from a device process that ended: finish what it left
+ * Take @sock over from a device process that ended (its notes @shared
+ * are copied and checked first, vfu_keep_check): finish what it left
  * part-way (a reply, a request), answer what it owed with errors, then
  * answer as a failed device until the client hangs up.  Returns 0 when
  * the client hung up, -1 if the stream broke.
  */
-int vfu_keeper_serve(int sock, VfuKeep *k, VfuKeeperStats *st);
+int vfu_keeper_serve(int sock, const VfuKeep *shared, VfuKeeperStats *st);
 
 /*
  * The keeper's process: wait for the device process @child, forwarding

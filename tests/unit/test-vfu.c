@@ -998,6 +998,110 @@ static void test_keeper_serve(void)
     close(sv[0]);
 }
 
+/*
+ * Issue 32: the device process writes the notes, so the keeper reads
+ * them as hostile.  Each field at and past its bound, one page at a
+ * time: the keeper answers the owed list it can trust (at most
+ * VFU_KEEP_OWED_MAX entries), pads no reply longer than a message,
+ * reads no header out of step, writes nowhere but its own copy (the
+ * shared page is unchanged), and then serves as a failed device.
+ */
+static void hostile_page(VfuKeep *k, unsigned want_owed, uint64_t want_pad,
+                         uint64_t want_bad, bool half_hdr)
+{
+    static VfuKeep before;
+    KeeperRun run = { .k = k };
+    VfuRegionRw rw = { .offset = 0, .region = VFU_PCI_BAR0_REGION,
+                       .count = 4 };
+    uint8_t buf[VFU_HDR_SIZE];
+    int sv[2];
+    pthread_t t;
+
+    memcpy(&before, k, sizeof(before));
+    CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    cli = sv[1];
+    run.sock = sv[0];
+    CHECK_EQ(pthread_create(&t, NULL, keeper_thread, &run), 0);
+    if (want_pad) {
+        static uint8_t pad[VFU_MAX_MSG];
+
+        recv_exact(pad, want_pad);
+    }
+    if (half_hdr) {
+        /* The header's rest: the keeper owes it an error too. */
+        VfuHdr h = { .id = 900, .command = VFU_CMD_REGION_READ,
+                     .size = VFU_HDR_SIZE };
+
+        memcpy(buf, &h, sizeof(h));
+        send_raw(buf + 4, sizeof(h) - 4, NULL, 0);
+    }
+    for (unsigned i = 0; i < want_owed; i++) {
+        keeper_reply();
+        CHECK_EQ(rep.h.error, ENODEV);
+    }
+    keeper_send(901, VFU_CMD_REGION_READ, 0, &rw, sizeof(rw), NULL, 0);
+    keeper_expect(901, VFU_FLAG_REPLY, VFU_HDR_SIZE + sizeof(rw) + 4, 0);
+    close(cli);
+    cli = -1;
+    pthread_join(t, NULL);
+    CHECK_EQ(run.rc, 0);
+    CHECK_EQ(run.st.padded, want_pad);
+    CHECK_EQ(run.st.notes_bad, want_bad);
+    CHECK(!memcmp(&before, k, sizeof(before)));
+    close(sv[0]);
+}
+
+static void test_keeper_hostile_notes(void)
+{
+    static VfuKeep k;
+    const unsigned max = VFU_KEEP_OWED_MAX;
+    const unsigned nowed[] = { max - 1, max, max + 1, 0x40000000u,
+                               0xFFFFFFFFu };
+    VfuHdr h = { .id = 900, .command = VFU_CMD_REGION_READ,
+                 .size = VFU_HDR_SIZE };
+
+    /* nowed at and past the list, with a header half read (the path
+     * that adds one more owed entry: issue 32's out-of-bounds write). */
+    for (unsigned i = 0; i < sizeof(nowed) / sizeof(nowed[0]); i++) {
+        unsigned n = nowed[i] > max ? max : nowed[i];
+
+        memset(&k, 0, sizeof(k));
+        memset(k.owed, 0xA5, sizeof(k.owed));
+        k.nowed = nowed[i];
+        k.msg_start = 1000;
+        k.rx = 1004;
+        memcpy(k.hdr, &h, 4);
+        /* The full list loses its oldest for the half-read request. */
+        hostile_page(&k, n == max ? max : n + 1, 0, nowed[i] > max, true);
+    }
+    /* A cut reply at the bound, past it, and running backwards. */
+    memset(&k, 0, sizeof(k));
+    k.tx = 5000;
+    k.tx_end = 5000 + VFU_MAX_MSG;
+    hostile_page(&k, 0, VFU_MAX_MSG, 0, false);
+    k.tx_end = 5000 + VFU_MAX_MSG + 1;
+    hostile_page(&k, 0, 0, 1, false);
+    k.tx_end = ~0ull;
+    hostile_page(&k, 0, 0, 1, false);
+    k.tx_end = 4999;
+    hostile_page(&k, 0, 0, 1, false);
+    /* A message being read: started after what was read, longer than a
+     * message, or past its own header's size. */
+    memset(&k, 0, sizeof(k));
+    k.msg_start = 100;
+    k.rx = 99;
+    hostile_page(&k, 0, 0, 1, false);
+    k.msg_start = 0;
+    k.rx = VFU_MAX_MSG + 1ull;
+    hostile_page(&k, 0, 0, 1, false);
+    k.rx = ~0ull;
+    hostile_page(&k, 0, 0, 1, false);
+    k.rx = 64;
+    h.size = 32;
+    memcpy(k.hdr, &h, sizeof(h));
+    hostile_page(&k, 0, 0, 1, false);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -1013,5 +1117,6 @@ int main(void)
     RUN(test_eof);
     RUN(test_keeper_notes);
     RUN(test_keeper_serve);
+    RUN(test_keeper_hostile_notes);
     return CHECK_DONE();
 }
