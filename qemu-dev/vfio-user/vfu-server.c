@@ -9,6 +9,7 @@
  */
 #include "qemu/osdep.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -1292,6 +1293,24 @@ static void set_fd(int *slot, int fd)
 }
 
 /*
+ * An interrupt fd must be an eventfd (an anonymous inode: no file type in
+ * its mode; a pipe, socket or file would let a client stall or redirect
+ * the device's writes), and is written without blocking.
+ */
+static bool irq_fd_ok(int fd)
+{
+    struct stat st;
+    int fl;
+
+    if (fstat(fd, &st) || (st.st_mode & S_IFMT)) {
+        return false;
+    }
+    fl = fcntl(fd, F_GETFL);
+    return fl >= 0 && ((fl & O_NONBLOCK) ||
+                       fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0);
+}
+
+/*
  * VFIO_DEVICE_SET_IRQS semantics: exactly one data type and one action;
  * DATA_NONE|TRIGGER with count 0 tears the index down; eventfds come as
  * SCM_RIGHTS, all of the range or none (QEMU sends a range of "no
@@ -1344,6 +1363,12 @@ static void vfu_cmd_set_irqs(VfuServer *s, const VfuHdr *h, const uint8_t *p,
         (data != VFU_IRQ_SET_DATA_EVENTFD && nfds)) {
         vfu_error(s, h, EINVAL, "set irqs: fd count");
         return;
+    }
+    for (unsigned i = 0; i < nfds; i++) {
+        if (!irq_fd_ok(fds[i])) {
+            vfu_error(s, h, EINVAL, "set irqs: not an eventfd");
+            return;
+        }
     }
     if (data == VFU_IRQ_SET_DATA_BOOL && plen - sizeof(is) < is.count) {
         vfu_error(s, h, EINVAL, "set irqs: short bool data");

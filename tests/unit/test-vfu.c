@@ -628,6 +628,41 @@ static void test_irqs(void)
     for (unsigned i = 0; i < VFU_MAX_FDS + 1; i++) {
         close(many[i]);
     }
+    /* Not an eventfd (a pipe a client could leave full, a socket, a
+     * file): refused, vector 0 keeps its eventfd (issue 32). */
+    {
+        int pp[2], sp[2], bad[2];
+
+        CHECK_EQ(pipe(pp), 0);
+        CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+        bad[0] = pp[1];
+        bad[1] = sp[0];
+        set_irqs(VFU_IRQ_SET_DATA_EVENTFD | VFU_IRQ_SET_ACTION_TRIGGER,
+                 VFU_PCI_MSIX_IRQ, 0, 1, bad, 1);
+        CHECK(err_reply(EINVAL));
+        set_irqs(VFU_IRQ_SET_DATA_EVENTFD | VFU_IRQ_SET_ACTION_TRIGGER,
+                 VFU_PCI_MSIX_IRQ, 0, 1, bad + 1, 1);
+        CHECK(err_reply(EINVAL));
+        close(pp[0]);
+        close(pp[1]);
+        close(sp[0]);
+        close(sp[1]);
+    }
+    /* A blocking eventfd is written without blocking: at its ceiling the
+     * interrupt is counted, the server goes on. */
+    {
+        int eb = eventfd(0, 0);
+        uint64_t ceil = 0xFFFFFFFFFFFFFFFEull, no0 = srv.stats.irq_no_fd;
+
+        set_irqs(VFU_IRQ_SET_DATA_EVENTFD | VFU_IRQ_SET_ACTION_TRIGGER,
+                 VFU_PCI_MSIX_IRQ, 1, 1, &eb, 1);
+        CHECK(ok_reply());
+        CHECK(fcntl(eb, F_GETFL) & O_NONBLOCK);
+        CHECK_EQ(write(eb, &ceil, sizeof(ceil)), (ssize_t)sizeof(ceil));
+        srv.core.host.ops->msix_notify(srv.core.host.opaque, 1);
+        CHECK_EQ(srv.stats.irq_no_fd, no0 + 1);
+        close(eb);
+    }
     /* Still working: vector 0 fires */
     srv.core.host.ops->msix_notify(srv.core.host.opaque, 0);
     CHECK_EQ(efd_count(e0), 1);
