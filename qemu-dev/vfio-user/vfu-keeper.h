@@ -16,6 +16,7 @@
 #ifndef E810_VFU_KEEPER_H
 #define E810_VFU_KEEPER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -63,11 +64,33 @@ void vfu_keep_check(const VfuKeep *shared, VfuKeep *k, VfuKeeperStats *st);
 int vfu_keeper_serve(int sock, const VfuKeep *shared, VfuKeeperStats *st);
 
 /*
- * The keeper's process: wait for the device process @child, forwarding
- * SIGTERM/SIGINT/SIGHUP to it; if it died with the client still there,
- * serve the client (vfu_keeper_serve).  Closes every fd but @sock and
- * 0-2 first.  Never returns.
+ * What the keeper does besides waiting: @broker (-1: none) is its end of
+ * a SOCK_SEQPACKET pair with the device process, which asks there for a
+ * link connection (VFU_BROKER_CONNECT); the keeper connects to
+ * @link_path (nothing else) and hands the fd over (a status byte, 0 with
+ * the fd as SCM_RIGHTS, else an errno).  @sandbox, if set, loads its
+ * allow-list once nothing but the socket, the broker and a pidfd of the
+ * child are open; false stops the server.
  */
-void vfu_keeper_main(int sock, VfuKeep *k, pid_t child) __attribute__((noreturn));
+#define VFU_BROKER_CONNECT  'C'
+
+typedef struct VfuKeeperOpts {
+    int broker;
+    const char *link_path;
+    bool (*sandbox)(pid_t child, bool broker);
+} VfuKeeperOpts;
+
+/* Serve one request on @broker (vfu_keeper_main's loop; the tests):
+ * false once the device's end is closed. */
+bool vfu_keeper_broker(int broker, const char *link_path);
+
+/*
+ * The keeper's process: wait for the device process @child, forwarding
+ * SIGTERM/SIGINT/SIGHUP to it and serving its broker requests; if it
+ * died with the client still there, serve the client (vfu_keeper_serve).
+ * Closes every fd but @sock, the broker and 0-2 first.  Never returns.
+ */
+void vfu_keeper_main(int sock, VfuKeep *k, pid_t child,
+                     const VfuKeeperOpts *o) __attribute__((noreturn));
 
 #endif

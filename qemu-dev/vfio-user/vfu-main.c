@@ -12,7 +12,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -20,11 +19,9 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef CONFIG_SECCOMP
-#include <seccomp.h>
-#endif
 
 #include "vfu-server.h"
+#include "vfu-sandbox.h"
 #include "trace.h"
 
 #define LINK_FRAME_MAX      (64u << 10)     /* larger: the stream is broken */
@@ -60,6 +57,9 @@ typedef struct VfuLink {
     unsigned drained;       /* of those, written: e810_tx_drained due */
     int failed;             /* errno of a failed send, handled by the loop */
     uint64_t tx_drops, rx_drops, extra_peers;
+    int broker;             /* to the keeper, which connects for us */
+    bool broker_wait;       /* a connection asked for, not yet answered */
+    bool sandboxed;         /* no connect of our own any more */
     FILE *pcap;
     VfuServer *s;
 } VfuLink;
@@ -147,10 +147,71 @@ static void link_up(VfuLink *l, int fd)
     trace_e810_vfu_link("up", 0);
 }
 
+/* The keeper's answer to a connect request: a status byte, the fd. */
+static void link_broker_reply(VfuLink *l)
+{
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } ctl;
+    uint8_t st = EIO;
+    struct iovec iov = { .iov_base = &st, .iov_len = 1 };
+    struct msghdr mh = {
+        .msg_iov = &iov, .msg_iovlen = 1,
+        .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
+    };
+    ssize_t n = recvmsg(l->broker, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    int fd = -1;
+
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+        return;
+    }
+    for (struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; c;
+         c = CMSG_NXTHDR(&mh, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+            c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+            memcpy(&fd, CMSG_DATA(c), sizeof(int));
+        }
+    }
+    l->broker_wait = false;
+    if (n <= 0) {
+        /* The keeper is gone: no more reconnects. */
+        trace_e810_vfu_link("keeper gone, no reconnect", 0);
+        close(l->broker);
+        l->broker = -1;
+    }
+    if (n > 0 && !st && fd >= 0 && l->fd < 0) {
+        link_up(l, fd);
+        return;
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
+    l->retry_at = vfu_clock_ns() + LINK_RETRY_NS;
+}
+
 static void link_try_connect(VfuLink *l)
 {
     struct sockaddr_un sa;
-    int fd = unix_socket(l->path, &sa);
+    int fd;
+
+    if (l->broker >= 0) {
+        /* The keeper connects (the device has no connect of its own). */
+        if (!l->broker_wait) {
+            uint8_t req = VFU_BROKER_CONNECT;
+
+            l->broker_wait = send(l->broker, &req, 1,
+                                  MSG_DONTWAIT | MSG_NOSIGNAL) == 1;
+        }
+        l->retry_at = vfu_clock_ns() + LINK_RETRY_NS;
+        return;
+    }
+    if (l->sandboxed) {
+        l->retry_at = INT64_MAX;
+        trace_e810_vfu_link("no reconnect without the keeper", 0);
+        return;
+    }
+    fd = unix_socket(l->path, &sa);
 
     if (fd < 0) {
         l->retry_at = vfu_clock_ns() + LINK_RETRY_NS;
@@ -346,85 +407,6 @@ static void trace_enable(const char *pattern)
     }
 }
 
-/* ---- privileges and seccomp -------------------------------------------- */
-
-/*
- * After set-up the device needs no privilege: no capabilities (as root
- * too: the files it uses are open, its sockets are its user's), and
- * nothing it runs may gain any (no_new_privs).  Raw syscalls: no libcap.
- */
-static void drop_privileges(void)
-{
-    struct __user_cap_header_struct hdr = {
-        .version = _LINUX_CAPABILITY_VERSION_3,
-    };
-    struct __user_cap_data_struct data[2] = { 0 };
-
-    for (int cap = 0; cap <= 63; cap++) {
-        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno == EINVAL) {
-            break;          /* past the kernel's last capability */
-        }
-    }
-    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-    if (syscall(SYS_capset, &hdr, data) < 0) {
-        perror("e810-vfio-user: capset");
-    }
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-        perror("e810-vfio-user: no_new_privs");
-    }
-}
-
-#ifdef CONFIG_SECCOMP
-/*
- * What the loop does after set-up: socket I/O with fds, poll, mmap for
- * DMA_MAP, eventfd writes, the clock, the heap, the link's reconnects,
- * the trace and pcap files (already open), and exit.  Anything else
- * kills the process; QEMU sees the socket close.
- */
-static void seccomp_apply(void)
-{
-    static const int allow[] = {
-        SCMP_SYS(read), SCMP_SYS(write), SCMP_SYS(readv), SCMP_SYS(writev),
-        SCMP_SYS(recvmsg), SCMP_SYS(sendmsg), SCMP_SYS(recvfrom),
-        SCMP_SYS(sendto), SCMP_SYS(poll), SCMP_SYS(ppoll), SCMP_SYS(close),
-        SCMP_SYS(mmap), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(brk),
-        SCMP_SYS(madvise), SCMP_SYS(mprotect), SCMP_SYS(clock_gettime),
-        SCMP_SYS(gettimeofday), SCMP_SYS(futex), SCMP_SYS(exit),
-        SCMP_SYS(exit_group), SCMP_SYS(rt_sigreturn), SCMP_SYS(fcntl),
-        SCMP_SYS(accept4), SCMP_SYS(connect), SCMP_SYS(setsockopt),
-        SCMP_SYS(shutdown), SCMP_SYS(lseek), SCMP_SYS(fstat),
-        SCMP_SYS(newfstatat), SCMP_SYS(getpid), SCMP_SYS(gettid),
-        SCMP_SYS(restart_syscall), SCMP_SYS(sched_yield),
-        SCMP_SYS(rt_sigprocmask), SCMP_SYS(getrandom),
-    };
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
-    int rc = ctx ? 0 : -1;
-
-    for (unsigned i = 0; !rc && i < sizeof(allow) / sizeof(allow[0]); i++) {
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allow[i], 0);
-    }
-    /* New sockets only for the link's reconnects: AF_UNIX streams. */
-    if (!rc) {
-        const struct scmp_arg_cmp af_unix = {
-            .arg = 0, .op = SCMP_CMP_EQ, .datum_a = AF_UNIX,
-        };
-
-        rc = seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-                                    &af_unix);
-    }
-    if (!rc) {
-        rc = seccomp_load(ctx);
-    }
-    if (ctx) {
-        seccomp_release(ctx);
-    }
-    if (rc) {
-        fprintf(stderr, "e810-vfio-user: seccomp: %s\n", strerror(-rc));
-        exit(1);
-    }
-}
-#endif
-
 /* ---- command line and loop --------------------------------------------- */
 
 static void usage(void)
@@ -435,7 +417,7 @@ static void usage(void)
             "       [--mac 52:54:00:xx:xx:xx] [--dsn N] [--mem-limit BYTES] "
             "[--pcap FILE]\n"
             "       [--trace PATTERN]... [--trace-file FILE] [--trace-timestamps]\n"
-            "       [--no-seccomp] [--no-keeper] "
+            "       [--user USER[:GROUP]] [--no-seccomp] [--no-keeper] "
             "[-v]\n");
     exit(2);
 }
@@ -470,7 +452,7 @@ static bool parse_u64(const char *str, uint64_t *v)
 enum {
     OPT_SOCKET = 256, OPT_LINK_LISTEN, OPT_LINK_CONNECT, OPT_MAC, OPT_DSN,
     OPT_MEM_LIMIT, OPT_PCAP, OPT_TRACE, OPT_TRACE_FILE, OPT_NO_SECCOMP, OPT_TRACE_TIMESTAMPS,
-    OPT_NO_KEEPER,
+    OPT_NO_KEEPER, OPT_USER,
 };
 
 static VfuServer server;
@@ -480,8 +462,14 @@ static VfuServer server;
  * (vfu-keeper.h), holding the client's connection so that the device's
  * death is a failed device to QEMU, not a vanished server.
  */
-static void start_keeper(VfuServer *s, int cfd)
+static void start_keeper(VfuServer *s, int cfd, VfuLink *l, bool sandbox)
 {
+    VfuKeeperOpts o = {
+        .broker = -1,
+        .link_path = l->path,
+        .sandbox = sandbox ? vfu_sandbox_keeper : NULL,
+    };
+    int bv[2] = { -1, -1 };
     VfuKeep *k = mmap(NULL, sizeof(*k), PROT_READ | PROT_WRITE,
                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     pid_t keeper = getpid(), pid;
@@ -490,15 +478,30 @@ static void start_keeper(VfuServer *s, int cfd)
         perror("e810-vfio-user: keeper: mmap");
         return;             /* no keeper: the device runs here */
     }
+    /* Connect mode: the keeper connects the link for the device. */
+    if (l->path && !l->listen_mode &&
+        socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, bv) < 0) {
+        perror("e810-vfio-user: keeper: broker");
+        bv[0] = bv[1] = -1;
+    }
     fflush(NULL);           /* nothing buffered is written twice */
     pid = fork();
     if (pid < 0) {
         perror("e810-vfio-user: keeper: fork");
         munmap(k, sizeof(*k));
+        if (bv[0] >= 0) {
+            close(bv[0]);
+            close(bv[1]);
+        }
         return;
     }
     if (pid > 0) {
-        vfu_keeper_main(cfd, k, pid);
+        o.broker = bv[0];
+        vfu_keeper_main(cfd, k, pid, &o);
+    }
+    if (bv[0] >= 0) {
+        close(bv[0]);
+        l->broker = bv[1];
     }
     /* The device goes with its keeper (a kill of the server's pid). */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -523,6 +526,7 @@ int main(int argc, char **argv)
         { "trace-file", required_argument, NULL, OPT_TRACE_FILE },
         { "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
         { "no-keeper", no_argument, NULL, OPT_NO_KEEPER },
+        { "user", required_argument, NULL, OPT_USER },
         { "trace-timestamps", no_argument, NULL, OPT_TRACE_TIMESTAMPS },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -532,6 +536,10 @@ int main(int argc, char **argv)
         .mem_limit = E810_MEM_LIMIT_DEFAULT,
     };
     const char *sock_path = NULL, *pcap_file = NULL, *trace_file = NULL;
+    const char *user = NULL;
+    bool as_root = geteuid() == 0;
+    uid_t uid = getuid();
+    gid_t gid = getgid();
     bool no_seccomp = false, no_keeper = false, verbose = false;
     VfuLink *l = &link_state;
     VfuServer *s = &server;
@@ -540,7 +548,7 @@ int main(int argc, char **argv)
     bool sandboxed = false;
 
     e810_trace_file = stderr;
-    l->fd = l->listen_fd = -1;
+    l->fd = l->listen_fd = l->broker = -1;
     while ((opt = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
         switch (opt) {
         case OPT_SOCKET:
@@ -590,6 +598,9 @@ int main(int argc, char **argv)
         case OPT_NO_KEEPER:
             no_keeper = true;
             break;
+        case OPT_USER:
+            user = optarg;
+            break;
         case 'v':
             verbose = true;
             break;
@@ -599,6 +610,23 @@ int main(int argc, char **argv)
     }
     if (!sock_path || optind != argc) {
         usage();
+    }
+    /* Started as root, the server runs as --user (default nobody) once
+     * it has opened what it needs; otherwise as whoever started it. */
+    if (as_root || user) {
+        const char *u = user ? user : VFU_DEFAULT_USER;
+
+        if (!vfu_user_parse(u, &uid, &gid)) {
+            if (user) {
+                return 2;
+            }
+            uid = gid = 65534;
+        }
+        if (!as_root && (uid != getuid() || gid != getgid())) {
+            fprintf(stderr, "e810-vfio-user: --user %s: only root can switch "
+                    "user\n", user);
+            return 2;
+        }
     }
     if (trace_file) {
         e810_trace_file = fopen(trace_file, "w");
@@ -645,6 +673,10 @@ int main(int argc, char **argv)
                     strerror(errno));
             return 1;
         }
+        /* Its peer may run as the same unprivileged user. */
+        if (as_root && chown(l->path, uid, gid) < 0) {
+            perror(l->path);
+        }
     }
     do {
         cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -656,34 +688,40 @@ int main(int argc, char **argv)
     /* One client per run: the socket file goes with the listener. */
     close(lfd);
     unlink(sock_path);
+    /* The link's first connection while the peer's socket may still be
+     * one only the starting user can open; later ones through the
+     * keeper. */
+    if (l->path && !l->listen_mode) {
+        l->give_up_at = vfu_clock_ns() + LINK_RETRY_FOR_NS;
+        link_try_connect(l);
+    }
     /* Everything that needed them is open: the keeper and the device go
-     * on without. */
-    drop_privileges();
+     * on without, as --user. */
+    if (!vfu_drop_privileges(as_root, uid, gid)) {
+        return 1;
+    }
+    if (!vfu_sandbox_available() && !no_seccomp && verbose) {
+        fprintf(stderr, "e810-vfio-user: built without seccomp\n");
+    }
+    sandboxed = !no_seccomp && vfu_sandbox_available();
     if (!no_keeper) {
-        start_keeper(s, cfd);
+        start_keeper(s, cfd, l, sandboxed);
+    }
+    /* Before anything is read from the client or the keeper. */
+    if (sandboxed) {
+        if (!vfu_sandbox_device(l->listen_fd)) {
+            return 1;
+        }
+        l->sandboxed = true;
     }
     vfu_server_attach(s, cfd);
     if (verbose) {
         fprintf(stderr, "e810-vfio-user: client connected\n");
     }
-    if (l->path && !l->listen_mode) {
-        l->give_up_at = vfu_clock_ns() + LINK_RETRY_FOR_NS;
-        link_try_connect(l);
-    }
-#ifdef CONFIG_SECCOMP
-    if (!no_seccomp) {
-        seccomp_apply();
-        sandboxed = true;
-    }
-#else
-    if (!no_seccomp && verbose) {
-        fprintf(stderr, "e810-vfio-user: built without seccomp\n");
-    }
-#endif
 
     for (;;) {
-        struct pollfd pfd[3];
-        unsigned n = 0, ic, il = ~0u, ia = ~0u;
+        struct pollfd pfd[4];
+        unsigned n = 0, ic, il = ~0u, ia = ~0u, ib = ~0u;
         int64_t now = vfu_clock_ns(), next = vfu_timers_next(s);
         int timeout = -1;
         bool bh_pending = false;
@@ -724,6 +762,10 @@ int main(int argc, char **argv)
             ia = n;
             pfd[n++] = (struct pollfd){ .fd = l->listen_fd, .events = POLLIN };
         }
+        if (l->broker >= 0 && l->broker_wait) {
+            ib = n;
+            pfd[n++] = (struct pollfd){ .fd = l->broker, .events = POLLIN };
+        }
         if (poll(pfd, n, timeout) < 0 && errno != EINTR) {
             perror("e810-vfio-user: poll");
             break;
@@ -751,6 +793,9 @@ int main(int argc, char **argv)
         }
         if (ia != ~0u && pfd[ia].revents) {
             link_accept(l);
+        }
+        if (ib != ~0u && pfd[ib].revents) {
+            link_broker_reply(l);
         }
         if (il != ~0u && l->fd >= 0) {
             if (pfd[il].revents & POLLOUT) {

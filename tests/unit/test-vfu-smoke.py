@@ -120,6 +120,17 @@ def main():
             ok(caps == ['0000000000000000'] * 3 and st.get('NoNewPrivs', '').strip() == '1',
                '%s: no capabilities, no_new_privs (%s, %s)' %
                (what, ' '.join(caps), st.get('NoNewPrivs', '?').strip()))
+            # Issue 32: both under their allow-list; started as root,
+            # both as the unprivileged default user (nobody).
+            ok(st.get('Seccomp', '').strip() == '2',
+               '%s: seccomp filter (Seccomp: %s)' % (what, st.get('Seccomp', '?').strip()))
+            ids = st.get('Uid', '?').split() + st.get('Gid', '?').split()
+            if os.geteuid() == 0:
+                ok(len(ids) == 8 and '0' not in ids,
+                   '%s: not root (Uid/Gid %s)' % (what, ' '.join(ids)))
+            else:
+                ok(st.get('Uid', '').split()[:1] == [str(os.getuid())],
+                   '%s: runs as its starter (Uid %s)' % (what, st.get('Uid', '?').strip()))
         r = msg(s, 2, 9, struct.pack('<QII', 0, 7, 4))
         ok(struct.unpack('<I', r[4][16:20])[0] == 0x159B8086,
            'config read before the kill')
