@@ -745,6 +745,15 @@ static E810RdmaMr *mr_at(IfxState *d, unsigned idx)
     return &d->dev.c.rdma.mr[idx];
 }
 
+/* Two devices with STag index @idx allocated on A (ALLOC_STAG). */
+static void two_devices_stag(unsigned idx)
+{
+    two_devices();
+    ifx_cur = &dev_a;
+    ifx_alloc_stag(idx);
+    CHECK_EQ(ifx_failures, 0);
+}
+
 /* Steps of the link until ifx_cur (A) has a CQE: whether one came. */
 static bool a_next_cqe(uint64_t cqe[4])
 {
@@ -790,10 +799,7 @@ static void test_rc_fenced_fast_reg(void)
     unsigned rd, fr, sd;
     uint64_t cqe[4];
 
-    two_devices();
-    ifx_cur = &dev_a;
-    ifx_alloc_stag(FR_IDX(0));
-    CHECK_EQ(ifx_failures, 0);
+    two_devices_stag(FR_IDX(0));
 
     /* Behind an outstanding READ. */
     ifx_cur = &dev_b;
@@ -882,10 +888,7 @@ static void test_rc_local_invalidate(void)
     unsigned rd, li, fr;
     uint64_t q[4];
 
-    two_devices();
-    ifx_cur = &dev_a;
-    ifx_alloc_stag(FR_IDX(1));
-    CHECK_EQ(ifx_failures, 0);
+    two_devices_stag(FR_IDX(1));
     fr = ifx_fast_reg_post(0, fr0, FR_VA, 4096, FR_PG(1), 0, 0, FR_RIGHTS);
     CHECK(a_sq_cqe(fr, 0x09, 0));
 
