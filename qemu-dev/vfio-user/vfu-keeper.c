@@ -345,6 +345,27 @@ static void keeper_forward(int sig)
     }
 }
 
+int vfu_unix_connect(const char *path)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int fd, err;
+
+    if (strlen(path) >= sizeof(sa.sun_path)) {
+        return -ENAMETOOLONG;
+    }
+    strcpy(sa.sun_path, path);
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        return -errno;
+    }
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+        err = errno;
+        close(fd);
+        return -err;
+    }
+    return fd;
+}
+
 bool vfu_keeper_broker(int broker, const char *link_path)
 {
     union {
@@ -354,7 +375,6 @@ bool vfu_keeper_broker(int broker, const char *link_path)
     uint8_t req, st = 0;
     struct iovec iov = { .iov_base = &st, .iov_len = 1 };
     struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
     ssize_t n = recv(broker, &req, 1, MSG_DONTWAIT);
     int fd = -1;
 
@@ -364,14 +384,12 @@ bool vfu_keeper_broker(int broker, const char *link_path)
     if (n < 0) {
         return true;
     }
-    if (req != VFU_BROKER_CONNECT || !link_path ||
-        strlen(link_path) >= sizeof(sa.sun_path)) {
+    if (req != VFU_BROKER_CONNECT || !link_path) {
         st = EINVAL;
     } else {
-        strcpy(sa.sun_path, link_path);
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-            st = errno > 0 && errno < 256 ? (uint8_t)errno : EIO;
+        fd = vfu_unix_connect(link_path);
+        if (fd < 0) {
+            st = -fd < 256 ? (uint8_t)-fd : EIO;
         }
     }
     if (!st) {
@@ -385,7 +403,7 @@ bool vfu_keeper_broker(int broker, const char *link_path)
     }
     /* The device reads it when it polls: never wait for it here. */
     sendmsg(broker, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
-    if (fd >= 0) {
+    if (!st) {
         close(fd);
     }
     return true;

@@ -80,6 +80,11 @@ typedef struct VfuKeeperOpts {
     bool (*sandbox)(pid_t child, bool broker);
 } VfuKeeperOpts;
 
+/* A connected AF_UNIX stream socket to @path, or -errno: the link's
+ * connections, made by the device before its allow-list and by the
+ * keeper after. */
+int vfu_unix_connect(const char *path);
+
 /* Serve one request on @broker (vfu_keeper_main's loop; the tests):
  * false once the device's end is closed. */
 bool vfu_keeper_broker(int broker, const char *link_path);

@@ -192,7 +192,6 @@ static void link_broker_reply(VfuLink *l)
 
 static void link_try_connect(VfuLink *l)
 {
-    struct sockaddr_un sa;
     int fd;
 
     if (l->broker >= 0) {
@@ -211,14 +210,8 @@ static void link_try_connect(VfuLink *l)
         trace_e810_vfu_link("no reconnect without the keeper", 0);
         return;
     }
-    fd = unix_socket(l->path, &sa);
-
+    fd = vfu_unix_connect(l->path);
     if (fd < 0) {
-        l->retry_at = vfu_clock_ns() + LINK_RETRY_NS;
-        return;
-    }
-    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-        close(fd);
         l->retry_at = vfu_clock_ns() + LINK_RETRY_NS;
         return;
     }
