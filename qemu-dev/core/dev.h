@@ -18,6 +18,7 @@
 #include "fw/fw.h"
 #include "lan/lan.h"
 #include "rdma/rdma.h"
+#include "fault.h"
 #include "rdma/puda.h"
 #include "txsched.h"
 
@@ -38,6 +39,7 @@ struct E810Core {
     E810Rdma rdma;
     E810Puda puda;              /* ILQ/IEQ, RDMA receive steering */
     E810TxSched txs;            /* frame output, deferred data path */
+    E810Faults faults;          /* armed by tests (fault.h), not saved */
 
     /*
      * Entry guard.  Everything the device does starts at one entry point

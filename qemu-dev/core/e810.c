@@ -62,6 +62,7 @@ static void e810_do_reset(E810Core *c, E810ResetType type)
     e810_fw_reset(c, type);
     e810_lan_reset(c);
     e810_rdma_reset(c, type);
+    e810_rdma_port_reset(c);
     e810_puda_reset(c);
 }
 
@@ -72,6 +73,27 @@ void e810_core_reset(E810Core *c, E810ResetType type)
     }
     e810_do_reset(c, type);
     e810_leave(c);
+}
+
+/* A fault that fires at its time (fault.h): the link, or an AE. */
+static void e810_fault_fire(E810Core *c, E810Fault *f)
+{
+    bool up;
+
+    if (f->kind == E810_FAULT_QP_AE) {
+        if (!e810_eng_fault_ae(c, f->qp, f->ae, f->src)) {
+            e810_guest_error(c, "fault: qp-ae for QP %u, which has no "
+                             "engine QP", f->qp);
+        }
+        return;
+    }
+    up = f->kind == E810_FAULT_LINK_UP ||
+         (f->kind == E810_FAULT_LINK_FLAP && !f->down);
+    if (c->link_up != up) {
+        c->link_up = up;
+        trace_e810_link(up);
+        e810_fw_phy_link_changed(c);
+    }
 }
 
 void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6])
@@ -85,13 +107,15 @@ void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6])
     c->tx_budget = E810_TX_BUDGET;
     e810_txsched_init(c, e810_tx_bh);
     e810_rdma_init(c);
-    e810_puda_init(c);
+    e810_rdma_port_init(c);
+    e810_faults_init(c, e810_fault_fire);
     e810_core_reset(c, E810_RESET_POWER_ON);
 }
 
 void e810_core_cleanup(E810Core *c)
 {
-    e810_puda_cleanup(c);
+    e810_faults_cleanup(c);
+    e810_rdma_port_cleanup(c);
     e810_rdma_cleanup(c);
     e810_intr_cleanup(c);
     e810_txsched_cleanup(c);
@@ -101,40 +125,42 @@ void e810_core_cleanup(E810Core *c)
 /* ---- saved state -------------------------------------------------------- */
 
 /*
- * The records of a saved state, in stream order (snap.h).  A block's
- * save writes its record's payload; its load reads it back into a device
- * just reset to power-on, checks every value and re-arms its own timers.
+ * The records of a saved state, in stream order (snap.h), each made of
+ * the parts its blocks declare (E810SnapPart), in order.  Load reads them
+ * into a device just reset to power-on; each part checks every value and
+ * re-arms its own timers.
  */
-typedef struct E810SnapBlock {
+typedef struct E810SnapRecord {
     uint16_t id;
     uint16_t ver;               /* the newest version this device writes */
     const char *name;
-    void (*save)(E810Core *c, E810SnapW *w);
-    bool (*load)(E810Core *c, E810SnapR *r, uint16_t ver);
-} E810SnapBlock;
+    const E810SnapPart *parts[3];   /* unused ones NULL */
+} E810SnapRecord;
 
-static const E810SnapBlock e810_snap_blocks[] = {
-    { E810_SNAP_REGS, 1, "regs", e810_regs_save, e810_regs_load },
-    { E810_SNAP_INTR, 1, "intr", e810_intr_save, e810_intr_load },
-    { E810_SNAP_AQ, 1, "aq", e810_aq_save, e810_aq_load },
-    { E810_SNAP_FW_CORE, 1, "fw.core", e810_fw_core_save, e810_fw_core_load },
-    { E810_SNAP_FW_NVM, 1, "fw.nvm", e810_fw_nvm_save, e810_fw_nvm_load },
-    { E810_SNAP_FW_DDP, 1, "fw.ddp", e810_fw_ddp_save, e810_fw_ddp_load },
-    { E810_SNAP_FW_PHY, 1, "fw.phy", e810_fw_phy_save, e810_fw_phy_load },
-    { E810_SNAP_FW_SWITCH, 1, "fw.sw", e810_fw_switch_save,
-      e810_fw_switch_load },
-    { E810_SNAP_FW_SCHED, 1, "fw.sched", e810_fw_sched_save,
-      e810_fw_sched_load },
-    { E810_SNAP_LAN, 1, "lan", e810_lan_save, e810_lan_load },
-    /* with the device's E810Counters after the scheduler's statistics */
-    { E810_SNAP_TXSCHED, 1, "txsched", e810_txsched_save,
-      e810_txsched_load },
-    { E810_SNAP_RDMA, 1, "rdma", e810_rdma_save, e810_rdma_load },
-    { E810_SNAP_PUDA, 1, "puda", e810_puda_save, e810_puda_load },
-    { E810_SNAP_ENG, 1, "eng", e810_eng_save, e810_eng_load },
+static const E810SnapRecord e810_snap_records[] = {
+    { E810_SNAP_REGS, 1, "regs", { &e810_regs_snap } },
+    { E810_SNAP_INTR, 1, "intr", { &e810_intr_snap } },
+    { E810_SNAP_AQ, 1, "aq", { &e810_aq_snap } },
+    { E810_SNAP_FW_CORE, 1, "fw.core", { &e810_fw_core_snap } },
+    { E810_SNAP_FW_NVM, 1, "fw.nvm", { &e810_fw_nvm_snap } },
+    { E810_SNAP_FW_DDP, 1, "fw.ddp", { &e810_fw_ddp_snap } },
+    { E810_SNAP_FW_PHY, 1, "fw.phy", { &e810_fw_phy_snap } },
+    { E810_SNAP_FW_SWITCH, 1, "fw.sw", { &e810_fw_switch_snap } },
+    { E810_SNAP_FW_SCHED, 1, "fw.sched", { &e810_fw_sched_snap } },
+    { E810_SNAP_LAN, 1, "lan", { &e810_lan_snap } },
+    /* v2: E810Counters.ccqes_dropped */
+    { E810_SNAP_TXSCHED, 2, "txsched",
+      { &e810_txsched_snap, &e810_counters_snap } },
+    /* v2: the pending CCQE */
+    { E810_SNAP_RDMA, 2, "rdma", { &e810_rdma_snap } },
+    { E810_SNAP_PUDA, 1, "puda",
+      { &e810_puda_snap, &e810_rdma_port_snap, &e810_puda_stats_snap } },
+    { E810_SNAP_ENG, 1, "eng", { &e810_eng_snap } },
 };
-#define E810_SNAP_NBLOCKS \
-    (sizeof(e810_snap_blocks) / sizeof(e810_snap_blocks[0]))
+#define E810_SNAP_NRECORDS \
+    (sizeof(e810_snap_records) / sizeof(e810_snap_records[0]))
+#define E810_SNAP_NPARTS \
+    (sizeof(e810_snap_records[0].parts) / sizeof(e810_snap_records[0].parts[0]))
 
 const char *e810_core_unmigratable(E810Core *c)
 {
@@ -162,11 +188,13 @@ bool e810_core_save(E810Core *c, E810SnapW *w, char *err, size_t n)
     e810_snap_put_u8(w, c->link_up);
     e810_snap_put_u64(w, c->mem_used);
     e810_snap_end(w, m);
-    for (size_t i = 0; i < E810_SNAP_NBLOCKS; i++) {
-        const E810SnapBlock *b = &e810_snap_blocks[i];
+    for (size_t i = 0; i < E810_SNAP_NRECORDS; i++) {
+        const E810SnapRecord *b = &e810_snap_records[i];
 
         m = e810_snap_begin(w, b->id, b->ver);
-        b->save(c, w);
+        for (size_t k = 0; k < E810_SNAP_NPARTS && b->parts[k]; k++) {
+            e810_snap_put_part(c, w, b->parts[k]);
+        }
         e810_snap_end(w, m);
     }
     m = e810_snap_begin(w, E810_SNAP_END, 1);
@@ -216,15 +244,16 @@ static bool snap_load(E810Core *c, E810SnapR *r)
     if (!snap_header(c, r)) {
         return false;
     }
-    for (size_t i = 0; i < E810_SNAP_NBLOCKS; i++) {
-        const E810SnapBlock *b = &e810_snap_blocks[i];
+    for (size_t i = 0; i < E810_SNAP_NRECORDS; i++) {
+        const E810SnapRecord *b = &e810_snap_records[i];
 
         if (!e810_snap_open(r, b->id, b->ver, &sub, &ver)) {
             return false;
         }
-        if (!b->load(c, &sub, ver)) {
-            /* a block that refused without a message still names itself */
-            return e810_snap_fail(&sub, "%s: refused", b->name);
+        for (size_t k = 0; k < E810_SNAP_NPARTS && b->parts[k]; k++) {
+            if (!e810_snap_get_part(c, &sub, ver, b->parts[k])) {
+                return false;
+            }
         }
         if (!e810_snap_close(&sub, b->name)) {
             return false;

@@ -88,9 +88,6 @@ void e810_intr_reset(E810Core *c);
 void e810_intr_cleanup(E810Core *c);
 /* Saved state: the vectors' moderation state (snap.h); load re-arms the
  * deferred fires at their saved deadlines. */
-struct E810SnapW;
-struct E810SnapR;
-void e810_intr_save(E810Core *c, struct E810SnapW *w);
-bool e810_intr_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+extern const struct E810SnapPart e810_intr_snap;
 
 #endif

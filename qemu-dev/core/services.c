@@ -337,7 +337,7 @@ static bool regs_get_page(E810SnapR *r, uint32_t *p)
 #endif
 }
 
-void e810_regs_save(E810Core *c, E810SnapW *w)
+static void e810_regs_save(E810Core *c, E810SnapW *w)
 {
     unsigned n = 0;
 
@@ -353,7 +353,7 @@ void e810_regs_save(E810Core *c, E810SnapW *w)
     }
 }
 
-bool e810_regs_load(E810Core *c, E810SnapR *r, uint16_t ver)
+static bool e810_regs_load(E810Core *c, E810SnapR *r, uint16_t ver)
 {
     const unsigned pages = E810_REGFILE_SIZE / 4096;
     uint64_t n, pg;
@@ -376,6 +376,10 @@ bool e810_regs_load(E810Core *c, E810SnapR *r, uint16_t ver)
     }
     return true;
 }
+
+const E810SnapPart e810_regs_snap = {
+    .name = "regs", .save = e810_regs_save, .load = e810_regs_load,
+};
 
 
 /*
@@ -409,17 +413,13 @@ static const E810SnapField counters_fields[] = {
     SF_UX(E810Counters, guest_errors_suppressed),
     SF_UX(E810Counters, mem_refused),
     SF_UX(E810Counters, ccq_overconsumed),
+    SF_UX_SINCE(E810Counters, ccqes_dropped, 2),   /* txsched record v2 */
+    SF_UX_SINCE(E810Counters, faults_injected, 2),
     SF_END
 };
-_Static_assert(sizeof(E810Counters) == 26 * sizeof(uint64_t),
+_Static_assert(sizeof(E810Counters) == 28 * sizeof(uint64_t),
                "a new counter needs its row in counters_fields");
 
-void e810_counters_save(E810Core *c, E810SnapW *w)
-{
-    e810_snap_put_fields(w, counters_fields, &c->stats);
-}
 
-bool e810_counters_load(E810Core *c, E810SnapR *r, uint16_t ver)
-{
-    return e810_snap_get_fields(r, counters_fields, &c->stats, ver, "stats");
-}
+const E810SnapPart e810_counters_snap =
+    E810_SNAP_FLAT("stats", stats, counters_fields, NULL);

@@ -46,6 +46,9 @@ typedef struct E810Counters {
     /* CCQEs the driver took beyond those the engine wrote, seen when the
      * CCQ or the CQP goes (e810_rdma_ccq_check: irdma's unload race). */
     uint64_t ccq_overconsumed;
+    /* CQP completions never written: their CCQ or CQP went first. */
+    uint64_t ccqes_dropped;
+    uint64_t faults_injected;   /* fault.h */
 } E810Counters;
 
 /* Default for mem_limit: room for a few hundred connected QPs. */
@@ -124,12 +127,8 @@ void e810_regs_init(E810Core *c);
 void e810_regs_cleanup(E810Core *c);
 void e810_regs_clear(E810Core *c);
 /* Saved state: the pages written since the last reset (snap.h). */
-struct E810SnapW;
-struct E810SnapR;
-void e810_regs_save(E810Core *c, struct E810SnapW *w);
-bool e810_regs_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+extern const struct E810SnapPart e810_regs_snap;
 /* The device's E810Counters (carried in the TXSCHED record). */
-void e810_counters_save(E810Core *c, struct E810SnapW *w);
-bool e810_counters_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+extern const struct E810SnapPart e810_counters_snap;
 
 #endif

@@ -137,6 +137,7 @@ static bool get_le(E810SnapR *r, uint64_t *v, unsigned n, const char *what)
 {
     uint64_t x = 0;
 
+    *v = 0;                     /* defined on failure too */
     if (r->err->failed) {
         return false;
     }
@@ -156,38 +157,24 @@ static bool get_le(E810SnapR *r, uint64_t *v, unsigned n, const char *what)
     return true;
 }
 
-bool e810_snap_get_u8(E810SnapR *r, uint8_t *v, const char *what)
-{
-    uint64_t x;
-
-    if (!get_le(r, &x, 1, what)) {
-        return false;
+/* The getters below 64 bits: read into a u64, then narrowed (*v is left
+ * as it was on failure). */
+#define SNAP_GET_NARROW(bits)                                               \
+    bool e810_snap_get_u##bits(E810SnapR *r, uint##bits##_t *v,           \
+                               const char *what)                          \
+    {                                                                       \
+        uint64_t x;                                                         \
+                                                                            \
+        if (!get_le(r, &x, (bits) / 8, what)) {                             \
+            return false;                                                   \
+        }                                                                   \
+        *v = x;                                                             \
+        return true;                                                        \
     }
-    *v = x;
-    return true;
-}
 
-bool e810_snap_get_u16(E810SnapR *r, uint16_t *v, const char *what)
-{
-    uint64_t x;
-
-    if (!get_le(r, &x, 2, what)) {
-        return false;
-    }
-    *v = x;
-    return true;
-}
-
-bool e810_snap_get_u32(E810SnapR *r, uint32_t *v, const char *what)
-{
-    uint64_t x;
-
-    if (!get_le(r, &x, 4, what)) {
-        return false;
-    }
-    *v = x;
-    return true;
-}
+SNAP_GET_NARROW(8)
+SNAP_GET_NARROW(16)
+SNAP_GET_NARROW(32)
 
 bool e810_snap_get_u64(E810SnapR *r, uint64_t *v, const char *what)
 {
@@ -498,6 +485,29 @@ bool e810_snap_get_fields(E810SnapR *r, const E810SnapField *t, void *s,
     return e810_snap_ok(r);
 }
 
+/* The live entries among [first, end) of a sparse table, each as its
+ * index and fields; *cnt counts them. */
+static void put_live(E810SnapW *w, const E810SnapField *t, const uint8_t *b,
+                     size_t stride, uint32_t first, uint32_t end,
+                     E810SnapLive *live, uint32_t *cnt)
+{
+    for (uint32_t i = first; i < end; i++) {
+        if (live(b + i * stride)) {
+            e810_snap_put_u32(w, i);
+            e810_snap_put_fields(w, t, b + i * stride);
+            (*cnt)++;
+        }
+    }
+}
+
+/* The count in front of the entries, once they are written. */
+static void put_count_at(E810SnapW *w, size_t at, uint32_t cnt)
+{
+    for (unsigned k = 0; k < 4; k++) {
+        w->buf[at + k] = cnt >> (8 * k);
+    }
+}
+
 void e810_snap_put_sparse(E810SnapW *w, const E810SnapField *t,
                           const void *base, size_t stride, uint32_t n,
                           E810SnapLive *live)
@@ -507,16 +517,8 @@ void e810_snap_put_sparse(E810SnapW *w, const E810SnapField *t,
     uint32_t cnt = 0;
 
     e810_snap_put_u32(w, 0);            /* the count, filled in below */
-    for (uint32_t i = 0; i < n; i++) {
-        if (live(b + i * stride)) {
-            e810_snap_put_u32(w, i);
-            e810_snap_put_fields(w, t, b + i * stride);
-            cnt++;
-        }
-    }
-    for (unsigned k = 0; k < 4; k++) {
-        w->buf[at + k] = cnt >> (8 * k);
-    }
+    put_live(w, t, b, stride, 0, n, live, &cnt);
+    put_count_at(w, at, cnt);
 }
 
 void e810_snap_put_sparse_map(E810SnapW *w, const E810SnapField *t,
@@ -533,18 +535,11 @@ void e810_snap_put_sparse_map(E810SnapW *w, const E810SnapField *t,
         for (uint64_t m = map[w0]; m; m &= m - 1) {
             uint32_t first = (w0 * 64 + (uint32_t)__builtin_ctzll(m)) * chunk;
 
-            for (uint32_t i = first; i < first + chunk && i < n; i++) {
-                if (live(b + i * stride)) {
-                    e810_snap_put_u32(w, i);
-                    e810_snap_put_fields(w, t, b + i * stride);
-                    cnt++;
-                }
-            }
+            put_live(w, t, b, stride, first,
+                     first + chunk < n ? first + chunk : n, live, &cnt);
         }
     }
-    for (unsigned k = 0; k < 4; k++) {
-        w->buf[at + k] = cnt >> (8 * k);
-    }
+    put_count_at(w, at, cnt);
 }
 
 bool e810_snap_get_sparse(E810SnapR *r, const E810SnapField *t, void *base,
@@ -575,4 +570,34 @@ bool e810_snap_get_sparse(E810SnapR *r, const E810SnapField *t, void *base,
         }
     }
     return e810_snap_ok(r);
+}
+
+/* ---- parts -------------------------------------------------------------- */
+
+void e810_snap_put_part(E810Core *c, E810SnapW *w, const E810SnapPart *p)
+{
+    if (p->fields) {
+        e810_snap_put_fields(w, p->fields, (uint8_t *)c + p->off);
+    } else {
+        p->save(c, w);
+    }
+}
+
+bool e810_snap_get_part(E810Core *c, E810SnapR *r, uint16_t ver,
+                        const E810SnapPart *p)
+{
+    bool ok;
+
+    if (p->fields) {
+        ok = e810_snap_get_fields(r, p->fields, (uint8_t *)c + p->off, ver,
+                                  p->name) &&
+             (!p->check || p->check(c, r));
+    } else {
+        ok = p->load(c, r, ver);
+    }
+    if (!ok && !r->err->failed) {
+        /* a part that refused without a message still names itself */
+        return e810_snap_fail(r, "%s: refused", p->name);
+    }
+    return ok;
 }

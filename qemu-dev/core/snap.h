@@ -145,6 +145,11 @@ typedef struct E810SnapField {
     { .name = #f, .off = offsetof(T, f), .size = E810_SF_FSIZE(T, f), \
       .count = 1, .kind = E810_SF_U, .since = 1, .lo = (lo_), .hi = (hi_) }
 #define SF_UX(T, f)             SF_U(T, f, 0, E810_SF_MAXU(T, f))
+/* An unsigned scalar added in record version @v (older records leave it). */
+#define SF_UX_SINCE(T, f, v) \
+    { .name = #f, .off = offsetof(T, f), .size = E810_SF_FSIZE(T, f), \
+      .count = 1, .kind = E810_SF_U, .since = (v), \
+      .lo = 0, .hi = E810_SF_MAXU(T, f) }
 #define SF_S(T, f, lo_, hi_) \
     { .name = #f, .off = offsetof(T, f), .size = E810_SF_FSIZE(T, f), \
       .count = 1, .kind = E810_SF_S, .since = 1, \
@@ -180,6 +185,36 @@ void e810_snap_put_fields(E810SnapW *w, const E810SnapField *t, const void *s);
  * prefixes the names in messages ("rdma.cq[3]"). */
 bool e810_snap_get_fields(E810SnapR *r, const E810SnapField *t, void *s,
                           uint16_t ver, const char *path);
+
+/*
+ * A part of a record: what one block saves.  Most blocks are flat: the
+ * struct at @off in the E810Core, described by @fields, which
+ * e810_snap_put_part / e810_snap_get_part write and read (then @check,
+ * may be NULL, refuses values that are wrong together and rebuilds what
+ * derives from them: timers to re-arm, derived fields).  The others
+ * (sparse tables, rings, state written only with other state) give their
+ * own @save and @load instead.  A block declares its part once, in its
+ * .c file, and its header names it (extern const struct E810SnapPart).
+ */
+typedef struct E810SnapPart {
+    const char *name;           /* prefix of the names in messages */
+    size_t off;
+    const E810SnapField *fields;
+    bool (*check)(E810Core *c, E810SnapR *r);
+    void (*save)(E810Core *c, E810SnapW *w);
+    bool (*load)(E810Core *c, E810SnapR *r, uint16_t ver);
+} E810SnapPart;
+
+/* A flat part: the E810Core member @member (may be nested, "fw.phy")
+ * described by @table; @chk as @check. */
+#define E810_SNAP_FLAT(name_, member, table, chk) \
+    { .name = (name_), .off = offsetof(E810Core, member), \
+      .fields = (table), .check = (chk) }
+
+void e810_snap_put_part(E810Core *c, E810SnapW *w, const E810SnapPart *p);
+/* false (and the error recorded, naming the part) if refused. */
+bool e810_snap_get_part(E810Core *c, E810SnapR *r, uint16_t ver,
+                        const E810SnapPart *p);
 
 /*
  * A sparse table: the entries for which @live is true, as

@@ -208,13 +208,9 @@ static const E810SnapField txsched_stats_fields[] = {
     SF_END
 };
 
-void e810_txsched_save(E810Core *c, E810SnapW *w)
-{
-    e810_snap_put_fields(w, txsched_stats_fields, &c->txs.stats);
-    e810_counters_save(c, w);
-}
 
-bool e810_txsched_load(E810Core *c, E810SnapR *r, uint16_t ver)
+/* Load leaves the device unblocked (the backend's frames are gone). */
+static bool txsched_check(E810Core *c, E810SnapR *r)
 {
     E810TxSched *t = &c->txs;
 
@@ -222,7 +218,9 @@ bool e810_txsched_load(E810Core *c, E810SnapR *r, uint16_t ver)
     t->queued = 0;
     t->blocked_at = 0;
     e810_timer_del(t->grace);
-    return e810_snap_get_fields(r, txsched_stats_fields, &t->stats, ver,
-                                "txsched.stats") &&
-           e810_counters_load(c, r, ver);
+    return true;
 }
+
+const E810SnapPart e810_txsched_snap =
+    E810_SNAP_FLAT("txsched.stats", txs.stats, txsched_stats_fields,
+                   txsched_check);

@@ -111,9 +111,6 @@ bool e810_txsched_bh_start(E810Core *c);
  * device unblocked: the frames the source's backend held are gone with
  * it, as on a lossy wire.
  */
-struct E810SnapW;
-struct E810SnapR;
-void e810_txsched_save(E810Core *c, struct E810SnapW *w);
-bool e810_txsched_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+extern const struct E810SnapPart e810_txsched_snap;
 
 #endif

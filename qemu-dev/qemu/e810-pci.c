@@ -28,26 +28,11 @@
 
 #include "../core/e810.h"
 #include "../core/snap.h"
+#include "../core/pci.h"
 #include "../trace.h"
 
 #define TYPE_E810 "e810"
 OBJECT_DECLARE_SIMPLE_TYPE(E810PCIState, E810)
-
-#define E810_VENDOR_ID          PCI_VENDOR_ID_INTEL
-#define E810_DEVICE_ID          0x159B  /* E810-XXV SFP */
-#define E810_SUBSYS_ID          0x0003  /* not an E810-T (those pull in GNSS) */
-#define E810_REVISION           0x02
-
-#define E810_MSIX_BAR           3
-#define E810_MSIX_BAR_SIZE      (64 * KiB)
-#define E810_MSIX_TABLE_OFF     0x0000
-#define E810_MSIX_PBA_OFF       0x8000
-
-/* Config-space layout (standard capabilities, then extended ones). */
-#define E810_PCI_CAP_PM         0x40
-#define E810_PCI_CAP_MSIX       0x70
-#define E810_PCI_CAP_PCIE       0xA0
-#define E810_PCI_EXTCAP_DSN     0x100
 
 struct E810PCIState {
     PCIDevice parent_obj;
@@ -69,6 +54,9 @@ struct E810PCIState {
     uint32_t snap_len;
     Error *blocker;
     VMChangeStateEntry *vm_change;
+
+    /* Faults asked for (fault property, qom-set): the last spec. */
+    char *fault;
 
     E810Core core;
 };
@@ -335,14 +323,6 @@ static void e810_vm_change(void *opaque, bool running, RunState state);
 
 /* ---- PCI ---------------------------------------------------------------- */
 
-/* EUI-64 from the MAC: unique per VM as long as the MACs are. */
-static uint64_t e810_dsn_from_mac(const uint8_t *m)
-{
-    return (uint64_t)m[0] << 56 | (uint64_t)m[1] << 48 | (uint64_t)m[2] << 40 |
-           0xFFull << 32 | 0xFEull << 24 |
-           (uint64_t)m[3] << 16 | (uint64_t)m[4] << 8 | m[5];
-}
-
 static void e810_pci_realize(PCIDevice *pdev, Error **errp)
 {
     E810PCIState *s = E810(pdev);
@@ -360,8 +340,8 @@ static void e810_pci_realize(PCIDevice *pdev, Error **errp)
                      PCI_BASE_ADDRESS_MEM_TYPE_64 |
                      PCI_BASE_ADDRESS_MEM_PREFETCH, &s->mmio);
 
-    memory_region_init(&s->msix, OBJECT(s), "e810-msix", E810_MSIX_BAR_SIZE);
-    pci_register_bar(pdev, E810_MSIX_BAR, PCI_BASE_ADDRESS_SPACE_MEMORY |
+    memory_region_init(&s->msix, OBJECT(s), "e810-msix", E810_PCI_MSIX_BAR_SIZE);
+    pci_register_bar(pdev, E810_PCI_MSIX_BAR, PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64 |
                      PCI_BASE_ADDRESS_MEM_PREFETCH, &s->msix);
 
@@ -378,8 +358,8 @@ static void e810_pci_realize(PCIDevice *pdev, Error **errp)
                  PCI_PM_CTRL_PME_STATUS);
 
     ret = msix_init(pdev, E810_MSIX_VECTORS,
-                    &s->msix, E810_MSIX_BAR, E810_MSIX_TABLE_OFF,
-                    &s->msix, E810_MSIX_BAR, E810_MSIX_PBA_OFF,
+                    &s->msix, E810_PCI_MSIX_BAR, E810_PCI_MSIX_TABLE_OFF,
+                    &s->msix, E810_PCI_MSIX_BAR, E810_PCI_MSIX_PBA_OFF,
                     E810_PCI_CAP_MSIX, errp);
     if (ret < 0) {
         return;
@@ -398,7 +378,7 @@ static void e810_pci_realize(PCIDevice *pdev, Error **errp)
 
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     if (!s->dsn) {
-        s->dsn = e810_dsn_from_mac(s->conf.macaddr.a);
+        s->dsn = e810_pci_dsn_from_mac(s->conf.macaddr.a);
     }
     pcie_dev_ser_num_init(pdev, E810_PCI_EXTCAP_DSN, s->dsn);
 
@@ -409,6 +389,14 @@ static void e810_pci_realize(PCIDevice *pdev, Error **errp)
 
     e810_core_init(&s->core, &host, s->conf.macaddr.a);
     s->core.mem_limit = s->mem_limit;
+    if (s->fault && *s->fault) {
+        char err[200];
+
+        /* Checked when set: it arms. */
+        if (!e810_fault_arm(&s->core, s->fault, err, sizeof(err))) {
+            error_report("e810: fault=%s: %s", s->fault, err);
+        }
+    }
     e810_set_link(&s->core, !qemu_get_queue(s->nic)->link_down);
     s->vm_change = qemu_add_vm_change_state_handler(e810_vm_change, s);
 
@@ -416,6 +404,31 @@ static void e810_pci_realize(PCIDevice *pdev, Error **errp)
              s->conf.macaddr.a[0], s->conf.macaddr.a[1], s->conf.macaddr.a[2],
              s->conf.macaddr.a[3], s->conf.macaddr.a[4], s->conf.macaddr.a[5]);
     trace_e810_pci_realize(macstr, s->dsn);
+}
+
+/* The fault property (docs/faults.md): set before realize it is armed
+ * then; set on a running device (qom-set) it is armed at once. */
+static char *e810_get_fault(Object *obj, Error **errp)
+{
+    return g_strdup(E810(obj)->fault ? E810(obj)->fault : "");
+}
+
+static void e810_set_fault(Object *obj, const char *value, Error **errp)
+{
+    E810PCIState *s = E810(obj);
+    char err[200];
+
+    if (!e810_fault_check(value, err, sizeof(err))) {
+        error_setg(errp, "e810: fault: %s", err);
+        return;
+    }
+    if (DEVICE(obj)->realized &&
+        !e810_fault_arm(&s->core, value, err, sizeof(err))) {
+        error_setg(errp, "e810: fault: %s", err);
+        return;
+    }
+    g_free(s->fault);
+    s->fault = g_strdup(value);
 }
 
 static void e810_pci_exit(PCIDevice *pdev)
@@ -435,6 +448,8 @@ static void e810_pci_exit(PCIDevice *pdev)
     qemu_del_vm_change_state_handler(s->vm_change);
     g_free(s->snap);
     s->snap = NULL;
+    g_free(s->fault);
+    s->fault = NULL;
     qemu_purge_queued_packets(qemu_get_queue(s->nic));
     qemu_del_nic(s->nic);
     e810_core_cleanup(&s->core);
@@ -589,17 +604,21 @@ static void e810_class_init(ObjectClass *klass, void *data)
 
     k->realize = e810_pci_realize;
     k->exit = e810_pci_exit;
-    k->vendor_id = E810_VENDOR_ID;
-    k->device_id = E810_DEVICE_ID;
-    k->revision = E810_REVISION;
+    k->vendor_id = E810_PCI_VENDOR_ID;
+    k->device_id = E810_PCI_DEVICE_ID;
+    k->revision = E810_PCI_REVISION;
     k->class_id = PCI_CLASS_NETWORK_ETHERNET;
-    k->subsystem_vendor_id = E810_VENDOR_ID;
-    k->subsystem_id = E810_SUBSYS_ID;
+    k->subsystem_vendor_id = E810_PCI_VENDOR_ID;
+    k->subsystem_id = E810_PCI_SUBSYS_ID;
 
     dc->desc = "Intel E810-XXV Ethernet Controller (ice, irdma)";
     dc->vmsd = &e810_vmstate;
     rc->phases.hold = e810_qdev_reset_hold;
     device_class_set_props(dc, e810_properties);
+    object_class_property_add_str(klass, "fault", e810_get_fault,
+                                  e810_set_fault);
+    object_class_property_set_description(klass, "fault",
+        "faults to inject (docs/faults.md), e.g. link-flap:at=3:count=2");
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 

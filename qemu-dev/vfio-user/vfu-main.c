@@ -411,7 +411,7 @@ static void usage(void)
             "[--pcap FILE]\n"
             "       [--trace PATTERN]... [--trace-file FILE] [--trace-timestamps]\n"
             "       [--user USER[:GROUP]] [--no-seccomp] [--no-keeper] "
-            "[-v]\n");
+            "[--fault SPEC] [-v]\n");
     exit(2);
 }
 
@@ -445,7 +445,7 @@ static bool parse_u64(const char *str, uint64_t *v)
 enum {
     OPT_SOCKET = 256, OPT_LINK_LISTEN, OPT_LINK_CONNECT, OPT_MAC, OPT_DSN,
     OPT_MEM_LIMIT, OPT_PCAP, OPT_TRACE, OPT_TRACE_FILE, OPT_NO_SECCOMP, OPT_TRACE_TIMESTAMPS,
-    OPT_NO_KEEPER, OPT_USER,
+    OPT_NO_KEEPER, OPT_USER, OPT_FAULT,
 };
 
 static VfuServer server;
@@ -505,7 +505,18 @@ static void start_keeper(VfuServer *s, int cfd, VfuLink *l, bool sandbox)
 }
 static VfuLink link_state;
 
-int main(int argc, char **argv)
+/* What the command line asks for besides the device's configuration. */
+typedef struct VfuArgs {
+    const char *sock_path, *pcap_file, *trace_file, *user, *fault;
+    bool no_seccomp, no_keeper, verbose;
+    bool as_root;
+    uid_t uid;                  /* who the server runs as once set up */
+    gid_t gid;
+} VfuArgs;
+
+/* The options into @a, @cfg and the link; 0, or the exit status. */
+static int parse_args(int argc, char **argv, VfuArgs *a, VfuConfig *cfg,
+                      VfuLink *l)
 {
     static const struct option opts[] = {
         { "socket", required_argument, NULL, OPT_SOCKET },
@@ -520,32 +531,17 @@ int main(int argc, char **argv)
         { "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
         { "no-keeper", no_argument, NULL, OPT_NO_KEEPER },
         { "user", required_argument, NULL, OPT_USER },
+        { "fault", required_argument, NULL, OPT_FAULT },
         { "trace-timestamps", no_argument, NULL, OPT_TRACE_TIMESTAMPS },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    VfuConfig cfg = {
-        .mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
-        .mem_limit = E810_MEM_LIMIT_DEFAULT,
-    };
-    const char *sock_path = NULL, *pcap_file = NULL, *trace_file = NULL;
-    const char *user = NULL;
-    bool as_root = geteuid() == 0;
-    uid_t uid = getuid();
-    gid_t gid = getgid();
-    bool no_seccomp = false, no_keeper = false, verbose = false;
-    VfuLink *l = &link_state;
-    VfuServer *s = &server;
-    struct sockaddr_un sa;
-    int lfd, cfd, opt, status = 0;
-    bool sandboxed = false;
+    int opt;
 
-    e810_trace_file = stderr;
-    l->fd = l->listen_fd = l->broker = -1;
     while ((opt = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
         switch (opt) {
         case OPT_SOCKET:
-            sock_path = optarg;
+            a->sock_path = optarg;
             break;
         case OPT_LINK_LISTEN:
         case OPT_LINK_CONNECT:
@@ -556,118 +552,116 @@ int main(int argc, char **argv)
             l->listen_mode = opt == OPT_LINK_LISTEN;
             break;
         case OPT_MAC:
-            if (!parse_mac(optarg, cfg.mac)) {
+            if (!parse_mac(optarg, cfg->mac)) {
                 fprintf(stderr, "e810-vfio-user: bad --mac %s\n", optarg);
                 return 2;
             }
             break;
         case OPT_DSN:
-            if (!parse_u64(optarg, &cfg.dsn)) {
-                fprintf(stderr, "e810-vfio-user: bad --dsn %s\n", optarg);
-                return 2;
-            }
-            break;
         case OPT_MEM_LIMIT:
-            if (!parse_u64(optarg, &cfg.mem_limit)) {
-                fprintf(stderr, "e810-vfio-user: bad --mem-limit %s\n", optarg);
+            if (!parse_u64(optarg, opt == OPT_DSN ? &cfg->dsn :
+                                   &cfg->mem_limit)) {
+                fprintf(stderr, "e810-vfio-user: bad --%s %s\n",
+                        opt == OPT_DSN ? "dsn" : "mem-limit", optarg);
                 return 2;
             }
             break;
         case OPT_PCAP:
-            pcap_file = optarg;
+            a->pcap_file = optarg;
             break;
         case OPT_TRACE:
             trace_enable(optarg);
             break;
         case OPT_TRACE_FILE:
-            trace_file = optarg;
+            a->trace_file = optarg;
             break;
         case OPT_TRACE_TIMESTAMPS:
             e810_trace_timestamps = true;
             break;
         case OPT_NO_SECCOMP:
-            no_seccomp = true;
+            a->no_seccomp = true;
             break;
         case OPT_NO_KEEPER:
-            no_keeper = true;
+            a->no_keeper = true;
             break;
         case OPT_USER:
-            user = optarg;
+            a->user = optarg;
+            break;
+        case OPT_FAULT:
+            a->fault = optarg;
             break;
         case 'v':
-            verbose = true;
+            a->verbose = true;
             break;
         default:
             usage();
         }
     }
-    if (!sock_path || optind != argc) {
+    if (!a->sock_path || optind != argc) {
         usage();
     }
-    /* Started as root, the server runs as --user (default nobody) once
-     * it has opened what it needs; otherwise as whoever started it. */
-    if (as_root || user) {
-        const char *u = user ? user : VFU_DEFAULT_USER;
+    return 0;
+}
 
-        if (!vfu_user_parse(u, &uid, &gid)) {
-            if (user) {
-                return 2;
-            }
-            uid = gid = 65534;
-        }
-        if (!as_root && (uid != getuid() || gid != getgid())) {
-            fprintf(stderr, "e810-vfio-user: --user %s: only root can switch "
-                    "user\n", user);
+/* Started as root, the server runs as --user (default nobody) once it
+ * has opened what it needs; otherwise as whoever started it.  0, or the
+ * exit status. */
+static int resolve_user(VfuArgs *a)
+{
+    const char *u = a->user ? a->user : VFU_DEFAULT_USER;
+
+    if (!a->as_root && !a->user) {
+        return 0;
+    }
+    if (!vfu_user_parse(u, &a->uid, &a->gid)) {
+        if (a->user) {
             return 2;
         }
+        a->uid = a->gid = 65534;
     }
-    if (trace_file) {
-        e810_trace_file = fopen(trace_file, "w");
-        if (!e810_trace_file) {
-            perror(trace_file);
-            return 1;
+    if (!a->as_root && (a->uid != getuid() || a->gid != getgid())) {
+        fprintf(stderr, "e810-vfio-user: --user %s: only root can switch "
+                "user\n", a->user);
+        return 2;
+    }
+    return 0;
+}
+
+/* A listening unix socket at @path (an old one replaced); -1 if not. */
+static int listen_at(const char *path)
+{
+    struct sockaddr_un sa;
+    int fd = unix_socket(path, &sa);
+
+    unlink(path);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+        listen(fd, 1) < 0) {
+        fprintf(stderr, "e810-vfio-user: %s: %s\n", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
         }
-        setvbuf(e810_trace_file, NULL, _IOLBF, 0);
+        return -1;
     }
-    signal(SIGPIPE, SIG_IGN);
+    return fd;
+}
 
-    vfu_server_init(s, &cfg);
-    /*
-     * The port's link is up whether or not a peer is on the socket, as
-     * with the in-QEMU device on a -netdev stream (QEMU tells a NIC of no
-     * peer coming or going): a guest that outlives its peer keeps its
-     * link, frames sent meanwhile are dropped and counted.
-     */
-    vfu_set_link(s, true);
-    l->s = s;
-    if (pcap_file) {
-        pcap_open(l, pcap_file);
-    }
-    if (l->path) {
-        s->send_frame = link_send_frame;
-        s->link_opaque = l;
-    }
+/* The client's socket and, in listen mode, the link's; then the one
+ * client.  Its connection, or -1. */
+static int open_sockets(const VfuArgs *a, VfuLink *l)
+{
+    int lfd = listen_at(a->sock_path), cfd;
 
-    lfd = unix_socket(sock_path, &sa);
-    unlink(sock_path);
-    if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-        listen(lfd, 1) < 0) {
-        fprintf(stderr, "e810-vfio-user: %s: %s\n", sock_path, strerror(errno));
-        return 1;
+    if (lfd < 0) {
+        return -1;
     }
-    fprintf(stderr, "e810-vfio-user: listening on %s\n", sock_path);
+    fprintf(stderr, "e810-vfio-user: listening on %s\n", a->sock_path);
     if (l->path && l->listen_mode) {
-        l->listen_fd = unix_socket(l->path, &sa);
-        unlink(l->path);
-        if (l->listen_fd < 0 ||
-            bind(l->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-            listen(l->listen_fd, 1) < 0) {
-            fprintf(stderr, "e810-vfio-user: %s: %s\n", l->path,
-                    strerror(errno));
-            return 1;
+        l->listen_fd = listen_at(l->path);
+        if (l->listen_fd < 0) {
+            return -1;
         }
         /* Its peer may run as the same unprivileged user. */
-        if (as_root && chown(l->path, uid, gid) < 0) {
+        if (a->as_root && chown(l->path, a->uid, a->gid) < 0) {
             perror(l->path);
         }
     }
@@ -676,126 +670,123 @@ int main(int argc, char **argv)
     } while (cfd < 0 && errno == EINTR);
     if (cfd < 0) {
         perror("e810-vfio-user: accept");
-        return 1;
+        return -1;
     }
     /* One client per run: the socket file goes with the listener. */
     close(lfd);
-    unlink(sock_path);
-    /* The link's first connection while the peer's socket may still be
-     * one only the starting user can open; later ones through the
-     * keeper. */
-    if (l->path && !l->listen_mode) {
-        l->give_up_at = vfu_clock_ns() + LINK_RETRY_FOR_NS;
-        link_try_connect(l);
-    }
-    /* Everything that needed them is open: the keeper and the device go
-     * on without, as --user. */
-    if (!vfu_drop_privileges(as_root, uid, gid)) {
-        return 1;
-    }
-    if (!vfu_sandbox_available() && !no_seccomp && verbose) {
-        fprintf(stderr, "e810-vfio-user: built without seccomp\n");
-    }
-    sandboxed = !no_seccomp && vfu_sandbox_available();
-    if (!no_keeper) {
-        start_keeper(s, cfd, l, sandboxed);
-    }
-    /* Before anything is read from the client or the keeper. */
-    if (sandboxed) {
-        if (!vfu_sandbox_device(l->listen_fd)) {
-            return 1;
-        }
-        l->sandboxed = true;
-    }
-    vfu_server_attach(s, cfd);
-    if (verbose) {
-        fprintf(stderr, "e810-vfio-user: client connected\n");
-    }
+    unlink(a->sock_path);
+    return cfd;
+}
 
-    for (;;) {
-        struct pollfd pfd[4];
-        unsigned n = 0, ic, il = ~0u, ia = ~0u, ib = ~0u;
-        int64_t now = vfu_clock_ns(), next = vfu_timers_next(s);
-        int timeout = -1;
-        bool bh_pending = false;
+/* The fds one loop iteration waits on, and where each is in pfd[]. */
+typedef struct LoopFds {
+    struct pollfd pfd[4];
+    unsigned n, client, link, accept, broker;
+} LoopFds;
 
-        for (unsigned i = 0; i < s->nbhs; i++) {
-            bh_pending |= s->bhs[i]->scheduled;
-        }
-        if (l->path && !l->listen_mode && l->fd < 0) {
-            if (l->ever_up || now < l->give_up_at) {
-                if (now >= l->retry_at) {
-                    link_try_connect(l);
-                }
-                if (l->fd < 0 && (next < 0 || l->retry_at < next)) {
-                    next = l->retry_at;
-                }
-            }
-        }
-        if (next >= 0) {
-            int64_t ms = next > now ? (next - now + 999999) / 1000000 : 0;
+/* How long the loop may sleep (ms, -1: until an fd), retrying the
+ * link's connection when it is due. */
+static int loop_timeout(VfuServer *s, VfuLink *l)
+{
+    int64_t now = vfu_clock_ns(), next = vfu_timers_next(s);
+    bool bh_pending = false;
 
-            timeout = ms > 1000 ? 1000 : (int)ms;
+    if (l->path && !l->listen_mode && l->fd < 0 &&
+        (l->ever_up || now < l->give_up_at)) {
+        if (now >= l->retry_at) {
+            link_try_connect(l);
         }
-        if (bh_pending || (l->fd >= 0 && l->rx_len >= 4 &&
-                           e810_can_receive(&s->core))) {
-            timeout = 0;
+        if (l->fd < 0 && (next < 0 || l->retry_at < next)) {
+            next = l->retry_at;
         }
-        ic = n;
-        pfd[n++] = (struct pollfd){ .fd = s->sock, .events = POLLIN };
-        if (l->fd >= 0) {
-            il = n;
-            pfd[n++] = (struct pollfd){
-                .fd = l->fd,
-                .events = (e810_can_receive(&s->core) ? POLLIN : 0) |
-                          (l->q_len ? POLLOUT : 0),
-            };
-        }
-        if (l->listen_fd >= 0) {
-            ia = n;
-            pfd[n++] = (struct pollfd){ .fd = l->listen_fd, .events = POLLIN };
-        }
-        if (l->broker >= 0 && l->broker_wait) {
-            ib = n;
-            pfd[n++] = (struct pollfd){ .fd = l->broker, .events = POLLIN };
-        }
-        if (poll(pfd, n, timeout) < 0 && errno != EINTR) {
-            perror("e810-vfio-user: poll");
+    }
+    for (unsigned i = 0; i < s->nbhs; i++) {
+        bh_pending |= s->bhs[i]->scheduled;
+    }
+    if (bh_pending || (l->fd >= 0 && l->rx_len >= 4 &&
+                       e810_can_receive(&s->core))) {
+        return 0;
+    }
+    if (next < 0) {
+        return -1;
+    }
+    now = next > now ? (next - now + 999999) / 1000000 : 0;
+    return now > 1000 ? 1000 : (int)now;
+}
+
+static void loop_fds(VfuServer *s, VfuLink *l, LoopFds *f)
+{
+    f->n = 0;
+    f->link = f->accept = f->broker = ~0u;
+    f->client = f->n;
+    f->pfd[f->n++] = (struct pollfd){ .fd = s->sock, .events = POLLIN };
+    if (l->fd >= 0) {
+        f->link = f->n;
+        f->pfd[f->n++] = (struct pollfd){
+            .fd = l->fd,
+            .events = (e810_can_receive(&s->core) ? POLLIN : 0) |
+                      (l->q_len ? POLLOUT : 0),
+        };
+    }
+    if (l->listen_fd >= 0) {
+        f->accept = f->n;
+        f->pfd[f->n++] = (struct pollfd){ .fd = l->listen_fd, .events = POLLIN };
+    }
+    if (l->broker >= 0 && l->broker_wait) {
+        f->broker = f->n;
+        f->pfd[f->n++] = (struct pollfd){ .fd = l->broker, .events = POLLIN };
+    }
+}
+
+/* Up to LOOP_MSGS_MAX client messages: 1 go on, 0 the client left, -1
+ * its connection failed. */
+static int loop_client(VfuServer *s, bool verbose)
+{
+    int rc = 1;
+
+    for (unsigned i = 0; i < LOOP_MSGS_MAX && rc > 0; i++) {
+        struct pollfd more = { .fd = s->sock, .events = POLLIN };
+
+        if (i && poll(&more, 1, 0) <= 0) {
             break;
         }
+        rc = vfu_server_recv(s);
+    }
+    if (rc <= 0 && (verbose || rc < 0)) {
+        fprintf(stderr, "e810-vfio-user: client %s\n",
+                rc ? "connection failed" : "disconnected");
+    }
+    return rc > 0 ? 1 : rc;
+}
 
-        if (pfd[ic].revents) {
-            int rc = 1;
+/* The server's loop, until the client goes or the device breaks: the
+ * exit status. */
+static int serve(VfuServer *s, VfuLink *l, bool verbose)
+{
+    for (;;) {
+        LoopFds f;
+        int rc;
 
-            for (unsigned i = 0; i < LOOP_MSGS_MAX && rc > 0; i++) {
-                struct pollfd more = { .fd = s->sock, .events = POLLIN };
-
-                if (i && poll(&more, 1, 0) <= 0) {
-                    break;
-                }
-                rc = vfu_server_recv(s);
-            }
-            if (rc <= 0) {
-                status = rc < 0;
-                if (verbose || rc < 0) {
-                    fprintf(stderr, "e810-vfio-user: client %s\n",
-                            rc ? "connection failed" : "disconnected");
-                }
-                break;
-            }
+        loop_fds(s, l, &f);
+        if (poll(f.pfd, f.n, loop_timeout(s, l)) < 0 && errno != EINTR) {
+            perror("e810-vfio-user: poll");
+            return 0;
         }
-        if (ia != ~0u && pfd[ia].revents) {
+        if (f.pfd[f.client].revents && (rc = loop_client(s, verbose)) <= 0) {
+            return rc < 0;
+        }
+        if (f.accept != ~0u && f.pfd[f.accept].revents) {
             link_accept(l);
         }
-        if (ib != ~0u && pfd[ib].revents) {
+        if (f.broker != ~0u && f.pfd[f.broker].revents) {
             link_broker_reply(l);
         }
-        if (il != ~0u && l->fd >= 0) {
-            if (pfd[il].revents & POLLOUT) {
+        if (f.link != ~0u && l->fd >= 0) {
+            if (f.pfd[f.link].revents & POLLOUT) {
                 link_flush(l);
             }
             if (l->fd >= 0) {
-                link_rx(l, pfd[il].revents & (POLLIN | POLLHUP | POLLERR));
+                link_rx(l, f.pfd[f.link].revents & (POLLIN | POLLHUP | POLLERR));
             }
         } else if (l->fd >= 0) {
             link_rx(l, false);
@@ -809,8 +800,7 @@ int main(int argc, char **argv)
         vfu_run_deferred(s);
         link_settle(l);
         if (s->broken) {
-            status = 1;
-            break;
+            return 1;
         }
         if (l->path && !l->listen_mode && !l->ever_up &&
             vfu_clock_ns() >= l->give_up_at && l->fd < 0) {
@@ -819,8 +809,13 @@ int main(int argc, char **argv)
             l->path = NULL;
         }
     }
+}
 
-    if (verbose) {
+/* Close everything and leave with @status. */
+static int finish(VfuServer *s, VfuLink *l, const VfuArgs *a, bool sandboxed,
+                  int status)
+{
+    if (a->verbose) {
         fprintf(stderr, "e810-vfio-user: %" PRIu64 " bad requests, %" PRIu64
                 " DMA misses, link drops tx %" PRIu64 " rx %" PRIu64 "\n",
                 s->stats.bad_msgs, s->stats.dma_miss, l->tx_drops,
@@ -851,4 +846,99 @@ int main(int argc, char **argv)
         syscall(SYS_exit_group, status);
     }
     return status;
+}
+
+int main(int argc, char **argv)
+{
+    VfuConfig cfg = {
+        .mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
+        .mem_limit = E810_MEM_LIMIT_DEFAULT,
+    };
+    VfuArgs a = {
+        .as_root = geteuid() == 0, .uid = getuid(), .gid = getgid(),
+    };
+    VfuLink *l = &link_state;
+    VfuServer *s = &server;
+    bool sandboxed;
+    int cfd, rc;
+
+    e810_trace_file = stderr;
+    l->fd = l->listen_fd = l->broker = -1;
+    rc = parse_args(argc, argv, &a, &cfg, l);
+    if (!rc) {
+        rc = resolve_user(&a);
+    }
+    if (rc) {
+        return rc;
+    }
+    if (a.trace_file) {
+        e810_trace_file = fopen(a.trace_file, "w");
+        if (!e810_trace_file) {
+            perror(a.trace_file);
+            return 1;
+        }
+        setvbuf(e810_trace_file, NULL, _IOLBF, 0);
+    }
+    signal(SIGPIPE, SIG_IGN);
+
+    vfu_server_init(s, &cfg);
+    if (a.fault) {
+        char err[200];
+
+        /* docs/faults.md; its times count from here. */
+        if (!e810_fault_arm(&s->core, a.fault, err, sizeof(err))) {
+            fprintf(stderr, "e810-vfio-user: --fault %s: %s\n", a.fault, err);
+            return 2;
+        }
+    }
+    /*
+     * The port's link is up whether or not a peer is on the socket, as
+     * with the in-QEMU device on a -netdev stream (QEMU tells a NIC of no
+     * peer coming or going): a guest that outlives its peer keeps its
+     * link, frames sent meanwhile are dropped and counted.
+     */
+    vfu_set_link(s, true);
+    l->s = s;
+    if (a.pcap_file) {
+        pcap_open(l, a.pcap_file);
+    }
+    if (l->path) {
+        s->send_frame = link_send_frame;
+        s->link_opaque = l;
+    }
+    cfd = open_sockets(&a, l);
+    if (cfd < 0) {
+        return 1;
+    }
+    /* The link's first connection while the peer's socket may still be
+     * one only the starting user can open; later ones through the
+     * keeper. */
+    if (l->path && !l->listen_mode) {
+        l->give_up_at = vfu_clock_ns() + LINK_RETRY_FOR_NS;
+        link_try_connect(l);
+    }
+    /* Everything that needed them is open: the keeper and the device go
+     * on without, as --user. */
+    if (!vfu_drop_privileges(a.as_root, a.uid, a.gid)) {
+        return 1;
+    }
+    if (!vfu_sandbox_available() && !a.no_seccomp && a.verbose) {
+        fprintf(stderr, "e810-vfio-user: built without seccomp\n");
+    }
+    sandboxed = !a.no_seccomp && vfu_sandbox_available();
+    if (!a.no_keeper) {
+        start_keeper(s, cfd, l, sandboxed);
+    }
+    /* Before anything is read from the client or the keeper. */
+    if (sandboxed) {
+        if (!vfu_sandbox_device(l->listen_fd)) {
+            return 1;
+        }
+        l->sandboxed = true;
+    }
+    vfu_server_attach(s, cfd);
+    if (a.verbose) {
+        fprintf(stderr, "e810-vfio-user: client connected\n");
+    }
+    return finish(s, l, &a, sandboxed, serve(s, l, a.verbose));
 }

@@ -28,25 +28,12 @@
 
 #define VFU_PAGE_SIZE       4096u
 
-/* PCI identity: the same function as qemu-dev/qemu/e810-pci.c. */
-#define E810_VENDOR_ID      0x8086
-#define E810_DEVICE_ID      0x159B
-#define E810_SUBSYS_ID      0x0003
-#define E810_REVISION       0x02
-#define E810_CLASS          0x020000    /* Ethernet controller */
-
-/* Config-space layout, as in the QEMU glue. */
-#define CAP_PM              0x40
-#define CAP_MSIX            0x70
-#define CAP_PCIE            0xA0
-#define EXTCAP_DSN          0x100
-
 #define PCI_COMMAND         0x04
 #define PCI_COMMAND_MASTER  0x0004
 #define PCI_STATUS          0x06
 #define PCI_BAR0            0x10
 #define PCI_BAR3            0x1C
-#define MSIX_CTRL           (CAP_MSIX + 2)
+#define MSIX_CTRL           (E810_PCI_CAP_MSIX + 2)
 #define MSIX_CTRL_ENABLE    0x8000
 #define MSIX_CTRL_MASKALL   0x4000
 
@@ -205,14 +192,6 @@ static void cfg_bar64(VfuServer *s, unsigned off, uint32_t size)
     cfg_set32(s, off + 4, 0, 0xFFFFFFFFu, 0);
 }
 
-/* EUI-64 from the MAC, as the glue makes the DSN. */
-static uint64_t dsn_from_mac(const uint8_t *m)
-{
-    return (uint64_t)m[0] << 56 | (uint64_t)m[1] << 48 | (uint64_t)m[2] << 40 |
-           0xFFull << 32 | 0xFEull << 24 |
-           (uint64_t)m[3] << 16 | (uint64_t)m[4] << 8 | m[5];
-}
-
 /*
  * The config space of the in-QEMU device (e810-pci.c and QEMU's PCI,
  * PM, MSI-X and PCIe code): the same identity and capabilities at the
@@ -220,67 +199,67 @@ static uint64_t dsn_from_mac(const uint8_t *m)
  */
 static void vfu_config_init(VfuServer *s)
 {
-    uint64_t dsn = s->cfg.dsn ? s->cfg.dsn : dsn_from_mac(s->cfg.mac);
+    uint64_t dsn = s->cfg.dsn ? s->cfg.dsn : e810_pci_dsn_from_mac(s->cfg.mac);
     uint8_t *c = s->config;
 
     memset(s->config, 0, sizeof(s->config));
     memset(s->cfg_wmask, 0, sizeof(s->cfg_wmask));
     memset(s->cfg_w1cmask, 0, sizeof(s->cfg_w1cmask));
 
-    st16(c + 0x00, E810_VENDOR_ID);
-    st16(c + 0x02, E810_DEVICE_ID);
+    st16(c + 0x00, E810_PCI_VENDOR_ID);
+    st16(c + 0x02, E810_PCI_DEVICE_ID);
     /* IO, memory, bus master, parity, SERR, INTx disable */
     cfg_set16(s, PCI_COMMAND, 0, 0x0547, 0);
     /* capability list; parity, aborts, SERR are write-1-to-clear */
     cfg_set16(s, PCI_STATUS, 0x0010, 0, 0xF900);
-    c[0x08] = E810_REVISION;
-    c[0x09] = E810_CLASS & 0xFF;
-    c[0x0A] = (E810_CLASS >> 8) & 0xFF;
-    c[0x0B] = (E810_CLASS >> 16) & 0xFF;
+    c[0x08] = E810_PCI_REVISION;
+    c[0x09] = E810_PCI_CLASS & 0xFF;
+    c[0x0A] = (E810_PCI_CLASS >> 8) & 0xFF;
+    c[0x0B] = (E810_PCI_CLASS >> 16) & 0xFF;
     c[0x0C] = 0x10;                         /* cache line size */
     s->cfg_wmask[0x0C] = 0xFF;
     s->cfg_wmask[0x0D] = 0xFF;              /* latency timer */
     cfg_bar64(s, PCI_BAR0, E810_BAR0_SIZE);
-    cfg_bar64(s, PCI_BAR3, VFU_BAR3_SIZE);
-    st16(c + 0x2C, E810_VENDOR_ID);
-    st16(c + 0x2E, E810_SUBSYS_ID);
-    c[0x34] = CAP_PM;
+    cfg_bar64(s, PCI_BAR3, E810_PCI_MSIX_BAR_SIZE);
+    st16(c + 0x2C, E810_PCI_VENDOR_ID);
+    st16(c + 0x2E, E810_PCI_SUBSYS_ID);
+    c[0x34] = E810_PCI_CAP_PM;
     s->cfg_wmask[0x3C] = 0xFF;              /* interrupt line */
     c[0x3D] = 1;                            /* INTA# */
 
     /* Power management 1.2: PME from D0 and D3hot */
-    c[CAP_PM] = 0x01;
-    c[CAP_PM + 1] = CAP_MSIX;
-    st16(c + CAP_PM + 2, 0x0003 | 1u << 11 | 1u << 14);
-    cfg_set16(s, CAP_PM + 4, 0, 0x0103, 0x8000);
+    c[E810_PCI_CAP_PM] = 0x01;
+    c[E810_PCI_CAP_PM + 1] = E810_PCI_CAP_MSIX;
+    st16(c + E810_PCI_CAP_PM + 2, 0x0003 | 1u << 11 | 1u << 14);
+    cfg_set16(s, E810_PCI_CAP_PM + 4, 0, 0x0103, 0x8000);
 
     /* MSI-X: 64 vectors, table in BAR3 at 0, PBA in BAR3 at 0x8000 */
-    c[CAP_MSIX] = 0x11;
-    c[CAP_MSIX + 1] = CAP_PCIE;
+    c[E810_PCI_CAP_MSIX] = 0x11;
+    c[E810_PCI_CAP_MSIX + 1] = E810_PCI_CAP_PCIE;
     cfg_set16(s, MSIX_CTRL, E810_MSIX_VECTORS - 1,
               MSIX_CTRL_ENABLE | MSIX_CTRL_MASKALL, 0);
-    st32(c + CAP_MSIX + 4, VFU_MSIX_TABLE_OFF | 3);
-    st32(c + CAP_MSIX + 8, VFU_MSIX_PBA_OFF | 3);
+    st32(c + E810_PCI_CAP_MSIX + 4, E810_PCI_MSIX_TABLE_OFF | 3);
+    st32(c + E810_PCI_CAP_MSIX + 8, E810_PCI_MSIX_PBA_OFF | 3);
 
     /* PCIe 2.0 endpoint; link 16 GT/s x8 (a PCIe 4.0 x8 part) */
-    c[CAP_PCIE] = 0x10;
-    c[CAP_PCIE + 1] = 0;
-    st16(c + CAP_PCIE + 2, 0x0002);                 /* v2, endpoint */
-    st32(c + CAP_PCIE + 4, 1u << 15 | 1u << 28);   /* RBER, FLR */
-    cfg_set16(s, CAP_PCIE + 8, 0x2810, 0x7CFF, 0);  /* devctl */
-    cfg_set16(s, CAP_PCIE + 10, 0, 0, 0x000F);      /* devsta */
-    st32(c + CAP_PCIE + 12, 4 | 8u << 4);           /* lnkcap */
-    cfg_set16(s, CAP_PCIE + 16, 0, 0x00C3, 0);      /* lnkctl */
-    st16(c + CAP_PCIE + 18, 4 | 8u << 4 | 1u << 13);/* lnksta */
-    st32(c + CAP_PCIE + 0x24, 1u << 4);             /* devcap2 */
-    cfg_set16(s, CAP_PCIE + 0x28, 0, 0x0010, 0);    /* devctl2 */
-    st32(c + CAP_PCIE + 0x2C, 0x1E);                /* lnkcap2: 2.5-16 GT/s */
-    st16(c + CAP_PCIE + 0x30, 4);                   /* lnkctl2 */
+    c[E810_PCI_CAP_PCIE] = 0x10;
+    c[E810_PCI_CAP_PCIE + 1] = 0;
+    st16(c + E810_PCI_CAP_PCIE + 2, 0x0002);                 /* v2, endpoint */
+    st32(c + E810_PCI_CAP_PCIE + 4, 1u << 15 | 1u << 28);   /* RBER, FLR */
+    cfg_set16(s, E810_PCI_CAP_PCIE + 8, 0x2810, 0x7CFF, 0);  /* devctl */
+    cfg_set16(s, E810_PCI_CAP_PCIE + 10, 0, 0, 0x000F);      /* devsta */
+    st32(c + E810_PCI_CAP_PCIE + 12, 4 | 8u << 4);           /* lnkcap */
+    cfg_set16(s, E810_PCI_CAP_PCIE + 16, 0, 0x00C3, 0);      /* lnkctl */
+    st16(c + E810_PCI_CAP_PCIE + 18, 4 | 8u << 4 | 1u << 13);/* lnksta */
+    st32(c + E810_PCI_CAP_PCIE + 0x24, 1u << 4);             /* devcap2 */
+    cfg_set16(s, E810_PCI_CAP_PCIE + 0x28, 0, 0x0010, 0);    /* devctl2 */
+    st32(c + E810_PCI_CAP_PCIE + 0x2C, 0x1E);                /* lnkcap2: 2.5-16 GT/s */
+    st16(c + E810_PCI_CAP_PCIE + 0x30, 4);                   /* lnkctl2 */
 
     /* Device Serial Number, the only extended capability */
-    st32(c + EXTCAP_DSN, 0x0003 | 1u << 16);
-    st32(c + EXTCAP_DSN + 4, (uint32_t)dsn);
-    st32(c + EXTCAP_DSN + 8, (uint32_t)(dsn >> 32));
+    st32(c + E810_PCI_EXTCAP_DSN, 0x0003 | 1u << 16);
+    st32(c + E810_PCI_EXTCAP_DSN + 4, (uint32_t)dsn);
+    st32(c + E810_PCI_EXTCAP_DSN + 8, (uint32_t)(dsn >> 32));
 }
 
 static uint16_t msix_ctrl(VfuServer *s)
@@ -1206,7 +1185,7 @@ static uint64_t region_size(uint32_t index)
     case VFU_PCI_BAR0_REGION:
         return E810_BAR0_SIZE;
     case VFU_PCI_BAR3_REGION:
-        return VFU_BAR3_SIZE;
+        return E810_PCI_MSIX_BAR_SIZE;
     case VFU_PCI_CONFIG_REGION:
         return VFU_CONFIG_SIZE;
     default:
@@ -1432,12 +1411,12 @@ static void bar3_access(VfuServer *s, bool write, uint64_t off, uint8_t *data,
         }
         return;
     }
-    if (off >= VFU_MSIX_PBA_OFF && off + count <= VFU_MSIX_PBA_OFF + 8) {
+    if (off >= E810_PCI_MSIX_PBA_OFF && off + count <= E810_PCI_MSIX_PBA_OFF + 8) {
         if (!write) {
             uint8_t pba[8];
 
             st64(pba, s->msix_pba);
-            memcpy(data, pba + (off - VFU_MSIX_PBA_OFF), count);
+            memcpy(data, pba + (off - E810_PCI_MSIX_PBA_OFF), count);
             return;
         }
     }

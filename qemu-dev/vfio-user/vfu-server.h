@@ -15,6 +15,7 @@
 #include "e810.h"
 #include "vfu-proto.h"
 #include "vfu-keeper.h"
+#include "pci.h"
 
 #define VFU_MAX_FDS         8           /* fds per message, announced */
 #define VFU_MAX_XFER        (1u << 20)  /* max_data_xfer_size, announced */
@@ -27,9 +28,6 @@
 #define VFU_BHS_MAX         64
 
 #define VFU_CONFIG_SIZE     4096
-#define VFU_BAR3_SIZE       (64u << 10)
-#define VFU_MSIX_TABLE_OFF  0x0000
-#define VFU_MSIX_PBA_OFF    0x8000
 
 typedef struct VfuDmaRegion {
     uint64_t iova;

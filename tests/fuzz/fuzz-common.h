@@ -401,10 +401,12 @@ static inline void fuzz_lan_rx(FuzzIn *in)
                                    (b & 0x40) ? in16(in) : lan_rx_tail));
 }
 
-/* Our own MAC and IP, talking to ourselves (iwarp-fixture.c's default). */
-#define FUZZ_IFX_TMPL { .mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 }, \
+/* Our own MAC and IP, talking to ourselves (iwarp-fixture.c's default):
+ * the members of an IfxState template, and such a template. */
+#define FUZZ_IFX_SELF   .mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 }, \
                         .peer_mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 }, \
-                        .ip = OUR_IP, .peer_ip = OUR_IP }
+                        .ip = OUR_IP, .peer_ip = OUR_IP
+#define FUZZ_IFX_TMPL   { FUZZ_IFX_SELF }
 /* A remote peer on the wire (fuzz-roce's remote scenario, the ILQ's AH). */
 static const uint8_t fuzz_peer_mac[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x0b };
 #define FUZZ_PEER_IP    0x0A000002u
@@ -477,6 +479,21 @@ static inline void fuzz_start(unsigned id, const IfxState *tmpl,
     ifx.h.entry_cb = fuzz_host_entry;
     ifx.h.entry_opaque = NULL;
     oracle_gate("set-up");
+}
+
+/*
+ * Start an input whose first byte picks set-up 0-3 (bits 0-1, built by
+ * @build on a device talking to itself, with address handles for the
+ * ILQ's route, fuzz_ilq_route) and re-entrancy mode (bit 2).  Returns the
+ * set-up.
+ */
+static inline unsigned fuzz_start_self(FuzzIn *in, FuzzBuildFn *build)
+{
+    static const IfxState tmpl = { FUZZ_IFX_SELF, .nah = 16 };
+    uint8_t s0 = in8(in);
+
+    fuzz_start(s0 & 3, &tmpl, build, s0 & 4);
+    return s0 & 3;
 }
 
 /* The backend goes away (as QEMU's purge at unplug), then the device. */

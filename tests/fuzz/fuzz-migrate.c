@@ -97,15 +97,8 @@ static void migrate_op(FuzzIn *in, uint8_t op)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     FuzzIn in = { data, size };
-    uint8_t s0 = in8(&in);
-    static const IfxState tmpl = {
-        .mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
-        .peer_mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
-        .ip = OUR_IP, .peer_ip = OUR_IP, .nah = 16,
-    };
 
-    scen = s0 & 3;
-    fuzz_start(scen, &tmpl, build, s0 & 4);
+    scen = fuzz_start_self(&in, build);
     fuzz_run(&in, migrate_op);
     return 0;
 }

@@ -125,17 +125,9 @@ static void mmio_op(FuzzIn *in, uint8_t op)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     FuzzIn in = { data, size };
-    uint8_t s0 = in8(&in);
-    /* Address handles for the ILQ's route (fuzz_ilq_route). */
-    static const IfxState tmpl = {
-        .mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
-        .peer_mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
-        .ip = OUR_IP, .peer_ip = OUR_IP, .nah = 16,
-    };
 
-    scen = s0 & 3;
+    scen = fuzz_start_self(&in, build);
     iw = scen == SCEN_IWARP_KERNEL || scen == SCEN_IWARP_USER;
-    fuzz_start(scen, &tmpl, build, s0 & 4);
     fuzz_run(&in, mmio_op);
     return 0;
 }

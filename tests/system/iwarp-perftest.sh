@@ -56,10 +56,5 @@ done < "$OUT/runs.txt"
 for g in 0 1; do
 	assert_rdma_guest $g
 done
-# The record: the client's tables (bandwidth) and both latency tables,
-# and what either side said on stderr.
-grep -hE '^(run|table) ' "$OUT/run/g1/output.log"
-for g in 0 1; do
-	sed -n "s/^stderr /g$g: stderr /p" "$OUT/run/g$g/output.log"
-done
+perftest_record
 pass_fail

@@ -168,6 +168,16 @@ perftest_pair_job() {
 		--file "$OUT/runs.txt" --timeout ${TIMEOUT:-900}
 }
 
+# perftest_record: what a perftest_pair_job leaves for the record: the
+# client's runs and result tables, and what either side said on stderr.
+perftest_record() {
+	local g
+	grep -hE '^(run|table) ' "$OUT/run/g1/output.log"
+	for g in 0 1; do
+		sed -n "s/^stderr /g$g: stderr /p" "$OUT/run/g$g/output.log"
+	done
+}
+
 # rping_pair_job NAME COUNT MODE: the guests' job NAME on two e810 guests
 # started with irdma up in MODE (iwarp|roce; scripts/vm --mode) moving
 # $COUNT (default COUNT) iterations at every size in $SIZES (default 64
@@ -179,6 +189,30 @@ rping_pair_job() {
 	vm_job "$1" --guests 2 --nic e810 --mode "$3" \
 		--env COUNT="$COUNT" --env SIZES="$SIZES" --pcap "$OUT/link.pcap" \
 		--timeout 900
+}
+
+# mode_job JOB MODE ARGS...: vm_job JOB on two e810 guests with irdma up
+# in MODE (iwarp|roce; the job has it as $MODE too), for a test that runs
+# in several modes: results in $OUT/MODE, where OUT points until
+# modes_done.  Checks scripts/vm's exit and both guests' RDMA state
+# (assert_rdma_guest).
+mode_job() {
+	local job=$1 mode=$2 g
+	shift 2
+	OUT=${MODES_OUT:=$OUT}/$mode
+	mkdir -p "$OUT"
+	vm_job "$job" --guests 2 --nic e810 --mode "$mode" --env MODE="$mode" "$@"
+	[ "$VM_RC" = 0 ] || fail "$mode: scripts/vm exit $VM_RC"
+	for g in 0 1; do
+		assert_rdma_guest $g
+	done
+}
+
+# modes_done: after the last mode_job, OUT is the test's again; each
+# mode's scripts/vm exit is a check already, not for pass_fail to count.
+modes_done() {
+	OUT=${MODES_OUT:-$OUT}
+	VM_RC=0
 }
 
 # assert_rping_rounds GUEST: the guest's rping_rounds (jobs/lib.sh) moved

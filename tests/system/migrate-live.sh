@@ -15,18 +15,11 @@ set -u
 
 COUNT=${COUNT:-50}
 DURING=${DURING:-500}
-base=$OUT
 for mode in ${MODES:-roce iwarp}; do
-	OUT=$base/$mode
-	mkdir -p "$OUT"
-	vm_job migrate-live --guests 2 --nic e810 --mode $mode \
+	mode_job migrate-live $mode \
 		--file "$TOP/images/rootfs/usr/local/bin/vm-migrate:usr/local/bin/vm-migrate" \
-		--env MODE=$mode --env COUNT="$COUNT" --env DURING="$DURING" \
+		--env COUNT="$COUNT" --env DURING="$DURING" \
 		--trace 'e810_migration_*' --timeout 600
-	[ "$VM_RC" = 0 ] || fail "$mode: scripts/vm exit $VM_RC"
-	for g in 0 1; do
-		assert_rdma_guest $g
-	done
 	assert_output 1 '^during: data flowing'
 	assert_output 1 "^during: client data lines $DURING exit 0\$"
 	assert_output 0 "^during: server data lines $DURING exit 0\$"
@@ -58,6 +51,5 @@ for mode in ${MODES:-roce iwarp}; do
 	echo "$mode: $(grep -E '^(migrate|during|idle|after)' "$OUT/run/g1/output.log" | tr '\n' '|')"
 	echo "$mode: device state at the move: $mig"
 done
-OUT=$base
-VM_RC=0
+modes_done
 pass_fail

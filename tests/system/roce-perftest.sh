@@ -39,8 +39,5 @@ for g in 0 1; do
 	assert_rdma_guest $g abnormal
 	assert_output $g '^qps after: 0$'
 done
-grep -hE '^(run|table) ' "$OUT/run/g1/output.log"
-for g in 0 1; do
-	sed -n "s/^stderr /g$g: stderr /p" "$OUT/run/g$g/output.log"
-done
+perftest_record
 pass_fail

@@ -13,16 +13,9 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 COUNT=${COUNT:-50}
-base=$OUT
 for mode in ${MODES:-iwarp roce}; do
-	OUT=$base/$mode
-	mkdir -p "$OUT"
-	vm_job snapshot-loadvm --guests 2 --nic e810 --mode $mode --savevm \
-		--env MODE=$mode --env COUNT="$COUNT" --timeout 900
-	[ "$VM_RC" = 0 ] || fail "$mode: scripts/vm exit $VM_RC"
-	for g in 0 1; do
-		assert_rdma_guest $g
-	done
+	mode_job snapshot-loadvm $mode --savevm --env COUNT="$COUNT" \
+		--timeout 900
 	assert_output 1 '^monitor savevm s1: rc 0 \(no output\)'
 	assert_output 1 "^before: rping ok, data lines $COUNT\$"
 	assert_output 1 '^during: rping ok, data lines 2000$'
@@ -40,6 +33,5 @@ for mode in ${MODES:-iwarp roce}; do
 	assert_output 0 '^link: .*state ACTIVE' 3
 	echo "$mode: $(grep -E '^(monitor|before|during|after)' "$OUT/run/g1/output.log" | tr '\n' '|')"
 done
-OUT=$base
-VM_RC=0
+modes_done
 pass_fail

@@ -3,7 +3,8 @@
 
 #include <assert.h>
 
-static const uint8_t test_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+const uint8_t aq_test_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+const uint8_t aq_peer_mac[6] = { 0x52, 0x54, 0x00, 0xab, 0xcd, 0xef };
 
 static void arq_post(AqTest *t, unsigned i)
 {
@@ -21,7 +22,7 @@ void aq_test_init(AqTest *t)
 {
     memset(t, 0, sizeof(*t));
     fake_host_init(&t->h);
-    e810_core_init(&t->c, &t->h.host, test_mac);
+    e810_core_init(&t->c, &t->h.host, aq_test_mac);
     /* Same order as ice_init_sq / ice_init_rq. */
     aq_wr(t, PF_FW_ATQH, 0);
     aq_wr(t, PF_FW_ATQT, 0);
@@ -165,18 +166,16 @@ int aq_add_node(AqTest *t, uint32_t parent, uint32_t *teid)
     return rc;
 }
 
-int aq_add_txq(AqTest *t, uint32_t parent, uint16_t q, uint64_t ring,
-               uint16_t qlen, uint16_t vsi, uint32_t *teid)
+void aq_txq_msg(AqMsg *m, uint32_t parent, uint16_t q, uint64_t ring,
+                uint16_t qlen, uint16_t vsi)
 {
-    static AqMsg m;
-    uint8_t *e = m.buf + 8;
+    uint8_t *e = m->buf + 8;
     uint8_t *ctx = e + 8;
-    int rc;
 
-    aq_msg_init(&m, 0x0C30, 56, true);
-    m.desc[16] = 1;
-    st32(m.buf, parent);
-    m.buf[4] = 1;
+    aq_msg_init(m, 0x0C30, 56, true);
+    m->desc[16] = 1;
+    st32(m->buf, parent);
+    m->buf[4] = 1;
     st16(e, q);
     put_bits(ctx, 0, 57, ring >> 7);
     put_bits(ctx, 78, 2, 2);            /* vmvf_type PF */
@@ -185,9 +184,38 @@ int aq_add_txq(AqTest *t, uint32_t parent, uint16_t q, uint64_t ring,
     put_bits(ctx, 152, 1, 1);           /* tso_ena */
     put_bits(ctx, 153, 11, q);          /* tso_qnum */
     e[32 + 1] = 7;                      /* generic, CIR, EIR valid */
+}
+
+int aq_add_txq(AqTest *t, uint32_t parent, uint16_t q, uint64_t ring,
+               uint16_t qlen, uint16_t vsi, uint32_t *teid)
+{
+    static AqMsg m;
+    int rc;
+
+    aq_txq_msg(&m, parent, q, ring, qlen, vsi);
     rc = aq_send(t, &m);
-    *teid = ld32(e + 4);
+    *teid = ld32(m.buf + 12);
     return rc;
+}
+
+void aq_dis_txq_msg(AqMsg *m, uint32_t parent, uint16_t q)
+{
+    aq_msg_init(m, 0x0C31, 8, true);
+    m->desc[16] = 1 << 3;               /* flush pipe */
+    m->desc[17] = 1;
+    st32(m->buf, parent);
+    m->buf[4] = 1;
+    st16(m->buf + 6, q);
+}
+
+void aq_add_qset_msg(AqMsg *m, uint32_t parent, uint16_t handle)
+{
+    aq_msg_init(m, 0x0C33, 32, true);
+    m->desc[16] = 1;
+    st32(m->buf, parent);
+    st16(m->buf + 4, 1);
+    st16(m->buf + 8, handle);
+    m->buf[8 + 8 + 1] = 7;              /* generic, CIR, EIR valid */
 }
 
 int aq_add_mac_rule(AqTest *t, uint16_t vsi, const uint8_t *da)

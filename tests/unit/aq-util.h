@@ -28,6 +28,9 @@ typedef struct AqMsg {
     uint8_t buf[4096];
 } AqMsg;
 
+/* The MAC aq_test_init() gives the device, and a peer's on its link. */
+extern const uint8_t aq_test_mac[6], aq_peer_mac[6];
+
 void aq_test_init(AqTest *t);
 void aq_test_cleanup(AqTest *t);
 /* New direct (no buffer) or indirect command with @opcode. */
@@ -52,6 +55,15 @@ int aq_dflt_topo(AqTest *t, uint32_t teid[3]);
 int aq_add_node(AqTest *t, uint32_t parent, uint32_t *teid);
 int aq_add_txq(AqTest *t, uint32_t parent, uint16_t q, uint64_t ring,
                uint16_t qlen, uint16_t vsi, uint32_t *teid);
+/* The messages of some scheduler commands, for the caller to add to and
+ * send: Add Tx LAN Queues as aq_add_txq() sends it (the leaf's TEID then
+ * at buf + 12); Disable Tx LAN Queues (0x0C31) of queue @q under @parent,
+ * flushing the pipe; Add Tx RDMA Qsets (0x0C33) of qset @handle under
+ * @parent (its TEID then at buf + 12). */
+void aq_txq_msg(AqMsg *m, uint32_t parent, uint16_t q, uint64_t ring,
+                uint16_t qlen, uint16_t vsi);
+void aq_dis_txq_msg(AqMsg *m, uint32_t parent, uint16_t q);
+void aq_add_qset_msg(AqMsg *m, uint32_t parent, uint16_t handle);
 /* Take the next event from the ARQ; false if none.  Re-posts the slot. */
 bool aq_event(AqTest *t, AqMsg *m);
 

@@ -10,6 +10,8 @@ import os
 import re
 import sys
 
+from tap import run_on_dir
+
 # Files allowed literal decodes (none: every layout is named in a header).
 EXEMPT = set()
 
@@ -53,20 +55,7 @@ def literal_decodes(text):
     return found
 
 
-def main():
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    core = sys.argv[1]
-    n = 0
-    failed = False
-
-    def point(ok, name):
-        nonlocal n, failed
-        n += 1
-        failed |= not ok
-        print('%s %d - %s' % ('ok' if ok else 'not ok', n, name))
-
+def check(core, point):
     # The detector itself, so that a broken pattern cannot pass silently.
     sample = ('x = e810_fld(w[3], 47, 32);\n'
               'y = e810_fld(ld64(p + 8), 0x3F, 0u);\n'
@@ -93,9 +82,7 @@ def main():
                 print('# %s:%d: %s: name the field in a header' %
                       (rel, line, call))
             point(not hits, '%s: no literal bit-field decodes' % rel)
-    print('1..%d' % n)
-    return 1 if failed else 0
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_on_dir(__doc__, check))

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The driver's side of the control QP (see cqp-util.h). */
 #include "cqp-util.h"
+#include "rdma/rdma.h"
 
 void cqp_ring_init(CqpRing *r, FakeHost *h, E810Core *c, uint64_t sq_pa,
                    unsigned sq_size, uint64_t ccq_pa, unsigned ccq_size)
@@ -45,13 +46,22 @@ bool cqp_ring_ccqe(CqpRing *r, uint64_t cqe[4])
     return true;
 }
 
+bool cqp_ring_wait_ccqe(CqpRing *r, uint64_t cqe[4])
+{
+    if (cqp_ring_ccqe(r, cqe)) {
+        return true;
+    }
+    fake_host_advance(r->h, E810_RDMA_CCQE_DELAY_NS);
+    return cqp_ring_ccqe(r, cqe);
+}
+
 unsigned cqp_ring_op(CqpRing *r, unsigned op, const uint64_t q[8],
                      uint64_t hdr_extra)
 {
     uint64_t cqe[4];
 
     cqp_ring_post(r, q, (uint64_t)op << 32 | hdr_extra);
-    if (!cqp_ring_ccqe(r, cqe)) {
+    if (!cqp_ring_wait_ccqe(r, cqe)) {
         return 2;
     }
     return (cqe[3] >> 55) & 1;
@@ -63,6 +73,7 @@ void cqp_ring_create_ccq(CqpRing *r, uint64_t shadow_pa, uint64_t hdr_extra)
 
     memset(fake_mem(r->h, r->ccq_pa), 0, 32ull * r->ccq_size);
     cqp_ring_post(r, q, 0x03ull << 32 | 1ull << 46 | hdr_extra);
+    fake_host_advance(r->h, E810_RDMA_CCQE_DELAY_NS);   /* its CCQE */
     r->ccq_head = 1;
 }
 
@@ -77,4 +88,25 @@ void puda_post_rq(FakeHost *h, uint64_t rq_pa, uint64_t bufs_pa, unsigned n,
         st64(w + 16, 0);
         st64(w + 24, 1ull << 63);
     }
+}
+
+static bool xlate_piece(void *opaque, uint64_t pa, uint64_t len)
+{
+    XlatePieces *p = opaque;
+
+    if (p->n == 8) {
+        return false;
+    }
+    p->pa[p->n] = pa;
+    p->len[p->n++] = len;
+    return true;
+}
+
+int xlate_pieces(E810Core *c, uint32_t stag, uint64_t to, uint64_t len,
+                 unsigned access, uint32_t pd, bool privileged,
+                 XlatePieces *p)
+{
+    memset(p, 0, sizeof(*p));
+    return e810_rdma_xlate(c, stag, to, len, access, pd, privileged,
+                           xlate_piece, p);
 }

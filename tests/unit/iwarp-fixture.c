@@ -343,6 +343,18 @@ void ifx_teardown(void)
     aq_test_cleanup(&t);
 }
 
+void ifx_setup_roce_pair(IfxState *a, IfxState *b)
+{
+    a->roce = b->roce = true;
+    a->psn[0] = b->psn[0] = 0x10;
+    a->psn[1] = b->psn[1] = 0xFFFFFA;
+    ifx_failures = 0;
+    ifx_cur = a;
+    ifx_setup(false);
+    ifx_cur = b;
+    ifx_setup(false);
+}
+
 void ifx_teardown_two(IfxState *a, IfxState *b)
 {
     ifx_cur = a;

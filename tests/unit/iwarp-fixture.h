@@ -137,6 +137,13 @@ unsigned ifx_mc_ah(unsigned ah, unsigned arp, const uint8_t *grp6,
 /* The whole set-up; @user: QPs as user QPs (not privileged). */
 void ifx_setup(bool user);
 void ifx_teardown(void);
+/*
+ * @a and @b set up as two RoCEv2 devices whose QP 3 + i talks to the
+ * other's QP 4 - i, the first PSNs the same on both (0x10; 0xFFFFFA,
+ * which wraps after 6 packets), so each QP expects what its peer sends.
+ * ifx_failures counts from 0; ifx_cur is @b after.
+ */
+void ifx_setup_roce_pair(IfxState *a, IfxState *b);
 /* ifx_teardown() of the two devices @a and @b; ifx_cur is @b after. */
 void ifx_teardown_two(IfxState *a, IfxState *b);
 /* SQ WQE (quantum 0 from @q, header @hdr, @quanta with @extra), without

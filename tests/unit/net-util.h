@@ -47,6 +47,33 @@ static inline uint16_t ref_sum(const uint8_t *a, size_t alen,
     return (uint16_t)s;
 }
 
+/*
+ * An Ethernet header (@dst, @src, IPv4) and an IPv4 header without options
+ * (@sip to @dip, TTL 64, protocol @proto, @l4len bytes after it, flags and
+ * fragment offset @frag) with its checksum at @f.  Returns the L4 header.
+ */
+static inline uint8_t *ref_eth_ip4(uint8_t *f, const uint8_t *dst,
+                                   const uint8_t *src, uint32_t sip,
+                                   uint32_t dip, uint8_t proto,
+                                   size_t l4len, uint16_t frag)
+{
+    uint8_t *ip = f + 14;
+
+    memcpy(f, dst, 6);
+    memcpy(f + 6, src, 6);
+    stbe16(f + 12, 0x0800);
+    memset(ip, 0, 20);
+    ip[0] = 0x45;
+    stbe16(ip + 2, 20 + l4len);
+    stbe16(ip + 6, frag);
+    ip[8] = 64;
+    ip[9] = proto;
+    stbe32(ip + 12, sip);
+    stbe32(ip + 16, dip);
+    stbe16(ip + 10, ~ref_sum(ip, 20, NULL, 0));
+    return ip + 20;
+}
+
 /* The pseudo-header of the IPv4 or IPv6 header @ip for @proto and an L4
  * length of @len (RFC 793 / RFC 8200 8.1) into @ph; returns its length. */
 static inline size_t ref_pseudo(uint8_t ph[40], const uint8_t *ip, bool v6,

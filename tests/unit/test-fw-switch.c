@@ -138,41 +138,24 @@ static int move_node(uint32_t src, uint32_t dst, uint32_t teid)
 static int add_txq(uint32_t parent, uint16_t q, uint64_t ring, uint16_t qlen,
                    uint16_t vsi, uint32_t *teid)
 {
-    uint8_t *e = m.buf + 8;
-    uint8_t *ctx = e + 8;
+    uint8_t *ctx = m.buf + 16;
     int rc;
 
-    aq_msg_init(&m, 0x0C30, 56, true);
-    m.desc[16] = 1;
-    st32(m.buf, parent);
-    m.buf[4] = 1;
-    st16(e, q);
-    put_bits(ctx, 0, 57, ring >> 7);
-    put_bits(ctx, 65, 3, 0);            /* pf_num */
-    put_bits(ctx, 78, 2, 2);            /* vmvf_type PF */
-    put_bits(ctx, 80, 10, vsi);
+    aq_txq_msg(&m, parent, q, ring, qlen, vsi);
+    /* The rest of what ice_setup_tx_ctx sets (pf_num stays 0). */
     put_bits(ctx, 90, 1, 1);            /* tsyn_ena */
-    put_bits(ctx, 135, 13, qlen);
-    put_bits(ctx, 152, 1, 1);           /* tso_ena */
-    put_bits(ctx, 153, 11, q);          /* tso_qnum */
     put_bits(ctx, 164, 1, 1);           /* legacy_int */
-    e[32 + 1] = 7;                      /* generic, CIR, EIR valid */
     rc = aq_send(&t, &m);
     if (rc == 0) {
         CHECK_EQ(aq_datalen(&m), 56);
-        *teid = ld32(e + 4);
+        *teid = ld32(m.buf + 12);
     }
     return rc;
 }
 
 static int dis_txq(uint32_t parent, uint16_t id)
 {
-    aq_msg_init(&m, 0x0C31, 8, true);
-    m.desc[16] = 1 << 3;                /* flush pipe */
-    m.desc[17] = 1;
-    st32(m.buf, parent);
-    m.buf[4] = 1;
-    st16(m.buf + 6, id);
+    aq_dis_txq_msg(&m, parent, id);
     return aq_send(&t, &m);
 }
 
@@ -180,15 +163,10 @@ static int add_qset(uint32_t parent, uint16_t handle, uint32_t *teid)
 {
     int rc;
 
-    aq_msg_init(&m, 0x0C33, 32, true);
-    m.desc[16] = 1;
-    st32(m.buf, parent);
-    st16(m.buf + 4, 1);
-    st16(m.buf + 8, handle);
-    m.buf[8 + 8 + 1] = 7;
+    aq_add_qset_msg(&m, parent, handle);
     rc = aq_send(&t, &m);
     if (rc == 0) {
-        *teid = ld32(m.buf + 8 + 4);
+        *teid = ld32(m.buf + 12);
     }
     return rc;
 }

@@ -12,9 +12,6 @@
 static AqTest t;
 static AqMsg m;
 
-static const uint8_t our_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
-static const uint8_t peer_mac[6] = { 0x52, 0x54, 0x00, 0xab, 0xcd, 0xef };
-
 /* Guest memory layout (above the admin queue's rings and buffers). */
 #define TX_RING         (FAKE_MEM_BASE + 0x800000)
 #define TX_BUFS         (FAKE_MEM_BASE + 0x900000)
@@ -135,7 +132,7 @@ static void fill_payload(uint8_t *p, size_t n, unsigned seed)
 static size_t build(uint8_t *f, const uint8_t *dst, bool v6, uint8_t proto,
                     size_t plen, long seed_len)
 {
-    size_t l3 = eth(f, dst, peer_mac, v6 ? 0x86DD : 0x0800);
+    size_t l3 = eth(f, dst, aq_peer_mac, v6 ? 0x86DD : 0x0800);
     uint8_t *ip = f + l3;
     size_t iplen = v6 ? 40 : 20;
     uint8_t *l4 = ip + iplen;
@@ -249,7 +246,7 @@ static void test_tx_single(void)
 
     tx_setup();
     CHECK(t.c.fw.phy.up);
-    n = eth(f, peer_mac, our_mac, 0x0806);
+    n = eth(f, aq_peer_mac, aq_test_mac, 0x0806);
     memset(f + n, 0xa5, 28);
     n += 28;
     memcpy(mem(TX_BUFS), f, n);
@@ -291,7 +288,7 @@ static void test_tx_single(void)
 static void test_tx_backend_full(void)
 {
     uint8_t f[60];
-    size_t n = eth(f, peer_mac, our_mac, 0x0806);
+    size_t n = eth(f, aq_peer_mac, aq_test_mac, 0x0806);
 
     tx_setup();
     for (unsigned i = 0; i < 4; i++) {
@@ -321,7 +318,7 @@ static void test_tx_backend_full(void)
 static void test_tx_multi_desc(void)
 {
     uint8_t f[1514];
-    size_t n = build(f, peer_mac, false, 17, 1472, -1);
+    size_t n = build(f, aq_peer_mac, false, 17, 1472, -1);
 
     tx_setup();
     /* Header, then the payload in two pieces at unrelated addresses. */
@@ -350,14 +347,14 @@ static void tx_csum_case(bool v6, uint8_t proto, size_t plen, unsigned idx)
 {
     uint8_t f[2048], want[2048];
     size_t iplen = v6 ? 40 : 20, l4h = proto == 6 ? 20 : 8;
-    size_t n = build(f, peer_mac, v6, proto, plen, l4h + plen);
+    size_t n = build(f, aq_peer_mac, v6, proto, plen, l4h + plen);
     unsigned coff = proto == 6 ? 16 : 6;
     unsigned cmd = EOP_RS | (proto == 6 ? E810_TXD_CMD_L4T_TCP :
                              E810_TXD_CMD_L4T_UDP) |
                    (v6 ? E810_TXD_CMD_IIPT_IPV6 : E810_TXD_CMD_IIPT_IPV4);
     const uint8_t *out;
 
-    build(want, peer_mac, v6, proto, plen, -1);
+    build(want, aq_peer_mac, v6, proto, plen, -1);
     CHECK(ldbe16(f + 14 + iplen + coff) != ldbe16(want + 14 + iplen + coff));
     memcpy(mem(TX_BUFS + idx * 0x1000), f, n);
     txd_data(idx, TX_BUFS + idx * 0x1000, n, cmd, offsets(14, iplen, l4h), 0);
@@ -380,7 +377,7 @@ static void test_tx_csum(void)
     /* IPv4 header checksum on request (IIPT = IPv4 with checksum). */
     {
         uint8_t f[128];
-        size_t n = build(f, peer_mac, false, 17, 20, -1);
+        size_t n = build(f, aq_peer_mac, false, 17, 20, -1);
 
         stbe16(f + 24, 0);
         memcpy(mem(TX_BUFS + 0x8000), f, n);
@@ -400,7 +397,7 @@ static void tso_case(bool v6, size_t paylen, unsigned mss, unsigned first_idx)
 {
     static uint8_t f[70000];
     size_t iplen = v6 ? 40 : 20, hlen = 14 + iplen + 20;
-    size_t n = build(f, peer_mac, v6, 6, paylen, 0);
+    size_t n = build(f, aq_peer_mac, v6, 6, paylen, 0);
     unsigned segs = (paylen + mss - 1) / mss;
     unsigned idx = first_idx, nf0 = t.h.nframes;
     unsigned cmd = E810_TXD_CMD_L4T_TCP |
@@ -475,7 +472,7 @@ static void test_tx_tso(void)
 static void test_tx_vlan_insert(void)
 {
     uint8_t f[128];
-    size_t n = build(f, peer_mac, false, 17, 30, -1);
+    size_t n = build(f, aq_peer_mac, false, 17, 30, -1);
     const uint8_t *o;
 
     tx_setup();
@@ -495,7 +492,7 @@ static void test_tx_vlan_insert(void)
 static void test_tx_malformed(void)
 {
     uint8_t f[1514];
-    size_t n = build(f, peer_mac, false, 6, 1000, 0);
+    size_t n = build(f, aq_peer_mac, false, 6, 1000, 0);
     unsigned i = 0, errs;
 
     tx_setup();
@@ -599,7 +596,7 @@ static void test_tx_requeue_and_irq_routing(void)
 
     tx_setup();
     memset(f, 0x11, sizeof(f));
-    memcpy(f, peer_mac, 6);
+    memcpy(f, aq_peer_mac, 6);
     memcpy(mem(TX_BUFS), f, 60);
     txd_data(0, TX_BUFS, 60, EOP_RS, 0, 0);
     txd_data(1, TX_BUFS, 60, EOP_RS, 0, 0);
@@ -689,7 +686,7 @@ static void rx_setup(void)
 {
     aq_test_init(&t);
     CHECK_EQ(aq_add_pf_vsi(&t, RXQ_FIRST, 1, false, &vsi_num), 0);
-    CHECK_EQ(aq_add_mac_rule(&t, vsi_num, our_mac), 0);
+    CHECK_EQ(aq_add_mac_rule(&t, vsi_num, aq_test_mac), 0);
     CHECK_EQ(aq_add_mac_rule(&t, vsi_num, bcast_mac), 0);
     CHECK_EQ(aq_rss_key(vsi_num), 0);
     rx_setup_q(RXQ_FIRST, 5 * RX_BUF, true);
@@ -733,7 +730,7 @@ static void test_rx_context(void)
 static void test_rx_frame(void)
 {
     uint8_t f[1514], tuple[12];
-    size_t n = build(f, our_mac, false, 6, 1000, -1);
+    size_t n = build(f, aq_test_mac, false, 6, 1000, -1);
     const uint8_t *d;
     uint16_t st;
 
@@ -767,19 +764,19 @@ static void test_rx_frame(void)
     CHECK(!(st & E810_RXD_STATUS0_IPE));
 
     /* IPv4/UDP, IPv6/TCP, IPv6/UDP, ARP broadcast. */
-    n = build(f, our_mac, false, 17, 100, -1);
+    n = build(f, aq_test_mac, false, 17, 100, -1);
     e810_receive(&t.c, f, n);
     CHECK_EQ(ld16(rxd(2) + 2) & 0x3FF, E810_PTYPE_IPV4_UDP);
     CHECK_EQ(ld16(rxd(2) + 8) & 0x3F, 0x0B);        /* DD EOF L3L4P */
-    n = build(f, our_mac, true, 6, 500, -1);
+    n = build(f, aq_test_mac, true, 6, 500, -1);
     e810_receive(&t.c, f, n);
     CHECK_EQ(ld16(rxd(3) + 2) & 0x3FF, E810_PTYPE_IPV6_TCP);
     CHECK_EQ(ld16(rxd(3) + 8) & 0x3F, 0x0B);
-    n = build(f, our_mac, true, 17, 7, -1);
+    n = build(f, aq_test_mac, true, 17, 7, -1);
     e810_receive(&t.c, f, n);
     CHECK_EQ(ld16(rxd(4) + 2) & 0x3FF, E810_PTYPE_IPV6_UDP);
     CHECK_EQ(ld16(rxd(4) + 8) & 0x3F, 0x0B);
-    n = eth(f, bcast_mac, peer_mac, 0x0806);
+    n = eth(f, bcast_mac, aq_peer_mac, 0x0806);
     memset(f + n, 0, 46);
     e810_receive(&t.c, f, 60);
     CHECK_EQ(ld16(rxd(5) + 2) & 0x3FF, E810_PTYPE_L2);
@@ -793,7 +790,7 @@ static void test_rx_frame(void)
 static void test_rx_jumbo(void)
 {
     static uint8_t f[9014];
-    size_t n = build(f, our_mac, false, 17, 9014 - 42, -1);
+    size_t n = build(f, aq_test_mac, false, 17, 9014 - 42, -1);
 
     rx_setup();
     t.c.lan.rxq[RXQ_FIRST].head = RX_QLEN - 2;      /* wrap inside the frame */
@@ -825,7 +822,7 @@ static void test_rx_jumbo(void)
 static void test_rx_drops(void)
 {
     uint8_t f[1514];
-    size_t n = build(f, our_mac, false, 6, 200, -1);
+    size_t n = build(f, aq_test_mac, false, 6, 200, -1);
     uint64_t d0;
 
     rx_setup();
@@ -839,7 +836,7 @@ static void test_rx_drops(void)
     /* Too few for a multi-buffer frame. */
     {
         static uint8_t j[9014];
-        size_t jn = build(j, our_mac, false, 17, 9014 - 42, -1);
+        size_t jn = build(j, aq_test_mac, false, 17, 9014 - 42, -1);
 
         wr(QRX_TAIL(RXQ_FIRST), 3);
         e810_receive(&t.c, j, jn);
@@ -858,7 +855,7 @@ static void test_rx_drops(void)
     memcpy(f, nobody_mac, 6);
     e810_receive(&t.c, f, n);
     CHECK_EQ(t.c.stats.rx_no_vsi, 1);
-    memcpy(f, our_mac, 6);
+    memcpy(f, aq_test_mac, 6);
 
     /* Runt and giant frames. */
     e810_receive(&t.c, f, 10);
@@ -866,7 +863,7 @@ static void test_rx_drops(void)
     {
         static uint8_t g[16000];
 
-        memcpy(g, our_mac, 6);
+        memcpy(g, aq_test_mac, 6);
         e810_receive(&t.c, g, sizeof(g));
         CHECK_EQ(t.c.stats.rx_oversize, 1);
     }
@@ -922,7 +919,7 @@ static void test_rx_rss_vlan_fcs(void)
         wr(QINT_RQCTL(q), E810_CTL_CAUSE_ENA | RX_VEC);
         /* Not enabled: frames hashed there are dropped as queue-off. */
     }
-    n = build(f, our_mac, false, 6, 64, -1);
+    n = build(f, aq_test_mac, false, 6, 64, -1);
     for (unsigned p = 0; p < 32; p++) {
         uint8_t tuple[12];
         uint32_t h;
@@ -948,7 +945,7 @@ static void test_rx_rss_vlan_fcs(void)
     st16(m.buf, 1 << 2);
     m.buf[12] = 3;                          /* Tx all, EMODE 0: strip */
     CHECK_EQ(aq_send(&t, &m), 0);
-    n = build(f, our_mac, false, 17, 100, -1);
+    n = build(f, aq_test_mac, false, 17, 100, -1);
     memcpy(g, f, 12);
     stbe16(g + 12, 0x8100);
     stbe16(g + 14, 0x6007);
@@ -975,7 +972,7 @@ static void test_rx_rss_vlan_fcs(void)
 static void test_mac_loopback(void)
 {
     uint8_t f[1514];
-    size_t n = build(f, our_mac, false, 6, 300, 20 + 300);
+    size_t n = build(f, aq_test_mac, false, 6, 300, 20 + 300);
 
     rx_setup();
     {
@@ -1033,7 +1030,7 @@ static void test_stats(void)
 {
     static const uint8_t mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
     uint8_t f[1514], g[64];
-    size_t n = build(f, our_mac, false, 6, 1000, -1);   /* 1054 bytes */
+    size_t n = build(f, aq_test_mac, false, 6, 1000, -1);   /* 1054 bytes */
     size_t an;
     E810TxQueueCtx *q;
 
@@ -1042,12 +1039,12 @@ static void test_stats(void)
     /* Unicast, broadcast (a 42-byte ARP the link did not pad), multicast
      * nobody subscribed to (the MAC counts it, the switch drops it). */
     e810_receive(&t.c, f, n);
-    an = eth(g, bcast_mac, peer_mac, 0x0806);
+    an = eth(g, bcast_mac, aq_peer_mac, 0x0806);
     memset(g + an, 0, 28);
     e810_receive(&t.c, g, an + 28);
     memcpy(f, mcast, 6);
     e810_receive(&t.c, f, n);
-    memcpy(f, our_mac, 6);
+    memcpy(f, aq_test_mac, 6);
     CHECK_EQ(t.c.stats.rx_frames, 2);
     CHECK_EQ(rd64(T_GLPRT_UPRCL), 1);
     CHECK_EQ(rd64(T_GLPRT_BPRCL), 1);
@@ -1073,7 +1070,7 @@ static void test_stats(void)
     CHECK_EQ(rd(T_GLPRT_CRCERRS), 0);
     /* An 802.3 length field longer than the payload, also behind a VLAN
      * tag (the parse finds it there); one that fits is no error. */
-    an = eth(g, bcast_mac, peer_mac, 46);
+    an = eth(g, bcast_mac, aq_peer_mac, 46);
     memset(g + an, 0, 46);
     e810_receive(&t.c, g, an + 46);
     CHECK_EQ(rd(T_GLPRT_RLEC), 0);
@@ -1097,7 +1094,7 @@ static void test_stats(void)
     q->base = TX_RING;
     q->qlen = TX_QLEN;
     q->src_vsi = vsi_num;
-    n = eth(f, peer_mac, our_mac, 0x0800);
+    n = eth(f, aq_peer_mac, aq_test_mac, 0x0800);
     memset(f + n, 0x5a, 86);
     n += 86;                                            /* 100 bytes */
     memcpy(mem(TX_BUFS), f, n);

@@ -16,8 +16,6 @@ static AqTest t;
 #define h (t.h)
 #define c (t.c)
 
-static const uint8_t our_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
-static const uint8_t peer_mac[6] = { 0x52, 0x54, 0x00, 0xab, 0xcd, 0xef };
 #define OUR_IP          0x0A000001u
 #define PEER_IP         0x0A000002u
 
@@ -105,7 +103,7 @@ static void ah_add(unsigned idx, bool lpb, uint32_t src, uint32_t dst,
 {
     uint64_t q[8] = { 0 };
 
-    q[0] = mac_u64(our_mac) << 16;
+    q[0] = mac_u64(aq_test_mac) << 16;
     q[1] = 0x10ull << 32;                   /* TC */
     q[2] = (uint64_t)arp << 48 | 0x40ull << 32;
     q[4] = dst;
@@ -118,7 +116,7 @@ static void ah6_add(unsigned idx, const uint32_t src[4], const uint32_t dst[4],
 {
     uint64_t q[8] = { 0 };
 
-    q[0] = mac_u64(our_mac) << 16;
+    q[0] = mac_u64(aq_test_mac) << 16;
     q[2] = (uint64_t)arp << 48 | 0x40ull << 32 | 0x12345;
     q[5] = (uint64_t)dst[0] << 32 | dst[1];
     q[4] = (uint64_t)dst[2] << 32 | dst[3];
@@ -133,7 +131,7 @@ static void qhash(unsigned type, bool add, uint32_t lip, uint16_t lport,
 {
     uint64_t q[8] = { 0 };
 
-    q[0] = mac_u64(our_mac);
+    q[0] = mac_u64(aq_test_mac);
     q[1] = 1ull << 32 | (uint64_t)rport << 16 | lport;
     q[4] = rip;
     q[6] = lip;
@@ -163,7 +161,7 @@ static void setup_pe(bool pe)
 
     aq_test_init(&t);
     CHECK_EQ(aq_add_pf_vsi(&t, 0, 1, pe, &vsi_num), 0);
-    CHECK_EQ(aq_add_mac_rule(&t, vsi_num, our_mac), 0);
+    CHECK_EQ(aq_add_mac_rule(&t, vsi_num, aq_test_mac), 0);
     cqp_ring_init(&ring, &h, &c, SQ_PA, CQP_SQ_SIZE, CCQ_PA, CCQ_SIZE);
     cq1_head = 0;
     cq1_pol = 1;
@@ -228,9 +226,9 @@ static void setup_pe(bool pe)
     CHECK_EQ(c.puda.q[0].sq_size, PUDA_Q);
     /* ARP 0 = peer, 1 = ourselves */
     memset(q, 0, sizeof(q));
-    q[2] = mac_u64(peer_mac);
+    q[2] = mac_u64(aq_peer_mac);
     CHECK_EQ(cqp(0x0f, q, 0 | 1ull << 42), 0);
-    q[2] = mac_u64(our_mac);
+    q[2] = mac_u64(aq_test_mac);
     CHECK_EQ(cqp(0x0f, q, 1 | 1ull << 42), 0);
     ah_add(0, false, OUR_IP, PEER_IP, 0);
     ah_add(1, true, OUR_IP, OUR_IP, 1);
@@ -355,22 +353,12 @@ static unsigned mk_seg(uint8_t *s, uint16_t sport, uint16_t dport,
 static size_t mk_frame4(uint8_t *f, uint32_t src, uint32_t dst,
                         const uint8_t *seg, unsigned len)
 {
-    uint8_t *ip = f + 14, *tcp = f + 34;
+    /* DF set, as a Linux TCP stack sends */
+    uint8_t *tcp = ref_eth_ip4(f, aq_test_mac, aq_peer_mac, src, dst, 6, len,
+                               0x4000);
 
-    memcpy(f, our_mac, 6);
-    memcpy(f + 6, peer_mac, 6);
-    stbe16(f + 12, 0x0800);
-    memset(ip, 0, 20);
-    ip[0] = 0x45;
-    stbe16(ip + 2, 20 + len);
-    stbe16(ip + 6, 0x4000);
-    ip[8] = 64;
-    ip[9] = 6;
-    stbe32(ip + 12, src);
-    stbe32(ip + 16, dst);
-    stbe16(ip + 10, ~ref_sum(ip, 20, NULL, 0));
     memcpy(tcp, seg, len);
-    stbe16(tcp + 16, ref_tcp_csum(ip, false, tcp, len));
+    stbe16(tcp + 16, ref_tcp_csum(f + 14, false, tcp, len));
     return 34 + len;
 }
 
@@ -401,8 +389,8 @@ static void test_ilq_tx(void)
     CHECK_EQ(c.puda.stats.tx_frames, 1);
     f = h.frames[0];
     CHECK_EQ(h.frame_len[0], 60);           /* 14 + 20 + 24, padded */
-    CHECK(!memcmp(f, peer_mac, 6));
-    CHECK(!memcmp(f + 6, our_mac, 6));
+    CHECK(!memcmp(f, aq_peer_mac, 6));
+    CHECK(!memcmp(f + 6, aq_test_mac, 6));
     CHECK_EQ(ldbe16(f + 12), 0x0800);
     ip = f + 14;
     CHECK_EQ(ip[0], 0x45);
@@ -508,7 +496,7 @@ static void test_ilq_tx_ipv6_vlan(void)
     {
         uint64_t q[8] = { 0 };
 
-        q[0] = mac_u64(our_mac) << 16;
+        q[0] = mac_u64(aq_test_mac) << 16;
         q[1] = 0x2005;                      /* PCP 1, VID 5 */
         q[2] = 0x40ull << 32;
         q[4] = PEER_IP;
@@ -682,14 +670,14 @@ static void test_ilq_rx_ipv6(void)
     setup();
     b = mem(RXBUF_PA);
     /* SYN entry for fd00::1 port 6000 */
-    q[0] = mac_u64(our_mac);
+    q[0] = mac_u64(aq_test_mac);
     q[1] = 1ull << 32 | 6000;
     q[7] = 0xfd00000000000000ull;
     q[6] = 1;
     CHECK_EQ(cqp(0x25, q, 2ull << 42 | 1ull << 61), 0);
     len = mk_seg(seg, 40000, 6000, 0x02, 0);
-    memcpy(f, our_mac, 6);
-    memcpy(f + 6, peer_mac, 6);
+    memcpy(f, aq_test_mac, 6);
+    memcpy(f + 6, aq_peer_mac, 6);
     stbe16(f + 12, 0x86DD);
     memset(ip, 0, 40);
     stbe32(ip, 6u << 28);

@@ -172,6 +172,46 @@ static void test_remote_error(void)
  * completes through the driver's flush, as on RoCE (docs/errors.md): no
  * error CQE, the AE with the SQ as its source, then the flush CQE names
  * the WQE with the driver's code (FLUSH_PROT_ERR 2 for AMP AEs). */
+/*
+ * qp-ae faults (fault.h): an AE for QP 3 at its time, and one for the
+ * next QP whose SQ doorbell rings; each stops that QP, resets its
+ * connection (the peer QP gets the reset) and is counted.
+ */
+static void test_fault_qp_ae(void)
+{
+    char err[128];
+
+    setup(false);
+    CHECK(e810_fault_arm(&c, "qp-ae:qp=3:ae=0x050a:at=0.5", err, sizeof(err)));
+    fake_host_advance(&h, 400000000);
+    CHECK(!ifx_ae_seen(3, 0x050a));
+    fake_host_advance(&h, 100000000);
+    run();
+    /* The AE, and its connection reset on the wire: the peer QP sees it. */
+    {
+        uint64_t qw0;
+        unsigned qp, code;
+        bool mine = false, peer = false;
+
+        while (ifx_aeqe_next(&qw0, &qp, &code)) {
+            mine |= qp == 3 && code == 0x050a;
+            peer |= qp == 4 && code == 0x0502;
+        }
+        CHECK(mine);
+        CHECK(peer);
+    }
+    CHECK_EQ(c.stats.faults_injected, 1);
+    teardown();
+    setup(false);
+    CHECK(e810_fault_arm(&c, "qp-ae:qp=next:ae=0x0502", err, sizeof(err)));
+    ifx_sq_op(0, 0x03, BUF_PA(0), 10, 0, 0);
+    run();
+    CHECK(ifx_ae_seen(3, 0x0502));
+    CHECK_EQ(c.stats.faults_injected, 1);
+    CHECK_EQ(c.faults.f[0].kind, 0);            /* once */
+    teardown();
+}
+
 static void test_user_error_flush(void)
 {
     uint64_t w[8] = { 0 }, cqe[4], ctx;
@@ -1506,6 +1546,7 @@ int main(void)
 {
     RUN(test_send_write_read);
     RUN(test_remote_error);
+    RUN(test_fault_qp_ae);
     RUN(test_user_flush);
     RUN(test_user_error_flush);
     RUN(test_gen_ae_only);

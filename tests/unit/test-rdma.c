@@ -6,6 +6,7 @@
  */
 #include "fake-host.h"
 #include "cqp-util.h"
+#include <string.h>
 #include "check.h"
 
 static FakeHost h;
@@ -94,7 +95,7 @@ static unsigned post_op(unsigned op, const uint64_t q[8], uint64_t hdr_extra)
 /* Next CCQE: returns false if none is valid yet. */
 static bool ccq_next(uint64_t cqe[4])
 {
-    return cqp_ring_ccqe(&ring, cqe);
+    return cqp_ring_wait_ccqe(&ring, cqe);
 }
 
 static void init_hmc(void)
@@ -350,6 +351,7 @@ static void test_ceq_interrupt(void)
      */
     set64(CCQ_SHADOW, ring.ccq_head);
     post_op(0x24, NULL, 0);
+    fake_host_advance(&h, E810_RDMA_CCQE_DELAY_NS);
     CHECK_EQ(mem64(CEQ_PA + 16), 0);
     wr(PFPE_CQARM, 0);
     CHECK_EQ(mem64(CEQ_PA + 16) >> 63, 1);
@@ -509,6 +511,7 @@ static void test_pble_ring(void)
     q[5] = CCQ_SHADOW;
     q[6] = 10;
     post_op(0x03, q, 1ull << 47 | 1ull << 44 | 1ull << 49);
+    fake_host_advance(&h, E810_RDMA_CCQE_DELAY_NS);
     /* Its completion landed in the page the PBLE names. */
     cqe[3] = mem64(VPAGE_PA + 24);
     CHECK_EQ(cqe[3] >> 63, 1);
@@ -676,28 +679,11 @@ static void test_malformed(void)
 
 /* ---- STag translation ---------------------------------------------------- */
 
-typedef struct Pieces {
-    unsigned n;
-    uint64_t pa[8], len[8];
-} Pieces;
-
-static bool collect(void *opaque, uint64_t pa, uint64_t len)
-{
-    Pieces *p = opaque;
-
-    if (p->n == 8) {
-        return false;
-    }
-    p->pa[p->n] = pa;
-    p->len[p->n++] = len;
-    return true;
-}
-
+/* xlate_pieces() on this test's device. */
 static int xl(uint32_t stag, uint64_t to, uint64_t len, unsigned acc,
-              uint32_t pd, bool priv, Pieces *p)
+              uint32_t pd, bool priv, XlatePieces *p)
 {
-    memset(p, 0, sizeof(*p));
-    return e810_rdma_xlate(&c, stag, to, len, acc, pd, priv, collect, p);
+    return xlate_pieces(&c, stag, to, len, acc, pd, priv, p);
 }
 
 /* REG_MR of index @idx key @key for PD @pd. */
@@ -721,7 +707,7 @@ static void reg_mr(uint32_t idx, uint8_t key, uint32_t pd, uint64_t va,
 
 static void test_xlate(void)
 {
-    Pieces p;
+    XlatePieces p;
     uint64_t pble_pa, q[8] = { 0 };
     const uint64_t va = 0x70001234;
     const uint64_t P0 = M(0x30000), P1 = M(0x50000), P2 = M(0x40000);
@@ -829,7 +815,7 @@ static void test_xlate_pble_sds(void)
 {
     uint64_t q[8] = { 0 }, cqe[4];
     uint64_t base;
-    Pieces p;
+    XlatePieces p;
     unsigned sd;
     const uint32_t n_pble = 2u << 20;
     /* Guest pages: a PD page per SD, one PBLE page per SD used. */
@@ -947,8 +933,11 @@ static uint64_t rnd_pa(void)
 static uint64_t ccq_destroy_consumer_at(int ahead)
 {
     uint64_t q[8] = { 0 };
-    uint64_t ccqes = c.rdma.stats.ccqes;
+    uint64_t ccqes;
     unsigned t = rd(PFPE_CQPTAIL);
+
+    fake_host_advance(&h, E810_RDMA_CCQE_DELAY_NS);    /* all written */
+    ccqes = c.rdma.stats.ccqes;
 
     set64(CCQ_SHADOW, (ring.ccq_head + CCQ_SIZE + ahead) % CCQ_SIZE);
     q[0] = CCQ_SIZE;
@@ -1021,6 +1010,192 @@ static void test_ccq_overconsumed(void)
     teardown();
 }
 
+/* The CCQE of the CCQ's own creation, written when its time came. */
+static bool ccq_valid_at(unsigned slot)
+{
+    return mem64(CCQ_PA + 32 * slot + 24) >> 63 == ring.ccq_pol;
+}
+
+/* The CCQEs of WQEs @first and @second: the first's is there, the
+ * second's comes after the delay. */
+static void ccqes_now_and_later(unsigned first, unsigned second)
+{
+    uint64_t cqe[4];
+
+    CHECK(cqp_ring_ccqe(&ring, cqe));
+    CHECK_EQ((cqe[3] >> 32) & 0x7FFF, first);
+    CHECK(!cqp_ring_ccqe(&ring, cqe));
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 32) & 0x7FFF, second);
+}
+
+/*
+ * CQP completions as the card gives them: CQPTAIL at once, the CCQE (and
+ * with it the CEQE) E810_RDMA_CCQE_DELAY_NS later, in order, the last
+ * op's first when the next WQE runs; one whose CQP goes is dropped and
+ * counted.
+ */
+static void test_ccqe_timing(void)
+{
+    uint64_t q[8] = { 0 }, cqe[4];
+    unsigned a, b, slot, t;
+
+    setup_ccq();
+    /* One op: the tail moves now, its CCQE a while later. */
+    slot = ring.ccq_head;
+    a = post_op(0x24, NULL, 0);
+    CHECK_EQ(rd(PFPE_CQPTAIL), (a + 1) % SQ_SIZE);
+    CHECK(c.rdma.ccqe_pending);
+    CHECK(!ccq_valid_at(slot));
+    fake_host_advance(&h, E810_RDMA_CCQE_DELAY_NS - 1);
+    CHECK(!ccq_valid_at(slot));
+    fake_host_advance(&h, 1);
+    CHECK(ccq_valid_at(slot));
+    CHECK(cqp_ring_ccqe(&ring, cqe));
+    CHECK_EQ((cqe[3] >> 32) & 0x7FFF, a);
+    CHECK(!c.rdma.ccqe_pending);
+    /* Two WQEs on one doorbell: the first completes before the second
+     * runs, the second after the delay. */
+    t = ring.sq_head;
+    st64(fake_mem(&h, SQ_PA + 64 * t + 24),
+         0x24ull << 32 | (uint64_t)ring.sq_pol << 63);
+    ring.sq_head = (ring.sq_head + 1) % SQ_SIZE;
+    b = post_op(0x24, NULL, 0);
+    ccqes_now_and_later(t, b);
+    /* The next doorbell writes a pending CCQE before its WQE runs. */
+    a = post_op(0x24, NULL, 0);
+    b = post_op(0x24, NULL, 0);
+    ccqes_now_and_later(a, b);
+    /* An error shows in CQPTAIL at once and in its CCQE later. */
+    post_op(0x3f, NULL, 0);
+    CHECK(rd(PFPE_CQPTAIL) & PFPE_CQPTAIL_OP_ERR);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 1);
+    /* The CCQ's DESTROY_CQ right behind an op: that op's CCQE is written
+     * first, none is dropped. */
+    post_op(0x24, NULL, 0);
+    q[0] = CCQ_SIZE;
+    q[1] = CCQ_PA >> 1;
+    q[5] = CCQ_SHADOW;
+    post_op(0x05, q, 0);
+    CHECK(!c.rdma.cq[0].valid);
+    CHECK(!c.rdma.ccqe_pending);
+    CHECK(cqp_ring_ccqe(&ring, cqe));
+    CHECK_EQ(c.stats.ccqes_dropped, 0);
+    fake_host_advance(&h, E810_RDMA_CCQE_DELAY_NS);
+    CHECK(!cqp_ring_ccqe(&ring, cqe));
+    CHECK_EQ(h.guest_errors, 1);        /* the bad opcode 0x3f */
+    teardown();
+    /* A PF reset with a CCQE pending: dropped and counted, never written. */
+    setup_ccq();
+    slot = ring.ccq_head;
+    post_op(0x24, NULL, 0);
+    wr(PFGEN_CTRL, PFGEN_CTRL_PFSWR);
+    CHECK(!c.rdma.ccqe_pending);
+    CHECK_EQ(c.stats.ccqes_dropped, 1);
+    fake_host_advance(&h, 2 * E810_RDMA_CCQE_DELAY_NS);
+    CHECK(!ccq_valid_at(slot));
+    teardown();
+    /* The same when the CQP goes (CCQPLOW = 0) with the CCQ in place. */
+    setup_ccq();
+    post_op(0x24, NULL, 0);
+    wr(PFPE_CCQPHIGH, 0);
+    wr(PFPE_CCQPLOW, 0);
+    CHECK_EQ(c.stats.ccqes_dropped, 1);
+    fake_host_advance(&h, 2 * E810_RDMA_CCQE_DELAY_NS);
+    CHECK(!c.rdma.cqp_active);
+    teardown();
+}
+
+/* Arm @spec; the error message if refused (NULL if armed). */
+static const char *arm(const char *spec)
+{
+    static char err[160];
+
+    return e810_fault_arm(&c, spec, err, sizeof(err)) ? NULL : err;
+}
+
+/*
+ * Faults on demand (fault.h): a spec that does not parse arms nothing;
+ * CQP ops fail as asked (opcode, the ones let pass first, count, codes),
+ * an MSI-X message is lost, the link drops, comes back and flaps at its
+ * times; each injection is counted.
+ */
+static void test_faults(void)
+{
+    uint64_t cqe[4];
+    const char *e;
+
+    setup_ccq();
+    /* Refused specs. */
+    CHECK(arm("link-wobble") && strstr(arm("link-wobble"), "unknown fault"));
+    CHECK(arm("cqp-error:op") != NULL);
+    CHECK(arm("cqp-error:count=0") != NULL);
+    CHECK(arm("cqp-error:op=-1") != NULL);
+    CHECK(arm("link-down:at=1e12") != NULL);
+    CHECK(arm("cqp-error:minor=0x10000") != NULL);
+    CHECK(arm("link-flap:period=0.001") != NULL);  /* under 10 ms */
+    e = arm("msix-drop;msix-drop;msix-drop;msix-drop;msix-drop;msix-drop;"
+            "msix-drop;msix-drop;msix-drop;msix-drop;msix-drop;msix-drop;"
+            "msix-drop;msix-drop;msix-drop;msix-drop;msix-drop");
+    CHECK(e && strstr(e, "more than"));
+    CHECK(arm("cqp-error:op=0x24;bogus") != NULL);    /* all or nothing */
+    for (unsigned i = 0; i < E810_FAULTS_MAX; i++) {
+        CHECK_EQ(c.faults.f[i].kind, 0);
+    }
+    /* CQP errors: NOPs, the first let pass, then two refused. */
+    CHECK(arm("cqp-error:op=0x24:after=1:count=2:minor=0x8002") == NULL);
+    CHECK_EQ(op_err(0x24, NULL, 0), 0);
+    post_op(0x24, NULL, 0);
+    CHECK(rd(PFPE_CQPTAIL) & PFPE_CQPTAIL_OP_ERR);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ((cqe[3] >> 55) & 1, 1);
+    CHECK_EQ(cqe[3] & 0xFFFF, 0x8002);
+    CHECK_EQ((cqe[3] >> 16) & 0xFFFF, E810_CQP_MAJ_ERR);
+    CHECK_EQ(op_err(0x24, NULL, 0), 1);
+    CHECK_EQ(op_err(0x24, NULL, 0), 0);          /* used up */
+    CHECK_EQ(c.stats.faults_injected, 2);
+    /* Other opcodes are not taken. */
+    CHECK(arm("cqp-error:op=0x16") == NULL);
+    CHECK_EQ(op_err(0x24, NULL, 0), 0);
+    e810_fault_clear(&c);
+    /* A lost MSI-X message: the CEQE is written, no interrupt. */
+    eq_create(0x16, CEQ_PA, 8);
+    wr(GLINT_CEQCTL(0), E810_CTL_CAUSE_ENA | 3);
+    wr(GLINT_DYN_CTL(3), GLINT_DYN_CTL_INTENA);
+    CHECK(arm("msix-drop:vector=3") == NULL);
+    set64(CCQ_SHADOW, ring.ccq_head);
+    set64(CCQ_SHADOW + 32, 1u << 14 | 1u << 16);
+    wr(PFPE_CQARM, 0);
+    post_op(0x24, NULL, 0);
+    CHECK(ccq_next(cqe));
+    CHECK_EQ(mem64(CEQ_PA) >> 63, 1);
+    CHECK_EQ(fake_irq_count(&h, 3), 0);
+    CHECK_EQ(c.stats.faults_injected, 3);
+    /* The link: down at 1 s, up at 2 s; then a flap of two periods of
+     * 2 s from 5 s: down, up, down, up. */
+    CHECK(c.link_up);
+    CHECK(arm("link-down:at=1;link-up:at=2") == NULL);
+    fake_host_advance(&h, 999999999);
+    CHECK(c.link_up);
+    fake_host_advance(&h, 1);
+    CHECK(!c.link_up);
+    fake_host_advance(&h, 1000000000);
+    CHECK(c.link_up);
+    CHECK(arm("link-flap:at=1:period=2:count=2") == NULL);
+    for (unsigned s = 0; s < 4; s++) {          /* down, up, down, up */
+        fake_host_advance(&h, 1000000000);
+        CHECK_EQ(c.link_up, s & 1);
+    }
+    fake_host_advance(&h, 10000000000ll);
+    CHECK(c.link_up);                           /* two flaps, no more */
+    CHECK_EQ(c.stats.faults_injected, 3 + 2 + 4);
+    for (unsigned i = 0; i < E810_FAULTS_MAX; i++) {
+        CHECK_EQ(c.faults.f[i].kind, 0);
+    }
+    teardown();
+}
+
 static void test_random_wqes(void)
 {
     static const unsigned ops[] = {
@@ -1069,6 +1244,8 @@ int main(void)
     RUN(test_init_ops);
     RUN(test_ccq_wrap);
     RUN(test_ccq_overconsumed);
+    RUN(test_ccqe_timing);
+    RUN(test_faults);
     RUN(test_ceq_interrupt);
     RUN(test_aeq_and_qp);
     RUN(test_tables);

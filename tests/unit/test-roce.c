@@ -500,17 +500,7 @@ static void two_devices(void)
 {
     link_n = link_sent = link_lost = link_to_a = 0;
     link_cut = false;
-    dev_a.roce = dev_b.roce = true;
-    dev_a.psn[0] = 0x10;
-    dev_a.psn[1] = 0xFFFFFA;
-    /* A's QP 3 + i talks to B's QP 4 - i: B's QPs expect what A's send. */
-    dev_b.psn[0] = dev_a.psn[0];
-    dev_b.psn[1] = dev_a.psn[1];
-    ifx_failures = 0;
-    ifx_cur = &dev_a;
-    ifx_setup(false);
-    ifx_cur = &dev_b;
-    ifx_setup(false);
+    ifx_setup_roce_pair(&dev_a, &dev_b);
     CHECK_EQ(ifx_failures, 0);
     dev_a.dev.h.frame_cb = link_frame;
     dev_a.dev.h.frame_opaque = &dev_b;

@@ -17,9 +17,6 @@
 static AqTest ta, tb;           /* the source, the destination */
 static AqMsg m;
 
-static const uint8_t our_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
-static const uint8_t peer_mac[6] = { 0x52, 0x54, 0x00, 0xab, 0xcd, 0xef };
-
 /* Guest memory (above the admin queue's rings and buffers). */
 #define TX_RING         (FAKE_MEM_BASE + 0x800000)
 #define TX_RING2        (FAKE_MEM_BASE + 0x801000)
@@ -107,23 +104,13 @@ static uint32_t add_txq(AqTest *t, uint32_t parent, uint16_t q,
 
 static void dis_txq(AqTest *t, uint32_t parent, uint16_t q)
 {
-    aq_msg_init(&m, 0x0C31, 8, true);
-    m.desc[16] = 1 << 3;
-    m.desc[17] = 1;
-    st32(m.buf, parent);
-    m.buf[4] = 1;
-    st16(m.buf + 6, q);
+    aq_dis_txq_msg(&m, parent, q);
     CHECK_EQ(aq_send(t, &m), 0);
 }
 
 static void add_qset(AqTest *t, uint32_t parent, uint16_t handle)
 {
-    aq_msg_init(&m, 0x0C33, 32, true);
-    m.desc[16] = 1;
-    st32(m.buf, parent);
-    st16(m.buf + 4, 1);
-    st16(m.buf + 8, handle);
-    m.buf[8 + 8 + 1] = 7;
+    aq_add_qset_msg(&m, parent, handle);
     CHECK_EQ(aq_send(t, &m), 0);
 }
 
@@ -191,8 +178,8 @@ static void fw_misc(AqTest *t)
 
 static size_t tx_frame(uint8_t *f, unsigned seed)
 {
-    memcpy(f, peer_mac, 6);
-    memcpy(f + 6, our_mac, 6);
+    memcpy(f, aq_peer_mac, 6);
+    memcpy(f + 6, aq_test_mac, 6);
     stbe16(f + 12, 0x88B5);
     for (unsigned i = 14; i < 100; i++) {
         f[i] = i * 3 + seed;
@@ -219,22 +206,13 @@ static void tx_post(AqTest *t, uint64_t base, unsigned qlen, unsigned from,
 /* An Ethernet/IPv4/UDP frame to us; @sport spreads it over the queues. */
 static size_t rx_frame(uint8_t *f, uint16_t sport, size_t plen)
 {
-    uint8_t *ip = f + 14, *udp = ip + 20;
+    uint8_t *udp = ref_eth_ip4(f, aq_test_mac, aq_peer_mac, 0x0A000001,
+                               0x0A000002, 17, 8 + plen, 0);
 
-    memcpy(f, our_mac, 6);
-    memcpy(f + 6, peer_mac, 6);
-    stbe16(f + 12, 0x0800);
-    memset(ip, 0, 28);
-    ip[0] = 0x45;
-    stbe16(ip + 2, 28 + plen);
-    ip[8] = 64;
-    ip[9] = 17;
-    ip[12] = 10, ip[15] = 1;
-    ip[16] = 10, ip[19] = 2;
-    stbe16(ip + 10, ~ref_sum(ip, 20, NULL, 0));
     stbe16(udp, sport);
     stbe16(udp + 2, 4791);
     stbe16(udp + 4, 8 + plen);
+    stbe16(udp + 6, 0);                 /* no checksum */
     for (size_t i = 0; i < plen; i++) {
         udp[8 + i] = i + sport;
     }
@@ -311,8 +289,8 @@ static void build(AqTest *t)
     CHECK_EQ(aq_add_pf_vsi(t, 20, 1, false, &vsi2), 0);
     CHECK_EQ(aq_add_pf_vsi(t, 21, 1, false, &vsi3), 0);
     CHECK_EQ(aq_add_pf_vsi(t, RXQ_FIRST, 2, false, &vsi_num), 0);
-    CHECK_EQ(aq_add_mac_rule(t, vsi2, peer_mac), 0);
-    CHECK_EQ(aq_add_mac_rule(t, vsi_num, our_mac), 0);
+    CHECK_EQ(aq_add_mac_rule(t, vsi2, aq_peer_mac), 0);
+    CHECK_EQ(aq_add_mac_rule(t, vsi_num, aq_test_mac), 0);
     CHECK_EQ(aq_add_mac_rule(t, vsi_num, bcast_mac), 0);
     free_vsi(t, vsi2, true);
     free_vsi(t, vsi3, false);
@@ -601,11 +579,23 @@ static void make_fresh(void)
     char err[256];
 
     fake_host_init(&h);
-    e810_core_init(&c, &h.host, our_mac);
+    e810_core_init(&c, &h.host, aq_test_mac);
     e810_snap_w_init(&fresh);
     CHECK(e810_core_save(&c, &fresh, err, sizeof(err)));
     e810_core_cleanup(&c);
     fake_host_cleanup(&h);
+}
+
+/* ta built and saved into @w, tb loaded from it; fresh as a device just
+ * made saves. */
+static void build_and_clone(E810SnapW *w)
+{
+    char err[256];
+
+    build(&ta);
+    make_fresh();
+    save(&ta, w);
+    CHECK(clone(&ta, &tb, w, err, sizeof(err)));
 }
 
 /* tb after a failed load: as a device just made, no timer armed. */
@@ -713,15 +703,11 @@ static void test_bad_values(void)
     E810Core *c = &ta.c;
     E810FwSched *s = &c->fw.sched;
     E810SchedNode *leaf = &s->node[teid_txq - 1];
-    char err[256];
     unsigned vsi2 = E810_FW_MAX_VSI;
     unsigned rl0 = 0;
     uint32_t qset = 0;
 
-    build(&ta);
-    make_fresh();
-    save(&ta, &base);
-    CHECK(clone(&ta, &tb, &base, err, sizeof(err)));
+    build_and_clone(&base);
     for (unsigned i = 0; i < E810_FW_MAX_VSI; i++) {
         if (c->fw.sw.vsi[i].state == E810_VSI_RESERVED) {
             vsi2 = i;
@@ -892,14 +878,10 @@ static void test_reachable(void)
 static void test_truncation(void)
 {
     E810SnapW w;
-    char err[256];
     size_t at = 0;
     unsigned records = 0;
 
-    build(&ta);
-    make_fresh();
-    save(&ta, &w);
-    CHECK(clone(&ta, &tb, &w, err, sizeof(err)));
+    build_and_clone(&w);
     while (at < w.len) {
         uint32_t len = ld32(w.buf + at + 4);
 

@@ -82,17 +82,8 @@ static void link_step(void)
 static void two_devices(void)
 {
     link_n = 0;
-    dev_a.roce = dev_b.roce = true;
     dev_a.mss = dev_b.mss = 256;
-    dev_a.psn[0] = 0x10;
-    dev_a.psn[1] = 0xFFFFFA;
-    dev_b.psn[0] = dev_a.psn[0];
-    dev_b.psn[1] = dev_a.psn[1];
-    ifx_failures = 0;
-    ifx_cur = &dev_a;
-    ifx_setup(false);
-    ifx_cur = &dev_b;
-    ifx_setup(false);
+    ifx_setup_roce_pair(&dev_a, &dev_b);
     CHECK_EQ(ifx_failures, 0);
     link_attach(&dev_a, &dev_b);
     link_attach(&dev_b, &dev_a);
@@ -261,14 +252,19 @@ static void same_outcome(void)
     }
 }
 
+/* A scenario on two_devices(), run once as it is and once with a device
+ * migrated (@migrate) on the way. */
 typedef void Scenario(bool migrate, Outcome *o);
 
 static void twins(Scenario *fn)
 {
     memset(&plain, 0, sizeof(plain));
     memset(&moved, 0, sizeof(moved));
-    fn(false, &plain);
-    fn(true, &moved);
+    for (int mig = 0; mig < 2; mig++) {
+        two_devices();
+        fn(mig, mig ? &moved : &plain);
+        two_devices_end();
+    }
     same_outcome();
 }
 
@@ -280,6 +276,19 @@ static bool same_bytes(IfxState *x, uint64_t xa, IfxState *y, uint64_t ya,
     return !memcmp(fake_mem(&x->dev.h, xa), fake_mem(&y->dev.h, ya), len);
 }
 
+/* A's QP 3 posts a WRITE of 30000 bytes from BUF_PA(0) to B's BUF_PA(1)
+ * and a SEND of 3000 from BUF_PA(0) + 0x8000, both signaled, on one
+ * doorbell; two steps of the link. */
+static void write_and_send(void)
+{
+    ifx_cur = &dev_a;
+    ifx_sq_op_put(0, 0x00, BUF_PA(0), 30000, BUF_PA(1), SIG | STAG(1));
+    ifx_sq_op_put(0, 0x03, BUF_PA(0) + 0x8000, 3000, 0, SIG);
+    ifx_wr(WQEALLOC, 3);
+    link_step();
+    link_step();
+}
+
 /*
  * A WRITE of 30000 bytes (118 packets, a window of 64) and a SEND of 3000
  * behind it: saved with the first window delivered, its ACKs and the next
@@ -289,18 +298,12 @@ static void sc_write(bool mig, Outcome *o)
 {
     RoceQp *q;
 
-    two_devices();
     ifx_cur = &dev_a;
     fill(BUF_PA(0), 30000, 1);
     fill(BUF_PA(0) + 0x8000, 3000, 2);
     ifx_cur = &dev_b;
     rq_post(1, BUF_PA(1) + 0x9000, 4096);
-    ifx_cur = &dev_a;
-    ifx_sq_op_put(0, 0x00, BUF_PA(0), 30000, BUF_PA(1), SIG | STAG(1));
-    ifx_sq_op_put(0, 0x03, BUF_PA(0) + 0x8000, 3000, 0, SIG);
-    ifx_wr(WQEALLOC, 3);
-    link_step();
-    link_step();
+    write_and_send();
     q = roce_qp3(&dev_a, 3);
     CHECK_EQ(q->b.wq_cnt, 2);
     CHECK(roce_psn_diff(q->psn_next, q->psn_una) > 0);
@@ -316,7 +319,6 @@ static void sc_write(bool mig, Outcome *o)
     CHECK(same_bytes(&dev_b, BUF_PA(1), &dev_a, BUF_PA(0), 30000));
     CHECK(same_bytes(&dev_b, BUF_PA(1) + 0x9000, &dev_a, BUF_PA(0) + 0x8000,
                      3000));
-    two_devices_end();
 }
 
 /* A READ of 30000 bytes: saved with 50 of its 118 responses placed, the
@@ -325,7 +327,6 @@ static void sc_read(bool mig, Outcome *o)
 {
     RoceWqe *w;
 
-    two_devices();
     ifx_cur = &dev_b;
     fill(BUF_PA(1), 30000, 3);
     ifx_cur = &dev_a;
@@ -343,7 +344,6 @@ static void sc_read(bool mig, Outcome *o)
     run_until(o, 1, 0);
     CHECK(!mig || e810_roce_stats(&dev_a.dev.c)->retransmits > 0);
     CHECK(same_bytes(&dev_a, BUF_PA(0), &dev_b, BUF_PA(1), 30000));
-    two_devices_end();
 }
 
 /*
@@ -356,7 +356,6 @@ static void sc_responder(bool mig, Outcome *o)
 {
     RoceQp *q;
 
-    two_devices();
     ifx_cur = &dev_a;
     fill(BUF_PA(0), 30000, 4);
     dev_a.dev.h.tx_full = true;
@@ -378,7 +377,6 @@ static void sc_responder(bool mig, Outcome *o)
     }
     run_until(o, 0, 1);
     CHECK(same_bytes(&dev_b, BUF_PA(1), &dev_a, BUF_PA(0), 30000));
-    two_devices_end();
 }
 
 /* A SEND before B has a receive WQE: saved while A waits out the RNR
@@ -388,7 +386,6 @@ static void sc_rnr(bool mig, Outcome *o)
     RoceQp *q;
     int64_t at;
 
-    two_devices();
     ifx_cur = &dev_a;
     fill(BUF_PA(0), 3000, 5);
     ifx_sq_op(0, 0x03, BUF_PA(0), 3000, 0, SIG);
@@ -409,7 +406,6 @@ static void sc_rnr(bool mig, Outcome *o)
     }
     run_until(o, 1, 1);
     CHECK(same_bytes(&dev_b, BUF_PA(1), &dev_a, BUF_PA(0), 3000));
-    two_devices_end();
 }
 
 static void test_rc_mid_write(void)
@@ -483,7 +479,6 @@ static void ud_send(unsigned k, unsigned seed)
  * each way again (A's SQ and RQ go on where they were). */
 static void sc_ud(bool mig, Outcome *o)
 {
-    two_devices();
     ifx_cur = &dev_a;
     ud_setup(0);
     ifx_cur = &dev_b;
@@ -507,7 +502,6 @@ static void sc_ud(bool mig, Outcome *o)
     /* The payloads behind the 40-byte GRH slot. */
     CHECK(same_bytes(&dev_a, UD_RBUF(1) + 40, &dev_b, UD_SBUF(3), 100));
     CHECK(same_bytes(&dev_b, UD_RBUF(1) + 40, &dev_a, UD_SBUF(5), 100));
-    two_devices_end();
 }
 
 static void test_ud(void)
@@ -524,6 +518,18 @@ static E810Core c2;
 static bool load2(const E810SnapW *w, char *err, size_t n)
 {
     return e810_core_load(&c2, w->buf, w->len, err, n);
+}
+
+/* Loading @w into c2 fails, its message naming @what, and leaves c2 as
+ * it was made (no device memory). */
+static void load2_refused(const E810SnapW *w, const char *what)
+{
+    char err[256] = "";
+
+    CHECK(!load2(w, err, sizeof(err)));
+    printf("# %s\n", err);
+    CHECK(strstr(err, what) != NULL);
+    CHECK_EQ(c2.mem_used, 0);
 }
 
 static void destroy_qp(unsigned id, uint64_t ctx, unsigned type)
@@ -649,15 +655,11 @@ static void iwarp_bad(size_t from_end, uint8_t val, const char *field)
 {
     E810SnapW w;
     size_t off, len;
-    char err[256] = "";
 
     CHECK(save(&C, &w));
     off = record_at(&w, E810_SNAP_ENG, &len);
     w.buf[off + len - from_end] = val;
-    CHECK(!load2(&w, err, sizeof(err)));
-    printf("# %s\n", err);
-    CHECK(strstr(err, field) != NULL);
-    CHECK_EQ(c2.mem_used, 0);
+    load2_refused(&w, field);
     CHECK(e810_eng_find(&c2, 5) == NULL);
     e810_snap_w_free(&w);
 }
@@ -691,12 +693,7 @@ static void rich_state(void)
     rq_post(1, BUF_PA(1) + 0x9000, 4096);
     link_step();
     link_step();
-    ifx_cur = &dev_a;
-    ifx_sq_op_put(0, 0x00, BUF_PA(0), 30000, BUF_PA(1), SIG | STAG(1));
-    ifx_sq_op_put(0, 0x03, BUF_PA(0) + 0x8000, 3000, 0, SIG);
-    ifx_wr(WQEALLOC, 3);
-    link_step();
-    link_step();
+    write_and_send();
     fake_host_init(&h2);
     e810_core_init(&c2, &h2.host, dev_a.mac);
 }
@@ -705,16 +702,12 @@ static void bad(void *field, size_t size, uint64_t val, const char *name)
 {
     uint8_t old[8];
     E810SnapW w;
-    char err[256] = "";
 
     memcpy(old, field, size);
     memcpy(field, &val, size);          /* little-endian host */
     CHECK(save(&dev_a.dev.c, &w));
     memcpy(field, old, size);
-    CHECK(!load2(&w, err, sizeof(err)));
-    printf("# %s\n", err);
-    CHECK(strstr(err, name) != NULL);
-    CHECK_EQ(c2.mem_used, 0);
+    load2_refused(&w, name);
     CHECK(e810_eng_find(&c2, 3) == NULL);
     e810_snap_w_free(&w);
 }
@@ -733,7 +726,6 @@ static void bad_bytes(uint32_t *mark_at, int rel, uint32_t val, size_t n,
     uint32_t keep = *mark_at;
     E810SnapW w;
     uint8_t *p;
-    char err[256] = "";
 
     memcpy(mark_at, mark, 4);
     CHECK(save(&dev_a.dev.c, &w));
@@ -744,10 +736,7 @@ static void bad_bytes(uint32_t *mark_at, int rel, uint32_t val, size_t n,
         for (size_t i = 0; i < n; i++) {
             p[rel + i] = (uint8_t)(val >> (8 * i));
         }
-        CHECK(!load2(&w, err, sizeof(err)));
-        printf("# %s\n", err);
-        CHECK(strstr(err, name) != NULL);
-        CHECK_EQ(c2.mem_used, 0);
+        load2_refused(&w, name);
     }
     e810_snap_w_free(&w);
 }
@@ -897,10 +886,7 @@ static void test_checks(void)
     /* Too little device memory for the QPs here. */
     c2.mem_limit = dev_a.dev.c.mem_used - 1;
     CHECK(save(&dev_a.dev.c, &w));
-    CHECK(!load2(&w, err, sizeof(err)));
-    printf("# %s\n", err);
-    CHECK(strstr(err, "rdma-mem-limit") != NULL);
-    CHECK_EQ(c2.mem_used, 0);
+    load2_refused(&w, "rdma-mem-limit");
     e810_snap_w_free(&w);
 
     e810_core_cleanup(&c2);

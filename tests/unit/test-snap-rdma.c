@@ -14,9 +14,12 @@
  * The engine's QPs (record E810_SNAP_ENG) and the BASE blocks are other
  * records: the second device has the control path, not the data path.
  */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
 #include "check.h"
 #include "iwarp-fixture.h"
-#include "rdma/iwarp-hooks.h"
+#include "rdma/port.h"
 #include "snap.h"
 
 #define H (ifx.h)
@@ -153,28 +156,24 @@ static void expect_refused(const char *what, int line)
     (lv) = keep_; \
 } while (0)
 
-typedef struct Pieces {
-    unsigned n;
-    uint64_t pa[8], len[8];
-} Pieces;
-
-static bool collect(void *opaque, uint64_t pa, uint64_t len)
+/* COMMIT_FPM_VAL again with @n[obj] objects of each type. */
+static void commit(const uint64_t n[E810_HMC_NUM])
 {
-    Pieces *p = opaque;
+    uint64_t q[8] = { 0 };
 
-    if (p->n == 8) {
-        return false;
+    memset(ifx_mem(COMMIT_PA), 0, 208);
+    for (unsigned i = 0; i < E810_HMC_NUM; i++) {
+        ifx_set64(COMMIT_PA + 8 * i, n[i]);
     }
-    p->pa[p->n] = pa;
-    p->len[p->n++] = len;
-    return true;
+    q[4] = COMMIT_PA;
+    CHECK_EQ(ifx_cqp(0x21, q, 208), 0);
 }
 
-static int xlate(E810Core *dev, Pieces *p)
+/* 8 KiB of the PBL MR, from 2 KiB in: pieces through the PBLEs. */
+static int xlate(E810Core *dev, XlatePieces *p)
 {
-    memset(p, 0, sizeof(*p));
-    return e810_rdma_xlate(dev, PBL_STAG, PBL_VA + 0x800, 0x2000,
-                           E810_ACC_LOCAL_READ, PD, false, collect, p);
+    return xlate_pieces(dev, PBL_STAG, PBL_VA + 0x800, 0x2000,
+                        E810_ACC_LOCAL_READ, PD, false, p);
 }
 
 /* A frame for the loopback queue: to our MAC, @n bytes. */
@@ -286,6 +285,8 @@ static void check_same_state(void)
     CHECK(b->cqp_active);
     CHECK_EQ(b->cqp_tail, a->cqp_tail);
     CHECK_EQ(b->cqp_polarity, a->cqp_polarity);
+    CHECK_EQ(b->ccqe_pending, a->ccqe_pending);
+    CHECK(!memcmp(&b->ccqe_res, &a->ccqe_res, sizeof(a->ccqe_res)));
     CHECK_EQ(b->protocol, a->protocol);
     CHECK(b->fpm_committed);
     CHECK(!memcmp(b->obj, a->obj, sizeof(a->obj)));
@@ -331,14 +332,23 @@ static void check_same_state(void)
 static void test_iwarp_round_trip(void)
 {
     CqpRing r2;
-    Pieces pa, pb;
+    XlatePieces pa, pb;
     uint64_t q[8] = { 0 }, cqe[4];
-    unsigned idx, head, pol, irqs, credits;
+    unsigned idx, nop, head, pol, irqs, credits;
 
     setup_iwarp();
     twin_up();
+    /* A NOP whose CCQE is still to come when the state is saved. */
+    nop = ifx_cur->cqp.sq_head;
+    cqp_ring_post(&ifx_cur->cqp, NULL, (uint64_t)CQP_OP_NOP << 32);
+    CHECK(C.rdma.ccqe_pending);
     CHECK(round_trip());
     check_same_state();
+    CHECK(c2.rdma.ccqe_pending);
+    /* The loopback queue drains at the next timer run. */
+    CHECK(c2.puda.lpb_count >= 2);
+    fake_host_advance(&h2, 0);
+    CHECK_EQ(c2.puda.lpb_count, 0);
     /* STag translation through SD 1 and the PBLEs gives the same pages. */
     CHECK_EQ(xlate(&C, &pa), E810_XLATE_OK);
     CHECK_EQ(xlate(&c2, &pb), E810_XLATE_OK);
@@ -350,9 +360,14 @@ static void test_iwarp_round_trip(void)
     r2 = ifx_cur->cqp;
     r2.h = &h2;
     r2.c = &c2;
+    /* The saved NOP's CCQE comes on its own, with its timer started
+     * again at load. */
+    CHECK(cqp_ring_wait_ccqe(&r2, cqe));
+    CHECK_EQ((cqe[3] >> 32) & 0x7FFF, nop);
+    CHECK(!c2.rdma.ccqe_pending);
     idx = r2.sq_head;
     cqp_ring_post(&r2, NULL, (uint64_t)CQP_OP_NOP << 32);
-    CHECK(cqp_ring_ccqe(&r2, cqe));
+    CHECK(cqp_ring_wait_ccqe(&r2, cqe));
     CHECK_EQ(cqe[1], C.rdma.cqp_cookie);
     CHECK_EQ((cqe[3] >> 32) & 0x7FFF, idx);
     CHECK_EQ((cqe[3] >> 55) & 1, 0);
@@ -386,10 +401,6 @@ static void test_iwarp_round_trip(void)
     CHECK_EQ(c2.rdma.aeq.credits, credits - 1);
     e810_mmio_write(&c2, PFPE_AEQALLOC, 2, 4);
     CHECK_EQ(c2.rdma.aeq.credits, AEQ_SIZE);
-    /* The loopback queue drains at the next timer run. */
-    CHECK(c2.puda.lpb_count >= 2);
-    fake_host_advance(&h2, 0);
-    CHECK_EQ(c2.puda.lpb_count, 0);
     twin_down();
     teardown_iwarp();
 }
@@ -572,13 +583,9 @@ static void test_runtime_states(void)
     CHECK(round_trip());
     CHECK(!e810_bit(c2.puda.bound, 4));
     /* Counts committed again, below the objects in use. */
-    memset(ifx_mem(COMMIT_PA), 0, 208);
-    ifx_set64(COMMIT_PA + 8 * E810_HMC_QP, 2);
-    ifx_set64(COMMIT_PA + 8 * E810_HMC_CQ, 2);
-    ifx_set64(COMMIT_PA + 8 * E810_HMC_MR, 1);
-    ifx_set64(COMMIT_PA + 8 * E810_HMC_PBLE, 512);
-    q[4] = COMMIT_PA;
-    CHECK_EQ(ifx_cqp(0x21, q, 208), 0);
+    commit((const uint64_t[E810_HMC_NUM]) {
+        [E810_HMC_QP] = 2, [E810_HMC_CQ] = 2, [E810_HMC_MR] = 1,
+        [E810_HMC_PBLE] = 512 });
     CHECK(C.rdma.qp[3].valid && C.rdma.cq[5].valid &&
           C.rdma.mr[PBL_STAG_IDX].valid);
     CHECK(round_trip());
@@ -650,13 +657,9 @@ static void test_roce_mcg(void)
     BAD(C.rdma.mcg[1].qs_handle, 0x400, "rdma.mcg[1].qs_handle");
     BAD(C.rdma.protocol, PROTOCOL_IWARP, "rdma.mcg[1]");
     /* A member beyond a lowered QP count loads. */
-    memset(ifx_mem(COMMIT_PA), 0, 208);
-    ifx_set64(COMMIT_PA + 8 * E810_HMC_QP, 4);
-    ifx_set64(COMMIT_PA + 8 * E810_HMC_CQ, 4);
-    ifx_set64(COMMIT_PA + 8 * E810_HMC_FSIMC, 16);
-    ifx_set64(COMMIT_PA + 8 * E810_HMC_PBLE, 512);
-    q[4] = COMMIT_PA;
-    CHECK_EQ(ifx_cqp(0x21, q, 208), 0);
+    commit((const uint64_t[E810_HMC_NUM]) {
+        [E810_HMC_QP] = 4, [E810_HMC_CQ] = 4, [E810_HMC_FSIMC] = 16,
+        [E810_HMC_PBLE] = 512 });
     CHECK(round_trip());
     CHECK_EQ(c2.rdma.mcg_count, 2);
     twin_down();
@@ -665,6 +668,83 @@ static void test_roce_mcg(void)
 }
 
 /* A device that never had a CQP. */
+/* Read a stream kept as text (tests/unit/data): "len N", then runs of
+ * bytes as "OFFSET HEX"; the rest is zero.  NULL if it cannot be read. */
+static uint8_t *read_stream(const char *name, size_t *len)
+{
+    const char *dir = getenv("E810_TEST_DATA");
+    char path[512], line[256];
+    uint8_t *buf = NULL;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/unit/data",
+             name);
+    f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "%s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    *len = 0;
+    while (fgets(line, sizeof(line), f)) {
+        char *p;
+        unsigned long off;
+
+        if (line[0] == '#') {
+            continue;
+        }
+        if (!strncmp(line, "len ", 4)) {
+            *len = strtoul(line + 4, NULL, 10);
+            free(buf);
+            buf = calloc(1, *len);
+            continue;
+        }
+        off = strtoul(line, &p, 10);
+        while (buf && *p == ' ') {
+            p++;
+        }
+        for (; buf && isxdigit((unsigned char)p[0]) &&
+               isxdigit((unsigned char)p[1]) && off < *len; p += 2, off++) {
+            char hex[3] = { p[0], p[1], 0 };
+
+            buf[off] = (uint8_t)strtoul(hex, NULL, 16);
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+/*
+ * A state that main saved before the txsched and rdma records went to
+ * version 2 (the CCQE pending, E810Counters.ccqes_dropped) loads, into
+ * the state this build's fixture makes, with the new fields at their
+ * defaults; saved again it is this build's stream and loads too.
+ */
+static void test_stream_of_main(void)
+{
+    size_t len = 0;
+    uint8_t *buf = read_stream("snap-9ef8bd6.txt", &len);
+    char err[256] = "";
+
+    CHECK(buf != NULL);
+    if (!buf) {
+        return;
+    }
+    setup_iwarp();
+    twin_up();
+    if (!e810_core_load(&c2, buf, len, err, sizeof(err))) {
+        fprintf(stderr, "load: %s\n", err);
+        check_failed++;
+    } else {
+        check_same_state();
+        CHECK(!c2.rdma.ccqe_pending);
+        CHECK_EQ(c2.stats.ccqes_dropped, 0);
+        CHECK(round_trip());
+    }
+    twin_down();
+    teardown_iwarp();
+    free(buf);
+}
+
 static void test_idle(void)
 {
     ifx_failures = 0;
@@ -683,6 +763,7 @@ int main(void)
     RUN(test_refused);
     RUN(test_runtime_states);
     RUN(test_roce_mcg);
+    RUN(test_stream_of_main);
     RUN(test_idle);
     return CHECK_DONE();
 }

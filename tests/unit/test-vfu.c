@@ -116,6 +116,14 @@ static bool err_reply(uint32_t err)
            rep.h.error == err;
 }
 
+/* Whether the server answers request @cmd (@len bytes at @p) with error
+ * @err. */
+static bool refused(uint16_t cmd, const void *p, size_t len, uint32_t err)
+{
+    req(cmd, p, len);
+    return err_reply(err);
+}
+
 static uint64_t region_read(uint32_t region, uint64_t off, uint32_t count)
 {
     VfuRegionRw rw = { .offset = off, .region = region, .count = count };
@@ -127,6 +135,15 @@ static uint64_t region_read(uint32_t region, uint64_t off, uint32_t count)
         memcpy(&v, rep.data + sizeof(rw), count);
     }
     return v;
+}
+
+/* Whether a read of @count bytes at @off of region @region is refused
+ * (EINVAL). */
+static bool read_refused(uint32_t region, uint64_t off, uint32_t count)
+{
+    VfuRegionRw rw = { .offset = off, .region = region, .count = count };
+
+    return refused(VFU_CMD_REGION_READ, &rw, sizeof(rw), EINVAL);
 }
 
 static void region_write_flags(uint32_t region, uint64_t off, uint64_t val,
@@ -189,15 +206,12 @@ static void test_version(void)
     VfuDeviceInfo di = { .argsz = sizeof(di) };
 
     setup();
-    req(VFU_CMD_DEVICE_GET_INFO, &di, sizeof(di));
-    CHECK(err_reply(EINVAL));               /* nothing before VERSION */
-    req(VFU_CMD_VERSION, bad, sizeof(bad));
-    CHECK(err_reply(ENOTSUP));              /* major 1 */
+    /* Nothing before VERSION; major 1; caps not terminated; short */
+    CHECK(refused(VFU_CMD_DEVICE_GET_INFO, &di, sizeof(di), EINVAL));
+    CHECK(refused(VFU_CMD_VERSION, bad, sizeof(bad), ENOTSUP));
     bad[0] = 0;
-    req(VFU_CMD_VERSION, bad, sizeof(bad));
-    CHECK(err_reply(EINVAL));               /* caps not terminated */
-    req(VFU_CMD_VERSION, bad, 2);
-    CHECK(err_reply(EINVAL));               /* short */
+    CHECK(refused(VFU_CMD_VERSION, bad, sizeof(bad), EINVAL));
+    CHECK(refused(VFU_CMD_VERSION, bad, 2, EINVAL));
     negotiate();
     CHECK(ok_reply());
     CHECK_EQ(ld16(rep.data), 0);
@@ -238,12 +252,10 @@ static void test_info(void)
         CHECK_EQ(ld32(rep.data + 4), sizes[i] ? 3 : 0);
     }
     ri.index = 9;
-    req(VFU_CMD_DEVICE_GET_REGION_INFO, &ri, sizeof(ri));
-    CHECK(err_reply(EINVAL));
+    CHECK(refused(VFU_CMD_DEVICE_GET_REGION_INFO, &ri, sizeof(ri), EINVAL));
     ri.argsz = 8;
     ri.index = 0;
-    req(VFU_CMD_DEVICE_GET_REGION_INFO, &ri, sizeof(ri));
-    CHECK(err_reply(EINVAL));
+    CHECK(refused(VFU_CMD_DEVICE_GET_REGION_INFO, &ri, sizeof(ri), EINVAL));
 
     ii.index = VFU_PCI_MSIX_IRQ;
     req(VFU_CMD_DEVICE_GET_IRQ_INFO, &ii, sizeof(ii));
@@ -253,8 +265,7 @@ static void test_info(void)
     req(VFU_CMD_DEVICE_GET_IRQ_INFO, &ii, sizeof(ii));
     CHECK_EQ(ld32(rep.data + 12), 1);
     ii.index = 3;                           /* ERR: none */
-    req(VFU_CMD_DEVICE_GET_IRQ_INFO, &ii, sizeof(ii));
-    CHECK(err_reply(EINVAL));
+    CHECK(refused(VFU_CMD_DEVICE_GET_IRQ_INFO, &ii, sizeof(ii), EINVAL));
     teardown();
 }
 
@@ -358,6 +369,11 @@ static int host_dma_read(uint64_t addr, void *buf, size_t len)
     return srv.core.host.ops->dma_read(srv.core.host.opaque, addr, buf, len);
 }
 
+static void host_msix_notify(unsigned vec)
+{
+    srv.core.host.ops->msix_notify(srv.core.host.opaque, vec);
+}
+
 static void test_dma(void)
 {
     int a = memfd(0x10000), b = memfd(0x10000);
@@ -430,8 +446,7 @@ static void test_dma(void)
     /* Unmap: whole mappings only, then all */
     u.iova = 0x100000;
     u.size = 0x8000;
-    req(VFU_CMD_DMA_UNMAP, &u, sizeof(u));
-    CHECK(err_reply(EINVAL));
+    CHECK(refused(VFU_CMD_DMA_UNMAP, &u, sizeof(u), EINVAL));
     u.size = 0x10000;
     req(VFU_CMD_DMA_UNMAP, &u, sizeof(u));
     CHECK(ok_reply());
@@ -553,17 +568,17 @@ static void test_irqs(void)
              VFU_PCI_MSIX_IRQ, 0, 2, fds, 2);
     CHECK(ok_reply());
     /* MSI-X off: nothing */
-    srv.core.host.ops->msix_notify(srv.core.host.opaque, 1);
+    host_msix_notify(1);
     CHECK_EQ(efd_count(e1), 0);
     CHECK_EQ(srv.stats.irq_disabled, 1);
     region_write(7, 0x72, 0x8000 | 63, 2);          /* MSI-X enable */
-    srv.core.host.ops->msix_notify(srv.core.host.opaque, 1);
+    host_msix_notify(1);
     CHECK_EQ(efd_count(e1), 1);
     /* Vector masked: pending in the PBA, sent on unmask */
     set_irqs(VFU_IRQ_SET_DATA_NONE | VFU_IRQ_SET_ACTION_MASK,
              VFU_PCI_MSIX_IRQ, 0, 1, NULL, 0);
     CHECK(ok_reply());
-    srv.core.host.ops->msix_notify(srv.core.host.opaque, 0);
+    host_msix_notify(0);
     CHECK_EQ(efd_count(e0), 0);
     CHECK_EQ(region_read(3, 0x8000, 8), 1);
     set_irqs(VFU_IRQ_SET_DATA_NONE | VFU_IRQ_SET_ACTION_UNMASK,
@@ -573,13 +588,13 @@ static void test_irqs(void)
     CHECK_EQ(region_read(3, 0x8000, 8), 0);
     /* Function mask in the capability */
     region_write(7, 0x72, 0xC000 | 63, 2);
-    srv.core.host.ops->msix_notify(srv.core.host.opaque, 0);
+    host_msix_notify(0);
     CHECK_EQ(efd_count(e0), 0);
     region_write(7, 0x72, 0x8000 | 63, 2);
     CHECK_EQ(efd_count(e0), 1);
     /* The table's mask bit once the client uses our table */
     region_write(3, 0 * 16 + 12, 1, 4);
-    srv.core.host.ops->msix_notify(srv.core.host.opaque, 0);
+    host_msix_notify(0);
     CHECK_EQ(efd_count(e0), 0);
     region_write(3, 0 * 16 + 12, 0, 4);
     CHECK_EQ(efd_count(e0), 1);
@@ -593,7 +608,7 @@ static void test_irqs(void)
     set_irqs(VFU_IRQ_SET_DATA_EVENTFD | VFU_IRQ_SET_ACTION_TRIGGER,
              VFU_PCI_MSIX_IRQ, 1, 1, NULL, 0);
     CHECK(ok_reply());
-    srv.core.host.ops->msix_notify(srv.core.host.opaque, 1);
+    host_msix_notify(1);
     CHECK_EQ(efd_count(e1), 0);
     CHECK_EQ(srv.stats.irq_no_fd, 1);
 
@@ -659,12 +674,12 @@ static void test_irqs(void)
         CHECK(ok_reply());
         CHECK(fcntl(eb, F_GETFL) & O_NONBLOCK);
         CHECK_EQ(write(eb, &ceil, sizeof(ceil)), (ssize_t)sizeof(ceil));
-        srv.core.host.ops->msix_notify(srv.core.host.opaque, 1);
+        host_msix_notify(1);
         CHECK_EQ(srv.stats.irq_no_fd, no0 + 1);
         close(eb);
     }
     /* Still working: vector 0 fires */
-    srv.core.host.ops->msix_notify(srv.core.host.opaque, 0);
+    host_msix_notify(0);
     CHECK_EQ(efd_count(e0), 1);
     /* Tear-down of the index */
     set_irqs(VFU_IRQ_SET_DATA_NONE | VFU_IRQ_SET_ACTION_TRIGGER,
@@ -699,52 +714,23 @@ static void test_malformed(void)
         uint8_t b[sizeof(rw) + 4] = { 0 };
 
         memcpy(b, &rw, sizeof(rw));
-        req(VFU_CMD_REGION_READ, b, sizeof(b));
-        CHECK(err_reply(EINVAL));
-        req(VFU_CMD_REGION_WRITE, b, sizeof(rw) + 2);
-        CHECK(err_reply(EINVAL));
-        req(VFU_CMD_REGION_READ, b, 8);
-        CHECK(err_reply(EINVAL));
+        CHECK(refused(VFU_CMD_REGION_READ, b, sizeof(b), EINVAL));
+        CHECK(refused(VFU_CMD_REGION_WRITE, b, sizeof(rw) + 2, EINVAL));
+        CHECK(refused(VFU_CMD_REGION_READ, b, 8, EINVAL));
     }
     /* Offset and count overflows, past the end, zero, bad region */
-    rw.offset = 0xFFFFFFFFFFFFFFF0ull;
-    rw.count = 0x20;
-    req(VFU_CMD_REGION_READ, &rw, sizeof(rw));
-    CHECK(err_reply(EINVAL));
-    rw.offset = 4090;
-    rw.count = 8;
-    req(VFU_CMD_REGION_READ, &rw, sizeof(rw));
-    CHECK(err_reply(EINVAL));
-    rw.offset = 0;
-    rw.count = 0;
-    req(VFU_CMD_REGION_READ, &rw, sizeof(rw));
-    CHECK(err_reply(EINVAL));
-    rw.count = 0xFFFFFFFF;
-    req(VFU_CMD_REGION_READ, &rw, sizeof(rw));
-    CHECK(err_reply(EINVAL));
-    rw.region = 9;
-    rw.count = 4;
-    req(VFU_CMD_REGION_READ, &rw, sizeof(rw));
-    CHECK(err_reply(EINVAL));
-    rw.region = 1;                                  /* no BAR1 */
-    req(VFU_CMD_REGION_READ, &rw, sizeof(rw));
-    CHECK(err_reply(EINVAL));
-    rw.region = 0;
-    rw.offset = E810_BAR0_SIZE - 4;
-    rw.count = 8;
-    req(VFU_CMD_REGION_READ, &rw, sizeof(rw));
-    CHECK(err_reply(EINVAL));
-    rw.offset = 0;
-    rw.count = 3;                                   /* not a CPU access */
-    req(VFU_CMD_REGION_READ, &rw, sizeof(rw));
-    CHECK(err_reply(EINVAL));
+    CHECK(read_refused(7, 0xFFFFFFFFFFFFFFF0ull, 0x20));
+    CHECK(read_refused(7, 4090, 8));
+    CHECK(read_refused(7, 0, 0));
+    CHECK(read_refused(7, 0, 0xFFFFFFFF));
+    CHECK(read_refused(9, 0, 4));
+    CHECK(read_refused(1, 0, 4));                   /* no BAR1 */
+    CHECK(read_refused(0, E810_BAR0_SIZE - 4, 8));
+    CHECK(read_refused(0, 0, 3));                   /* not a CPU access */
     /* Unknown and unsupported commands */
-    req(99, NULL, 0);
-    CHECK(err_reply(ENOTSUP));
-    req(VFU_CMD_DIRTY_PAGES, NULL, 0);
-    CHECK(err_reply(ENOTSUP));
-    req(VFU_CMD_DMA_READ, big, 16);
-    CHECK(err_reply(ENOTSUP));
+    CHECK(refused(99, NULL, 0, ENOTSUP));
+    CHECK(refused(VFU_CMD_DIRTY_PAGES, NULL, 0, ENOTSUP));
+    CHECK(refused(VFU_CMD_DMA_READ, big, 16, ENOTSUP));
     /* Bad flags; fds where none belong (closed by the server) */
     req_fds(VFU_CMD_DEVICE_GET_INFO, 0x40, NULL, 0, NULL, 0);
     CHECK(err_reply(EINVAL));
@@ -770,12 +756,10 @@ static void test_malformed(void)
         CHECK(rep.none);
         st64(b, 2);
         memcpy(b + 8, &w, sizeof(w));
-        req(VFU_CMD_REGION_WRITE_MULTI, b, 8 + sizeof(w));
-        CHECK(err_reply(EINVAL));
+        CHECK(refused(VFU_CMD_REGION_WRITE_MULTI, b, 8 + sizeof(w), EINVAL));
         w.count = 9;
         memcpy(b + 8 + sizeof(w), &w, sizeof(w));
-        req(VFU_CMD_REGION_WRITE_MULTI, b, sizeof(b));
-        CHECK(err_reply(EINVAL));
+        CHECK(refused(VFU_CMD_REGION_WRITE_MULTI, b, sizeof(b), EINVAL));
         w.count = 4;
         st32(w.data, 0x800000AA);
         memcpy(b + 8 + sizeof(w), &w, sizeof(w));
@@ -860,8 +844,7 @@ static void test_keeper_notes(void)
     CHECK_EQ(k.rx, 32 + 16 + 16 + 2);
     sent = k.tx;
     /* A request refused is paid too */
-    req(VFU_CMD_DIRTY_PAGES, NULL, 0);
-    CHECK(err_reply(ENOTSUP));
+    CHECK(refused(VFU_CMD_DIRTY_PAGES, NULL, 0, ENOTSUP));
     CHECK_EQ(k.nowed, 0);
     CHECK_EQ(k.tx, sent + 16);
     /* Owed until answered, oldest dropped past the list */

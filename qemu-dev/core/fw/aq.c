@@ -341,12 +341,5 @@ static const E810SnapField aq_fields[] = {
     SF_END
 };
 
-void e810_aq_save(E810Core *c, E810SnapW *w)
-{
-    e810_snap_put_fields(w, aq_fields, &c->aq);
-}
 
-bool e810_aq_load(E810Core *c, E810SnapR *r, uint16_t ver)
-{
-    return e810_snap_get_fields(r, aq_fields, &c->aq, ver, "aq");
-}
+const E810SnapPart e810_aq_snap = E810_SNAP_FLAT("aq", aq, aq_fields, NULL);

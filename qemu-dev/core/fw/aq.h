@@ -118,10 +118,7 @@ const char *e810_aq_opcode_name(uint16_t opcode);
 /* Saved state (snap.h): the counters only.  A command runs to completion
  * inside one register write, so none is ever in progress at a save; the
  * rings' base, length, head and tail are registers. */
-struct E810SnapW;
-struct E810SnapR;
-void e810_aq_save(E810Core *c, struct E810SnapW *w);
-bool e810_aq_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+extern const struct E810SnapPart e810_aq_snap;
 
 
 #endif

@@ -269,13 +269,6 @@ static const E810SnapField fw_core_fields[] = {
     SF_END
 };
 
-void e810_fw_core_save(E810Core *c, E810SnapW *w)
-{
-    e810_snap_put_fields(w, fw_core_fields, &c->fw.core);
-}
 
-bool e810_fw_core_load(E810Core *c, E810SnapR *r, uint16_t ver)
-{
-    return e810_snap_get_fields(r, fw_core_fields, &c->fw.core, ver,
-                                "fw.core");
-}
+const E810SnapPart e810_fw_core_snap =
+    E810_SNAP_FLAT("fw.core", fw.core, fw_core_fields, NULL);

@@ -68,9 +68,6 @@ void e810_fw_core_reset(E810Core *c, E810ResetType type);
 bool e810_fw_res_held(E810Core *c, unsigned res_id);
 
 /* Saved state (snap.h). */
-struct E810SnapW;
-struct E810SnapR;
-void e810_fw_core_save(E810Core *c, struct E810SnapW *w);
-bool e810_fw_core_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+extern const struct E810SnapPart e810_fw_core_snap;
 
 #endif

@@ -267,18 +267,11 @@ static const E810SnapField fw_ddp_fields[] = {
     SF_END
 };
 
-void e810_fw_ddp_save(E810Core *c, E810SnapW *w)
-{
-    e810_snap_put_fields(w, fw_ddp_fields, &c->fw.ddp);
-}
 
-bool e810_fw_ddp_load(E810Core *c, E810SnapR *r, uint16_t ver)
+static bool fw_ddp_check(E810Core *c, E810SnapR *r)
 {
     E810FwDdp *d = &c->fw.ddp;
 
-    if (!e810_snap_get_fields(r, fw_ddp_fields, d, ver, "fw.ddp")) {
-        return false;
-    }
     /* Names are printed as C strings (trace, Get Package Info List). */
     if (d->dl_id.name[E810_PKG_NAME_LEN] || d->active.name[E810_PKG_NAME_LEN]) {
         return e810_snap_fail(r, "fw.ddp.%s.name: not NUL-terminated",
@@ -287,3 +280,6 @@ bool e810_fw_ddp_load(E810Core *c, E810SnapR *r, uint16_t ver)
     }
     return true;
 }
+
+const E810SnapPart e810_fw_ddp_snap =
+    E810_SNAP_FLAT("fw.ddp", fw.ddp, fw_ddp_fields, fw_ddp_check);

@@ -41,9 +41,6 @@ bool e810_fw_ddp_loaded(E810Core *c);
 void e810_fw_ddp_lock_released(E810Core *c);
 
 /* Saved state (snap.h). */
-struct E810SnapW;
-struct E810SnapR;
-void e810_fw_ddp_save(E810Core *c, struct E810SnapW *w);
-bool e810_fw_ddp_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+extern const struct E810SnapPart e810_fw_ddp_snap;
 
 #endif

@@ -256,12 +256,6 @@ static const E810SnapField fw_nvm_fields[] = {
     SF_END
 };
 
-void e810_fw_nvm_save(E810Core *c, E810SnapW *w)
-{
-    e810_snap_put_fields(w, fw_nvm_fields, &c->fw.nvm);
-}
 
-bool e810_fw_nvm_load(E810Core *c, E810SnapR *r, uint16_t ver)
-{
-    return e810_snap_get_fields(r, fw_nvm_fields, &c->fw.nvm, ver, "fw.nvm");
-}
+const E810SnapPart e810_fw_nvm_snap =
+    E810_SNAP_FLAT("fw.nvm", fw.nvm, fw_nvm_fields, NULL);

@@ -38,9 +38,6 @@ typedef struct E810FwNvm {
 void e810_fw_nvm_reset(E810Core *c, E810ResetType type);
 
 /* Saved state (snap.h): the read counter; the image is the power-on one. */
-struct E810SnapW;
-struct E810SnapR;
-void e810_fw_nvm_save(E810Core *c, struct E810SnapW *w);
-bool e810_fw_nvm_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+extern const struct E810SnapPart e810_fw_nvm_snap;
 
 #endif

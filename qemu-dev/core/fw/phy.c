@@ -563,12 +563,6 @@ static const E810SnapField fw_phy_fields[] = {
     SF_END
 };
 
-void e810_fw_phy_save(E810Core *c, E810SnapW *w)
-{
-    e810_snap_put_fields(w, fw_phy_fields, &c->fw.phy);
-}
 
-bool e810_fw_phy_load(E810Core *c, E810SnapR *r, uint16_t ver)
-{
-    return e810_snap_get_fields(r, fw_phy_fields, &c->fw.phy, ver, "fw.phy");
-}
+const E810SnapPart e810_fw_phy_snap =
+    E810_SNAP_FLAT("fw.phy", fw.phy, fw_phy_fields, NULL);

@@ -122,9 +122,6 @@ void e810_fw_phy_reset(E810Core *c, E810ResetType type);
 void e810_fw_phy_link_changed(E810Core *c);
 
 /* Saved state (snap.h). */
-struct E810SnapW;
-struct E810SnapR;
-void e810_fw_phy_save(E810Core *c, struct E810SnapW *w);
-bool e810_fw_phy_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+extern const struct E810SnapPart e810_fw_phy_snap;
 
 #endif

@@ -1271,7 +1271,7 @@ static bool sched_rl_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
     return true;
 }
 
-void e810_fw_sched_save(E810Core *c, E810SnapW *w)
+static void e810_fw_sched_save(E810Core *c, E810SnapW *w)
 {
     E810FwSched *s = &c->fw.sched;
 
@@ -1319,7 +1319,7 @@ static bool sched_load(E810FwSched *s, E810SnapR *r, uint16_t ver)
                                 sched_rl_each, NULL);
 }
 
-bool e810_fw_sched_load(E810Core *c, E810SnapR *r, uint16_t ver)
+static bool e810_fw_sched_load(E810Core *c, E810SnapR *r, uint16_t ver)
 {
     E810FwSched *s = &c->fw.sched;
 
@@ -1333,3 +1333,7 @@ bool e810_fw_sched_load(E810Core *c, E810SnapR *r, uint16_t ver)
     }
     return true;
 }
+
+const E810SnapPart e810_fw_sched_snap = {
+    .name = "fw.sched", .save = e810_fw_sched_save, .load = e810_fw_sched_load,
+};

@@ -116,9 +116,6 @@ const E810SchedNode *e810_fw_sched_node(E810Core *c, uint32_t teid);
 
 /* Saved state (snap.h): the tree (live nodes), the Tx queue contexts and
  * the RL profiles.  Load checks the tree's shape and recounts. */
-struct E810SnapW;
-struct E810SnapR;
-void e810_fw_sched_save(E810Core *c, struct E810SnapW *w);
-bool e810_fw_sched_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+extern const struct E810SnapPart e810_fw_sched_snap;
 
 #endif

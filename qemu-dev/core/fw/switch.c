@@ -1159,7 +1159,7 @@ static bool sw_list_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
     return true;
 }
 
-void e810_fw_switch_save(E810Core *c, E810SnapW *w)
+static void e810_fw_switch_save(E810Core *c, E810SnapW *w)
 {
     E810FwSwitch *sw = &c->fw.sw;
 
@@ -1208,7 +1208,7 @@ static bool sw_load(E810FwSwitch *sw, E810SnapR *r, uint16_t ver)
     return true;
 }
 
-bool e810_fw_switch_load(E810Core *c, E810SnapR *r, uint16_t ver)
+static bool e810_fw_switch_load(E810Core *c, E810SnapR *r, uint16_t ver)
 {
     E810FwSwitch *sw = &c->fw.sw;
 
@@ -1222,3 +1222,7 @@ bool e810_fw_switch_load(E810Core *c, E810SnapR *r, uint16_t ver)
     }
     return true;
 }
+
+const E810SnapPart e810_fw_switch_snap = {
+    .name = "fw.sw", .save = e810_fw_switch_save, .load = e810_fw_switch_load,
+};

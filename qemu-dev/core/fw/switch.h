@@ -125,9 +125,6 @@ const uint8_t *e810_fw_rss_lut(E810Core *c, unsigned vsi, unsigned *size);
 
 /* Saved state (snap.h): VSIs, rules and lists (the live ones), resource
  * pools, port parameters, RSS tables. */
-struct E810SnapW;
-struct E810SnapR;
-void e810_fw_switch_save(E810Core *c, struct E810SnapW *w);
-bool e810_fw_switch_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+extern const struct E810SnapPart e810_fw_switch_snap;
 
 #endif

@@ -209,10 +209,7 @@ void e810_lan_reset(E810Core *c);
  */
 bool e810_rxq_check(const E810RxRing *r, const char **bad);
 /* Saved state (snap.h): statistics and the rings' device-side state. */
-struct E810SnapW;
-struct E810SnapR;
-void e810_lan_save(E810Core *c, struct E810SnapW *w);
-bool e810_lan_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+extern const struct E810SnapPart e810_lan_snap;
 /* Register writes of the LAN block; true if handled. */
 bool e810_lan_write(E810Core *c, uint32_t off, uint32_t val);
 /* QTX_COMM_DBELL writes (lan/tx.c); true if @off is a doorbell. */

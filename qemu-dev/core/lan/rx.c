@@ -224,7 +224,7 @@ static bool lan_rxq_each(E810SnapR *r, void *e, uint32_t q, void *opaque)
     return true;
 }
 
-void e810_lan_save(E810Core *c, E810SnapW *w)
+static void e810_lan_save(E810Core *c, E810SnapW *w)
 {
     E810Lan *l = &c->lan;
 
@@ -237,7 +237,7 @@ void e810_lan_save(E810Core *c, E810SnapW *w)
                              E810_LAN_DIRTY_CHUNK);
 }
 
-bool e810_lan_load(E810Core *c, E810SnapR *r, uint16_t ver)
+static bool e810_lan_load(E810Core *c, E810SnapR *r, uint16_t ver)
 {
     E810Lan *l = &c->lan;
 
@@ -255,6 +255,10 @@ bool e810_lan_load(E810Core *c, E810SnapR *r, uint16_t ver)
     }
     return true;
 }
+
+const E810SnapPart e810_lan_snap = {
+    .name = "lan", .save = e810_lan_save, .load = e810_lan_load,
+};
 
 /* ---- parsing: packet type, checksums, RSS input ---------------------- */
 

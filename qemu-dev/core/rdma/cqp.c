@@ -2,9 +2,9 @@
 /*
  * E810 RDMA engine: registers, the control QP (CQP) and its opcode table.
  *
- * CQP work requests run synchronously inside the CQPDB write, so every
- * completion the driver polls for (CQPTAIL, CCQ) is already visible when
- * its doorbell write returns.
+ * CQP work requests run inside the CQPDB write and CQPTAIL moves with
+ * them; the CCQE of the last one comes E810_RDMA_CCQE_DELAY_NS later,
+ * from a timer, as the card's completions come after some time.
  */
 #include "qemu/osdep.h"
 #include "../dev.h"
@@ -19,50 +19,6 @@
 #define E810_RDMA_FW_MINOR      0
 #define FEATURE_FW_INFO         0
 #define FEATURE_FTN_FLAGS       32
-
-void e810_cqp_fail(E810Core *c, E810CqpResult *r, uint16_t minor,
-                   const char *fmt, ...)
-{
-    char msg[200];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    r->maj = E810_CQP_MAJ_ERR;
-    r->min = minor;
-    /* Invalid-state answers are part of normal driver flows (e.g. a
-     * modify racing a close), not guest programming errors. */
-    if (minor == E810_CQP_MIN_INVALID_STATE) {
-        trace_e810_rdma_cqp_refused(msg);
-        return;
-    }
-    e810_guest_error(c, "rdma cqp: %s", msg);
-}
-
-bool e810_cqp_new_slot(E810Core *c, E810CqpResult *r, const void *slot,
-                       bool taken, const char *what, uint32_t id)
-{
-    if (!slot) {
-        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "create %s %u", what, id);
-        return false;
-    }
-    if (taken) {
-        e810_cqp_fail(c, r, E810_CQP_MIN_INVALID_STATE, "%s %u exists", what,
-                      id);
-        return false;
-    }
-    return true;
-}
-
-bool e810_cqp_old_slot(E810Core *c, E810CqpResult *r, bool live,
-                       const char *what, uint32_t id)
-{
-    if (!live) {
-        e810_cqp_fail(c, r, E810_CQP_MIN_BAD_ID, "destroy %s %u", what, id);
-    }
-    return live;
-}
 
 static void cqp_query_features(E810Core *c, const uint64_t *wqe,
                                E810CqpResult *r)
@@ -214,6 +170,10 @@ static void cqp_execute(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
 {
     unsigned op = CQPSQ_OPCODE(wqe[3]);
 
+    if (e810_fault_cqp(c, op, &r->maj, &r->min)) {
+        return;                 /* refused, as asked (fault.h) */
+    }
+
     if (!cqp_ops[op].fn) {
         e810_cqp_fail(c, r, E810_CQP_MIN_BAD_OPCODE, "opcode 0x%x", op);
         return;
@@ -224,29 +184,76 @@ static void cqp_execute(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     }
 }
 
-/* Completion of the WQE at @idx: the CCQ once it exists, and CQPTAIL. */
+/* Write the CCQE of the WQE at @idx (CQ id 0 is the CCQ). */
+static void ccqe_write(E810Core *c, uint32_t idx, const E810CqpResult *r)
+{
+    E810Rdma *rd = &c->rdma;
+    uint64_t cqe[4];
+
+    if (!rd->cq[0].valid) {
+        c->stats.ccqes_dropped++;
+        trace_e810_rdma_ccqe_dropped(idx, "no CCQ");
+        return;
+    }
+    cqe[0] = 0;
+    cqe[1] = rd->cqp_cookie;
+    cqe[2] = r->retval;
+    cqe[3] = (uint64_t)r->min | (uint64_t)r->maj << 16 |
+             (uint64_t)idx << 32 | (r->maj ? CQ_ERROR : 0);
+    if (e810_rdma_cq_post(c, 0, cqe)) {
+        rd->stats.ccqes++;
+    }
+}
+
+/* The WQE before cqp_tail, whose CCQE may still be pending. */
+static uint32_t cqp_last(const E810Rdma *rd)
+{
+    return (rd->cqp_tail + rd->cqp_size - 1) % rd->cqp_size;
+}
+
+/* Write the pending CCQE now: its time is up, or the next WQE runs. */
+static void ccqe_flush(E810Core *c)
+{
+    E810Rdma *rd = &c->rdma;
+
+    if (rd->ccqe_pending) {
+        rd->ccqe_pending = false;
+        e810_timer_del(rd->ccqe_timer);
+        ccqe_write(c, cqp_last(rd), &rd->ccqe_res);
+    }
+}
+
+static void ccqe_timer_cb(void *opaque)
+{
+    E810Core *c = opaque;
+
+    if (c->rdma.cqp_active) {
+        ccqe_flush(c);
+    }
+}
+
+/* Completion of the WQE at @idx: CQPTAIL now, the CCQ (once it exists)
+ * after E810_RDMA_CCQE_DELAY_NS. */
 static void cqp_complete(E810Core *c, uint32_t idx, const E810CqpResult *r)
 {
     E810Rdma *rd = &c->rdma;
     bool err = r->maj != 0;
-    uint64_t cqe[4];
 
     if (err) {
         rd->stats.cqp_errors++;
         e810_reg_set(c, PFPE_CQPERRCODES, (uint32_t)r->maj << 16 | r->min);
     }
-    /* CQ id 0 is the CCQ. */
-    if (rd->cq[0].valid) {
-        cqe[0] = 0;
-        cqe[1] = rd->cqp_cookie;
-        cqe[2] = r->retval;
-        cqe[3] = (uint64_t)r->min | (uint64_t)r->maj << 16 |
-                 (uint64_t)idx << 32 | (err ? CQ_ERROR : 0);
-        if (e810_rdma_cq_post(c, 0, cqe)) {
-            rd->stats.ccqes++;
-        }
-    }
     e810_reg_set(c, PFPE_CQPTAIL, rd->cqp_tail | (err ? PFPE_CQPTAIL_OP_ERR : 0));
+    if (!rd->cq[0].valid) {
+        return;                 /* before the CCQ, or its own destroy */
+    }
+    if (!rd->ccqe_timer) {
+        ccqe_write(c, idx, r);  /* a host without timers */
+        return;
+    }
+    rd->ccqe_res = *r;
+    rd->ccqe_pending = true;
+    e810_timer_mod(rd->ccqe_timer, e810_now(c) + E810_RDMA_CCQE_DELAY_NS);
 }
 
 static void cqp_doorbell(E810Core *c, uint32_t head)
@@ -276,6 +283,7 @@ static void cqp_doorbell(E810Core *c, uint32_t head)
         E810CqpResult r = { 0 };
         int i;
 
+        ccqe_flush(c);          /* in order: the last op's CCQE first */
         if (e810_dma_read(c, addr, raw, sizeof(raw))) {
             e810_guest_error(c, "rdma: CQP WQE %u at 0x%" PRIx64
                              " not readable", idx, addr);
@@ -345,7 +353,14 @@ static void cqp_state_clear(E810Core *c)
     E810RdmaMcg *mcg = rd->mcg;
     struct E810Eng *eng = rd->eng;
     struct E810Roce *roce = rd->roce;
+    E810CoreTimer *ccqe_timer = rd->ccqe_timer;
 
+    if (rd->ccqe_pending) {
+        /* The CQP goes (destroy, reset): its CCQ is no place to write. */
+        c->stats.ccqes_dropped++;
+        trace_e810_rdma_ccqe_dropped(cqp_last(rd), "CQP gone");
+    }
+    e810_timer_del(ccqe_timer);
     e810_eng_reset(c);
     /* The tables stay allocated; what was written of them is cleared. */
     table_clear(mr, sizeof(*rd->mr), E810_RDMA_MAX_MRS, rd->mr_dirty,
@@ -365,6 +380,7 @@ static void cqp_state_clear(E810Core *c)
     rd->mcg = mcg;
     rd->eng = eng;
     rd->roce = roce;
+    rd->ccqe_timer = ccqe_timer;
     e810_rdma_hmc_reset(c);
 }
 
@@ -538,11 +554,14 @@ void e810_rdma_init(E810Core *c)
     rd->mr = calloc(E810_RDMA_MAX_MRS, sizeof(*rd->mr));
     rd->ah = calloc(E810_RDMA_MAX_AH, sizeof(*rd->ah));
     rd->mcg = calloc(E810_RDMA_MAX_MCG, sizeof(*rd->mcg));
+    rd->ccqe_timer = e810_timer_new(c, ccqe_timer_cb, c);
 }
 
 void e810_rdma_cleanup(E810Core *c)
 {
     e810_eng_cleanup(c);
+    e810_timer_free(c->rdma.ccqe_timer);
+    c->rdma.ccqe_timer = NULL;
     free(c->rdma.mr);
     free(c->rdma.ah);
     free(c->rdma.mcg);
@@ -561,7 +580,9 @@ void e810_rdma_cleanup(E810Core *c)
  *   the control QPs (qp.c), last.
  *   Then always pestat and stats, which outlive a CQP (doorbells count
  *   without one).
+ * Then (version 2) the pending CCQE (ccqe_save).
  * Not saved: in_cqp (false: CQP ops run to completion within an entry);
+ * ccqe_timer (host; started again by ccqe_load);
  * obj[].max_cnt, size_log2 and base (hmc.c derives them); mcg_count
  * (recounted); the tables behind mr, ah and mcg are host memory allocated
  * at init, of which the valid entries are saved; eng and roce are the QP
@@ -597,13 +618,45 @@ static const E810SnapField rdma_stat_fields[] = {
     SF_END
 };
 
-void e810_rdma_save(E810Core *c, E810SnapW *w)
+/* Version 2: the pending CCQE, [u8 pending] then, if set, [u16 major]
+ * [u16 minor] [u32 retval]; its timer starts again at load. */
+static void ccqe_save(const E810Rdma *rd, E810SnapW *w)
+{
+    e810_snap_put_u8(w, rd->ccqe_pending);
+    if (rd->ccqe_pending) {
+        e810_snap_put_u16(w, rd->ccqe_res.maj);
+        e810_snap_put_u16(w, rd->ccqe_res.min);
+        e810_snap_put_u32(w, rd->ccqe_res.retval);
+    }
+}
+
+static bool ccqe_load(E810Core *c, E810SnapR *r)
+{
+    E810Rdma *rd = &c->rdma;
+
+    if (!e810_snap_get_bool(r, &rd->ccqe_pending, "rdma.ccqe_pending")) {
+        return false;
+    }
+    if (!rd->ccqe_pending) {
+        return true;
+    }
+    if (!e810_snap_get_u16(r, &rd->ccqe_res.maj, "rdma.ccqe_res.maj") ||
+        !e810_snap_get_u16(r, &rd->ccqe_res.min, "rdma.ccqe_res.min") ||
+        !e810_snap_get_u32(r, &rd->ccqe_res.retval, "rdma.ccqe_res.retval")) {
+        return false;
+    }
+    e810_timer_mod(rd->ccqe_timer, e810_now(c) + E810_RDMA_CCQE_DELAY_NS);
+    return true;
+}
+
+static void e810_rdma_save(E810Core *c, E810SnapW *w)
 {
     E810Rdma *rd = &c->rdma;
 
     e810_snap_put_u8(w, rd->cqp_active);
     if (rd->cqp_active) {
         e810_snap_put_fields(w, rdma_cqp_fields, rd);
+        ccqe_save(rd, w);
         e810_rdma_hmc_save(c, w);
         e810_rdma_eq_save(c, w);
         e810_rdma_tables_save(c, w);
@@ -613,7 +666,7 @@ void e810_rdma_save(E810Core *c, E810SnapW *w)
     e810_snap_put_fields(w, rdma_stat_fields, rd);
 }
 
-bool e810_rdma_load(E810Core *c, E810SnapR *r, uint16_t ver)
+static bool e810_rdma_load(E810Core *c, E810SnapR *r, uint16_t ver)
 {
     E810Rdma *rd = &c->rdma;
 
@@ -632,6 +685,9 @@ bool e810_rdma_load(E810Core *c, E810SnapR *r, uint16_t ver)
             return e810_snap_fail(r, "rdma.cqp_tail: %u in a ring of %u",
                                   rd->cqp_tail, rd->cqp_size);
         }
+        if (ver >= 2 && !ccqe_load(c, r)) {
+            return false;
+        }
         if (!e810_rdma_hmc_load(c, r, ver) ||
             !e810_rdma_eq_load(c, r, ver) ||
             !e810_rdma_tables_load(c, r, ver) ||
@@ -642,3 +698,7 @@ bool e810_rdma_load(E810Core *c, E810SnapR *r, uint16_t ver)
     }
     return e810_snap_get_fields(r, rdma_stat_fields, rd, ver, "rdma");
 }
+
+const E810SnapPart e810_rdma_snap = {
+    .name = "rdma", .save = e810_rdma_save, .load = e810_rdma_load,
+};

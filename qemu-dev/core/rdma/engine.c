@@ -43,6 +43,20 @@ static const E810EngOps *eng_transport(E810Core *c)
     return NULL;
 }
 
+bool e810_eng_rx(E810Core *c, uint32_t qp_id, const E810Frame *fr)
+{
+    const E810EngOps *ops = eng_transport(c);
+
+    return ops && ops->rx && ops->rx(c, qp_id, fr);
+}
+
+uint64_t e810_eng_rexmits(E810Core *c)
+{
+    const E810EngOps *ops = eng_transport(c);
+
+    return ops && ops->rexmits ? ops->rexmits(c) : 0;
+}
+
 static E810Eng *eng_get(E810Core *c)
 {
     if (!c->rdma.eng) {
@@ -170,6 +184,26 @@ bool e810_eng_wq_alloc(E810EngQp *q)
     unsigned max = q->ops->wq_max;
 
     return eng_wq_alloc_n(q, q->sq.size < max ? q->sq.size : max);
+}
+
+/* A fault's AE: the QP's connection dropped, then the QP stopped. */
+static void eng_fault_stop(E810EngQp *q, unsigned ae, unsigned src)
+{
+    if (!q->halted && q->ops->abort) {
+        q->ops->abort(q);
+    }
+    e810_eng_fatal(q, ae, src);
+}
+
+bool e810_eng_fault_ae(E810Core *c, uint32_t qp_id, unsigned ae,
+                       unsigned src)
+{
+    E810EngQp *q = e810_eng_find(c, qp_id);
+
+    if (q) {
+        eng_fault_stop(q, ae, src);
+    }
+    return q != NULL;
 }
 
 void e810_eng_fatal(E810EngQp *q, unsigned ae, unsigned src)
@@ -481,7 +515,12 @@ void e810_eng_cqp_doorbell(E810Core *c)
 void e810_eng_doorbell(E810Core *c, uint32_t qp_id)
 {
     E810EngQp *q = e810_eng_find(c, qp_id);
+    uint16_t ae, src;
 
+    if (q && e810_fault_doorbell(c, qp_id, &ae, &src)) {
+        eng_fault_stop(q, ae, src);     /* as asked (fault.h) */
+        return;
+    }
     if (q) {
         e810_eng_tx_note(q);
         e810_tx_schedule(c);
@@ -702,7 +741,7 @@ static void eng_wqe_save(E810EngQp *q, const E810EngWqe *w, E810SnapW *s)
     if (w->inl) {
         e810_snap_put_bytes(s, w->inl_data, w->len);
     }
-    q->ops->wqe_save(q, w, s);
+    e810_snap_put_fields(s, q->ops->wqe_fields, w);
 }
 
 static void eng_qp_save(E810EngQp *q, E810SnapW *w)
@@ -719,7 +758,7 @@ static void eng_qp_save(E810EngQp *q, E810SnapW *w)
     }
 }
 
-void e810_eng_save(E810Core *c, E810SnapW *w)
+static void e810_eng_save(E810Core *c, E810SnapW *w)
 {
     E810Eng *e = c->rdma.eng;
     uint32_t n = 0;
@@ -776,7 +815,8 @@ static bool eng_wqe_load(E810EngQp *q, unsigned i, E810SnapR *r,
             return false;
         }
     }
-    return q->ops->wqe_load(q, w, i, r, ver, path);
+    return e810_snap_get_fields(r, q->ops->wqe_fields, w, ver, path) &&
+           q->ops->wqe_check(q, w, i, r, path);
 }
 
 /* QP @id of transport @ops into the engine: charged and allocated as at
@@ -901,3 +941,7 @@ bool e810_eng_load(E810Core *c, E810SnapR *r, uint16_t ver)
     }
     return true;
 }
+
+const E810SnapPart e810_eng_snap = {
+    .name = "eng", .save = e810_eng_save, .load = e810_eng_load,
+};

@@ -64,10 +64,25 @@ typedef struct E810EngOps {
     void (*timeout)(E810EngQp *q);
     /* An AE for the QP. */
     void (*ae)(E810EngQp *q, unsigned code, unsigned src);
+    /* A fault stops the QP (fault.h): its connection goes at once, as
+     * the card's does when it fails a QP (may be NULL: nothing to drop). */
+    void (*abort)(E810EngQp *q);
     /* The QP stopped with an error (may be NULL). */
     void (*halt)(E810EngQp *q);
     /* The head WQE retired (may be NULL). */
     void (*retired)(E810EngQp *q);
+    /*
+     * A frame (parsed once at the device's entry, untagged) that the
+     * port steered to the engine: for iWARP, @qp_id is the offloaded QP
+     * owning its TCP 4-tuple, whose IP and TCP headers have been checked
+     * (lengths, no IPv4 options, checksums); for RoCEv2 (@qp_id 0) a UDP
+     * datagram for the port or a group it takes.  True if consumed
+     * (placed, or dropped and counted); false: the port goes on steering
+     * it as if no QP owned it.
+     */
+    bool (*rx)(E810Core *c, uint32_t qp_id, const E810Frame *fr);
+    /* TCP segments its connections sent again (statistics; may be NULL). */
+    uint64_t (*rexmits)(E810Core *c);
     /* A CQP doorbell, before its WQEs run (may be NULL). */
     void (*cqp_doorbell)(E810Core *c);
     /* The transport's own state freed with the device (may be NULL). */
@@ -80,11 +95,13 @@ typedef struct E810EngOps {
      */
     void (*save)(E810EngQp *q, E810SnapW *w);
     bool (*load)(E810EngQp *q, E810SnapR *r, uint16_t ver, const char *path);
-    /* The transport's part of WQE @w, the @i-th from the WQ's head, after
-     * the engine's part of it (the QP is loaded). */
-    void (*wqe_save)(E810EngQp *q, const E810EngWqe *w, E810SnapW *s);
-    bool (*wqe_load)(E810EngQp *q, E810EngWqe *w, unsigned i, E810SnapR *r,
-                     uint16_t ver, const char *path);
+    /* The transport's part of a WQE, after the engine's part of it: its
+     * fields (offsets in the transport's WQE), which the engine saves
+     * and loads; then wqe_check checks WQE @w, the @i-th from the WQ's
+     * head (the QP is loaded). */
+    const E810SnapField *wqe_fields;
+    bool (*wqe_check)(E810EngQp *q, E810EngWqe *w, unsigned i, E810SnapR *r,
+                      const char *path);
     /* The transport's own state of the device, before any QP (may be
      * NULL). */
     void (*dev_save)(E810Core *c, E810SnapW *w);
@@ -151,7 +168,15 @@ void e810_eng_cleanup(E810Core *c);
  * connection is not carried: e810_eng_unmigratable says why the engine
  * cannot be saved now (a message for the user), or NULL.
  */
-void e810_eng_save(E810Core *c, E810SnapW *w);
+/* An AE that stops QP @qp_id (a fault asked for, fault.h); false if the
+ * engine has no such QP. */
+bool e810_eng_fault_ae(E810Core *c, uint32_t qp_id, unsigned ae,
+                       unsigned src);
+/* The port's way into the transport (E810EngOps.rx, .rexmits). */
+bool e810_eng_rx(E810Core *c, uint32_t qp_id, const E810Frame *fr);
+uint64_t e810_eng_rexmits(E810Core *c);
+extern const struct E810SnapPart e810_eng_snap;
+/* The part's load, which the unit tests also call on their own. */
 bool e810_eng_load(E810Core *c, E810SnapR *r, uint16_t ver);
 const char *e810_eng_unmigratable(E810Core *c);
 

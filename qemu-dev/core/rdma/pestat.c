@@ -25,7 +25,7 @@
 #include "../bytes.h"
 #include "../../trace.h"
 #include "rdma.h"
-#include "qpdp.h"
+#include "engine.h"
 
 #define GATHER_BUF_SIZE         1024
 
@@ -179,7 +179,7 @@ void e810_pestat_gather(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
             continue;
         }
         if (i == E810_PE_TCPRTXSEG) {
-            v += e810_qpdp_rexmits(c);
+            v += e810_eng_rexmits(c);
         }
         v &= (1ull << sl->width) - 1;
         w[sl->byte / 8] |= v << sl->bit;

@@ -14,7 +14,7 @@
  *   1. the 4-tuple is owned by an offloaded QP (MODIFY_QP with TOECTXVALID
  *      read its quad from the QP context; QP in RTS/CLOSING/TERMINATE, or
  *      in ERROR while its connection finishes its close)
- *      -> e810_iwarp_rx(); if that declines, continue with 2;
+ *      -> the engine (e810_eng_rx); if it declines, continue with 2;
  *   2. ESTABLISHED quad hash entry (MANAGE_QHASH, type 1) on all four
  *      elements -> ILQ (QP 1);
  *   3. SYN (listen) entry on destination IP and port, pure SYN -> ILQ;
@@ -40,8 +40,8 @@
 #include "rdma.h"
 #include "puda.h"
 #include "qpctx.h"
-#include "iwarp-hooks.h"
-#include "../roce/roce.h"
+#include "engine.h"
+#include "port.h"
 #include "../snap.h"
 
 enum { V_LAN, V_ILQ, V_QP, V_APBVT };
@@ -234,7 +234,7 @@ bool e810_rdma_steer(E810Core *c, const E810Frame *fr)
         if (memcmp(frame, c->mac, 6) && !(frame[0] & 1)) {
             return false;
         }
-        return rx_pe_enabled(c, frame) && e810_roce_rx(c, fr);
+        return rx_pe_enabled(c, frame) && e810_eng_rx(c, 0, fr);
     }
     if (memcmp(frame, c->mac, 6)) {
         return false;
@@ -274,7 +274,7 @@ bool e810_rdma_steer(E810Core *c, const E810Frame *fr)
     e810_pestat_rx(c, fr);
     if (v == V_QP) {
         trace_e810_steer(s.quad.rport, s.quad.lport, s.tcp[13], "qp", qp_id);
-        if (e810_iwarp_rx(c, qp_id, fr)) {
+        if (e810_eng_rx(c, qp_id, fr)) {
             p->stats.rx_iwarp++;
             return true;
         }
@@ -490,7 +490,7 @@ static void lpb_flush(E810Core *c)
     e810_timer_del(p->lpb_timer);
 }
 
-/* ---- lifetime (e810_puda_init/cleanup/reset) ---------------------------- */
+/* ---- lifetime (from e810.c) ---------------------------------------------- */
 
 void e810_rdma_port_init(E810Core *c)
 {
@@ -561,7 +561,7 @@ static bool quad_each(E810SnapR *r, void *e, uint32_t id, void *opaque)
     return true;
 }
 
-void e810_rdma_port_save(E810Core *c, E810SnapW *w)
+static void e810_rdma_port_save(E810Core *c, E810SnapW *w)
 {
     E810Puda *p = &c->puda;
     uint32_t n = 0, id, nq = p->bound && p->quad ? E810_RDMA_MAX_QPS : 0;
@@ -595,7 +595,7 @@ void e810_rdma_port_save(E810Core *c, E810SnapW *w)
     }
 }
 
-bool e810_rdma_port_load(E810Core *c, E810SnapR *r, uint16_t ver)
+static bool e810_rdma_port_load(E810Core *c, E810SnapR *r, uint16_t ver)
 {
     E810Puda *p = &c->puda;
     uint64_t head, count, len;
@@ -642,3 +642,7 @@ bool e810_rdma_port_load(E810Core *c, E810SnapR *r, uint16_t ver)
     }
     return true;
 }
+
+const E810SnapPart e810_rdma_port_snap = {
+    .name = "port", .save = e810_rdma_port_save, .load = e810_rdma_port_load,
+};

@@ -30,7 +30,7 @@
 #include "rdma.h"
 #include "puda.h"
 #include "qpctx.h"
-#include "iwarp-hooks.h"
+#include "port.h"
 #include "../snap.h"
 
 /* SQ WQE (gen2 UDA) */
@@ -349,33 +349,21 @@ bool e810_puda_ilq_rx(E810Core *c, bool ipv4, const uint8_t *l3,
 
 /* ---- lifetime ----------------------------------------------------------- */
 
-void e810_puda_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
-                        int event)
+bool e810_puda_qp_event(E810Core *c, uint32_t id, int event)
 {
-    if (id == E810_PUDA_ILQ_QP || id == E810_PUDA_IEQ_QP) {
-        if (event == E810_QP_CREATED) {
-            puda_created(c, id);
-        } else if (event == E810_QP_DESTROYED) {
-            c->puda.q[id - 1].active = false;
-        }
-        return;
+    if (id != E810_PUDA_ILQ_QP && id != E810_PUDA_IEQ_QP) {
+        return false;
     }
-    e810_steer_qp_event(c, id, wqe, event);
-}
-
-void e810_puda_init(E810Core *c)
-{
-    e810_rdma_port_init(c);
-}
-
-void e810_puda_cleanup(E810Core *c)
-{
-    e810_rdma_port_cleanup(c);
+    if (event == E810_QP_CREATED) {
+        puda_created(c, id);
+    } else if (event == E810_QP_DESTROYED) {
+        c->puda.q[id - 1].active = false;
+    }
+    return true;
 }
 
 void e810_puda_reset(E810Core *c)
 {
-    e810_rdma_port_reset(c);
     memset(c->puda.q, 0, sizeof(c->puda.q));
 }
 
@@ -464,7 +452,7 @@ static bool puda_q_each(E810SnapR *r, void *e, uint32_t i, void *opaque)
     return true;
 }
 
-void e810_puda_save(E810Core *c, E810SnapW *w)
+static void e810_puda_save(E810Core *c, E810SnapW *w)
 {
     E810Puda *p = &c->puda;
     unsigned n = 0, i;
@@ -481,18 +469,20 @@ void e810_puda_save(E810Core *c, E810SnapW *w)
             e810_snap_put_fields(w, puda_q_fields, &p->q[i]);
         }
     }
-    e810_rdma_port_save(c, w);
-    e810_snap_put_fields(w, puda_counter_fields, &p->stats);
 }
 
-bool e810_puda_load(E810Core *c, E810SnapR *r, uint16_t ver)
+static bool e810_puda_load(E810Core *c, E810SnapR *r, uint16_t ver)
 {
     E810Puda *p = &c->puda;
 
     return e810_snap_get_u16(r, &p->ip_id, "puda.ip_id") &&
            e810_snap_get_sparse(r, puda_q_fields, p->q, sizeof(p->q[0]), 2,
-                                ver, "puda.q", puda_q_each, c) &&
-           e810_rdma_port_load(c, r, ver) &&
-           e810_snap_get_fields(r, puda_counter_fields, &p->stats, ver,
-                                "puda.stats");
+                                ver, "puda.q", puda_q_each, c);
 }
+
+const E810SnapPart e810_puda_stats_snap =
+    E810_SNAP_FLAT("puda.stats", puda.stats, puda_counter_fields, NULL);
+
+const E810SnapPart e810_puda_snap = {
+    .name = "puda", .save = e810_puda_save, .load = e810_puda_load,
+};

@@ -11,7 +11,7 @@
  *
  * The engine's port (port.c) sends the frames the engines build, loops
  * back those for this port, and decides per received frame: LAN, ILQ, an
- * offloaded QP (iwarp-hooks.h), RoCEv2, or drop (accelerated port,
+ * offloaded QP (port.h), RoCEv2, or drop (accelerated port,
  * malformed).
  */
 #ifndef E810_PUDA_H
@@ -84,13 +84,12 @@ typedef struct E810Puda {
 
 enum { E810_QP_CREATED, E810_QP_MODIFIED, E810_QP_DESTROYED };
 
-void e810_puda_init(E810Core *c);
-void e810_puda_cleanup(E810Core *c);
 void e810_puda_reset(E810Core *c);
-/* qp.c: after CREATE/MODIFY/DESTROY_QP of @id succeeded (@wqe the CQP WQE). */
-void e810_puda_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
-                        int event);
-/* port.c: binds/unbinds the quad of an iWARP QP (same events). */
+/* qp.c: after CREATE/MODIFY/DESTROY_QP of @id succeeded; false if @id is
+ * not a PUDA QP (the port's steering takes the event then). */
+bool e810_puda_qp_event(E810Core *c, uint32_t id, int event);
+/* port.c: binds/unbinds the quad of an iWARP QP (the same events; @wqe
+ * the CQP WQE). */
 void e810_steer_qp_event(E810Core *c, uint32_t id, const uint64_t *wqe,
                          int event);
 /* qp.c: PFPE_WQEALLOC / user doorbell for QP 1 or 2; false if that QP
@@ -112,19 +111,15 @@ bool e810_rdma_steer(E810Core *c, const E810Frame *fr);
  * from the bytes, or from the frame parsed already. */
 void e810_receive_frame(E810Core *c, const uint8_t *frame, size_t len);
 void e810_receive_parsed(E810Core *c, const E810Frame *fr);
-/* port.c: the port's part of e810_puda_init/cleanup/reset (quads, the
- * loopback queue). */
+/* port.c: its lifetime (quads, the loopback queue), from e810.c. */
 void e810_rdma_port_init(E810Core *c);
 void e810_rdma_port_cleanup(E810Core *c);
 void e810_rdma_port_reset(E810Core *c);
 /* Saved state (snap.h), record E810_SNAP_PUDA, after E810_SNAP_RDMA (the
- * queues and quads belong to control QPs): the ILQ/IEQ (puda.c), then
- * the port's quads and loopback queue (port.c). */
-struct E810SnapW;
-struct E810SnapR;
-void e810_puda_save(E810Core *c, struct E810SnapW *w);
-bool e810_puda_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
-void e810_rdma_port_save(E810Core *c, struct E810SnapW *w);
-bool e810_rdma_port_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+ * queues and quads belong to control QPs): the ILQ/IEQ (puda.c), the
+ * port's quads and loopback queue (port.c), the PUDA's counters. */
+extern const struct E810SnapPart e810_puda_snap;
+extern const struct E810SnapPart e810_rdma_port_snap;
+extern const struct E810SnapPart e810_puda_stats_snap;
 
 #endif

@@ -23,6 +23,15 @@ static E810RdmaQp *qp_lookup(E810Core *c, uint32_t id)
     return &c->rdma.qp[id];
 }
 
+/* CREATE/MODIFY/DESTROY_QP of @id succeeded: the PUDA's QPs are its own,
+ * the others' quads the port's steering binds and unbinds. */
+static void qp_event(E810Core *c, uint32_t id, const uint64_t *wqe, int ev)
+{
+    if (!e810_puda_qp_event(c, id, ev)) {
+        e810_steer_qp_event(c, id, wqe, ev);
+    }
+}
+
 /* Read the QP host context; returns its completion context word. */
 static bool qp_read_ctx(E810Core *c, uint64_t pa, uint64_t *comp_ctx,
                         E810CqpResult *r)
@@ -71,7 +80,7 @@ void e810_rdma_qp_create(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     qp->shadow_pa = wqe[5];
     qp->comp_ctx = comp;
     trace_e810_rdma_qp("create", id, type, qp->state);
-    e810_puda_qp_event(c, id, wqe, E810_QP_CREATED);
+    qp_event(c, id, wqe, E810_QP_CREATED);
 }
 
 void e810_rdma_qp_modify(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
@@ -104,7 +113,7 @@ void e810_rdma_qp_modify(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     qp->comp_ctx = comp;
     qp->state = next;
     trace_e810_rdma_qp("modify", id, qp->type, next);
-    e810_puda_qp_event(c, id, wqe, E810_QP_MODIFIED);
+    qp_event(c, id, wqe, E810_QP_MODIFIED);
 }
 
 void e810_rdma_qp_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
@@ -117,7 +126,7 @@ void e810_rdma_qp_destroy(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
     }
     qp->valid = false;
     trace_e810_rdma_qp("destroy", id, qp->type, 0);
-    e810_puda_qp_event(c, id, wqe, E810_QP_DESTROYED);
+    qp_event(c, id, wqe, E810_QP_DESTROYED);
 }
 
 void e810_rdma_qp_flush(E810Core *c, const uint64_t *wqe, E810CqpResult *r)
@@ -195,45 +204,6 @@ void e810_rdma_wqe_alloc(E810Core *c, uint32_t val)
     }
     trace_e810_rdma_sq_doorbell(id, qp->state);
     e810_eng_doorbell(c, id);
-}
-
-/*
- * The SQ doorbell shadow area (its address in the QP create WQE @40): the
- * engine keeps the SQ quantum it will fetch next in qword 0 bits 14:0
- * (IRDMA_QP_DBSA_HW_SQ_TAIL).  The 6.1 and 6.12 drivers read it after
- * writing a WQE (uk.c:irdma_uk_qp_post_wr()) and ring PFPE_WQEALLOC only
- * if that tail lies among the WQEs posted since their last doorbell, i.e.
- * when the engine has run dry; otherwise they expect it to go on by the
- * valid bits.  7.x rings unconditionally and ignores the area.
- *
- * Returns true when a new value was written: the caller must then look
- * at the WQE under the tail again, since a driver that read the old value
- * before this write has not rung for it.
- */
-bool e810_rdma_qp_show_sq_tail(E810Core *c, uint32_t qp_id, uint32_t tail)
-{
-    E810RdmaQp *qp = qp_lookup(c, qp_id);
-    uint8_t b[8];
-
-    if (!qp || !qp->valid || !qp->shadow_pa) {
-        return false;
-    }
-    tail &= 0x7FFF;
-    if (qp->sq_tail_shown && qp->sq_tail_pub == tail) {
-        return false;
-    }
-    st64(b, tail);
-    if (c->host.ops->dma_write(c->host.opaque, qp->shadow_pa, b, sizeof(b))) {
-        c->stats.dma_errors++;
-        e810_guest_error(c, "rdma: QP %u doorbell shadow area 0x%" PRIx64
-                         " unwritable", qp_id, qp->shadow_pa);
-        qp->shadow_pa = 0;      /* once, not on every SQ pass */
-        return false;
-    }
-    qp->sq_tail_shown = true;
-    qp->sq_tail_pub = tail;
-    trace_e810_rdma_sq_tail(qp_id, tail);
-    return true;
 }
 
 /* ---- STags -------------------------------------------------------------- */

@@ -20,7 +20,7 @@
 #include "qpdp.h"
 #include "engine.h"
 #include "wqe.h"
-#include "iwarp-hooks.h"
+#include "port.h"
 #include "../iwarp/iwarp.h"
 
 #define QPDP_INFLIGHT           256
@@ -981,6 +981,18 @@ static void iw_timeout(E810EngQp *b)
     }
 }
 
+/* E810EngOps.abort: the offloaded connection reset (RST), the peer's
+ * side ends too. */
+static void iw_fault_abort(E810EngQp *b)
+{
+    QpdpQp *q = iwqp(b);
+
+    if (q->up && q->conn && iw_conn_open(q->conn)) {
+        trace_close(q, "fault: reset");
+        iw_abort(q->conn);
+    }
+}
+
 static void iw_ae(E810EngQp *b, unsigned code, unsigned src)
 {
     post_ae(iwqp(b), code, src, false);
@@ -1049,21 +1061,13 @@ static bool iw_load(E810EngQp *b, E810SnapR *r, uint16_t ver,
     return true;
 }
 
-static void iw_wqe_save(E810EngQp *b, const E810EngWqe *w, E810SnapW *s)
-{
-    e810_snap_put_fields(s, qpdp_wqe_fields, w);
-}
-
 /* A cookie is below the QP's next one and names one WQE (wq_by_seq). */
-static bool iw_wqe_load(E810EngQp *b, E810EngWqe *bw, unsigned i,
-                        E810SnapR *r, uint16_t ver, const char *path)
+static bool iw_wqe_check(E810EngQp *b, E810EngWqe *bw, unsigned i,
+                         E810SnapR *r, const char *path)
 {
     QpdpQp *q = iwqp(b);
     QpdpWqe *w = (QpdpWqe *)bw;
 
-    if (!e810_snap_get_fields(r, qpdp_wqe_fields, w, ver, path)) {
-        return false;
-    }
     if (w->seq >= q->next_seq) {
         return e810_snap_fail(r, "%s.seq: %" PRIu64 " >= the QP's next %"
                               PRIu64, path, w->seq, q->next_seq);
@@ -1074,6 +1078,24 @@ static bool iw_wqe_load(E810EngQp *b, E810EngWqe *bw, unsigned i,
                                   path, w->seq, k);
         }
     }
+    return true;
+}
+
+/* E810EngOps.rx: a segment of the 4-tuple that QP @qp_id owns. */
+static bool iw_rx(E810Core *c, uint32_t qp_id, const E810Frame *fr)
+{
+    QpdpQp *q = qp_find(c, qp_id);
+
+    /* A connection reset or closed takes nothing more: the segment is
+     * the classifier's again (a QP in ERROR keeps its quad only while its
+     * connection finishes, qp_orphan()). */
+    if (!q || !q->up || !iw_conn_open(q->conn)) {
+        return false;
+    }
+    /* Parsed once at the device's entry; e810_rdma_steer() matched the
+     * quad and checked the checksums and the TCP header. */
+    iw_input_segment(q->conn, fr->data, fr->l4_off, fr->l4_len);
+    sq_run(q);
     return true;
 }
 
@@ -1096,26 +1118,12 @@ const E810EngOps e810_iwarp_ops = {
     .ae = iw_ae,
     .save = iw_save,
     .load = iw_load,
-    .wqe_save = iw_wqe_save,
-    .wqe_load = iw_wqe_load,
+    .wqe_fields = qpdp_wqe_fields,
+    .wqe_check = iw_wqe_check,
+    .rx = iw_rx,
+    .rexmits = e810_qpdp_rexmits,
+    .abort = iw_fault_abort,
 };
-
-bool e810_iwarp_rx(E810Core *c, uint32_t qp_id, const E810Frame *fr)
-{
-    QpdpQp *q = qp_find(c, qp_id);
-
-    /* A connection reset or closed takes nothing more: the segment is
-     * the classifier's again (a QP in ERROR keeps its quad only while its
-     * connection finishes, qp_orphan()). */
-    if (!q || !q->up || !iw_conn_open(q->conn)) {
-        return false;
-    }
-    /* Parsed once at the device's entry; e810_rdma_steer() matched the
-     * quad and checked the checksums and the TCP header. */
-    iw_input_segment(q->conn, fr->data, fr->l4_off, fr->l4_len);
-    sq_run(q);
-    return true;
-}
 
 uint64_t e810_qpdp_rexmits(E810Core *c)
 {

@@ -5,9 +5,9 @@
  *
  * The programming model is the one the Linux irdma driver (gen2, icrdma)
  * uses: all RDMA registers live in the PF's BAR0, the driver talks to the
- * engine through a control QP (CQP) whose work requests run synchronously
- * on the doorbell write here, and completions go to the control CQ (CCQ,
- * CQ id 0) and, before it exists, only to the CQPTAIL register.
+ * engine through a control QP (CQP) whose work requests run on the
+ * doorbell write here; CQPTAIL moves with them and their completions reach
+ * the control CQ (CCQ, CQ id 0), once it exists, a while later.
  */
 #ifndef E810_RDMA_H
 #define E810_RDMA_H
@@ -41,6 +41,19 @@
 #define E810_RDMA_STATS_INST        128
 #define E810_RDMA_SD_SIZE           (2u << 20)
 #define E810_RDMA_CQP_WQE_SIZE      64
+/*
+ * How long after its WQE ran a CQP completion reaches the CCQ.  The card
+ * takes time over a CQP op; irdma's waiters rely on that: the first CCQ
+ * poll of irdma_wait_event() finds nothing and the completion worker,
+ * woken by the CCQE's CEQE, takes it.  A CCQE already there at that poll
+ * leaves the worker to run later with nothing to do, and such a worker
+ * running beside the CCQ poll of DESTROY_CEQ 0 takes one CCQE twice
+ * (docs/kernels.md, "irdma takes one CCQE twice").  CQPTAIL moves at
+ * once: irdma's register polls (before the CCQ exists) allow only 10 ms.
+ * Ops complete in order: a pending CCQE is written before the next WQE
+ * runs, so at most one, the last WQE's, waits.
+ */
+#define E810_RDMA_CCQE_DELAY_NS     1000000
 #define E810_RDMA_CCQE_SIZE         32
 #define E810_RDMA_CEQE_SIZE         8
 #define E810_RDMA_AEQE_SIZE         16
@@ -221,6 +234,12 @@ static inline void e810_rdma_dirty(uint64_t *map, uint32_t idx)
     map[ch / 64] |= 1ull << (ch % 64);
 }
 
+/* What a CQP op reports in its CCQE. */
+typedef struct E810CqpResult {
+    uint16_t maj, min;
+    uint32_t retval;
+} E810CqpResult;
+
 typedef struct E810Rdma {
     /* CQP */
     bool cqp_active;
@@ -232,6 +251,9 @@ typedef struct E810Rdma {
     uint8_t cqp_polarity;       /* valid bit of the current pass */
     uint8_t protocol;           /* 1 iWARP, 2 RoCEv2 */
     bool in_cqp;                /* re-entrancy guard */
+    /* The completion of the WQE before cqp_tail, not yet in the CCQ. */
+    bool ccqe_pending;
+    E810CqpResult ccqe_res;
 
     /* HMC */
     bool fpm_committed;
@@ -264,6 +286,7 @@ typedef struct E810Rdma {
     uint64_t pestat[E810_PE_COUNT];
     struct E810Eng *eng;        /* the QP engine (engine.c), lazily */
     struct E810Roce *roce;      /* RoCEv2 data path (core/roce/), lazily */
+    E810CoreTimer *ccqe_timer;  /* writes the pending CCQEs */
 } E810Rdma;
 
 /* ---- entry points for e810.c -------------------------------------------- */
@@ -277,15 +300,9 @@ bool e810_rdma_write(E810Core *c, uint32_t off, uint32_t val);
  * engine's state (eng, roce) is record E810_SNAP_ENG's (engine.c). */
 struct E810SnapW;
 struct E810SnapR;
-void e810_rdma_save(E810Core *c, struct E810SnapW *w);
-bool e810_rdma_load(E810Core *c, struct E810SnapR *r, uint16_t ver);
+extern const struct E810SnapPart e810_rdma_snap;
 
 /* ---- internal, shared by the files in rdma/ ---------------------------- */
-
-typedef struct E810CqpResult {
-    uint16_t maj, min;
-    uint32_t retval;
-} E810CqpResult;
 
 static inline bool e810_bit(const uint8_t *map, unsigned i)
 {
@@ -333,7 +350,8 @@ static inline void e810_rdma_mac_from_u64(uint8_t *out, uint64_t v)
 /* "CREATE_QP", ... for traces and logs; "?" for an opcode the engine lacks. */
 const char *e810_cqp_opcode_name(unsigned op);
 
-/* Fail the current CQP op: records the codes and reports a guest error. */
+/* result.c.  Fail the current CQP op: records the codes and reports a
+ * guest error. */
 void e810_cqp_fail(E810Core *c, E810CqpResult *r, uint16_t minor,
                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
@@ -434,6 +452,7 @@ void e810_pestat_tx(E810Core *c, const uint8_t *f, size_t len);
 void e810_pestat_rx(E810Core *c, const E810Frame *fr);
 void e810_pestat_rx_err(E810Core *c, bool ipv4, unsigned kind);
 void e810_pestat_gather(E810Core *c, const uint64_t *wqe, E810CqpResult *r);
+/* wqe.c: the SQ tail in the QP's doorbell shadow area (see there). */
 bool e810_rdma_qp_show_sq_tail(E810Core *c, uint32_t qp_id, uint32_t tail);
 /* xlate.c: STag translation.  Access rights as in the STag WQEs. */
 #define E810_ACC_LOCAL_READ     0x01

@@ -375,3 +375,44 @@ void e810_flush_user(E810Core *c, const uint64_t *wqe, const E810FlushQp *f)
         }
     }
 }
+
+/*
+ * The SQ doorbell shadow area (its address in the QP create WQE @40): the
+ * engine keeps the SQ quantum it will fetch next in qword 0 bits 14:0
+ * (IRDMA_QP_DBSA_HW_SQ_TAIL).  The 6.1 and 6.12 drivers read it after
+ * writing a WQE (uk.c:irdma_uk_qp_post_wr()) and ring PFPE_WQEALLOC only
+ * if that tail lies among the WQEs posted since their last doorbell, i.e.
+ * when the engine has run dry; otherwise they expect it to go on by the
+ * valid bits.  7.x rings unconditionally and ignores the area.
+ *
+ * Returns true when a new value was written: the caller must then look
+ * at the WQE under the tail again, since a driver that read the old value
+ * before this write has not rung for it.
+ */
+bool e810_rdma_qp_show_sq_tail(E810Core *c, uint32_t qp_id, uint32_t tail)
+{
+    E810RdmaQp *qp = qp_id < e810_rdma_obj_limit(c, E810_HMC_QP,
+                                                  E810_RDMA_MAX_QPS) ?
+                     &c->rdma.qp[qp_id] : NULL;
+    uint8_t b[8];
+
+    if (!qp || !qp->valid || !qp->shadow_pa) {
+        return false;
+    }
+    tail &= 0x7FFF;
+    if (qp->sq_tail_shown && qp->sq_tail_pub == tail) {
+        return false;
+    }
+    st64(b, tail);
+    if (c->host.ops->dma_write(c->host.opaque, qp->shadow_pa, b, sizeof(b))) {
+        c->stats.dma_errors++;
+        e810_guest_error(c, "rdma: QP %u doorbell shadow area 0x%" PRIx64
+                         " unwritable", qp_id, qp->shadow_pa);
+        qp->shadow_pa = 0;      /* once, not on every SQ pass */
+        return false;
+    }
+    qp->sq_tail_shown = true;
+    qp->sq_tail_pub = tail;
+    trace_e810_rdma_sq_tail(qp_id, tail);
+    return true;
+}

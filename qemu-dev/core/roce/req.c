@@ -11,7 +11,7 @@
 #include "../rdma/rdma.h"
 #include "../rdma/wqe.h"
 #include "../rdma/engine.h"
-#include "../rdma/iwarp-hooks.h"
+#include "../rdma/port.h"
 #include "roce.h"
 #include "roce-int.h"
 #include "qp-int.h"
@@ -269,6 +269,36 @@ static void count_tx(RoceQp *q, unsigned op)
                       E810_PE_RDMATXWRS : E810_PE_RDMATXSNDS]++;
 }
 
+/* A WQE the SQ has just taken that goes on the wire: an opcode RC
+ * sends, and a READ's local buffers writable; else its status is set. */
+static void wqe_check(RoceQp *q, RoceWqe *w)
+{
+    E810MemOwner o;
+    int r;
+
+    if (w->b.status) {
+        return;
+    }
+    switch (w->b.op) {
+    case OP_RDMA_SEND: case OP_RDMA_SEND_INV:
+    case OP_RDMA_SEND_SOL_EVENT:
+    case OP_RDMA_SEND_SOL_EVENT_INV: case OP_RDMA_WRITE:
+    case OP_RDMA_WRITE_SOL: case OP_RDMA_READ:
+    case OP_RDMA_READ_LOC_INV:
+        break;
+    default:
+        w->b.status = AE_WQE_UNEXPECTED_OPCODE;
+        return;
+    }
+    if (roce_op_read(w->b.op) && w->b.len) {
+        o = roce_owner(q);
+        r = e810_sge_check(&o, w->b.sge, w->b.nsge, E810_ACC_LOCAL_WRITE);
+        if (r) {
+            w->b.status = (int)e810_xlate_ae(r);
+        }
+    }
+}
+
 void roce_rc_run(RoceQp *q)
 {
     uint64_t h, qw[4];
@@ -298,27 +328,8 @@ void roce_rc_run(RoceQp *q)
             e810_eng_sq_advance(&q->b, w->b.quanta);
             if (roce_op_local(w->b.op)) {
                 roce_sq_exec_local(q, w, qw);
-            } else if (!w->b.status) {
-                switch (w->b.op) {
-                case OP_RDMA_SEND: case OP_RDMA_SEND_INV:
-                case OP_RDMA_SEND_SOL_EVENT:
-                case OP_RDMA_SEND_SOL_EVENT_INV: case OP_RDMA_WRITE:
-                case OP_RDMA_WRITE_SOL: case OP_RDMA_READ:
-                case OP_RDMA_READ_LOC_INV:
-                    break;
-                default:
-                    w->b.status = AE_WQE_UNEXPECTED_OPCODE;
-                    break;
-                }
-            }
-            if (!w->b.status && roce_op_read(w->b.op) && w->b.len) {
-                E810MemOwner o = roce_owner(q);
-                int r = e810_sge_check(&o, w->b.sge, w->b.nsge,
-                                       E810_ACC_LOCAL_WRITE);
-
-                if (r) {
-                    w->b.status = (int)e810_xlate_ae(r);
-                }
+            } else {
+                wqe_check(q, w);
             }
             if (w->b.status || roce_op_local(w->b.op)) {
                 w->b.done = true;

@@ -39,9 +39,6 @@ typedef struct E810RoceCounters {
 
 typedef struct E810Roce E810Roce;
 
-/* A frame for the port MAC with the PE filter on: true if it was RoCEv2
- * (UDP port 4791) and is consumed (placed or dropped and counted). */
-bool e810_roce_rx(E810Core *c, const E810Frame *fr);
 /* Counters, for tests and statistics (NULL before the first RoCE QP). */
 const E810RoceCounters *e810_roce_stats(E810Core *c);
 

@@ -10,7 +10,7 @@
 #include "../rdma/rdma.h"
 #include "../rdma/wqe.h"
 #include "../rdma/engine.h"
-#include "../rdma/iwarp-hooks.h"
+#include "../rdma/port.h"
 #include "roce.h"
 #include "roce-int.h"
 #include "qp-int.h"

@@ -1,18 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # irdma-probe.sh: the guest side of tests/system/irdma-probe.sh.
+. /job/files/lib.sh
 sh /job/files/bringup || exit 1
 echo "--- ibv_devinfo"
 ibv_devinfo -v | grep -E 'hca_id|transport|fw_ver|max_qp:|max_cq:|max_mr:|max_pd:|max_sge:|max_qp_wr|state|phys_state|active_mtu'
-# ib_dev of the function in iWARP mode (node type RNIC), port state.
-ib_ok() {
-	for i in /sys/class/infiniband/*; do
-		case "$(cat $i/node_type 2>/dev/null)" in
-		*RNIC*) grep -q ACTIVE $i/ports/1/state && return 0 ;;
-		esac
-	done
-	return 1
-}
 n=1
 while [ $n -le $RELOADS ]; do
 	rmmod irdma || { echo "reload $n: rmmod failed"; exit 1; }

@@ -12,6 +12,16 @@ up() {
 	IBDEV=$(sed -n 's/^bringup: \(iWARP\|RoCEv2\) device \(irdma[0-9]*\)$/\2/p' /tmp/bringup.log)
 }
 
+# ib_ok: an RDMA device in iWARP mode (node type RNIC) has port 1 ACTIVE.
+ib_ok() {
+	for i in /sys/class/infiniband/*; do
+		case "$(cat $i/node_type 2>/dev/null)" in
+		*RNIC*) grep -q ACTIVE $i/ports/1/state && return 0 ;;
+		esac
+	done
+	return 1
+}
+
 # listen_wait TAG [SECONDS]: wait for an rdma_cm listener on this guest
 # (a server started in the background); says so and fails if none comes.
 # rdma_listen() shows the ID as LISTEN before it has put the listen in

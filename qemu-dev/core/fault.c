@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 device core: faults on demand (fault.h, docs/faults.md): the spec
+ * parser, the faults armed, the hooks the blocks ask, and the timer of
+ * the faults that fire at a time.
+ */
+#include "qemu/osdep.h"
+#include <errno.h>
+#include "dev.h"
+#include "fault.h"
+#include "../trace.h"
+
+#define SPEC_MAX        1024
+#define AT_MAX_S        (7 * 24 * 3600)     /* a week of virtual time */
+#define PERIOD_MIN_NS   10000000ll          /* 10 ms */
+
+static const char *const kind_names[] = {
+    [E810_FAULT_LINK_DOWN] = "link-down",
+    [E810_FAULT_LINK_UP] = "link-up",
+    [E810_FAULT_LINK_FLAP] = "link-flap",
+    [E810_FAULT_QP_AE] = "qp-ae",
+    [E810_FAULT_CQP_ERROR] = "cqp-error",
+    [E810_FAULT_MSIX_DROP] = "msix-drop",
+};
+#define NKINDS  (sizeof(kind_names) / sizeof(kind_names[0]))
+
+static const char *kind_name(unsigned k)
+{
+    return k < NKINDS && kind_names[k] ? kind_names[k] : "?";
+}
+
+static bool parse_u32(const char *s, uint32_t *v)
+{
+    char *end;
+    unsigned long long x;
+
+    errno = 0;
+    x = strtoull(s, &end, 0);
+    if (errno || end == s || *end || x > UINT32_MAX || *s == '-') {
+        return false;
+    }
+    *v = (uint32_t)x;
+    return true;
+}
+
+/* Seconds (a decimal fraction allowed) as nanoseconds. */
+static bool parse_secs(const char *s, int64_t *ns)
+{
+    char *end;
+    double x;
+
+    errno = 0;
+    x = strtod(s, &end);
+    if (errno || end == s || *end || !(x >= 0 && x <= AT_MAX_S)) {
+        return false;
+    }
+    *ns = (int64_t)(x * 1e9);
+    return true;
+}
+
+/* KEY=VALUE of fault @f; false if the key is unknown or the value bad. */
+static bool parse_key(E810Fault *f, const char *key, const char *val)
+{
+    uint32_t v = 0;
+
+    if (!strcmp(key, "at")) {
+        return parse_secs(val, &f->at_ns);
+    }
+    if (!strcmp(key, "period")) {
+        /* Bounded below: a flap is two link events to the driver. */
+        return parse_secs(val, &f->period_ns) &&
+               f->period_ns >= PERIOD_MIN_NS;
+    }
+    if (!strcmp(key, "qp") && !strcmp(val, "next")) {
+        f->qp = E810_FAULT_QP_NEXT;
+        return true;
+    }
+    if (!parse_u32(val, &v)) {
+        return false;
+    }
+    if (!strcmp(key, "count")) {
+        f->count = v;
+        return v > 0;
+    } else if (!strcmp(key, "after")) {
+        f->after = v;
+    } else if (!strcmp(key, "qp")) {
+        f->qp = v;
+    } else if (!strcmp(key, "op")) {
+        f->op = v;
+    } else if (!strcmp(key, "vector")) {
+        f->vector = v;
+    } else if (!strcmp(key, "ae") || !strcmp(key, "src") ||
+               !strcmp(key, "major") || !strcmp(key, "minor")) {
+        uint16_t *p = key[0] == 'a' ? &f->ae : key[0] == 's' ? &f->src :
+                      key[1] == 'a' ? &f->major : &f->minor;
+
+        if (v > 0xFFFF) {
+            return false;
+        }
+        *p = (uint16_t)v;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* One FAULT of the spec (modified in place) into @f. */
+static bool parse_fault(char *s, E810Fault *f, char *err, size_t n)
+{
+    char *save = NULL, *tok = strtok_r(s, ":", &save);
+    unsigned k;
+
+    *f = (E810Fault){
+        .count = 1, .op = E810_FAULT_ANY, .vector = E810_FAULT_ANY,
+        .qp = E810_FAULT_QP_NEXT, .ae = AE_LLP_CONNECTION_RESET, .src = 0,
+        .major = E810_CQP_MAJ_ERR, .minor = E810_CQP_MIN_BAD_PARAM,
+        .period_ns = 2000000000ll,
+    };
+    for (k = 1; k < NKINDS; k++) {
+        if (tok && !strcmp(tok, kind_names[k])) {
+            break;
+        }
+    }
+    if (k >= NKINDS) {
+        snprintf(err, n, "unknown fault '%s'", tok ? tok : "");
+        return false;
+    }
+    f->kind = k;
+    while ((tok = strtok_r(NULL, ":", &save))) {
+        char *eq = strchr(tok, '=');
+
+        if (!eq) {
+            snprintf(err, n, "%s: '%s' is not KEY=VALUE", kind_name(k), tok);
+            return false;
+        }
+        *eq = 0;
+        if (!parse_key(f, tok, eq + 1)) {
+            snprintf(err, n, "%s: bad %s=%s", kind_name(k), tok, eq + 1);
+            return false;
+        }
+    }
+    f->timed = k == E810_FAULT_LINK_DOWN || k == E810_FAULT_LINK_UP ||
+               k == E810_FAULT_LINK_FLAP ||
+               (k == E810_FAULT_QP_AE && f->qp != E810_FAULT_QP_NEXT);
+    return true;
+}
+
+static void faults_schedule(E810Core *c)
+{
+    E810Faults *fs = &c->faults;
+    int64_t next = -1;
+
+    for (unsigned i = 0; i < E810_FAULTS_MAX; i++) {
+        const E810Fault *f = &fs->f[i];
+
+        if (f->kind && f->timed && (next < 0 || f->at_ns < next)) {
+            next = f->at_ns;
+        }
+    }
+    if (next < 0) {
+        e810_timer_del(fs->timer);
+    } else {
+        e810_timer_mod(fs->timer, next);
+    }
+}
+
+static void injected(E810Core *c, unsigned kind, unsigned a, unsigned b)
+{
+    c->stats.faults_injected++;
+    trace_e810_fault_injected(kind_name(kind), a, b);
+}
+
+static void faults_timer_cb(void *opaque)
+{
+    E810Core *c = opaque;
+    E810Faults *fs = &c->faults;
+    int64_t now = e810_now(c);
+
+    for (unsigned i = 0; i < E810_FAULTS_MAX; i++) {
+        E810Fault *f = &fs->f[i];
+
+        if (!f->kind || !f->timed || f->at_ns > now) {
+            continue;
+        }
+        if (f->kind == E810_FAULT_LINK_FLAP) {
+            f->down = !f->down;
+            injected(c, f->kind, f->down, f->count);
+            fs->fire(c, f);
+            f->at_ns = now + f->period_ns / 2;
+            if (!f->down && !--f->count) {
+                f->kind = 0;
+            }
+            continue;
+        }
+        injected(c, f->kind, f->qp, f->ae);
+        fs->fire(c, f);
+        f->kind = 0;
+    }
+    faults_schedule(c);
+}
+
+void e810_faults_init(E810Core *c, void (*fire)(E810Core *c, E810Fault *f))
+{
+    c->faults.fire = fire;
+    c->faults.timer = e810_timer_new(c, faults_timer_cb, c);
+}
+
+void e810_faults_cleanup(E810Core *c)
+{
+    e810_timer_free(c->faults.timer);
+    c->faults.timer = NULL;
+}
+
+void e810_fault_clear(E810Core *c)
+{
+    memset(c->faults.f, 0, sizeof(c->faults.f));
+    e810_timer_del(c->faults.timer);
+}
+
+/* The faults of @spec into @out (at most E810_FAULTS_MAX); their count,
+ * or -1 (@err says why). */
+static int faults_parse(const char *spec, E810Fault *out, char *err, size_t n)
+{
+    char buf[SPEC_MAX], *save = NULL, *one;
+    int np = 0;
+
+    if (strlen(spec) >= sizeof(buf)) {
+        snprintf(err, n, "fault spec longer than %u bytes", SPEC_MAX - 1);
+        return -1;
+    }
+    strcpy(buf, spec);
+    for (one = strtok_r(buf, ";", &save); one; one = strtok_r(NULL, ";", &save)) {
+        char *s = one;
+
+        while (*s == ' ') {
+            s++;
+        }
+        if (!*s) {
+            continue;
+        }
+        if (np == E810_FAULTS_MAX) {
+            snprintf(err, n, "more than %u faults", E810_FAULTS_MAX);
+            return -1;
+        }
+        /* Each fault is cut at ':' with a strtok_r state of its own. */
+        if (!parse_fault(s, &out[np], err, n)) {
+            return -1;
+        }
+        np++;
+    }
+    return np;
+}
+
+bool e810_fault_check(const char *spec, char *err, size_t n)
+{
+    E810Fault parsed[E810_FAULTS_MAX];
+
+    return faults_parse(spec, parsed, err, n) >= 0;
+}
+
+bool e810_fault_arm(E810Core *c, const char *spec, char *err, size_t n)
+{
+    E810Fault parsed[E810_FAULTS_MAX];
+    int np = faults_parse(spec, parsed, err, n);
+    unsigned room = 0;
+    int64_t now = e810_now(c);
+
+    if (np < 0) {
+        return false;
+    }
+    for (unsigned i = 0; i < E810_FAULTS_MAX; i++) {
+        room += !c->faults.f[i].kind;
+    }
+    if ((unsigned)np > room) {
+        snprintf(err, n, "%u faults armed already, room for %u",
+                 E810_FAULTS_MAX - room, room);
+        return false;
+    }
+    for (int k = 0, i = 0; k < np; k++) {
+        while (c->faults.f[i].kind) {
+            i++;
+        }
+        parsed[k].at_ns += now;
+        c->faults.f[i] = parsed[k];
+        trace_e810_fault_armed(kind_name(parsed[k].kind), parsed[k].at_ns,
+                               parsed[k].count);
+    }
+    faults_schedule(c);
+    return true;
+}
+
+/* Fault @f matches an event: true if it fires now (after its @after). */
+static bool take(E810Fault *f)
+{
+    if (f->after) {
+        f->after--;
+        return false;
+    }
+    if (!--f->count) {
+        f->kind = 0;
+    }
+    return true;
+}
+
+bool e810_fault_cqp(E810Core *c, unsigned op, uint16_t *major,
+                    uint16_t *minor)
+{
+    for (unsigned i = 0; i < E810_FAULTS_MAX; i++) {
+        E810Fault *f = &c->faults.f[i];
+
+        if (f->kind == E810_FAULT_CQP_ERROR &&
+            (f->op == E810_FAULT_ANY || f->op == op)) {
+            uint16_t ma = f->major, mi = f->minor;
+
+            if (take(f)) {
+                *major = ma;
+                *minor = mi;
+                injected(c, E810_FAULT_CQP_ERROR, op, mi);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool e810_fault_msix(E810Core *c, unsigned vector)
+{
+    for (unsigned i = 0; i < E810_FAULTS_MAX; i++) {
+        E810Fault *f = &c->faults.f[i];
+
+        if (f->kind == E810_FAULT_MSIX_DROP &&
+            (f->vector == E810_FAULT_ANY || f->vector == vector) && take(f)) {
+            injected(c, E810_FAULT_MSIX_DROP, vector, 0);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool e810_fault_doorbell(E810Core *c, uint32_t qp, uint16_t *ae,
+                         uint16_t *src)
+{
+    for (unsigned i = 0; i < E810_FAULTS_MAX; i++) {
+        E810Fault *f = &c->faults.f[i];
+
+        if (f->kind == E810_FAULT_QP_AE && f->qp == E810_FAULT_QP_NEXT &&
+            e810_now(c) >= f->at_ns) {
+            *ae = f->ae;
+            *src = f->src;
+            injected(c, f->kind, qp, f->ae);
+            f->kind = 0;
+            return true;
+        }
+    }
+    return false;
+}

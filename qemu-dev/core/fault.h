@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * E810 device core: faults on demand (docs/faults.md).  A test arms a
+ * fault with a spec string (the device's "fault" property, at start or
+ * through the monitor's qom-set; e810-vfio-user --fault); the device then
+ * fails the way the card can: the port's link drops (once or flapping),
+ * a QP gets an asynchronous error, CQP ops complete with an error, MSI-X
+ * messages are lost.
+ *
+ *   SPEC   = FAULT { ";" FAULT }
+ *   FAULT  = KIND { ":" KEY "=" VALUE }
+ *
+ *   link-down   at=S                 the link drops (and stays down)
+ *   link-up     at=S                 the link comes back
+ *   link-flap   at=S period=S count=N   down for period/2, up, N times
+ *                                    (period at least 10 ms)
+ *   qp-ae       qp=N|next ae=CODE src=N at=S
+ *                                    an AE on QP N (or the next QP whose
+ *                                    SQ doorbell rings) that stops it
+ *   cqp-error   op=N after=N count=N major=N minor=N
+ *                                    CQP ops (of opcode N, default any),
+ *                                    after the first @after of them, fail
+ *   msix-drop   vector=N after=N count=N
+ *                                    MSI-X messages of vector N are lost
+ *
+ * at= is seconds of virtual time after arming (default 0); numbers are
+ * decimal or 0x hex.  Every fault armed and injected is traced
+ * (e810_fault_armed, e810_fault_injected) and counted
+ * (E810Counters.faults_injected).  Faults are the test's, not the
+ * device's state: they are not saved (a migration's destination arms its
+ * own).
+ *
+ * Services level: the hooks below are asked by the blocks where a fault
+ * takes effect; the faults that fire at a time are carried out by the
+ * top (e810.c, E810Faults.fire).
+ */
+#ifndef E810_FAULT_H
+#define E810_FAULT_H
+
+#include "types.h"
+
+#define E810_FAULTS_MAX         16
+
+enum {
+    E810_FAULT_LINK_DOWN = 1,
+    E810_FAULT_LINK_UP,
+    E810_FAULT_LINK_FLAP,
+    E810_FAULT_QP_AE,
+    E810_FAULT_CQP_ERROR,
+    E810_FAULT_MSIX_DROP,
+};
+
+#define E810_FAULT_ANY          0xFFFFFFFFu     /* op=, vector= not given */
+#define E810_FAULT_QP_NEXT      0xFFFFFFFFu     /* qp=next */
+
+typedef struct E810Fault {
+    uint8_t kind;               /* 0: free */
+    bool timed;                 /* waits for @at_ns (link, qp-ae with a QP) */
+    int64_t at_ns;
+    int64_t period_ns;
+    uint32_t count;             /* injections left */
+    uint32_t after;             /* matching events to let pass first */
+    uint32_t qp;
+    uint32_t op;                /* CQP opcode, or E810_FAULT_ANY */
+    uint32_t vector;            /* MSI-X vector, or E810_FAULT_ANY */
+    uint16_t ae, src;
+    uint16_t major, minor;
+    bool down;                  /* link-flap: the link is down now */
+} E810Fault;
+
+typedef struct E810Faults {
+    E810Fault f[E810_FAULTS_MAX];
+    E810CoreTimer *timer;
+    /* The top's hand: carry out fault @f now (e810.c). */
+    void (*fire)(E810Core *c, E810Fault *f);
+} E810Faults;
+
+void e810_faults_init(E810Core *c, void (*fire)(E810Core *c, E810Fault *f));
+void e810_faults_cleanup(E810Core *c);
+/* Arm the faults of @spec; false (nothing armed, @err says why) if it
+ * does not parse or there is no room. */
+bool e810_fault_arm(E810Core *c, const char *spec, char *err, size_t n);
+/* Whether @spec parses (nothing armed). */
+bool e810_fault_check(const char *spec, char *err, size_t n);
+/* All armed faults dropped. */
+void e810_fault_clear(E810Core *c);
+
+/* Hooks: true if a fault takes this event. */
+bool e810_fault_cqp(E810Core *c, unsigned op, uint16_t *major,
+                    uint16_t *minor);
+bool e810_fault_msix(E810Core *c, unsigned vector);
+/* An SQ doorbell for @qp: a qp-ae for the next QP fires on it. */
+bool e810_fault_doorbell(E810Core *c, uint32_t qp, uint16_t *ae,
+                         uint16_t *src);
+
+#endif
