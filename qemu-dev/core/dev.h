@@ -21,11 +21,19 @@
 #include "fault.h"
 #include "rdma/puda.h"
 #include "txsched.h"
+#include "adapter.h"
 
 struct E810Core {
     E810Host host;
     uint8_t mac[6];
     bool link_up;               /* carrier as the host's netdev reports it */
+
+    /* The card this function is part of (adapter.h): its own (own_adapter)
+     * or another function's; pf_id is this function's number on it, the
+     * PF number ice reads and the port it drives. */
+    E810Adapter *adapter;
+    E810Adapter own_adapter;
+    uint8_t pf_id;
 
     uint32_t *regs;             /* E810_REGFILE_SIZE / 4 words */
     /* 4 KiB pages of regs written since the last reset: a reset clears

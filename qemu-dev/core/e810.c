@@ -43,6 +43,8 @@ static void e810_regs_defaults(E810Core *c)
     /* NVM is locked (not blank); Shadow RAM of 2^1 * 512 words. */
     e810_reg_set(c, GLNVM_FLA, GLNVM_FLA_LOCKED);
     e810_reg_set(c, GLNVM_GENS, 1u << GLNVM_GENS_SR_SIZE_S);
+    /* The PF number ice reads (bits 2:0) and uses as its port. */
+    e810_reg_set(c, PF_FUNC_RID, c->pf_id);
     /* Global reset delay, in 100 ms units: only sizes the driver's poll loop. */
     e810_reg_set(c, GLGEN_RSTCTL, 8);
     e810_reg_set(c, GLQF_FD_SIZE, E810_FD_GUAR | E810_FD_BEST_EFFORT << 16);
@@ -101,6 +103,9 @@ void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6])
     memset(c, 0, sizeof(*c));
     c->host = *host;
     memcpy(c->mac, mac, 6);
+    c->adapter = &c->own_adapter;
+    c->own_adapter.funcs = 1;
+    c->own_adapter.pf[0] = c;
     e810_regs_init(c);
     c->link_up = true;
     c->mem_limit = E810_MEM_LIMIT_DEFAULT;
@@ -112,8 +117,49 @@ void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6])
     e810_core_reset(c, E810_RESET_POWER_ON);
 }
 
+bool e810_core_join(E810Core *c, E810Adapter *a, unsigned pf)
+{
+    if (pf >= E810_ADAPTER_MAX_PFS || a->pf[pf] || c->adapter != &c->own_adapter) {
+        return false;
+    }
+    c->own_adapter.funcs = 0;
+    c->own_adapter.pf[0] = NULL;
+    a->pf[pf] = c;
+    a->funcs |= 1u << pf;
+    c->adapter = a;
+    c->pf_id = pf;
+    e810_reg_set(c, PF_FUNC_RID, pf);
+    return true;
+}
+
+/*
+ * Leaving the card: a function that was joined to another's adapter goes;
+ * if others joined this core's own adapter, they each become a card of
+ * their own (their host removes them too: a card's functions go together).
+ */
+static void e810_core_leave(E810Core *c)
+{
+    E810Adapter *a = c->adapter;
+
+    for (unsigned i = 0; i < E810_ADAPTER_MAX_PFS; i++) {
+        E810Core *o = a->pf[i];
+
+        if (o == c) {
+            a->pf[i] = NULL;
+            a->funcs &= ~(1u << i);
+        } else if (o && a == &c->own_adapter) {
+            o->adapter = &o->own_adapter;
+            o->own_adapter.funcs = 1u << o->pf_id;
+            o->own_adapter.pf[o->pf_id] = o;
+            a->pf[i] = NULL;
+        }
+    }
+    c->adapter = &c->own_adapter;
+}
+
 void e810_core_cleanup(E810Core *c)
 {
+    e810_core_leave(c);
     e810_faults_cleanup(c);
     e810_rdma_port_cleanup(c);
     e810_rdma_cleanup(c);

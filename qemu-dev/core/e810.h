@@ -11,6 +11,13 @@
 /* Lifetime */
 void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6]);
 void e810_core_cleanup(E810Core *c);
+/*
+ * Makes @c function @pf of @a's card (another core's c->adapter), before
+ * the guest runs: PF_FUNC_RID reads @pf, the port it drives is @pf, and
+ * every function of the card lists the others in VALID_FUNCTIONS.  False
+ * if @pf is out of range or taken.  A core leaves its card at cleanup.
+ */
+bool e810_core_join(E810Core *c, E810Adapter *a, unsigned pf);
 void e810_core_reset(E810Core *c, E810ResetType type);
 
 /* BAR0 access; @size is 1, 2, 4 or 8 bytes. */

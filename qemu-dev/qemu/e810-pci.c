@@ -328,6 +328,7 @@ static void e810_pci_realize(PCIDevice *pdev, Error **errp)
     E810PCIState *s = E810(pdev);
     DeviceState *dev = DEVICE(pdev);
     E810Host host = { .ops = &e810_host_ops, .opaque = s };
+    PCIDevice *f0 = NULL;
     char macstr[18];
     int ret;
 
@@ -377,6 +378,23 @@ static void e810_pci_realize(PCIDevice *pdev, Error **errp)
     pcie_cap_fill_link_ep_usp(pdev, QEMU_PCI_EXP_LNK_X8, QEMU_PCI_EXP_LNK_16GT);
 
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
+    if (PCI_FUNC(pdev->devfn)) {
+        /* A further port of a card: function 0 of the slot is the card's
+         * first, and the card has one serial number. */
+        PCIBus *bus = pci_get_bus(pdev);
+
+        f0 = pci_find_device(bus, pci_bus_num(bus), PCI_DEVFN(PCI_SLOT(pdev->devfn), 0));
+        if (!f0 || !object_dynamic_cast(OBJECT(f0), TYPE_E810)) {
+            error_setg(errp, "e810: function %u needs an e810 at function 0 of "
+                       "its slot, before it (the card's first port)",
+                       PCI_FUNC(pdev->devfn));
+            msix_uninit(pdev, &s->msix, &s->msix);
+            return;
+        }
+        if (!s->dsn) {
+            s->dsn = E810(f0)->dsn;
+        }
+    }
     if (!s->dsn) {
         s->dsn = e810_pci_dsn_from_mac(s->conf.macaddr.a);
     }
@@ -388,6 +406,14 @@ static void e810_pci_realize(PCIDevice *pdev, Error **errp)
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
 
     e810_core_init(&s->core, &host, s->conf.macaddr.a);
+    if (f0 && !e810_core_join(&s->core, E810(f0)->core.adapter, PCI_FUNC(pdev->devfn))) {
+        error_setg(errp, "e810: function %u cannot join the card of function 0",
+                   PCI_FUNC(pdev->devfn));
+        e810_core_cleanup(&s->core);
+        qemu_del_nic(s->nic);
+        msix_uninit(pdev, &s->msix, &s->msix);
+        return;
+    }
     s->core.mem_limit = s->mem_limit;
     if (s->fault && *s->fault) {
         char err[200];

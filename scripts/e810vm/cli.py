@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Boot one or two test guests, run a shell script in each, collect results.
+"""Boot test guests, run a shell script in each, collect results.
 
 Each guest boots the kernel + initramfs from images/build (run first; it is
 cached), with a per-run job archive added to the initrd: /job/run (the
 script), /job/env (variables, see below) and --file files.  The guest's /init runs the script and reports over
-virtio-serial ports; the launcher writes, per guest, into OUT/g0 and OUT/g1:
+virtio-serial ports; the launcher writes, per guest, into OUT/g0, OUT/g1...:
 
   console.log  serial console (ttyS0)       output.log  script stdout+stderr
   dmesg.log    kernel log (streamed live)   status      exit code | timeout |
@@ -15,10 +15,12 @@ virtio-serial ports; the launcher writes, per guest, into OUT/g0 and OUT/g1:
 Exit code 0 iff every guest's script exited 0.  A QEMU that dies by a signal
 or exits non-zero is reported as "qemu crashed" (status qemu-crashed).
 
-Job environment: GUEST_ID (0/1), NGUESTS, GUEST_IP, PEER_IP, PREFIX_LEN,
-GUEST_MAC, PEER_MAC, NIC, PEER_NIC (e810|virtio|none), KERNEL, plus --env.
+Job environment: GUEST_ID (0, 1, ...), NGUESTS, GUEST_IP, PEER_IP, PREFIX_LEN,
+GUEST_MAC, PEER_MAC, NIC, PEER_NIC (e810|virtio|none; PEER_* with two
+guests only), PEERS (every other guest's address, in guest order),
+TOPOLOGY (direct|switch), KERNEL, plus --env.
 Guest commands: net-up [IP/LEN] [MTU] (configures the NIC, prints its name),
-vm-barrier NAME (waits for the other guest), vm-monitor [-g N] HMP-COMMAND
+vm-barrier NAME (waits for every other guest), vm-monitor [-g N] HMP-COMMAND
 (e.g. "set_link n0 off"; the netdev is n0 in every guest), vm-migrate [-g N]
 (live migration, below), vm-ctl server-kill N (SIGKILL to guest N's
 e810-vfio-user with --device-backend vfio-user; its QEMU keeps running),
@@ -30,8 +32,13 @@ with --extras also nvme-cli, fio and nfs-utils (the image's extras.cpio).
 then irdma for ice's auxiliary devices) plus ib_uverbs and rdma_ucm before
 the job starts; COLDPLUG=0 (--env) leaves all of that to the job.
 
-Guests: 10.0.0.1/24 and 10.0.0.2/24, MACs 52:54:00:e8:10:01 and :02, one
-point-to-point link (-netdev stream over a unix socket), no other network.
+Guests: --guests N (1 to 32; 10.0.0.1/24, 10.0.0.2/24, ... and MACs
+52:54:00:e8:10:01, :02, ...), no network but their own.  --topology direct
+(the default for one or two guests): one point-to-point link (-netdev
+stream over a unix socket); switch (the default for more): every guest's
+port on one VDE switch (libvdeplug4's switch://, from Debian's vdeplug: it
+forwards jumbo frames, vde_switch cuts them at 1518 bytes), each port
+plugged in through scripts/link-relay; see docs/fabrics.md.
 
 Live migration (vm-migrate [-g N] in a guest: the request "migrate N" on
 e810.ctl): the launcher starts a second QEMU for guest N (default the
@@ -42,7 +49,7 @@ source running), ends the source and carries on with the destination as
 the guest's QEMU: its exit ends the guest, its monitors answer at
 qmp.sock/hmp.sock (renamed into place once the source is gone), its files
 append to the guest's (console, output, dmesg, status, qemu.log; its
---trace output and guest 0's --pcap capture are added to trace.log and the
+--trace output and the guest's --pcap capture are added to trace.log and the
 capture at the end).  Its command line is added to cmdline.  The answer
 ("migrated gN ... in S s (downtime D ms ...)", exit 0) reaches the asking
 guest through its new QEMU if it moved itself; a failure is QEMU's
@@ -65,8 +72,8 @@ memfd (the server maps it).  Per guest the server is started before QEMU
 "listening on" line), and it holds the guest's end of the link in place of
 QEMU's -netdev stream: --link-listen where QEMU would listen (guest 0 of a
 direct pair), --link-connect where it would connect (guest 1, or both with
---link's relay); a single guest's server has no link.  --pcap goes to guest
-0's server (--pcap), --trace to every server (--trace, into gN/trace.log);
+--link's relay or the switch); a single guest's server has no link.  --pcap
+goes to the captured guest's server (--pcap), --trace to every server (--trace, into gN/trace.log);
 --server-arg adds options.  Its output is gN/vfu.log; it is reaped when its
 guest's QEMU ends (it exits by itself when QEMU disconnects), and a
 server that dies or exits non-zero makes the status server-crashed.  No
@@ -102,7 +109,8 @@ import os
 import sys
 import time
 
-from .common import BUILD, MODES, TOP, log
+from .common import BUILD, MAX_GUESTS, MODES, TOP, log, nic_of
+from .fabric import TOPOLOGIES, fabric_ids, topology
 from .images import cached_accel, dry_image, image_dir, rdma_core_env
 from .vfu import vfu_server_default, vfu_server_find
 from .qemu import qemu_has_device, resolve_qemu
@@ -115,22 +123,42 @@ def parser(in_bundle):
     ap = argparse.ArgumentParser(
         description=__doc__.split('\n\n')[0], epilog=__doc__.split('\n', 2)[2],
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--guests', type=int, choices=(1, 2), default=1)
+    ap.add_argument('--guests', type=int, default=1, metavar='N',
+                    help=f'how many guests (1 to {MAX_GUESTS}; default 1)')
+    ap.add_argument('--topology', choices=TOPOLOGIES,
+                    help='how the guests are joined: direct (a cable; one or two guests, the '
+                         'default for them) or switch (the default for more)')
+    ap.add_argument('--ports', type=int, choices=(1, 2), default=1,
+                    help='ports of each guest\'s e810: 2 is the E810-XXV\'s two, functions 0 '
+                         'and 1 of one slot (docs/fabrics.md)')
+    ap.add_argument('--uplink', metavar='URL', action='append', default=[],
+                    help='plug the run\'s switch into an overlay that joins hosts (a vde_plug '
+                         'URL: vxvde://GROUP, udp://LPORT->HOST:RPORT, vxlan://...; a second '
+                         'one for the second fabric; docs/fabrics.md)')
+    ap.add_argument('--first-guest', type=int, default=0, metavar='K',
+                    help='across hosts: this host\'s guests are K, K+1, ... of the fabric '
+                         '(their GUEST_ID, address and MAC)')
+    ap.add_argument('--fabric-guests', type=int, metavar='T',
+                    help='across hosts: the fabric\'s guests in all (PEERS lists them; '
+                         'default --first-guest + --guests)')
     ap.add_argument('--nic', choices=('e810', 'virtio', 'none'),
                     help='NIC of every guest (default virtio; e810 with --mode iwarp|roce)')
     ap.add_argument('--nic0', choices=('e810', 'virtio', 'none'))
     ap.add_argument('--nic1', choices=('e810', 'virtio', 'none'))
     ap.add_argument('--nic-opts', default='', help='extra properties for -device e810,...')
-    ap.add_argument('--script', help='job for guest 0 (and guest 1 unless --script1)')
-    ap.add_argument('--script1', help='job for guest 1')
+    ap.add_argument('--script', help='job for guest 0 (and the others unless --script1)')
+    ap.add_argument('--script1', help='job for guest 1 and those after it')
     ap.add_argument('--file', action='append', default=[], metavar='SRC[:GUESTPATH]',
                     help='add a host file or directory to the guests (default /job/files/NAME)')
     ap.add_argument('--env', action='append', default=[], metavar='K=V', help='job variable')
     ap.add_argument('--timeout', type=float, default=120, help='seconds for the whole run (default 120)')
     ap.add_argument('--out', help='result directory (default build/runs/<timestamp>)')
-    ap.add_argument('--pcap', help='capture guest 0\'s link (filter-dump) into this file')
+    ap.add_argument('--pcap', action='append', default=[], metavar='[gN:]FILE',
+                    help='capture guest 0\'s port (or guest N\'s) into this file (filter-dump; '
+                         'repeatable)')
     ap.add_argument('--link', default=os.environ.get('E810_LINK'), metavar='SPEC',
-                    help='impair the link between two guests: "loss=1%%,reorder=1%%,dup=0.5%%,'
+                    help='impair the link between two guests, or every switch port: '
+                         '"loss=1%%,reorder=1%%,dup=0.5%%,'
                          'corrupt=0.1%%,delay=1ms,seed=N" (scripts/link-relay; counts in '
                          'OUT/link.json; env E810_LINK)')
     ap.add_argument('--trace', action='append', default=[], metavar='PATTERN',
@@ -219,12 +247,31 @@ def check_args(ap, a):
     a.nic1 = a.nic1 or a.nic
     if a.interactive:
         a.guests = 1
+    if not 1 <= a.guests <= MAX_GUESTS:
+        ap.error(f'--guests: 1 to {MAX_GUESTS}')
+    if topology(a) == 'direct' and a.guests > 2:
+        ap.error('--topology direct joins two guests: use switch for more')
+    if topology(a) in ('two-fabrics', 'back-to-back') and a.ports != 2:
+        ap.error(f'--topology {topology(a)} joins two ports of each guest: --ports 2')
+    if a.ports > 1 and any(nic_of(a, i) != 'e810' for i in range(a.guests)):
+        ap.error('--ports 2 is the e810\'s (--nic e810)')
+    if a.ports > 1 and a.device_backend == 'vfio-user':
+        ap.error('--ports 2 with --device-backend vfio-user: the card\'s two functions need one '
+                 'server for both, not there yet (docs/fabrics.md)')
+    if len(a.uplink) > (2 if topology(a) == 'two-fabrics' else 1):
+        ap.error('--uplink: one per switch')
+    k, total = fabric_ids(a)
+    if k < 0 or total > MAX_GUESTS or total < k + a.guests:
+        ap.error(f'--first-guest/--fabric-guests: the fabric\'s guests are 0 to {MAX_GUESTS - 1}, '
+                 'this host\'s among them')
+    if a.uplink and topology(a) in ('direct', 'back-to-back'):
+        ap.error('--uplink joins a switch: not with a direct cable')
     if not a.script and not a.interactive:
         ap.error('--script is required (or --interactive)')
     a.qemu = resolve_qemu(a.qemu)
     if not os.path.exists(a.qemu):
         raise SystemExit(f'vm: no QEMU at {a.qemu} (use --qemu or E810_QEMU)')
-    if a.device_backend == 'vfio-user' and 'e810' in [a.nic0, a.nic1][:a.guests]:
+    if a.device_backend == 'vfio-user' and any(nic_of(a, i) == 'e810' for i in range(a.guests)):
         if a.nic_opts:
             ap.error('--nic-opts are properties of QEMU\'s e810; with --device-backend vfio-user '
                      'the device is e810-vfio-user\'s: use --server-arg')

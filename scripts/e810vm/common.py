@@ -20,10 +20,14 @@ BUILD = os.environ.get('E810_STATE', os.path.join(TOP, 'build'))
 FW_DIRS = ['/usr/share/qemu', '/usr/share/seabios', '/usr/lib/ipxe/qemu']
 
 
-MACS = ['52:54:00:e8:10:01', '52:54:00:e8:10:02']
+# Guest i's identity on the fabric (up to MAX_GUESTS).
+MAX_GUESTS = 32
 
 
-IPS = ['10.0.0.1', '10.0.0.2']
+MACS = [f'52:54:00:e8:10:{i + 1:02x}' for i in range(MAX_GUESTS)]
+
+
+IPS = [f'10.0.0.{i + 1}' for i in range(MAX_GUESTS)]
 
 
 CMDLINE = ('console=ttyS0 quiet panic=-1 mitigations=off random.trust_cpu=on '
@@ -42,6 +46,25 @@ MODES = ('iwarp', 'roce', 'boot')
 
 # QEMU options (with a value) that the snapshot key leaves out of --qemu-arg.
 LOG_OPTS = ('-d', '-D', '-trace', '-msg')
+
+
+def port_mac(k, p):
+    """Port @p's MAC of the fabric's guest @k (port 0's is MACS[k])."""
+    return f'52:54:00:e8:{0x10 + p:02x}:{k + 1:02x}'
+
+
+def port_ip(k, p, back_to_back=False):
+    """Port @p's address of the fabric's guest @k: port 1 on a subnet of
+    its own (10.0.1.0/24), or with its ports cabled to each other in port
+    0's (10.0.0.129 on): the two ports reach each other."""
+    if p and back_to_back:
+        return f'10.0.0.{k + 129}'
+    return f'10.0.{p}.{k + 1}'
+
+
+def nic_of(a, i):
+    """Guest i's NIC type: --nic0, --nic1, --nic for the guests after."""
+    return a.nic0 if i == 0 else a.nic1 if i == 1 else a.nic
 
 
 def log(*a):

@@ -288,10 +288,10 @@ def migration_dest(a, t, n, sockdir):
     dest = dict(t, qmp=os.path.join(sd, f'qmp-m{n}.sock'), hmp=os.path.join(sd, f'hmp-m{n}.sock'),
                 append=True, append_all=True, incoming=True,
                 trace_file=os.path.join(gd, f'trace.m{n}.log'),
-                pcap_file=f'{os.path.abspath(a.pcap)}.m{n}' if a.pcap else None)
+                pcap_file=f'{t["pcap"]}.m{n}' if t.get('pcap') else None)
     # Guest 0 serves the direct link: guest 1's QEMU reconnects to the
     # path (reconnect-ms) once it leads to the destination.
-    if t['id'] == 0 and a.guests == 2 and t['nic'] != 'none' and not a.link:
+    if t['id'] == 0 and a.guests == 2 and t['nic'] != 'none' and not t['link_sock']:
         dest['net_path'] = os.path.join(sockdir, f'net-m{n}.sock')
     uri = 'unix:' + os.path.join(sd, f'mig{n}.sock')
     drop_paths(dest, uri)

@@ -36,7 +36,7 @@ def probe_accel(a, img):
     pa = argparse.Namespace(**vars(a))
     pa.guests, pa.out, pa.timeout, pa.accel = 1, os.path.join(pd, 'run'), 15, 'kvm'
     pa.script, pa.script1, pa.nic0, pa.nic1 = sc, None, 'none', 'none'
-    pa.pcap, pa.trace, pa.interactive, pa.quiet = None, [], False, True
+    pa.pcap, pa.trace, pa.interactive, pa.quiet = [], [], False, True
     pa.shares, pa.share_env, pa.packages, pa.extras = [], {}, [], False
     pa.mode, pa.savevm, pa.dry_run = None, False, False
     st_ = run_guests(pa, img, 'kvm')

@@ -75,7 +75,12 @@ def net_args(a, g, sockdir, vfu, key):
                     separators=(',', ':'))]
     elif g['nic'] != 'none':
         net = os.path.join(sockdir, 'net.sock')
-        if a.guests == 1:
+        if g['link_sock']:
+            # Through the link emulator or into the switch: the QEMUs are
+            # stream clients of the relay (scripts/link-relay), which never
+            # blocks.
+            cmd += ['-netdev', f'stream,id=n0,server=off,addr.type=unix,addr.path={g["link_sock"]}']
+        elif a.guests == 1:
             # No peer: a hub port (a listening stream netdev without a
             # client crashes QEMU on set_link), with a second port that has
             # no peer either, so the hub takes frames and drops them like a
@@ -83,11 +88,6 @@ def net_args(a, g, sockdir, vfu, key):
             # good and the device would see a full backend.
             cmd += ['-netdev', 'hubport,id=n0,hubid=0',
                     '-netdev', 'hubport,id=sink0,hubid=0']
-        elif a.link:
-            # Through the link emulator: both QEMUs are stream clients of
-            # the relay (scripts/link-relay), which never blocks.
-            lsock = os.path.join(sockdir, f'link{g["id"]}.sock')
-            cmd += ['-netdev', f'stream,id=n0,server=off,addr.type=unix,addr.path={lsock}']
         elif g['id'] == 0:
             net = g.get('net_path') or net
             cmd += ['-netdev', f'stream,id=n0,server=on,addr.type=unix,addr.path={net}']
@@ -98,10 +98,19 @@ def net_args(a, g, sockdir, vfu, key):
             rc = '' if key else ',reconnect-ms=200'
             cmd += ['-netdev', f'stream,id=n0,server=off,addr.type=unix,addr.path={net}{rc}']
         if g['nic'] == 'e810':
+            ports = getattr(a, 'ports', 1)
             dev = f'e810,bus=rp0,netdev=n0,mac={g["mac"]},id=nic0'
+            if ports > 1:
+                # The card's ports: functions 0, 1... of one slot.
+                dev += ',addr=0.0,multifunction=on'
             if a.nic_opts:
                 dev += ',' + a.nic_opts
             cmd += ['-device', 'pcie-root-port,id=rp0,chassis=1,x-speed=16,x-width=8', '-device', dev]
+            for p in range(1, ports):
+                cmd += ['-netdev', f'stream,id=n{p},server=off,addr.type=unix,'
+                        f'addr.path={g["link_socks"][p]}',
+                        '-device', f'e810,bus=rp0,addr=0.{p},netdev=n{p},mac={g["macs"][p]},id=nic{p}'
+                        + (',' + a.nic_opts if a.nic_opts else '')]
         elif g['nic'] == 'virtio':
             cmd += ['-device', f'virtio-net-pci,netdev=n0,mac={g["mac"]},id=nic0,romfile=']
         else:
@@ -174,8 +183,8 @@ def guest_cmd(a, img, accel, g, sockdir, key=False):
         cmd += qa
     if key:
         return cmd
-    if a.pcap and g['id'] == 0 and g['nic'] != 'none' and not vfu:
-        pcap = g.get('pcap_file') or os.path.abspath(a.pcap)
+    if g.get('pcap') and g['nic'] != 'none' and not vfu:
+        pcap = g.get('pcap_file') or g['pcap']
         cmd += ['-object', f'filter-dump,id=d0,netdev=n0,file={pcap}']
     if a.trace and not vfu:
         # (vfio-user: the device's events are the server's, server_cmd.)

@@ -12,7 +12,8 @@ import tempfile
 import threading
 import time
 
-from .common import IPS, MACS, SNAPSHOTS, TOP, log, shell_env
+from .common import IPS, MACS, SNAPSHOTS, TOP, log, nic_of, port_ip, port_mac, shell_env
+from .fabric import fabric_cmds, fabric_ids, link_socks, start_fabric, stop_fabric, topology
 from .jobs import job_cpio, kmsg_to_dmesg, send_job
 from .monitor import qmp_hmp
 from .vfu import is_vfu, server_cmd, start_server, stop_server, vfu_device_died
@@ -45,14 +46,28 @@ def initrd_parts(a, img):
     return parts, tail
 
 
-def guest_env(a, i, kernel, nics):
+def guest_env(a, i, kernel):
     """Guest @i's job environment, and its bring-up's (--mode) or None."""
-    peer = 1 - i if a.guests == 2 else None
-    env = {'GUEST_ID': i, 'NGUESTS': a.guests, 'GUEST_IP': IPS[i], 'PREFIX_LEN': 24,
-           'GUEST_MAC': MACS[i], 'NIC': nics[i], 'KERNEL': kernel,
+    # The fabric's guests (all hosts'); this host's start at first_guest.
+    k, total = fabric_ids(a)
+    me = k + i
+    peer = 1 - me if total == 2 else None
+    env = {'GUEST_ID': me, 'NGUESTS': total, 'GUEST_IP': IPS[me], 'PREFIX_LEN': 24,
+           'GUEST_MAC': MACS[me], 'NIC': nic_of(a, i), 'KERNEL': kernel,
            'PEER_IP': IPS[peer] if peer is not None else '',
            'PEER_MAC': MACS[peer] if peer is not None else '',
-           'PEER_NIC': nics[peer] if peer is not None else ''}
+           'PEER_NIC': nic_of(a, peer - k) if peer is not None and 0 <= peer - k < a.guests else '',
+           # Every other guest, in guest order: on a switch all are peers.
+           'PEERS': ' '.join(IPS[j] for j in range(total) if j != me),
+           'TOPOLOGY': topology(a), 'PORTS': getattr(a, 'ports', 1)}
+    b2b = topology(a) == 'back-to-back'
+    for p in range(1, getattr(a, 'ports', 1)):
+        # The other ports of the card: their addresses and MACs, and the
+        # peers' on the same fabric (none back to back: the port's peer
+        # is the guest's own port 0).
+        env[f'GUEST_IP{p}'] = port_ip(me, p, b2b)
+        env[f'GUEST_MAC{p}'] = port_mac(me, p)
+        env[f'PEERS{p}'] = '' if b2b else ' '.join(port_ip(j, p) for j in range(total) if j != me)
     env.update(a.share_env)
     boot_env = dict(env, E810_BRINGUP=a.mode) if a.mode else None
     if a.mode:
@@ -67,7 +82,7 @@ def guest_env(a, i, kernel, nics):
 
 def job_of(a, i):
     """Guest @i's script (a shell script, #! added) and --file files."""
-    path = [a.script, a.script1 or a.script][i]
+    path = a.script if i == 0 else a.script1 or a.script
     script = open(path, 'rb').read() if path else b'#!/bin/sh\ntrue\n'
     if not script.startswith(b'#!'):
         script = b'#!/bin/sh\n' + script
@@ -91,24 +106,38 @@ def faults_of(a, i):
     return ';'.join(out)
 
 
+def pcap_of(a, i):
+    """The capture of guest @i's port (--pcap [gN:]FILE), or None."""
+    for spec in a.pcap:
+        m = re.match(r'g(\d+):(.*)$', spec)
+        if (int(m.group(1)) if m else 0) == i:
+            return os.path.abspath(m.group(2) if m else spec)
+    return None
+
+
 def prepare_guest(a, i, sockdir, kernel, tail):
     """Guest @i's folder, sockets and initrd: its description (a dict)."""
-    nics = [a.nic0, a.nic1]
     gd = os.path.join(os.path.abspath(a.out), f'g{i}')
     shutil.rmtree(gd, ignore_errors=True)
     os.makedirs(gd)
     sd = gd if sockdir == a.out else os.path.join(sockdir, f'g{i}')
     os.makedirs(sd, exist_ok=True)
-    env, boot_env = guest_env(a, i, kernel, nics)
+    env, boot_env = guest_env(a, i, kernel)
     script, files = job_of(a, i)
     faults = faults_of(a, i)
-    g = {'id': i, 'dir': gd, 'nic': nics[i], 'mac': MACS[i],
+    nic = nic_of(a, i)
+    g = {'id': i, 'dir': gd, 'nic': nic, 'mac': MACS[fabric_ids(a)[0] + i],
          'initrd': os.path.join(gd, 'initrd'), 'shares': a.shares,
          'ctl': os.path.join(sd, 'ctl.sock'), 'qmp': os.path.join(sd, 'qmp.sock'),
          'hmp': os.path.join(sd, 'hmp.sock'), 'lock': threading.Lock(),
          'vfu_sock': os.path.join(sockdir, f'vfu-g{i}.sock'),
-         'fault': faults if nics[i] == 'e810' and a.device_backend != 'vfio-user' else '',
-         'vfu_fault': faults if nics[i] == 'e810' and a.device_backend == 'vfio-user' else ''}
+         'fault': faults if nic == 'e810' and a.device_backend != 'vfio-user' else '',
+         'vfu_fault': faults if nic == 'e810' and a.device_backend == 'vfio-user' else ''}
+    g['link_socks'] = link_socks(a, g, sockdir)
+    g['link_sock'] = g['link_socks'][0]
+    g['macs'] = [g['mac']] + [port_mac(fabric_ids(a)[0] + i, p)
+                              for p in range(1, getattr(a, 'ports', 1))]
+    g['pcap'] = pcap_of(a, i)
     if a.mode:
         # The initrd brings the guest up (/job/env with E810_BRINGUP,
         # bringup); the job comes over e810.ctl afterwards, with fresh
@@ -184,22 +213,6 @@ def start_control(guests, snap, ctx):
     return ctl
 
 
-def start_relay(a, sockdir):
-    """--link: the relay between the two guests' link sockets."""
-    socks = [os.path.join(sockdir, f'link{i}.sock') for i in (0, 1)]
-    relay = subprocess.Popen([os.path.join(TOP, 'scripts', 'link-relay'), socks[0], socks[1],
-                              a.link, '--stats', os.path.join(a.out, 'link.json')],
-                             stdin=subprocess.DEVNULL,
-                             stdout=open(os.path.join(a.out, 'link.log'), 'w'),
-                             stderr=subprocess.STDOUT, start_new_session=True)
-    while not all(os.path.exists(s) for s in socks) and relay.poll() is None:
-        time.sleep(0.01)
-    if relay.poll() is not None:
-        raise SystemExit('vm: the link relay did not start: ' +
-                         open(os.path.join(a.out, 'link.log')).read().strip())
-    return relay
-
-
 def start_guests(a, img, accel, guests, sockdir, deadline):
     """Each guest's QEMU (and e810-vfio-user server), in order; the
     error that stopped it, or None."""
@@ -222,7 +235,7 @@ def start_guests(a, img, accel, guests, sockdir, deadline):
                                          stdout=open(os.path.join(g['dir'], 'qemu.log'), 'a'),
                                          stderr=subprocess.STDOUT, start_new_session=True)
         g['start'] = time.time()
-        if g['id'] == 0 and a.guests == 2 and g['nic'] != 'none' and not a.link:
+        if g['id'] == 0 and a.guests == 2 and g['nic'] != 'none' and not g['link_sock']:
             # The client QEMU needs the server's socket to exist.
             net = os.path.join(sockdir, 'net.sock')
             while not os.path.exists(net) and g['proc'].poll() is None and time.time() < deadline:
@@ -230,7 +243,7 @@ def start_guests(a, img, accel, guests, sockdir, deadline):
     return None
 
 
-def stop_all(guests, relay):
+def stop_all(guests, fabric):
     """Never leave a QEMU behind (Ctrl-C, errors): they run in their own
     sessions, so a terminal's signals do not reach them."""
     for g in guests:
@@ -242,13 +255,7 @@ def stop_all(guests, relay):
     end = time.time() + 5
     for g in guests:
         stop_server(g, max(0, end - time.time()) if g.get('proc') else 0)
-    if relay:
-        relay.terminate()
-        try:
-            relay.wait(10)
-        except subprocess.TimeoutExpired:
-            relay.kill()
-            relay.wait()
+    stop_fabric(fabric)
 
 
 def abandon(a, guests, ctl, sockdir, show_logs=False):
@@ -282,7 +289,7 @@ def run_guests(a, img, accel, snap=None):
         snapshot_logs(snap, guests)
     ctl = start_control(guests, snap, (a, img, accel, sockdir))
     deadline = time.time() + a.timeout
-    relay = start_relay(a, sockdir) if a.link and a.guests == 2 else None
+    fabric = start_fabric(a, guests, sockdir)
     retry = vfu_error = None
     try:
         vfu_error = start_guests(a, img, accel, guests, sockdir, deadline)
@@ -297,7 +304,7 @@ def run_guests(a, img, accel, snap=None):
         if retry is None and vfu_error is None:
             wait_guests(guests, ctl, deadline, a.timeout)
     finally:
-        stop_all(guests, relay)
+        stop_all(guests, fabric)
     if vfu_error is not None:
         abandon(a, guests, ctl, sockdir)
         raise SystemExit('vm: ' + vfu_error)
@@ -306,8 +313,10 @@ def run_guests(a, img, accel, snap=None):
         abandon(a, guests, ctl, sockdir, show_logs=True)
         snap.drop(f'it did not load: {retry}')
         return run_guests(a, img, accel, snap)
-    if relay and not a.quiet:
-        print(open(os.path.join(a.out, 'link.log'), errors='replace').read().strip())
+    if fabric and not a.quiet:
+        for name, _ in fabric:
+            if name.startswith('link'):
+                print(open(os.path.join(a.out, f'{name}.log'), errors='replace').read().strip())
     return collect(a, guests, sockdir)
 
 
@@ -317,10 +326,8 @@ def dry_run(a, img, accel, guests, sockdir):
     def q(c):
         return ' '.join(shlex.quote(x) for x in c)
     print(f'# accelerator {accel}, image {img}')
-    if a.link and a.guests == 2:
-        socks = [os.path.join(sockdir, f'link{i}.sock') for i in (0, 1)]
-        print('# link relay\n' + q([os.path.join(TOP, 'scripts', 'link-relay'), socks[0], socks[1],
-                                    a.link, '--stats', os.path.join(a.out, 'link.json')]))
+    for name, cmd in fabric_cmds(a, guests, sockdir):
+        print(f'# {name} (output {a.out}/{name}.log)\n' + q(cmd))
     for g in guests:
         if is_vfu(a, g):
             print(f'# g{g["id"]}: e810-vfio-user (started first, waited for; output {g["dir"]}/vfu.log)')
@@ -347,10 +354,10 @@ def merge_moved(a, g):
                 shutil.copyfileobj(s, f)
             os.unlink(tf)
         pf = d.get('pcap_file')
-        if pf and g['id'] == 0 and os.path.exists(pf):
+        if pf and g.get('pcap') and os.path.exists(pf):
             # The same link type and snap length: the records, without the
             # second file's 24-byte header.
-            with open(os.path.abspath(a.pcap), 'ab') as f, open(pf, 'rb') as s:
+            with open(g['pcap'], 'ab') as f, open(pf, 'rb') as s:
                 s.seek(24)
                 shutil.copyfileobj(s, f)
             os.unlink(pf)

@@ -44,15 +44,15 @@ def server_cmd(a, g, sockdir):
     where QEMU's -netdev stream would be (guest_cmd)."""
     gd = g['dir']
     cmd = [a.vfu_server, '--socket', g['vfu_sock'], '--mac', g['mac']]
-    if a.guests == 2:
-        if a.link:
-            cmd += ['--link-connect', os.path.join(sockdir, f'link{g["id"]}.sock')]
-        elif g['id'] == 0:
+    if g['link_sock']:
+        cmd += ['--link-connect', g['link_sock']]
+    elif a.guests == 2:
+        if g['id'] == 0:
             cmd += ['--link-listen', os.path.join(sockdir, 'net.sock')]
         else:
             cmd += ['--link-connect', os.path.join(sockdir, 'net.sock')]
-    if a.pcap and g['id'] == 0:
-        cmd += ['--pcap', os.path.abspath(a.pcap)]
+    if g.get('pcap'):
+        cmd += ['--pcap', g['pcap']]
     for t in a.trace:
         cmd += ['--trace', t]
     if a.trace:

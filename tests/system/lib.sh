@@ -194,8 +194,8 @@ rping_pair_job() {
 # mode_job JOB MODE ARGS...: vm_job JOB on two e810 guests with irdma up
 # in MODE (iwarp|roce; the job has it as $MODE too), for a test that runs
 # in several modes: results in $OUT/MODE, where OUT points until
-# modes_done.  Checks scripts/vm's exit and both guests' RDMA state
-# (assert_rdma_guest).
+# modes_done.  Checks scripts/vm's exit and every guest's RDMA state
+# (assert_rdma_guest); ARGS may ask for more guests (--guests N).
 mode_job() {
 	local job=$1 mode=$2 g
 	shift 2
@@ -203,8 +203,8 @@ mode_job() {
 	mkdir -p "$OUT"
 	vm_job "$job" --guests 2 --nic e810 --mode "$mode" --env MODE="$mode" "$@"
 	[ "$VM_RC" = 0 ] || fail "$mode: scripts/vm exit $VM_RC"
-	for g in 0 1; do
-		assert_rdma_guest $g
+	for g in "$OUT"/run/g[0-9]*; do
+		assert_rdma_guest "${g##*/g}"
 	done
 }
 

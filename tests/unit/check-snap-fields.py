@@ -195,6 +195,12 @@ TXQ_UNPACKED = ('base', 'qlen', 'src_vsi', 'port_num', 'cgd_num', 'pf_num',
 EXEMPT = {
     ('E810Core', 'host'): ('host', "the destination's, from realize",
                            'e810_core_init'),
+    ('E810Core', 'adapter'): ('host', "the destination's card, from realize",
+                              'e810_core_join'),
+    ('E810Core', 'own_adapter'): ('host', "the destination's card, from realize",
+                                  'e810_core_join'),
+    ('E810Core', 'pf_id'): ('host', "the destination's function number, from "
+                            'realize', 'e810_core_join'),
     ('E810Core', 'busy'): ('derived', 'entry guard: false outside an entry',
                            'e810_leave'),
     ('E810Core', 'entry'): ('derived', "entry number: the destination's "

@@ -867,11 +867,82 @@ static void test_ddp_real_package(void)
     aq_test_cleanup(&t);
 }
 
+static uint32_t valid_funcs(AqTest *f, uint16_t op)
+{
+    AqMsg m;
+    Caps caps;
+
+    aq_msg_init(&m, op, 4096, false);
+    st32(m.desc + 20, 4096 / 32);
+    CHECK_EQ(aq_send(f, &m), 0);
+    parse_caps(&m, &caps);
+    return caps.valid_funcs;
+}
+
+/* Get Switch Config's one element: port, swid, PF (ice_init_port_info). */
+static void sw_config(AqTest *f, unsigned *port, unsigned *swid, unsigned *pf)
+{
+    AqMsg m;
+
+    aq_msg_init(&m, 0x0200, 2048, false);
+    CHECK_EQ(aq_send(f, &m), 0);
+    CHECK_EQ(ld16(m.desc + 20), 1);                     /* one element */
+    *port = ld16(m.buf) & 0x3FF;
+    *swid = ld16(m.buf + 2);
+    *pf = ld16(m.buf + 4);
+}
+
+static int port_link_status(AqTest *f, uint8_t lport)
+{
+    AqMsg m;
+
+    aq_msg_init(&m, 0x0607, E810_LS_DATA_LEN, false);
+    m.desc[16] = lport;
+    return aq_send(f, &m);
+}
+
+/*
+ * Two functions of one card (an E810-XXV's two ports): each reads its own
+ * PF number, both list the two functions, each drives the port of its
+ * number on a switch of its own; a function's PF reset keeps its number;
+ * the card's function 0 going makes function 1 a card of its own.
+ */
+static void test_two_functions(void)
+{
+    static AqTest t1;
+    unsigned port, swid, pf;
+
+    setup();
+    aq_test_init(&t1);
+    CHECK(e810_core_join(&t1.c, t.c.adapter, 1));
+    CHECK(!e810_core_join(&t1.c, t.c.adapter, 1));      /* joined already */
+    CHECK_EQ(aq_rd(&t, PF_FUNC_RID) & 7, 0);
+    CHECK_EQ(aq_rd(&t1, PF_FUNC_RID) & 7, 1);
+    for (unsigned op = 0x000A; op <= 0x000B; op++) {
+        CHECK_EQ(valid_funcs(&t, op), 0x3);
+        CHECK_EQ(valid_funcs(&t1, op), 0x3);
+    }
+    sw_config(&t, &port, &swid, &pf);
+    CHECK(port == 0 && swid == 0 && pf == 0);
+    sw_config(&t1, &port, &swid, &pf);
+    CHECK(port == 1 && swid == 1 && pf == 1);
+    CHECK_EQ(port_link_status(&t1, 1), 0);
+    CHECK_EQ(port_link_status(&t1, 0), E810_AQ_RC_EINVAL);
+    CHECK_EQ(port_link_status(&t, 1), E810_AQ_RC_EINVAL);
+    aq_wr(&t1, PFGEN_CTRL, PFGEN_CTRL_PFSWR);
+    CHECK_EQ(aq_rd(&t1, PF_FUNC_RID) & 7, 1);
+    aq_test_cleanup(&t);
+    CHECK_EQ(t1.c.adapter->funcs, 0x2);
+    CHECK(t1.c.adapter->pf[1] == &t1.c);
+    aq_test_cleanup(&t1);
+}
+
 int main(void)
 {
     RUN(test_get_version);
     RUN(test_driver_version_shutdown_pxe);
     RUN(test_capabilities);
+    RUN(test_two_functions);
     RUN(test_capabilities_small_buffer);
     RUN(test_resource_locks);
     RUN(test_manage_mac);

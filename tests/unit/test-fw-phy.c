@@ -131,8 +131,12 @@ static void test_caps_bad_requests(void)
     CHECK_EQ(aq_datalen(&m), E810_PHY_CAPS_LEN);
     /* No buffer at all. */
     CHECK_EQ(phy_get(0x0600, 0, 0, &m), E810_AQ_RC_EINVAL);
-    /* A port that does not exist. */
+    /* Get PHY Caps means "my port" whatever its lport (ice leaves it 0
+     * on every PF); Get Link Status names the port: not this PF's. */
     aq_msg_init(&m, 0x0600, E810_PHY_CAPS_LEN, false);
+    m.desc[16] = 1;
+    CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_OK);
+    aq_msg_init(&m, 0x0607, E810_LS_DATA_LEN, false);
     m.desc[16] = 1;
     CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_EINVAL);
     CHECK_EQ(t.h.guest_errors - base_errors, 3);

@@ -18,7 +18,7 @@ os.environ.pop('E810_KERNEL', None)
 sys.path.insert(0, sys.argv[1] if len(sys.argv) > 1 else
                 os.path.join(os.path.dirname(__file__), '..', '..', 'scripts'))
 
-from e810vm import cli, jobs, qemu, run, snapshots  # noqa: E402
+from e810vm import cli, fabric, jobs, qemu, run, snapshots  # noqa: E402
 
 n = 0
 fails = 0
@@ -70,6 +70,14 @@ def test_options():
     ok(not isinstance(a, int) and (a.nic0, a.nic1) == ('virtio', 'virtio'),
        'without --mode the default NIC is virtio-net')
     ok(args('--qemu', '/bin/true') == 2, 'no --script: refused (exit 2)')
+    ok(args('--qemu', '/bin/true', '--guests', '33', '--script', script) == 2
+       and args('--qemu', '/bin/true', '--guests', '0', '--script', script) == 2,
+       '--guests past 1..32: refused')
+    ok(args('--qemu', '/bin/true', '--guests', '3', '--topology', 'direct',
+            '--script', script) == 2, 'a direct cable for three guests: refused')
+    a = args('--qemu', '/bin/true', '--guests', '8', '--script', script)
+    ok(not isinstance(a, int) and fabric.topology(a) == 'switch',
+       'eight guests: on a switch by default')
     ok(args('--qemu', '/nonexistent/qemu', '--script', script) not in (None, 0),
        'a QEMU that is not there: refused')
     ok(args('--qemu', '/bin/true', '--nic', 'e810', '--device-backend', 'vfio-user',
@@ -82,24 +90,32 @@ def test_options():
 
 
 def fake_args(**kw):
-    a = argparse.Namespace(guests=2, nic0='e810', nic1='e810', mode=None, interactive=False,
-                           env=[], share_env={}, link=None, nic_opts='', qemu='/bin/true',
-                           device_backend='qemu', pcap=None)
+    a = argparse.Namespace(guests=2, nic='e810', nic0='e810', nic1='e810', mode=None,
+                           interactive=False, env=[], share_env={}, link=None, nic_opts='',
+                           qemu='/bin/true', device_backend='qemu', pcap=[], topology=None,
+                           out=STATE)
     a.__dict__.update(kw)
     return a
 
 
 def test_env_and_job():
     a = fake_args(env=['EXTRA=1', 'GUEST_IP=10.9.9.9'], mode='iwarp')
-    env, boot = run.guest_env(a, 1, '7.3', ['e810', 'virtio'])
+    a.nic1 = 'virtio'
+    env, boot = run.guest_env(a, 1, '7.3')
     ok(env['GUEST_ID'] == 1 and env['NGUESTS'] == 2 and env['PEER_IP'] == '10.0.0.1'
        and env['PEER_NIC'] == 'e810' and env['NIC'] == 'virtio',
        'guest 1: its id, its NIC, its peer\'s address and NIC')
     ok(env['EXTRA'] == '1' and env['GUEST_IP'] == '10.9.9.9', '--env adds and overrides')
     ok(env['E810_MODE'] == 'iwarp' and boot['E810_BRINGUP'] == 'iwarp'
        and 'EXTRA' not in boot, '--mode: the bring-up has its own environment')
-    env, _ = run.guest_env(fake_args(guests=1), 0, '7.3', ['e810', 'e810'])
-    ok(env['PEER_IP'] == '' and env['PEER_NIC'] == '', 'one guest: no peer')
+    env, _ = run.guest_env(fake_args(guests=1), 0, '7.3')
+    ok(env['PEER_IP'] == '' and env['PEER_NIC'] == '' and env['PEERS'] == '',
+       'one guest: no peer')
+    env, _ = run.guest_env(fake_args(guests=4, nic1='virtio'), 2, '7.3')
+    ok(env['PEERS'] == '10.0.0.1 10.0.0.2 10.0.0.4' and env['PEER_IP'] == ''
+       and env['GUEST_IP'] == '10.0.0.3' and env['NIC'] == 'e810'
+       and env['TOPOLOGY'] == 'switch',
+       'four guests: every other one is a peer, on a switch; guest 2 has --nic')
     f = os.path.join(STATE, 'data.bin')
     open(f, 'wb').write(b'x' * 5)
     arch = jobs.job_cpio(b'#!/bin/sh\ntrue\n', 'A=1\n', [(f, 'job/files/data.bin')])
@@ -110,17 +126,58 @@ def test_env_and_job():
 
 def test_net_args():
     sock = os.path.join(STATE, 's')
-    g = {'id': 0, 'nic': 'e810', 'mac': '52:54:00:e8:10:01'}
-    c = qemu.net_args(fake_args(guests=1), g, sock, False, False)
+    g = {'id': 0, 'nic': 'e810', 'mac': '52:54:00:e8:10:01', 'link_sock': None}
+
+    def ports(a, g):
+        socks = fabric.link_socks(a, g, sock)
+        macs = [g['mac']] + ['52:54:00:e8:11:01'] * (len(socks) - 1)
+        return dict(g, link_socks=socks, link_sock=socks[0], macs=macs)
+
+    def net(a, g, vfu=False, key=False):
+        return qemu.net_args(a, ports(a, g), sock, vfu, key)
+    c = net(fake_args(guests=1), g)
     ok('hubport,id=n0,hubid=0' in c, 'one guest: a hub port of its own')
-    c = qemu.net_args(fake_args(link='loss=1'), dict(g, id=1), sock, False, False)
+    c = net(fake_args(link='loss=1'), dict(g, id=1))
     ok(any('stream,id=n0,server=off' in x and 'link1.sock' in x for x in c),
        '--link: a stream client of the relay')
-    c = qemu.net_args(fake_args(), dict(g, id=1), sock, False, False)
-    k = qemu.net_args(fake_args(), dict(g, id=1), sock, False, True)
+    a = fake_args(guests=3)
+    c = net(a, dict(g, id=2))
+    ok(any('stream,id=n0,server=off' in x and 'link2.sock' in x for x in c),
+       'three guests: a stream client of the relay, into the switch')
+    gs = [ports(a, dict(g, id=i)) for i in range(3)]
+    cmds = fabric.fabric_cmds(a, gs, sock)
+    ok([n for n, _ in cmds] == ['switch', 'link'] and cmds[0][1][0] == 'vde_plug'
+       and '--switch' in cmds[1][1] and sum('.sock' in x for x in cmds[1][1]) == 3,
+       'the switch: one VDE switch, one relay with a port per guest')
+    a = fake_args(guests=3, pcap=['/x/a.pcap', 'g2:b.pcap'])
+    ok(run.pcap_of(a, 0) == '/x/a.pcap' and run.pcap_of(a, 1) is None
+       and run.pcap_of(a, 2) == os.path.abspath('b.pcap'), '--pcap: guest 0, or gN: guest N')
+    a = fake_args(guests=4, ports=2)
+    gs = [ports(a, dict(g, id=i)) for i in range(4)]
+    cmds = fabric.fabric_cmds(a, gs, sock)
+    ok(fabric.topology(a) == 'two-fabrics'
+       and [n for n, _ in cmds] == ['switch', 'link', 'switch1', 'link1']
+       and all(x.endswith('p1.sock') for x in cmds[3][1] if x.endswith('.sock')),
+       'four guests with two ports: two fabrics, port 1s on the second')
+    c = qemu.net_args(a, gs[1], sock, False, False)
+    ok(any('addr=0.0,multifunction=on' in x for x in c) and any('addr=0.1' in x for x in c)
+       and any('link1p1.sock' in x for x in c), 'two ports: functions 0 and 1 of one slot')
+    a = fake_args(guests=1, ports=2)
+    gs = [ports(a, dict(g, id=0))]
+    cmds = fabric.fabric_cmds(a, gs, sock)
+    ok(fabric.topology(a) == 'back-to-back' and [n for n, _ in cmds] == ['link-g0']
+       and cmds[0][1][1:3] == gs[0]['link_socks'], 'one guest, two ports: back to back')
+    env, _ = run.guest_env(a, 0, '7.3')
+    ok(env['GUEST_IP1'] == '10.0.0.129' and env['PEERS1'] == '' and env['PORTS'] == 2,
+       'back to back: port 1 in port 0\'s subnet, no peers')
+    ok(fabric.fabric_cmds(fake_args(), [ports(fake_args(), dict(g, id=i)) for i in (0, 1)],
+                          sock) == [],
+       'two guests, no --link: a direct cable, nothing between')
+    c = net(fake_args(), dict(g, id=1))
+    k = net(fake_args(), dict(g, id=1), key=True)
     ok(any('reconnect-ms' in x for x in c) and not any('reconnect-ms' in x for x in k),
        'the reconnecting client: not part of the snapshot key')
-    c = qemu.net_args(fake_args(), dict(g, vfu_sock='/x.sock'), sock, True, False)
+    c = net(fake_args(), dict(g, vfu_sock='/x.sock'), vfu=True)
     ok(c[:2] == ['-nic', 'none'] and any('vfio-user-pci' in x for x in c),
        'vfio-user: no NIC in QEMU, the vfio-user-pci device')
 

@@ -163,7 +163,7 @@ typedef struct CapElem {
  * apply Tx scheduling configuration".  Switching to 5 layers is not offered.
  */
 static const CapElem e810_caps[] = {
-    { E810_CAP_VALID_FUNCTIONS, 0x1, 0, 0 },
+    { E810_CAP_VALID_FUNCTIONS, 0x1, 0, 0 },   /* the adapter's, at run time */
     { E810_CAP_VSI, E810_FW_NUM_VSI, 0, 0 },
     { E810_CAP_RSS, E810_FW_RSS_LUT_SIZE, E810_FW_RSS_ENTRY_WIDTH, 0 },
     { E810_CAP_RXQS, E810_FW_NUM_QUEUES, 0, 0 },
@@ -196,7 +196,10 @@ int e810_fw_list_caps(E810Core *c, E810AqCmd *cmd)
 
         memset(e, 0, AQC_CAPS_ELEM_SIZE);
         st16(e + AQC_CAPS_ELEM_CAP, e810_caps[i].id);
-        st32(e + AQC_CAPS_ELEM_NUMBER, e810_caps[i].number);
+        /* The card's functions: ice counts them and takes its logical PF
+         * number from the bits below its own. */
+        st32(e + AQC_CAPS_ELEM_NUMBER, e810_caps[i].id == E810_CAP_VALID_FUNCTIONS ?
+             c->adapter->funcs : e810_caps[i].number);
         st32(e + AQC_CAPS_ELEM_LOGICAL_ID, e810_caps[i].logical_id);
         st32(e + AQC_CAPS_ELEM_PHYS_ID, e810_caps[i].phys_id);
     }
@@ -216,7 +219,7 @@ int e810_fw_manage_mac_read(E810Core *c, E810AqCmd *cmd)
         return E810_AQ_RC_ENOMEM;
     }
     /* One LAN address for logical port 0. */
-    cmd->buf[AQC_MAC_READ_RESP_LPORT_NUM] = 0;
+    cmd->buf[AQC_MAC_READ_RESP_LPORT_NUM] = c->pf_id;
     cmd->buf[AQC_MAC_READ_RESP_ADDR_TYPE] = AQC_MAN_MAC_ADDR_TYPE_LAN;
     memcpy(cmd->buf + AQC_MAC_READ_RESP_MAC_ADDR, c->mac, 6);
     st16(aq_param(cmd, AQC_MANAGE_MAC_READ_FLAGS), AQC_MAN_MAC_LAN_ADDR_VALID);

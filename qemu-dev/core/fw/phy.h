@@ -14,9 +14,6 @@
 
 #include "../types.h"
 
-/* Logical port number the commands must address. */
-#define E810_PHY_LPORT              0
-
 /* Get PHY Caps (0x0600) report modes, param0 bits 3:1. */
 #define E810_PHY_REPORT_MODE_M      0x000Eu
 #define E810_PHY_REPORT_NO_MEDIA    0x0000u

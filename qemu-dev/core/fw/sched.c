@@ -302,7 +302,7 @@ int e810_sched_get_dflt_topo(E810Core *c, E810AqCmd *cmd)
         e810_guest_error(c, "get default topology without a buffer");
         return E810_AQ_RC_EINVAL;
     }
-    if (*aq_param(cmd, AQC_GET_TOPO_PORT_NUM) != 0) {
+    if (*aq_param(cmd, AQC_GET_TOPO_PORT_NUM) != c->pf_id) {
         e810_guest_error(c, "get default topology: port %u",
                          *aq_param(cmd, AQC_GET_TOPO_PORT_NUM));
         return E810_AQ_RC_EINVAL;

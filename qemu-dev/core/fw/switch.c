@@ -274,7 +274,9 @@ int e810_sw_free_vsi(E810Core *c, E810AqCmd *cmd)
 
 /* ---- switch configuration ------------------------------------------- */
 
-/* 0x0200 Get Switch Config: a single physical port, number 0. */
+/* 0x0200 Get Switch Config: the function's own physical port, on a
+ * switch of its own (swid = port: the card does not switch between its
+ * ports). */
 int e810_sw_get_config(E810Core *c, E810AqCmd *cmd)
 {
     if (!cmd->has_buf) {
@@ -285,10 +287,10 @@ int e810_sw_get_config(E810Core *c, E810AqCmd *cmd)
         cmd->resp_len = AQC_SW_CFG_ELEM_SIZE;
         return E810_AQ_RC_ENOMEM;
     }
-    st16(cmd->buf + AQC_SW_CFG_ELEM_VSI_PORT_NUM,           /* port 0 */
-         0 | AQC_SW_CONF_RESP_PHYS_PORT << AQC_SW_CONF_RESP_TYPE_S);
-    st16(cmd->buf + AQC_SW_CFG_ELEM_SWID, 0);
-    st16(cmd->buf + AQC_SW_CFG_ELEM_PF_VF_NUM, 0);          /* PF 0 */
+    st16(cmd->buf + AQC_SW_CFG_ELEM_VSI_PORT_NUM,
+         c->pf_id | AQC_SW_CONF_RESP_PHYS_PORT << AQC_SW_CONF_RESP_TYPE_S);
+    st16(cmd->buf + AQC_SW_CFG_ELEM_SWID, c->pf_id);
+    st16(cmd->buf + AQC_SW_CFG_ELEM_PF_VF_NUM, c->pf_id);
     st16(aq_param(cmd, AQC_GET_SW_CFG_ELEMENT), 0);         /* no more */
     st16(aq_param(cmd, AQC_GET_SW_CFG_NUM_ELEMS), 1);
     cmd->resp_len = AQC_SW_CFG_ELEM_SIZE;

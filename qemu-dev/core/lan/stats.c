@@ -113,7 +113,7 @@ bool e810_lan_stats_read(E810Core *c, uint32_t off, uint32_t *val)
     r = stat_find(port_regs, sizeof(port_regs) / sizeof(port_regs[0]),
                   NPORTS, off, &inst, &hi);
     if (r) {
-        *val = r->idx == NONE || inst != E810_PHY_LPORT ? 0 :
+        *val = r->idx == NONE || inst != c->pf_id ? 0 :
                stat_word(c->lan.port_stats[r->idx], r->bits, hi);
         return true;
     }
