@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """How the guests' ports are joined (docs/fabrics.md): a direct cable
 between two guests (QEMU's -netdev stream, or scripts/link-relay), one
-switch for any number of guests (libvdeplug4's VDE switch, each port
-plugged in through scripts/link-relay), two fabrics (port 0 of every
-guest on one switch, port 1 on another), or each guest's two ports cabled
-to each other (back to back)."""
+switch for any number of guests (a Linux bridge in a network namespace of
+the run's own, each port a tap that scripts/link-relay joins to the
+guest's -netdev stream), two fabrics (port 0 of every guest on one switch,
+port 1 on another), or each guest's two ports cabled to each other (back
+to back).  Switches of several hosts are joined through libvdeplug4's
+overlays (vde_plug URL as one more port of the bridge)."""
 import os
+import socket
 import subprocess
 import time
 
@@ -55,8 +58,13 @@ def fabric_ids(a):
     return k, getattr(a, 'fabric_guests', None) or k + a.guests
 
 
-def switch_dir(sockdir, s=0):
-    return os.path.join(sockdir, f'sw{s}')
+def netns_cmd():
+    """The namespace a switch lives in: a network namespace of its own
+    (and, unless root, a user namespace that owns it): the bridge and its
+    taps are the run's, nothing on the host's network sees them."""
+    if os.geteuid() == 0:
+        return ['unshare', '--net']
+    return ['unshare', '--user', '--map-root-user', '--net']
 
 
 def fabric_cmds(a, guests, sockdir):
@@ -76,17 +84,18 @@ def fabric_cmds(a, guests, sockdir):
     if topo in ('switch', 'two-fabrics'):
         nsw = 2 if topo == 'two-fabrics' else 1
         for s in range(nsw):
-            sw, sfx = switch_dir(sockdir, s), str(s) if s else ''
-            # The switch lives in this vde_plug (null:// as its other end);
-            # the relay plugs every port in with a vde_plug of its own.
-            cmds.append((f'switch{sfx}', ['vde_plug', f'switch://{sw}', 'null://']))
+            sfx = str(s) if s else ''
+            up = []
             if s < len(uplinks):
-                # The switches of several hosts as one: this one's extra
-                # port plugged into the overlay (vxvde://, udp://...).
-                cmds.append((f'uplink{sfx}', ['vde_plug', f'vde://{sw}', uplinks[s]]))
+                # The switches of several hosts as one: the overlay's
+                # vde_plug (vxvde://, udp://...) on a socket pair whose
+                # other end is the bridge's uplink port (@FD: its number,
+                # known once started).
+                cmds.append((f'uplink{sfx}', ['vde_plug', uplinks[s]]))
+                up = ['--uplink-fd', '@FD']
             on = [x for p in range(ports) if nsw == 1 or p == s for x in socks(p)]
-            cmds.append((f'link{sfx}', [relay, '--switch', f'vde://{sw}', a.link or ''] + on +
-                         stats(f'link{sfx}')))
+            cmds.append((f'link{sfx}', netns_cmd() + [relay, '--bridge', f'br{s}', a.link or ''] +
+                         on + up + stats(f'link{sfx}')))
     elif topo == 'back-to-back':
         for g in guests:
             if g.get('link_socks') and all(g['link_socks'][:2]):
@@ -110,33 +119,46 @@ def wait_for(proc, paths, name, out):
 
 
 def start_fabric(a, guests, sockdir):
-    """The switches, uplinks and relays, started and waited for (their
-    sockets): the processes, in start order."""
+    """The relays (with their switches) and uplinks, started and waited
+    for (their sockets): the processes, in start order."""
     procs = []
+    up = None
     try:
         for name, cmd in fabric_cmds(a, guests, sockdir):
-            p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
-                                 stdout=open(os.path.join(a.out, f'{name}.log'), 'w'),
-                                 stderr=subprocess.STDOUT, start_new_session=True)
-            procs.append((name, p))
-            if name.startswith('switch'):
-                wait_for(p, [os.path.join(cmd[1][len('switch://'):], 'ctl')], name, a.out)
-            elif name.startswith('uplink'):
-                # No file to wait for: a plug that cannot open its URL
-                # ends at once.
+            log_f = open(os.path.join(a.out, f'{name}.log'), 'w')
+            if name.startswith('uplink'):
+                up, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+                p = subprocess.Popen(cmd, stdin=theirs, stdout=theirs, stderr=log_f,
+                                     start_new_session=True)
+                theirs.close()
+                procs.append((name, p))
+                # A plug that cannot open its URL ends at once.
                 time.sleep(0.2)
                 wait_for(p, [], name, a.out)
-            else:
-                wait_for(p, [x for x in cmd if x.endswith('.sock')], name, a.out)
+                continue
+            fds = ()
+            if '@FD' in cmd:
+                cmd = [str(up.fileno()) if x == '@FD' else x for x in cmd]
+                fds = (up.fileno(),)
+            p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log_f,
+                                 stderr=subprocess.STDOUT, start_new_session=True, pass_fds=fds)
+            procs.append((name, p))
+            if up is not None and fds:
+                up.close()
+                up = None
+            wait_for(p, [x for x in cmd if x.endswith('.sock')], name, a.out)
     except BaseException:
         stop_fabric(procs)
         raise
+    finally:
+        if up is not None:
+            up.close()
     return procs
 
 
 def stop_fabric(procs):
-    """The relays first (they write their counts as they end), then the
-    switches."""
+    """The relays first (they write their counts as they end; a switch
+    goes with its relay's namespace), then the uplinks."""
     for name, p in reversed(procs):
         if p.poll() is None:
             p.terminate()

@@ -146,9 +146,13 @@ def test_net_args():
        'three guests: a stream client of the relay, into the switch')
     gs = [ports(a, dict(g, id=i)) for i in range(3)]
     cmds = fabric.fabric_cmds(a, gs, sock)
-    ok([n for n, _ in cmds] == ['switch', 'link'] and cmds[0][1][0] == 'vde_plug'
-       and '--switch' in cmds[1][1] and sum('.sock' in x for x in cmds[1][1]) == 3,
-       'the switch: one VDE switch, one relay with a port per guest')
+    ok([n for n, _ in cmds] == ['link'] and cmds[0][1][0] == 'unshare'
+       and '--bridge' in cmds[0][1] and sum('.sock' in x for x in cmds[0][1]) == 3,
+       'the switch: a bridge in a namespace of its own, one relay with a port per guest')
+    a.uplink = ['udp://7700->10.1.0.2:7700']
+    cmds = fabric.fabric_cmds(a, gs, sock)
+    ok([n for n, _ in cmds] == ['uplink', 'link'] and cmds[0][1] == ['vde_plug', a.uplink[0]]
+       and '--uplink-fd' in cmds[1][1], '--uplink: a vde_plug into the overlay, the bridge\'s port')
     a = fake_args(guests=3, pcap=['/x/a.pcap', 'g2:b.pcap'])
     ok(run.pcap_of(a, 0) == '/x/a.pcap' and run.pcap_of(a, 1) is None
        and run.pcap_of(a, 2) == os.path.abspath('b.pcap'), '--pcap: guest 0, or gN: guest N')
@@ -156,8 +160,8 @@ def test_net_args():
     gs = [ports(a, dict(g, id=i)) for i in range(4)]
     cmds = fabric.fabric_cmds(a, gs, sock)
     ok(fabric.topology(a) == 'two-fabrics'
-       and [n for n, _ in cmds] == ['switch', 'link', 'switch1', 'link1']
-       and all(x.endswith('p1.sock') for x in cmds[3][1] if x.endswith('.sock')),
+       and [n for n, _ in cmds] == ['link', 'link1']
+       and all(x.endswith('p1.sock') for x in cmds[1][1] if x.endswith('.sock')),
        'four guests with two ports: two fabrics, port 1s on the second')
     c = qemu.net_args(a, gs[1], sock, False, False)
     ok(any('addr=0.0,multifunction=on' in x for x in c) and any('addr=0.1' in x for x in c)

@@ -9,6 +9,8 @@
 . /job/files/lib.sh
 sh /job/files/bringup || exit 1
 rc=0
+# Every guest up before anyone pings (a guest may restore later).
+fabric_barrier 7600 || { echo "fabric barrier failed"; rc=1; }
 for p in $PEERS; do
 	t=0
 	until ping -c 1 -W 2 "$p" > /dev/null 2>&1; do
@@ -50,5 +52,8 @@ elif echo " $CLIENTS " | grep -q " $GUEST_ID "; then
 	echo "client data lines $n exit $r (tries $((try + 1)))"
 	[ "$r" = 0 ] || { rping_errors /tmp/client.log; rc=1; }
 fi
+# No guest leaves before every guest is done: one that ended would be
+# missing from the others' pings.
+fabric_barrier 7700 || { echo "fabric barrier failed"; rc=1; }
 stats "$(rdma_netdev)"
 exit $rc

@@ -175,3 +175,28 @@ rping_rounds() {
 	done
 	return $rc
 }
+
+# fabric_barrier PORT: a barrier over the fabric, for guests on several
+# hosts (vm-barrier spans one host's guests): guest 0 takes a TCP
+# connection on PORT from every other guest, then lets each go through
+# PORT + 1.  Every guest retries (0.5 s, up to 10 min) until its turn.
+fabric_barrier() {
+	local n t
+	if [ "$GUEST_ID" = 0 ]; then
+		for n in $(seq 2 "$NGUESTS"); do
+			timeout 600 nc -l -p "$1" < /dev/null > /dev/null || return 1
+		done
+		for n in $(seq 2 "$NGUESTS"); do
+			timeout 600 nc -l -p $(($1 + 1)) < /dev/null > /dev/null || return 1
+		done
+		return 0
+	fi
+	for port in "$1" $(($1 + 1)); do
+		t=0
+		until echo "$GUEST_ID" | nc -w 2 "${PEERS%% *}" "$port" > /dev/null 2>&1; do
+			t=$((t + 1))
+			[ $t -lt 1200 ] || return 1
+			sleep 0.5
+		done
+	done
+}
