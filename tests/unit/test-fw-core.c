@@ -911,6 +911,7 @@ static void test_two_functions(void)
 {
     static AqTest t1;
     unsigned port, swid, pf;
+    AqMsg m;
 
     setup();
     aq_test_init(&t1);
@@ -927,6 +928,23 @@ static void test_two_functions(void)
     sw_config(&t1, &port, &swid, &pf);
     CHECK(port == 1 && swid == 1 && pf == 1);
     CHECK_EQ(port_link_status(&t1, 1), 0);
+    /* The package is the card's: PF 0 downloads it, PF 1 hears DONE. */
+    {
+        static uint8_t b[4096];
+        uint16_t status;
+
+        CHECK_EQ(req_res(4, 2, 5000, NULL, &status), 0);
+        CHECK_EQ(status, 0);
+        make_pkg_buf(b, 0xB, true, false);
+        CHECK_EQ(download(b, true), 0);
+        CHECK_EQ(rel_res(4), 0);
+        CHECK(!strcmp(t1.c.fw.ddp.active.name, "ICE OS Default Package"));
+        aq_msg_init(&m, 0x0008, 0, false);          /* PF 1: global lock */
+        st16(m.desc + 16, 4);
+        st16(m.desc + 18, 2);
+        CHECK_EQ(aq_send(&t1, &m), 0);
+        CHECK_EQ(ld16(m.desc + 28), 2);             /* DONE */
+    }
     CHECK_EQ(port_link_status(&t1, 0), E810_AQ_RC_EINVAL);
     CHECK_EQ(port_link_status(&t, 1), E810_AQ_RC_EINVAL);
     aq_wr(&t1, PFGEN_CTRL, PFGEN_CTRL_PFSWR);

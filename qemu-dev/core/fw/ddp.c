@@ -56,6 +56,26 @@ void e810_fw_ddp_reset(E810Core *c, E810ResetType type)
     d->dl_have_id = false;
 }
 
+/*
+ * The package is the card's, not a function's: once one PF has downloaded
+ * it, every function of the adapter has it active, and another PF asking
+ * for the global config lock hears DONE ("already present").
+ */
+static void ddp_share(E810Core *c)
+{
+    const E810FwDdp *d = &c->fw.ddp;
+
+    for (unsigned i = 0; i < E810_ADAPTER_MAX_PFS; i++) {
+        E810Core *o = c->adapter->pf[i];
+
+        if (o && o != c) {
+            o->fw.ddp.loaded = true;
+            o->fw.ddp.active = d->active;
+            o->fw.ddp.active_bufs = d->active_bufs;
+        }
+    }
+}
+
 bool e810_fw_ddp_loaded(E810Core *c)
 {
     return c->fw.ddp.loaded;
@@ -169,6 +189,7 @@ int e810_fw_download_pkg(E810Core *c, E810AqCmd *cmd)
                                  d->active.ver[2], d->active.ver[3],
                                  d->active.name, d->active.track_id,
                                  d->active_bufs);
+        ddp_share(c);
     }
     /* Success returns nothing: the buffer is the driver's package copy. */
     return E810_AQ_RC_OK;

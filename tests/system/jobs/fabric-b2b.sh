@@ -55,10 +55,7 @@ until in_ns rdma resource show cm_id 2>/dev/null | grep -q LISTEN || [ $t -ge 15
 	sleep 0.2; t=$((t + 1))
 done
 sleep 1
-r=0
-timeout 300 rping -c -a "$GUEST_IP1" -C "$COUNT" -v -V -S "$SIZE" > /tmp/client.log 2>&1 || r=$?
-n=$(grep -c '^ping data: rdma-ping-' /tmp/client.log)
-rping_teardown_race /tmp/client.log "$n" && r=0
+rping_client "$GUEST_IP1"
 echo "client data lines $n exit $r"
 [ "$r" = 0 ] || { rping_errors /tmp/client.log; rc=1; }
 rs=0; wait $pid || rs=$?

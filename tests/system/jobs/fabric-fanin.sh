@@ -33,10 +33,7 @@ if [ "$GUEST_ID" = 0 ]; then
 	grep -avE '^server ping data: rdma-ping-' /tmp/server.log | head -5
 else
 	vm-barrier listen || exit 1
-	r=0
-	timeout 600 rping -c -a "$SERVER" -C "$COUNT" -v -V -S "$SIZE" > /tmp/client.log 2>&1 || r=$?
-	n=$(grep -c '^ping data: rdma-ping-' /tmp/client.log)
-	rping_teardown_race /tmp/client.log "$n" && r=0
+	rping_client "$SERVER"
 	echo "client data lines $n exit $r"
 	[ "$r" = 0 ] || { rping_errors /tmp/client.log; rc=1; }
 	vm-barrier clients-done || rc=1

@@ -9,8 +9,7 @@
 . /job/files/lib.sh
 sh /job/files/bringup || exit 1
 rc=0
-# Every guest up before anyone pings (a guest may restore later).
-fabric_barrier 7600 || { echo "fabric barrier failed"; rc=1; }
+# A peer not up yet (it may restore later) is waited for: 120 tries.
 for p in $PEERS; do
 	t=0
 	until ping -c 1 -W 2 "$p" > /dev/null 2>&1; do
@@ -39,10 +38,7 @@ elif echo " $CLIENTS " | grep -q " $GUEST_ID "; then
 	server=${PEERS%% *}
 	try=0
 	while :; do
-		r=0
-		timeout 600 rping -c -a "$server" -C "$COUNT" -v -V -S "$SIZE" > /tmp/client.log 2>&1 || r=$?
-		n=$(grep -c '^ping data: rdma-ping-' /tmp/client.log)
-		rping_teardown_race /tmp/client.log "$n" && r=0
+		rping_client "$server"
 		# Not listening yet: rdma_cm's connect is refused (rejected);
 		# anything else is the answer.
 		[ "$n" = 0 ] && [ $try -lt 30 ] && grep -aq 'REJECTED\|refused\|unreachable' /tmp/client.log || break
@@ -54,6 +50,6 @@ elif echo " $CLIENTS " | grep -q " $GUEST_ID "; then
 fi
 # No guest leaves before every guest is done: one that ended would be
 # missing from the others' pings.
-fabric_barrier 7700 || { echo "fabric barrier failed"; rc=1; }
+fabric_done || { echo "fabric_done failed"; rc=1; }
 stats "$(rdma_netdev)"
 exit $rc

@@ -147,6 +147,16 @@ rping_teardown_race() {
 	[ "$r" = 255 ] && [ "$2" = "$COUNT" ] && grep -aq 'rdma_get_cm_event: ' "$1"
 }
 
+# rping_client ADDR: one rping client to ADDR, COUNT verified iterations
+# of SIZE bytes (bounded: 600 s), its output in /tmp/client.log; sets n
+# (its data lines) and r (its exit, 0 for rping's teardown race).
+rping_client() {
+	r=0
+	timeout 600 rping -c -a "$1" -C "$COUNT" -v -V -S "$SIZE" > /tmp/client.log 2>&1 || r=$?
+	n=$(grep -c '^ping data: rdma-ping-' /tmp/client.log)
+	rping_teardown_race /tmp/client.log "$n" && r=0
+}
+
 # Two rounds (guest ROUND serves), COUNT verified rping iterations at each
 # size in SIZES, with the data lines each side saw; non-zero if any failed.
 rping_rounds() {
@@ -176,27 +186,36 @@ rping_rounds() {
 	return $rc
 }
 
-# fabric_barrier PORT: a barrier over the fabric, for guests on several
-# hosts (vm-barrier spans one host's guests): guest 0 takes a TCP
-# connection on PORT from every other guest, then lets each go through
-# PORT + 1.  Every guest retries (0.5 s, up to 10 min) until its turn.
-fabric_barrier() {
-	local n t
-	if [ "$GUEST_ID" = 0 ]; then
-		for n in $(seq 2 "$NGUESTS"); do
-			timeout 600 nc -l -p "$1" < /dev/null > /dev/null || return 1
-		done
-		for n in $(seq 2 "$NGUESTS"); do
-			timeout 600 nc -l -p $(($1 + 1)) < /dev/null > /dev/null || return 1
+# fabric_done: the end of a job over the fabric, for guests on several
+# hosts (vm-barrier spans one host's guests): no guest leaves while
+# another may still reach it.  Each guest says it is done with an address
+# of its own (10.0.0.200 + GUEST_ID); guest 0, once it answers for every
+# other, says "all done" (10.0.0.250) and stays until every other has left
+# (its address no longer answers); the others leave once they see it.
+# Pings only (bounded: 600 s a wait), nothing a guest might lack.
+fabric_done() {
+	local dev j t
+	dev=$(rdma_netdev)
+	ip addr add "10.0.0.$((200 + GUEST_ID))/32" dev "$dev" || return 1
+	if [ "$GUEST_ID" != 0 ]; then
+		t=0
+		until ping -c 1 -W 1 10.0.0.250 > /dev/null 2>&1; do
+			t=$((t + 1)); [ $t -lt 600 ] || return 1
 		done
 		return 0
 	fi
-	for port in "$1" $(($1 + 1)); do
+	for j in $(seq 1 $((NGUESTS - 1))); do
 		t=0
-		until echo "$GUEST_ID" | nc -w 2 "${PEERS%% *}" "$port" > /dev/null 2>&1; do
-			t=$((t + 1))
-			[ $t -lt 1200 ] || return 1
+		until ping -c 1 -W 1 "10.0.0.$((200 + j))" > /dev/null 2>&1; do
+			t=$((t + 1)); [ $t -lt 600 ] || return 1
+		done
+	done
+	ip addr add 10.0.0.250/32 dev "$dev" || return 1
+	for j in $(seq 1 $((NGUESTS - 1))); do
+		t=0
+		while ping -c 1 -W 1 "10.0.0.$((200 + j))" > /dev/null 2>&1; do
 			sleep 0.5
+			t=$((t + 1)); [ $t -lt 1200 ] || return 1
 		done
 	done
 }
