@@ -168,9 +168,11 @@ class Control:
                 send_job(x)
 
     def monitor(self, g, target, hmp, conn):
-        gid = g['id'] if target in ('self', '') else int(target)
+        gid, t = self.target_guest(g, target)
+        if t is None:
+            self.reply(conn, [f'monitor error: no guest {target}'], 1)
+            return
         try:
-            t = [x for x in self.guests if x['id'] == gid][0]
             # savevm, loadvm and migrate move the guest's RAM: minutes
             # under a loaded TCG host, not seconds.
             slow = hmp.split(' ', 1)[0] in ('savevm', 'loadvm', 'migrate')
@@ -180,14 +182,20 @@ class Control:
         except Exception as e:  # noqa: BLE001 - reported to the guest
             self.reply(conn, [f'monitor error: {e}'], 1)
 
+    def target_guest(self, g, target):
+        """"N" or "self" (the asking guest @g): (its id, the guest), or
+        (None, None) if there is no such guest."""
+        try:
+            gid = g['id'] if target in ('self', '') else int(target)
+        except ValueError:
+            return None, None
+        return gid, next((x for x in self.guests if x['id'] == gid), None)
 
     def server_kill(self, g, target, conn):
         """"server-kill N|self": SIGKILL to guest N's e810-vfio-user (the
         device failing under a running guest: its QEMU is left running)."""
-        try:
-            gid = g['id'] if target in ('self', '') else int(target)
-            t = [x for x in self.guests if x['id'] == gid][0]
-        except (ValueError, IndexError):
+        gid, t = self.target_guest(g, target)
+        if t is None:
             self.reply(conn, [f'server-kill: no guest {target}'], 2)
             return
         vp = t.get('vfu_proc')
@@ -216,10 +224,8 @@ class Control:
     def migrate(self, g, target, conn):
         """"migrate N|self": live-migrates guest N to a new QEMU.  The
         answer goes to the requester, through its new QEMU if it moved."""
-        try:
-            gid = g['id'] if target in ('self', '') else int(target)
-            t = [x for x in self.guests if x['id'] == gid][0]
-        except (ValueError, IndexError):
+        gid, t = self.target_guest(g, target)
+        if t is None:
             self.reply(conn, [f'migrate: no guest {target}'], 2)
             return
         if gid in self.done:
