@@ -20,6 +20,16 @@ typedef struct E810Core E810Core;
 typedef struct E810Adapter {
     uint8_t funcs;              /* VALID_FUNCTIONS: bit n = PF n present */
     E810Core *pf[E810_ADAPTER_MAX_PFS];
+    /*
+     * A core or global reset under way (e810.c): every function was warned
+     * (PFINT_OICR.GRST, GLGEN_RSTAT busy); @by's timer carries it out once
+     * every function's driver has shut its admin queue, or at @deadline
+     * (GLGEN_RSTCTL.GRSTDEL after the warning).
+     */
+    bool resetting;
+    uint8_t reset_type;         /* E810ResetType */
+    E810Core *reset_by;
+    int64_t reset_deadline;
 } E810Adapter;
 
 #endif

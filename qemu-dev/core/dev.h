@@ -48,6 +48,7 @@ struct E810Core {
     E810Puda puda;              /* ILQ/IEQ, RDMA receive steering */
     E810TxSched txs;            /* frame output, deferred data path */
     E810Faults faults;          /* armed by tests (fault.h), not saved */
+    E810CoreTimer *reset_timer; /* an adapter reset this function started */
 
     /*
      * Entry guard.  Everything the device does starts at one entry point

@@ -77,11 +77,166 @@ void e810_core_reset(E810Core *c, E810ResetType type)
     e810_leave(c);
 }
 
+/* ---- adapter resets (CORER, GLOBR) --------------------------------------- */
+
+/* While an adapter reset waits, how often the device looks at the drivers. */
+#define ADAPTER_RESET_POLL_NS   10000000ll
+
+/* Runs @fn on every function of @c's card: @c as it is (the caller is in
+ * its entry point), every other one inside an entry of its own. */
+static void adapter_each(E810Core *c, const char *what,
+                         void (*fn)(E810Core *o, E810Adapter *a))
+{
+    E810Adapter *a = c->adapter;
+
+    for (unsigned i = 0; i < E810_ADAPTER_MAX_PFS; i++) {
+        E810Core *o = a->pf[i];
+
+        if (!o) {
+            continue;
+        }
+        if (o == c) {
+            fn(o, a);
+        } else if (e810_enter(o, what, a->reset_type)) {
+            fn(o, a);
+            e810_leave(o);
+        }
+    }
+}
+
+static uint32_t rstat_type(E810Adapter *a)
+{
+    return (a->reset_type == E810_RESET_GLOBAL ? GLGEN_RSTAT_RESET_GLOBR
+                                               : GLGEN_RSTAT_RESET_CORER)
+           << GLGEN_RSTAT_RESET_TYPE_S;
+}
+
+/* The warning: GLGEN_RSTAT says which reset and that it is under way, the
+ * reset-done bits drop, and GRST goes to the driver (ice then unplugs
+ * irdma, stops its VSIs and shuts its control queues). */
+static void adapter_warn(E810Core *o, E810Adapter *a)
+{
+    trace_e810_adapter_reset("warn", a->reset_type, o->pf_id);
+    e810_reg_set(o, GLGEN_RSTAT, rstat_type(a) | 1);
+    e810_reg_set(o, GLNVM_ULD, 0);
+    e810_intr_oicr(o, PFINT_OICR_GRST);
+}
+
+/* The reset itself: every function's state, the package with it; the
+ * device is then out of reset (DEVSTATE 0, the done bits set again). */
+static void adapter_do_reset(E810Core *o, E810Adapter *a)
+{
+    trace_e810_adapter_reset("reset", a->reset_type, o->pf_id);
+    e810_do_reset(o, a->reset_type);
+    e810_reg_set(o, GLGEN_RSTAT, rstat_type(a));
+    o->stats.adapter_resets++;
+}
+
+static void adapter_reset_finish(E810Core *c)
+{
+    E810Adapter *a = c->adapter;
+
+    adapter_each(c, "adapter reset", adapter_do_reset);
+    a->resetting = false;
+    a->reset_by = NULL;
+    e810_timer_del(c->reset_timer);
+}
+
+/*
+ * Starts a core or global reset of @c's card.  The card resets
+ * GLGEN_RSTCTL.GRSTDEL after its warning; the model resets as soon as
+ * every function's driver has shut its admin queue (each is then done
+ * with the device: irdma's teardown ran while the engine still answered),
+ * and at that delay at the latest.  A reset asked for while one is under
+ * way joins it.
+ */
+static void adapter_reset_start(E810Core *c, E810ResetType type)
+{
+    E810Adapter *a = c->adapter;
+    int64_t now = e810_now(c);
+
+    if (a->resetting) {
+        trace_e810_adapter_reset("joined", type, c->pf_id);
+        return;
+    }
+    a->resetting = true;
+    a->reset_type = type;
+    a->reset_by = c;
+    a->reset_deadline = now + (int64_t)(e810_reg(c, GLGEN_RSTCTL) &
+                                        GLGEN_RSTCTL_GRSTDEL_M) * 100000000;
+    adapter_each(c, "adapter reset", adapter_warn);
+    if (!c->reset_timer) {
+        adapter_reset_finish(c);        /* a host without timers */
+        return;
+    }
+    e810_timer_mod(c->reset_timer, now + ADAPTER_RESET_POLL_NS);
+}
+
+static bool adapter_quiet(E810Adapter *a)
+{
+    for (unsigned i = 0; i < E810_ADAPTER_MAX_PFS; i++) {
+        E810Core *o = a->pf[i];
+
+        if (o && ((e810_reg(o, PF_FW_ATQLEN) | e810_reg(o, PF_FW_ARQLEN)) &
+                  PF_FW_xQLEN_ENABLE)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void adapter_reset_timer_cb(void *opaque)
+{
+    E810Core *c = opaque;
+    E810Adapter *a = c->adapter;
+    int64_t now = e810_now(c);
+
+    if (!a->resetting || a->reset_by != c) {
+        return;
+    }
+    if (!adapter_quiet(a) && now < a->reset_deadline) {
+        e810_timer_mod(c->reset_timer, now + ADAPTER_RESET_POLL_NS);
+        return;
+    }
+    adapter_reset_finish(c);
+}
+
+/* GLGEN_RTRIG: ice asks for a core (b0) or global (b1) reset. */
+static bool rtrig_write(E810Core *c, uint32_t off, uint32_t val)
+{
+    if (val & GLGEN_RTRIG_GLOBR) {
+        adapter_reset_start(c, E810_RESET_GLOBAL);
+    } else if (val & GLGEN_RTRIG_CORER) {
+        adapter_reset_start(c, E810_RESET_CORE);
+    }
+    return true;
+}
+
+/* Any value but the "Q1 resource check" (0x0001024d) is critical to irdma. */
+#define E810_PE_CRITERR_FAULT   0x00000001u
+
+/* An RDMA-engine critical error (a fault): ice passes PE_CRITERR to
+ * irdma, which logs GLPE_CRITERR and asks ice for a PF reset. */
+static void e810_pe_crit_err(E810Core *c)
+{
+    e810_reg_set(c, GLPE_CRITERR, E810_PE_CRITERR_FAULT);
+    e810_intr_oicr(c, PFINT_OICR_PE_CRITERR);
+}
+
 /* A fault that fires at its time (fault.h): the link, or an AE. */
 static void e810_fault_fire(E810Core *c, E810Fault *f)
 {
     bool up;
 
+    if (f->kind == E810_FAULT_CORE_RESET || f->kind == E810_FAULT_GLOBAL_RESET) {
+        adapter_reset_start(c, f->kind == E810_FAULT_CORE_RESET ?
+                               E810_RESET_CORE : E810_RESET_GLOBAL);
+        return;
+    }
+    if (f->kind == E810_FAULT_PF_RESET) {
+        e810_pe_crit_err(c);
+        return;
+    }
     if (f->kind == E810_FAULT_QP_AE) {
         if (!e810_eng_fault_ae(c, f->qp, f->ae, f->src)) {
             e810_guest_error(c, "fault: qp-ae for QP %u, which has no "
@@ -114,6 +269,8 @@ void e810_core_init(E810Core *c, const E810Host *host, const uint8_t mac[6])
     e810_rdma_init(c);
     e810_rdma_port_init(c);
     e810_faults_init(c, e810_fault_fire);
+    e810_aq_init(c);
+    c->reset_timer = e810_timer_new(c, adapter_reset_timer_cb, c);
     e810_core_reset(c, E810_RESET_POWER_ON);
 }
 
@@ -159,8 +316,17 @@ static void e810_core_leave(E810Core *c)
 
 void e810_core_cleanup(E810Core *c)
 {
+    /* A reset this function was carrying out ends now, for the others. */
+    if (c->adapter->resetting && c->adapter->reset_by == c &&
+        e810_enter(c, "cleanup", 0)) {
+        adapter_reset_finish(c);
+        e810_leave(c);
+    }
+    e810_timer_free(c->reset_timer);
+    c->reset_timer = NULL;
     e810_core_leave(c);
     e810_faults_cleanup(c);
+    e810_aq_cleanup(c);
     e810_rdma_port_cleanup(c);
     e810_rdma_cleanup(c);
     e810_intr_cleanup(c);
@@ -187,15 +353,16 @@ static const E810SnapRecord e810_snap_records[] = {
     { E810_SNAP_REGS, 1, "regs", { &e810_regs_snap } },
     { E810_SNAP_INTR, 1, "intr", { &e810_intr_snap } },
     { E810_SNAP_AQ, 1, "aq", { &e810_aq_snap } },
-    { E810_SNAP_FW_CORE, 1, "fw.core", { &e810_fw_core_snap } },
+    /* v2: lock expiry, busy and expired counts */
+    { E810_SNAP_FW_CORE, 2, "fw.core", { &e810_fw_core_snap } },
     { E810_SNAP_FW_NVM, 1, "fw.nvm", { &e810_fw_nvm_snap } },
     { E810_SNAP_FW_DDP, 1, "fw.ddp", { &e810_fw_ddp_snap } },
     { E810_SNAP_FW_PHY, 1, "fw.phy", { &e810_fw_phy_snap } },
     { E810_SNAP_FW_SWITCH, 1, "fw.sw", { &e810_fw_switch_snap } },
     { E810_SNAP_FW_SCHED, 1, "fw.sched", { &e810_fw_sched_snap } },
     { E810_SNAP_LAN, 1, "lan", { &e810_lan_snap } },
-    /* v2: E810Counters.ccqes_dropped */
-    { E810_SNAP_TXSCHED, 2, "txsched",
+    /* v2: E810Counters.ccqes_dropped; v3: .adapter_resets */
+    { E810_SNAP_TXSCHED, 3, "txsched",
       { &e810_txsched_snap, &e810_counters_snap } },
     /* v2: the pending CCQE */
     { E810_SNAP_RDMA, 2, "rdma", { &e810_rdma_snap } },
@@ -210,6 +377,12 @@ static const E810SnapRecord e810_snap_records[] = {
 
 const char *e810_core_unmigratable(E810Core *c)
 {
+    if (c->adapter->resetting) {
+        return "e810: an adapter reset is under way";
+    }
+    if (c->aq.held) {
+        return "e810: an admin queue command is held (aq-timeout fault)";
+    }
     /* Offloaded iWARP connections are not carried (yet). */
     return e810_eng_unmigratable(c);
 }
@@ -420,6 +593,7 @@ static const E810RegRange e810_reg_map[] = {
     REG(GL_MNG_FWSM, REG_RO),
     REG(GLGEN_RSTCTL, REG_RO),
     REG(GLGEN_RSTAT, REG_RO),
+    REG_WIN(GLGEN_RTRIG, GLGEN_RTRIG + 4, NULL, rtrig_write),
     REG_WIN(QRX_CTRL(0), QRX_CTRL(E810_LAN_RXQ), NULL, e810_lan_write),
     REG_WIN(GLINT_ITR(0, 0), GLINT_ITR(E810_ITR_INDICES, 0), NULL,
             e810_intr_write),

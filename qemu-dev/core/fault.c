@@ -13,6 +13,7 @@
 #define SPEC_MAX        1024
 #define AT_MAX_S        (7 * 24 * 3600)     /* a week of virtual time */
 #define PERIOD_MIN_NS   10000000ll          /* 10 ms */
+#define HOLD_MAX_NS     60000000000ll       /* aq-timeout: a minute */
 
 static const char *const kind_names[] = {
     [E810_FAULT_LINK_DOWN] = "link-down",
@@ -21,6 +22,12 @@ static const char *const kind_names[] = {
     [E810_FAULT_QP_AE] = "qp-ae",
     [E810_FAULT_CQP_ERROR] = "cqp-error",
     [E810_FAULT_MSIX_DROP] = "msix-drop",
+    [E810_FAULT_CORE_RESET] = "core-reset",
+    [E810_FAULT_GLOBAL_RESET] = "global-reset",
+    [E810_FAULT_PF_RESET] = "pf-reset",
+    [E810_FAULT_AQ_ERROR] = "aq-error",
+    [E810_FAULT_AQ_TIMEOUT] = "aq-timeout",
+    [E810_FAULT_RANDOM] = "random",
 };
 #define NKINDS  (sizeof(kind_names) / sizeof(kind_names[0]))
 
@@ -58,10 +65,54 @@ static bool parse_secs(const char *s, int64_t *ns)
     return true;
 }
 
+/* The kinds a random fault may draw: those that need no number of the
+ * test's (a QP, an opcode) or take "the next one". */
+#define RANDOM_KINDS    ((1u << E810_FAULT_LINK_FLAP) | (1u << E810_FAULT_QP_AE) | \
+                         (1u << E810_FAULT_CQP_ERROR) | (1u << E810_FAULT_MSIX_DROP) | \
+                         (1u << E810_FAULT_CORE_RESET) | (1u << E810_FAULT_GLOBAL_RESET) | \
+                         (1u << E810_FAULT_PF_RESET) | (1u << E810_FAULT_AQ_ERROR) | \
+                         (1u << E810_FAULT_AQ_TIMEOUT))
+#define RANDOM_DEFAULT  ((1u << E810_FAULT_LINK_FLAP) | (1u << E810_FAULT_QP_AE) | \
+                         (1u << E810_FAULT_CORE_RESET) | (1u << E810_FAULT_PF_RESET))
+
+/* kinds=K,K,...: the kinds into @mask (all of RANDOM_KINDS). */
+static bool parse_kinds(const char *val, uint32_t *mask)
+{
+    char buf[256], *save = NULL, *k;
+
+    if (strlen(val) >= sizeof(buf)) {
+        return false;
+    }
+    strcpy(buf, val);
+    *mask = 0;
+    for (k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+        unsigned i;
+
+        for (i = 1; i < NKINDS && strcmp(k, kind_names[i]); i++) {
+        }
+        if (i >= NKINDS || !(RANDOM_KINDS & (1u << i))) {
+            return false;
+        }
+        *mask |= 1u << i;
+    }
+    return *mask != 0;
+}
+
 /* KEY=VALUE of fault @f; false if the key is unknown or the value bad. */
 static bool parse_key(E810Fault *f, const char *key, const char *val)
 {
     uint32_t v = 0;
+
+    if (!strcmp(key, "kinds")) {
+        return parse_kinds(val, &f->kinds);
+    }
+    if (!strcmp(key, "seed")) {
+        char *end;
+
+        errno = 0;
+        f->seed = strtoull(val, &end, 0);
+        return !errno && end != val && !*end && *val != '-';
+    }
 
     if (!strcmp(key, "at")) {
         return parse_secs(val, &f->at_ns);
@@ -70,6 +121,9 @@ static bool parse_key(E810Fault *f, const char *key, const char *val)
         /* Bounded below: a flap is two link events to the driver. */
         return parse_secs(val, &f->period_ns) &&
                f->period_ns >= PERIOD_MIN_NS;
+    }
+    if (!strcmp(key, "hold")) {
+        return parse_secs(val, &f->hold_ns) && f->hold_ns <= HOLD_MAX_NS;
     }
     if (!strcmp(key, "qp") && !strcmp(val, "next")) {
         f->qp = E810_FAULT_QP_NEXT;
@@ -90,8 +144,10 @@ static bool parse_key(E810Fault *f, const char *key, const char *val)
     } else if (!strcmp(key, "vector")) {
         f->vector = v;
     } else if (!strcmp(key, "ae") || !strcmp(key, "src") ||
-               !strcmp(key, "major") || !strcmp(key, "minor")) {
+               !strcmp(key, "major") || !strcmp(key, "minor") ||
+               !strcmp(key, "rc")) {
         uint16_t *p = key[0] == 'a' ? &f->ae : key[0] == 's' ? &f->src :
+                      key[0] == 'r' ? &f->rc :
                       key[1] == 'a' ? &f->major : &f->minor;
 
         if (v > 0xFFFF) {
@@ -114,7 +170,8 @@ static bool parse_fault(char *s, E810Fault *f, char *err, size_t n)
         .count = 1, .op = E810_FAULT_ANY, .vector = E810_FAULT_ANY,
         .qp = E810_FAULT_QP_NEXT, .ae = AE_LLP_CONNECTION_RESET, .src = 0,
         .major = E810_CQP_MAJ_ERR, .minor = E810_CQP_MIN_BAD_PARAM,
-        .period_ns = 2000000000ll,
+        .period_ns = 2000000000ll, .rc = 5 /* EIO */,
+        .hold_ns = 2000000000ll, .kinds = RANDOM_DEFAULT, .seed = 1,
     };
     for (k = 1; k < NKINDS; k++) {
         if (tok && !strcmp(tok, kind_names[k])) {
@@ -126,6 +183,10 @@ static bool parse_fault(char *s, E810Fault *f, char *err, size_t n)
         return false;
     }
     f->kind = k;
+    if (k == E810_FAULT_RANDOM) {
+        f->period_ns = 60000000000ll;
+        f->count = 10;
+    }
     while ((tok = strtok_r(NULL, ":", &save))) {
         char *eq = strchr(tok, '=');
 
@@ -140,7 +201,9 @@ static bool parse_fault(char *s, E810Fault *f, char *err, size_t n)
         }
     }
     f->timed = k == E810_FAULT_LINK_DOWN || k == E810_FAULT_LINK_UP ||
-               k == E810_FAULT_LINK_FLAP ||
+               k == E810_FAULT_LINK_FLAP || k == E810_FAULT_CORE_RESET ||
+               k == E810_FAULT_GLOBAL_RESET || k == E810_FAULT_PF_RESET ||
+               k == E810_FAULT_RANDOM ||
                (k == E810_FAULT_QP_AE && f->qp != E810_FAULT_QP_NEXT);
     return true;
 }
@@ -170,6 +233,49 @@ static void injected(E810Core *c, unsigned kind, unsigned a, unsigned b)
     trace_e810_fault_injected(kind_name(kind), a, b);
 }
 
+/* xorshift64*: the random fault's draws, the same for the same seed. */
+static uint64_t draw(E810Fault *f)
+{
+    uint64_t x = f->seed ? f->seed : 0x9E3779B97F4A7C15ull;
+
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    f->seed = x;
+    return x * 0x2545F4914F6CDD1Dull;
+}
+
+/* A random fault's turn: one fault of a kind drawn from its list, armed
+ * with that kind's defaults and firing now; the next turn 0.5 to 1.5
+ * periods on.  Without a free slot the turn is counted and skipped. */
+static void random_turn(E810Core *c, E810Fault *r, int64_t now)
+{
+    unsigned pick, n = 0, k;
+    char spec[32];
+    char err[64];
+
+    for (k = 1; k < NKINDS; k++) {
+        n += !!(r->kinds & (1u << k));
+    }
+    pick = draw(r) % n;
+    for (k = 1; k < NKINDS; k++) {
+        if ((r->kinds & (1u << k)) && !pick--) {
+            break;
+        }
+    }
+    /* A flap that ends before the next turn. */
+    snprintf(spec, sizeof(spec), k == E810_FAULT_LINK_FLAP ? "%s:period=1" : "%s",
+             kind_name(k));
+    trace_e810_fault_random(kind_name(k), r->count);
+    if (!e810_fault_arm(c, spec, err, sizeof(err))) {
+        c->stats.faults_skipped++;
+    }
+    r->at_ns = now + r->period_ns / 2 + (int64_t)(draw(r) % (uint64_t)(r->period_ns + 1));
+    if (!--r->count) {
+        r->kind = 0;
+    }
+}
+
 static void faults_timer_cb(void *opaque)
 {
     E810Core *c = opaque;
@@ -180,6 +286,10 @@ static void faults_timer_cb(void *opaque)
         E810Fault *f = &fs->f[i];
 
         if (!f->kind || !f->timed || f->at_ns > now) {
+            continue;
+        }
+        if (f->kind == E810_FAULT_RANDOM) {
+            random_turn(c, f, now);
             continue;
         }
         if (f->kind == E810_FAULT_LINK_FLAP) {
@@ -331,6 +441,26 @@ bool e810_fault_msix(E810Core *c, unsigned vector)
         if (f->kind == E810_FAULT_MSIX_DROP &&
             (f->vector == E810_FAULT_ANY || f->vector == vector) && take(f)) {
             injected(c, E810_FAULT_MSIX_DROP, vector, 0);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool e810_fault_aq(E810Core *c, unsigned opcode, uint16_t *rc,
+                   int64_t *hold_ns)
+{
+    for (unsigned i = 0; i < E810_FAULTS_MAX; i++) {
+        E810Fault *f = &c->faults.f[i];
+        uint16_t r = f->rc;
+        int64_t h = f->hold_ns;
+        unsigned k = f->kind;
+
+        if ((k == E810_FAULT_AQ_ERROR || k == E810_FAULT_AQ_TIMEOUT) &&
+            (f->op == E810_FAULT_ANY || f->op == opcode) && take(f)) {
+            *rc = k == E810_FAULT_AQ_ERROR ? r : 0;
+            *hold_ns = k == E810_FAULT_AQ_TIMEOUT ? h : 0;
+            injected(c, k, opcode, k == E810_FAULT_AQ_ERROR ? r : h / 1000000);
             return true;
         }
     }

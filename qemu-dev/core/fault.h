@@ -22,6 +22,27 @@
  *                                    after the first @after of them, fail
  *   msix-drop   vector=N after=N count=N
  *                                    MSI-X messages of vector N are lost
+ *   core-reset  at=S                 the card resets its core (CORER):
+ *   global-reset at=S                or globally (GLOBR): every function
+ *                                    is warned (GRST), then reset
+ *   pf-reset    at=S                 an RDMA-engine critical error: irdma
+ *                                    asks ice for a PF reset
+ *   aq-error    op=N after=N count=N rc=N
+ *                                    AQ commands (of opcode N, default
+ *                                    any) complete with return code N
+ *                                    (default 5, EIO), not carried out
+ *   aq-timeout  op=N after=N count=N hold=S
+ *                                    such a command is held S seconds
+ *                                    (default 2, at most 60) before it
+ *                                    runs: the driver's wait times out
+ *   random      seed=N period=S count=N kinds=K,K... at=S
+ *                                    @count faults (default 10) of the
+ *                                    kinds listed (default link-flap,
+ *                                    qp-ae, core-reset, pf-reset), one
+ *                                    every 0.5-1.5 periods (default 60),
+ *                                    chosen from @seed: the same seed
+ *                                    gives the same faults at the same
+ *                                    times
  *
  * at= is seconds of virtual time after arming (default 0); numbers are
  * decimal or 0x hex.  Every fault armed and injected is traced
@@ -48,6 +69,12 @@ enum {
     E810_FAULT_QP_AE,
     E810_FAULT_CQP_ERROR,
     E810_FAULT_MSIX_DROP,
+    E810_FAULT_CORE_RESET,
+    E810_FAULT_GLOBAL_RESET,
+    E810_FAULT_PF_RESET,
+    E810_FAULT_AQ_ERROR,
+    E810_FAULT_AQ_TIMEOUT,
+    E810_FAULT_RANDOM,
 };
 
 #define E810_FAULT_ANY          0xFFFFFFFFu     /* op=, vector= not given */
@@ -65,6 +92,10 @@ typedef struct E810Fault {
     uint32_t vector;            /* MSI-X vector, or E810_FAULT_ANY */
     uint16_t ae, src;
     uint16_t major, minor;
+    uint16_t rc;                /* aq-error: the AQ return code */
+    int64_t hold_ns;            /* aq-timeout */
+    uint64_t seed;              /* random: the generator's state */
+    uint32_t kinds;             /* random: bit k = kind k may be drawn */
     bool down;                  /* link-flap: the link is down now */
 } E810Fault;
 
@@ -89,6 +120,11 @@ void e810_fault_clear(E810Core *c);
 bool e810_fault_cqp(E810Core *c, unsigned op, uint16_t *major,
                     uint16_t *minor);
 bool e810_fault_msix(E810Core *c, unsigned vector);
+/* An AQ command of @opcode about to run: true if a fault takes it, with
+ * either *rc (its return code; *hold_ns 0) or *hold_ns (how long it is
+ * held before it runs). */
+bool e810_fault_aq(E810Core *c, unsigned opcode, uint16_t *rc,
+                   int64_t *hold_ns);
 /* An SQ doorbell for @qp: a qp-ae for the next QP fires on it. */
 bool e810_fault_doorbell(E810Core *c, uint32_t qp, uint16_t *ae,
                          uint16_t *src);

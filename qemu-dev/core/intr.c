@@ -150,6 +150,17 @@ void e810_intr_cause(E810Core *c, unsigned vector)
     e810_intr_cause_itr(c, vector, E810_ITR_NONE);
 }
 
+void e810_intr_oicr(E810Core *c, uint32_t bits)
+{
+    uint32_t ctl = e810_reg(c, PFINT_OICR_CTL);
+
+    e810_reg_set(c, PFINT_OICR, e810_reg(c, PFINT_OICR) | bits);
+    trace_e810_irq_oicr(bits, e810_reg(c, PFINT_OICR_ENA), ctl);
+    if ((e810_reg(c, PFINT_OICR_ENA) & bits) && (ctl & E810_CTL_CAUSE_ENA)) {
+        e810_intr_cause_ctl(c, ctl);
+    }
+}
+
 void e810_intr_dyn_ctl_write(E810Core *c, unsigned v, uint32_t val)
 {
     uint32_t old = e810_reg(c, GLINT_DYN_CTL(v));

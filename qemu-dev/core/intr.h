@@ -42,6 +42,9 @@
 
 #define PFINT_ALLOC                 0x001D2600
 #define PFINT_OICR                  0x0016CA00
+#define   PFINT_OICR_GRST           (1u << 20)  /* adapter reset warning */
+#define   PFINT_OICR_HMC_ERR        (1u << 26)
+#define   PFINT_OICR_PE_CRITERR     (1u << 28)  /* RDMA engine critical error */
 #define   PFINT_OICR_SWINT          (1u << 31)
 #define PFINT_OICR_ENA              0x0016C900
 #define PFINT_OICR_CTL              0x0016CA80
@@ -79,6 +82,9 @@ void e810_intr_cause_itr(E810Core *c, unsigned vector, unsigned itr_idx);
 void e810_intr_cause_ctl(E810Core *c, uint32_t ctl);
 /* A cause that no ITR holds off (ITR index 3). */
 void e810_intr_cause(E810Core *c, unsigned vector);
+/* Other causes @bits (PFINT_OICR_*) latched in PFINT_OICR; the vector
+ * PFINT_OICR_CTL names fires if PFINT_OICR_ENA enables one of them. */
+void e810_intr_oicr(E810Core *c, uint32_t bits);
 
 /* GLINT_DYN_CTL(@v) write: re-arm, software trigger, interval update. */
 void e810_intr_dyn_ctl_write(E810Core *c, unsigned v, uint32_t val);

@@ -35,8 +35,15 @@
 #define GLGEN_STAT                  0x000B612C
 #define GL_MNG_FWSM                 0x000B6134
 #define GLGEN_RSTCTL                0x000B8180
+#define   GLGEN_RSTCTL_GRSTDEL_M    0x3Fu       /* 100 ms units */
 #define GLGEN_RSTAT                 0x000B8188
+#define   GLGEN_RSTAT_DEVSTATE_M    0x3u        /* non-zero: in reset */
+#define   GLGEN_RSTAT_RESET_TYPE_S  2
+#define   GLGEN_RSTAT_RESET_CORER   1
+#define   GLGEN_RSTAT_RESET_GLOBR   2
 #define GLGEN_RTRIG                 0x000B8190
+#define   GLGEN_RTRIG_CORER         (1u << 0)
+#define   GLGEN_RTRIG_GLOBR         (1u << 1)
 #define GL_PWR_MODE_CTL             0x000B820C
 #define GLGEN_CLKSTAT_SRC           0x000B826C
 #define GLPCI_CNF2                  0x000BE004

@@ -415,9 +415,11 @@ static const E810SnapField counters_fields[] = {
     SF_UX(E810Counters, ccq_overconsumed),
     SF_UX_SINCE(E810Counters, ccqes_dropped, 2),   /* txsched record v2 */
     SF_UX_SINCE(E810Counters, faults_injected, 2),
+    SF_UX_SINCE(E810Counters, adapter_resets, 3),  /* txsched record v3 */
+    SF_UX_SINCE(E810Counters, faults_skipped, 3),
     SF_END
 };
-_Static_assert(sizeof(E810Counters) == 28 * sizeof(uint64_t),
+_Static_assert(sizeof(E810Counters) == 30 * sizeof(uint64_t),
                "a new counter needs its row in counters_fields");
 
 

@@ -49,6 +49,8 @@ typedef struct E810Counters {
     /* CQP completions never written: their CCQ or CQP went first. */
     uint64_t ccqes_dropped;
     uint64_t faults_injected;   /* fault.h */
+    uint64_t adapter_resets;    /* core/global resets this function went through */
+    uint64_t faults_skipped;    /* random faults drawn with no room to arm */
 } E810Counters;
 
 /* Default for mem_limit: room for a few hundred connected QPs. */

@@ -22,6 +22,7 @@
 
 #include "vfu-server.h"
 #include "vfu-sandbox.h"
+#include "vfu-control.h"
 #include "trace.h"
 
 #define LINK_FRAME_MAX      (64u << 10)     /* larger: the stream is broken */
@@ -411,7 +412,7 @@ static void usage(void)
             "[--pcap FILE]\n"
             "       [--trace PATTERN]... [--trace-file FILE] [--trace-timestamps]\n"
             "       [--user USER[:GROUP]] [--no-seccomp] [--no-keeper] "
-            "[--fault SPEC] [-v]\n");
+            "[--fault SPEC] [--control PATH] [-v]\n");
     exit(2);
 }
 
@@ -445,7 +446,7 @@ static bool parse_u64(const char *str, uint64_t *v)
 enum {
     OPT_SOCKET = 256, OPT_LINK_LISTEN, OPT_LINK_CONNECT, OPT_MAC, OPT_DSN,
     OPT_MEM_LIMIT, OPT_PCAP, OPT_TRACE, OPT_TRACE_FILE, OPT_NO_SECCOMP, OPT_TRACE_TIMESTAMPS,
-    OPT_NO_KEEPER, OPT_USER, OPT_FAULT,
+    OPT_NO_KEEPER, OPT_USER, OPT_FAULT, OPT_CONTROL,
 };
 
 static VfuServer server;
@@ -504,10 +505,12 @@ static void start_keeper(VfuServer *s, int cfd, VfuLink *l, bool sandbox)
     s->keep = k;
 }
 static VfuLink link_state;
+static VfuControl control = { .listen_fd = -1, .fd = -1 };
 
 /* What the command line asks for besides the device's configuration. */
 typedef struct VfuArgs {
     const char *sock_path, *pcap_file, *trace_file, *user, *fault;
+    const char *control;
     bool no_seccomp, no_keeper, verbose;
     bool as_root;
     uid_t uid;                  /* who the server runs as once set up */
@@ -532,6 +535,7 @@ static int parse_args(int argc, char **argv, VfuArgs *a, VfuConfig *cfg,
         { "no-keeper", no_argument, NULL, OPT_NO_KEEPER },
         { "user", required_argument, NULL, OPT_USER },
         { "fault", required_argument, NULL, OPT_FAULT },
+        { "control", required_argument, NULL, OPT_CONTROL },
         { "trace-timestamps", no_argument, NULL, OPT_TRACE_TIMESTAMPS },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -589,6 +593,9 @@ static int parse_args(int argc, char **argv, VfuArgs *a, VfuConfig *cfg,
             break;
         case OPT_FAULT:
             a->fault = optarg;
+            break;
+        case OPT_CONTROL:
+            a->control = optarg;
             break;
         case 'v':
             a->verbose = true;
@@ -665,6 +672,11 @@ static int open_sockets(const VfuArgs *a, VfuLink *l)
             perror(l->path);
         }
     }
+    /* The control socket: its owner's only, as the server will run. */
+    if (a->control && !vfu_control_open(&control, a->control, a->as_root,
+                                        a->uid, a->gid)) {
+        return -1;
+    }
     do {
         cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
     } while (cfd < 0 && errno == EINTR);
@@ -680,8 +692,8 @@ static int open_sockets(const VfuArgs *a, VfuLink *l)
 
 /* The fds one loop iteration waits on, and where each is in pfd[]. */
 typedef struct LoopFds {
-    struct pollfd pfd[4];
-    unsigned n, client, link, accept, broker;
+    struct pollfd pfd[5];
+    unsigned n, client, link, accept, broker, control;
 } LoopFds;
 
 /* How long the loop may sleep (ms, -1: until an fd), retrying the
@@ -703,8 +715,8 @@ static int loop_timeout(VfuServer *s, VfuLink *l)
     for (unsigned i = 0; i < s->nbhs; i++) {
         bh_pending |= s->bhs[i]->scheduled;
     }
-    if (bh_pending || (l->fd >= 0 && l->rx_len >= 4 &&
-                       e810_can_receive(&s->core))) {
+    if (bh_pending || vfu_control_pending(&control) ||
+        (l->fd >= 0 && l->rx_len >= 4 && e810_can_receive(&s->core))) {
         return 0;
     }
     if (next < 0) {
@@ -717,7 +729,7 @@ static int loop_timeout(VfuServer *s, VfuLink *l)
 static void loop_fds(VfuServer *s, VfuLink *l, LoopFds *f)
 {
     f->n = 0;
-    f->link = f->accept = f->broker = ~0u;
+    f->link = f->accept = f->broker = f->control = ~0u;
     f->client = f->n;
     f->pfd[f->n++] = (struct pollfd){ .fd = s->sock, .events = POLLIN };
     if (l->fd >= 0) {
@@ -735,6 +747,12 @@ static void loop_fds(VfuServer *s, VfuLink *l, LoopFds *f)
     if (l->broker >= 0 && l->broker_wait) {
         f->broker = f->n;
         f->pfd[f->n++] = (struct pollfd){ .fd = l->broker, .events = POLLIN };
+    }
+    if (vfu_control_fd(&control) >= 0) {
+        f->control = f->n;
+        f->pfd[f->n++] = (struct pollfd){
+            .fd = vfu_control_fd(&control), .events = POLLIN,
+        };
     }
 }
 
@@ -780,6 +798,10 @@ static int serve(VfuServer *s, VfuLink *l, bool verbose)
         }
         if (f.broker != ~0u && f.pfd[f.broker].revents) {
             link_broker_reply(l);
+        }
+        if ((f.control != ~0u && f.pfd[f.control].revents) ||
+            vfu_control_pending(&control)) {
+            vfu_control_ready(&control, &s->core);
         }
         if (f.link != ~0u && l->fd >= 0) {
             if (f.pfd[f.link].revents & POLLOUT) {
@@ -829,6 +851,7 @@ static int finish(VfuServer *s, VfuLink *l, const VfuArgs *a, bool sandboxed,
     if (l->listen_fd >= 0) {
         close(l->listen_fd);
     }
+    vfu_control_close(&control);
     vfu_server_cleanup(s);
     if (l->pcap) {
         fclose(l->pcap);
@@ -931,7 +954,7 @@ int main(int argc, char **argv)
     }
     /* Before anything is read from the client or the keeper. */
     if (sandboxed) {
-        if (!vfu_sandbox_device(l->listen_fd)) {
+        if (!vfu_sandbox_device(l->listen_fd, control.listen_fd)) {
             return 1;
         }
         l->sandboxed = true;

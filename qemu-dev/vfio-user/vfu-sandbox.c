@@ -158,7 +158,7 @@ static scmp_filter_ctx list(const int *allow, unsigned n)
  * SCM_RIGHTS, the keeper's link), poll, mmap for DMA_MAP, eventfd
  * writes, the clock, the heap, the trace and pcap files (already open).
  */
-bool vfu_sandbox_device(int listen_fd)
+bool vfu_sandbox_device(int listen_fd, int control_fd)
 {
     static const int allow[] = {
         BASE_LIST,
@@ -170,13 +170,16 @@ bool vfu_sandbox_device(int listen_fd)
     };
     scmp_filter_ctx ctx = list(allow, sizeof(allow) / sizeof(allow[0]));
 
-    if (ctx && listen_fd >= 0) {
-        /* A peer on its own link listener: the only accept. */
+    /* A peer on its own link listener, a client on the control socket:
+     * the only accepts. */
+    for (unsigned i = 0; i < 2; i++) {
+        int lfd = i ? control_fd : listen_fd;
         const struct scmp_arg_cmp fd = {
-            .arg = 0, .op = SCMP_CMP_EQ, .datum_a = (scmp_datum_t)listen_fd,
+            .arg = 0, .op = SCMP_CMP_EQ, .datum_a = (scmp_datum_t)lfd,
         };
 
-        if (seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, SCMP_SYS(accept4), 1,
+        if (ctx && lfd >= 0 &&
+            seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, SCMP_SYS(accept4), 1,
                                    &fd)) {
             seccomp_release(ctx);
             ctx = NULL;
@@ -222,7 +225,7 @@ bool vfu_sandbox_available(void)
     return false;
 }
 
-bool vfu_sandbox_device(int listen_fd)
+bool vfu_sandbox_device(int listen_fd, int control_fd)
 {
     return false;
 }

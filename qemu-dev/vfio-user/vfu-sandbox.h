@@ -34,10 +34,11 @@ bool vfu_drop_privileges(bool switch_user, uid_t uid, gid_t gid);
 bool vfu_sandbox_available(void);
 
 /*
- * Load the device process's allow-list; accept4 only on @listen_fd (-1:
- * never).  False if it could not be loaded.
+ * Load the device process's allow-list; accept4 only on @listen_fd (the
+ * link's) and @control_fd (--control's), each -1 when there is none.
+ * False if it could not be loaded.
  */
-bool vfu_sandbox_device(int listen_fd);
+bool vfu_sandbox_device(int listen_fd, int control_fd);
 
 /*
  * Load the keeper's allow-list: signals only to @child; new sockets

@@ -13,7 +13,7 @@ import time
 from .common import log, since_start
 from .jobs import arm_faults, send_job
 from .monitor import Qmp, qemu_log_tail, qmp_hmp
-from .vfu import is_vfu, vfu_device_pids
+from .vfu import is_vfu, vfu_control, vfu_device_pids
 from .qemu import guest_cmd
 from .snapshots import save_snapshot
 
@@ -171,6 +171,20 @@ class Control:
         gid, t = self.target_guest(g, target)
         if t is None:
             self.reply(conn, [f'monitor error: no guest {target}'], 1)
+            return
+        try:
+            words = shlex.split(hmp)
+        except ValueError:
+            words = []
+        if t.get('vfu') and words[:3] == ['qom-set', 'nic0', 'fault'] and len(words) == 4:
+            # The device is e810-vfio-user's: its control socket arms it.
+            try:
+                ans = vfu_control(t, 'fault ' + words[3])
+            except OSError as e:
+                ans = f'error: {e}'
+            self.reply(conn, [] if ans == 'ok' else [f'monitor error: {ans}'],
+                       0 if ans == 'ok' else 1)
+            log(f'g{g["id"]} control g{gid}: fault {words[3]}: {ans}')
             return
         try:
             # savevm, loadvm and migrate move the guest's RAM: minutes

@@ -8,6 +8,7 @@ import time
 
 from .common import log, shell_env, since_start
 from .monitor import Qmp
+from .vfu import vfu_control
 
 
 def cpio_entry(name, mode, data=b''):
@@ -60,11 +61,17 @@ def arm_faults(g):
     spec = g.get('fault')
     if not spec:
         return
-    q = Qmp(g['qmp'], timeout=30, proc=g.get('proc'))
-    try:
-        q.cmd('qom-set', {'path': 'nic0', 'property': 'fault', 'value': spec})
-    finally:
-        q.close()
+    if g.get('vfu'):
+        # out of process: the server's control socket
+        ans = vfu_control(g, 'fault ' + spec)
+        if ans != 'ok':
+            raise RuntimeError(f'e810-vfio-user: {ans}')
+    else:
+        q = Qmp(g['qmp'], timeout=30, proc=g.get('proc'))
+        try:
+            q.cmd('qom-set', {'path': 'nic0', 'property': 'fault', 'value': spec})
+        finally:
+            q.close()
     with open(os.path.join(g['dir'], 'faults.log'), 'a') as f:
         f.write(f'{time.strftime("%H:%M:%S")} {since_start()} armed {spec}\n')
     log(f'g{g["id"]} faults armed: {spec}')

@@ -131,8 +131,9 @@ def prepare_guest(a, i, sockdir, kernel, tail):
          'ctl': os.path.join(sd, 'ctl.sock'), 'qmp': os.path.join(sd, 'qmp.sock'),
          'hmp': os.path.join(sd, 'hmp.sock'), 'lock': threading.Lock(),
          'vfu_sock': os.path.join(sockdir, f'vfu-g{i}.sock'),
-         'fault': faults if nic == 'e810' and a.device_backend != 'vfio-user' else '',
-         'vfu_fault': faults if nic == 'e810' and a.device_backend == 'vfio-user' else ''}
+         'vfu_ctl': os.path.join(sockdir, f'vfu-ctl-g{i}.sock'),
+         'vfu': nic == 'e810' and a.device_backend == 'vfio-user',
+         'fault': faults if nic == 'e810' else ''}
     g['link_socks'] = link_socks(a, g, sockdir)
     g['link_sock'] = g['link_socks'][0]
     g['macs'] = [g['mac']] + [port_mac(fabric_ids(a)[0] + i, p)

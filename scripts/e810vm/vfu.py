@@ -4,6 +4,7 @@ it, telling a dead device process."""
 import os
 import shlex
 import shutil
+import socket
 import stat
 import subprocess
 import time
@@ -57,8 +58,9 @@ def server_cmd(a, g, sockdir):
         cmd += ['--trace', t]
     if a.trace:
         cmd += ['--trace-file', os.path.join(gd, 'trace.log')]
-    if g.get('vfu_fault'):
-        cmd += ['--fault', g['vfu_fault']]   # docs/faults.md
+    # Faults (docs/faults.md) are armed through it when the job starts,
+    # and at run time from the guest's vm-monitor (qom-set nic0 fault).
+    cmd += ['--control', g['vfu_ctl']]
     for x in a.server_arg:
         cmd += shlex.split(x)
     return cmd
@@ -148,3 +150,19 @@ def stop_server(g, grace=5):
         p.kill()
         p.wait()
     g['vfu_rc'] = p.returncode
+
+
+def vfu_control(g, line, timeout=10):
+    """One command to the guest's e810-vfio-user control socket
+    (--control, docs/vfio-user.md): its answer line."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as c:
+        c.settimeout(timeout)
+        c.connect(g['vfu_ctl'])
+        c.sendall(line.encode() + b'\n')
+        out = b''
+        while not out.endswith(b'\n'):
+            b = c.recv(4096)
+            if not b:
+                break
+            out += b
+    return out.decode(errors='replace').strip()

@@ -23,6 +23,13 @@ void aq_test_init(AqTest *t)
     memset(t, 0, sizeof(*t));
     fake_host_init(&t->h);
     e810_core_init(&t->c, &t->h.host, aq_test_mac);
+    aq_test_rings(t);
+}
+
+void aq_test_rings(AqTest *t)
+{
+    t->atq_ntu = 0;
+    t->arq_ntc = 0;
     /* Same order as ice_init_sq / ice_init_rq. */
     aq_wr(t, PF_FW_ATQH, 0);
     aq_wr(t, PF_FW_ATQT, 0);

@@ -32,6 +32,8 @@ typedef struct AqMsg {
 extern const uint8_t aq_test_mac[6], aq_peer_mac[6];
 
 void aq_test_init(AqTest *t);
+/* (Re)start both rings as ice does at init and after a reset. */
+void aq_test_rings(AqTest *t);
 void aq_test_cleanup(AqTest *t);
 /* New direct (no buffer) or indirect command with @opcode. */
 void aq_msg_init(AqMsg *m, uint16_t opcode, uint16_t buf_len, bool rd);

@@ -201,6 +201,9 @@ EXEMPT = {
                                   'e810_core_join'),
     ('E810Core', 'pf_id'): ('host', "the destination's function number, from "
                             'realize', 'e810_core_join'),
+    ('E810Core', 'reset_timer'): ('host', 'made at init; nothing is saved '
+                                  'while an adapter reset is under way',
+                                  'e810_core_init'),
     ('E810Core', 'busy'): ('derived', 'entry guard: false outside an entry',
                            'e810_leave'),
     ('E810Core', 'entry'): ('derived', "entry number: the destination's "
@@ -220,6 +223,11 @@ EXEMPT = {
 
     ('E810Aq', 'cmd'): ('scratch', 'the command being run (runs within one '
                         'MMIO write)', None),
+    ('E810Aq', 'held'): ('derived', 'a fault holds a command: nothing is '
+                         'saved then', 'e810_core_unmigratable'),
+    ('E810Aq', 'resume'): ('scratch', 'set and cleared within the hold '
+                           "timer's run", 'aq_hold_done'),
+    ('E810Aq', 'timer'): ('host', 'made at init', 'e810_aq_init'),
 
     ('E810FwNvm', 'flash'): ('derived', 'synthetic read-only image, '
                              'rebuilt by the power-on reset',

@@ -27,8 +27,10 @@ static unsigned new_errors(void)
     return t.h.guest_errors - base_errors;
 }
 
-static int req_res(unsigned id, unsigned access, uint32_t timeout,
-                   uint32_t *granted, uint16_t *status)
+/* Request Resource (0x0008) on function @x: the retval; the timeout and
+ * the global lock's status that came back. */
+static int req_res_on(AqTest *x, unsigned id, unsigned access,
+                      uint32_t timeout, uint32_t *granted, uint16_t *status)
 {
     AqMsg m;
     int rc;
@@ -37,7 +39,7 @@ static int req_res(unsigned id, unsigned access, uint32_t timeout,
     st16(m.desc + 16, id);
     st16(m.desc + 18, access);
     st32(m.desc + 20, timeout);
-    rc = aq_send(&t, &m);
+    rc = aq_send(x, &m);
     if (granted) {
         *granted = ld32(m.desc + 20);
     }
@@ -47,13 +49,24 @@ static int req_res(unsigned id, unsigned access, uint32_t timeout,
     return rc;
 }
 
-static int rel_res(unsigned id)
+static int req_res(unsigned id, unsigned access, uint32_t timeout,
+                   uint32_t *granted, uint16_t *status)
+{
+    return req_res_on(&t, id, access, timeout, granted, status);
+}
+
+static int rel_res_on(AqTest *x, unsigned id)
 {
     AqMsg m;
 
     aq_msg_init(&m, 0x0009, 0, false);
     st16(m.desc + 16, id);
-    return aq_send(&t, &m);
+    return aq_send(x, &m);
+}
+
+static int rel_res(unsigned id)
+{
+    return rel_res_on(&t, id);
 }
 
 /* One raw NVM Read (0x0701). */
@@ -955,6 +968,282 @@ static void test_two_functions(void)
     aq_test_cleanup(&t1);
 }
 
+/* Both functions' clocks move together, as in one machine. */
+static void advance_both(AqTest *a, AqTest *b, int64_t ns)
+{
+    fake_host_advance(&a->h, ns);
+    fake_host_advance(&b->h, ns);
+}
+
+/*
+ * The resource locks are the card's: what one PF holds is busy for the
+ * other (EBUSY, or IN_PROG for the global config lock, with the owner's
+ * time left) until released, timed out, or the owner reset.
+ */
+static void test_adapter_locks(void)
+{
+    static AqTest t1;
+    uint32_t left;
+    uint16_t status;
+
+    setup();
+    aq_test_init(&t1);
+    CHECK(e810_core_join(&t1.c, t.c.adapter, 1));
+    /* NVM: PF 0 holds it for 3 s; PF 1 waits, told how long. */
+    CHECK_EQ(req_res(1, 1, 3000, NULL, NULL), 0);
+    advance_both(&t, &t1, 1000000000);
+    CHECK_EQ(req_res_on(&t1, 1, 1, 3000, &left, NULL), E810_AQ_RC_EBUSY);
+    CHECK_EQ(left, 2000);
+    CHECK(!e810_fw_res_held(&t1.c, 1));
+    CHECK_EQ(t1.c.fw.core.res_busy, 1);
+    /* A release by the function that does not hold it changes nothing. */
+    CHECK_EQ(rel_res_on(&t1, 1), 0);
+    CHECK(e810_fw_res_held(&t.c, 1));
+    CHECK_EQ(rel_res(1), 0);
+    CHECK_EQ(req_res_on(&t1, 1, 1, 3000, &left, NULL), 0);
+    CHECK_EQ(left, 3000);
+    /* A hold ends at its timeout: PF 0 then gets the lock. */
+    advance_both(&t, &t1, 3000000000ll);
+    CHECK_EQ(req_res(1, 2, 0, &left, NULL), 0);
+    CHECK(!e810_fw_res_held(&t1.c, 1));
+    CHECK_EQ(t1.c.fw.core.res_expired, 1);
+    /* ...and at its owner's PF reset. */
+    aq_wr(&t, PFGEN_CTRL, PFGEN_CTRL_PFSWR);
+    aq_test_rings(&t);
+    CHECK_EQ(req_res_on(&t1, 1, 1, 0, NULL, NULL), 0);
+    CHECK_EQ(rel_res_on(&t1, 1), 0);
+    /* Change lock: as for the NVM. */
+    CHECK_EQ(req_res_on(&t1, 3, 2, 1000, NULL, NULL), 0);
+    CHECK_EQ(req_res(3, 2, 1000, &left, NULL), E810_AQ_RC_EBUSY);
+    CHECK_EQ(left, 1000);
+    CHECK_EQ(rel_res_on(&t1, 3), 0);
+    /* Global config lock: PF 1 downloads, PF 0 hears IN_PROG, then DONE. */
+    {
+        static uint8_t b[4096];
+
+        CHECK_EQ(req_res_on(&t1, 4, 2, 5000, NULL, &status), 0);
+        CHECK_EQ(status, 0);
+        CHECK_EQ(req_res(4, 2, 5000, &left, &status), 0);
+        CHECK_EQ(status, 1);                        /* IN_PROG */
+        CHECK_EQ(left, 3000);                       /* capped hold */
+        CHECK(!e810_fw_res_held(&t.c, 4));
+        make_pkg_buf(b, 0xB, true, false);
+        CHECK_EQ(rel_res_on(&t1, 4), 0);
+        /* Released without a package: PF 0 may now download. */
+        CHECK_EQ(req_res(4, 2, 5000, NULL, &status), 0);
+        CHECK_EQ(status, 0);
+        CHECK_EQ(download(b, true), 0);
+        CHECK_EQ(rel_res(4), 0);
+        CHECK_EQ(req_res_on(&t1, 4, 2, 5000, &left, &status), 0);
+        CHECK_EQ(status, 2);                        /* DONE */
+        CHECK_EQ(left, 0);
+    }
+    CHECK_EQ(new_errors(), 0);
+    aq_test_cleanup(&t1);
+    aq_test_cleanup(&t);
+}
+
+/* ice_ena_misc_vector: GRST and PE_CRITERR enabled, OICR on vector 0. */
+static void oicr_enable(AqTest *x)
+{
+    aq_wr(x, PFINT_OICR_ENA, PFINT_OICR_GRST | PFINT_OICR_PE_CRITERR);
+    aq_wr(x, PFINT_OICR_CTL, E810_CTL_CAUSE_ENA);
+    aq_wr(x, GLINT_DYN_CTL(0), GLINT_DYN_CTL_INTENA);
+}
+
+/* What ice_shutdown_all_ctrlq leaves: both rings off. */
+static void aq_shut(AqTest *x)
+{
+    aq_wr(x, PF_FW_ATQLEN, 0);
+    aq_wr(x, PF_FW_ARQLEN, 0);
+}
+
+/*
+ * Core and global resets are the card's: GLGEN_RTRIG (or a fault) warns
+ * every function (GRST on its OICR vector, GLGEN_RSTAT busy with the
+ * type, the done bits dropped), then resets them all once each driver
+ * has shut its admin queue, or GRSTDEL after the warning.
+ */
+static void test_adapter_reset(void)
+{
+    static AqTest t1;
+    static uint8_t b[4096];
+    char err[128];
+    const uint32_t done = GLNVM_ULD_CORER_DONE | GLNVM_ULD_GLOBR_DONE |
+                          GLNVM_ULD_PE_DONE;
+
+    setup();
+    aq_test_init(&t1);
+    CHECK(e810_core_join(&t1.c, t.c.adapter, 1));
+    oicr_enable(&t);
+    oicr_enable(&t1);
+    /* PF 0 loads the package and holds the NVM. */
+    CHECK_EQ(req_res(4, 2, 5000, NULL, NULL), 0);
+    make_pkg_buf(b, 0xB, true, false);
+    CHECK_EQ(download(b, true), 0);
+    CHECK_EQ(rel_res(4), 0);
+    CHECK(e810_fw_ddp_loaded(&t1.c));
+    CHECK_EQ(req_res(1, 1, 0, NULL, NULL), 0);
+
+    /* ice_reset(CORER) on PF 0, its queues already shut. */
+    aq_shut(&t);
+    t.h.nirqs = t1.h.nirqs = 0;
+    aq_wr(&t, GLGEN_RTRIG, GLGEN_RTRIG_CORER);
+    CHECK_EQ(t.h.nirqs, 1);
+    CHECK_EQ(t1.h.nirqs, 1);
+    CHECK_EQ(aq_rd(&t1, PFINT_OICR), PFINT_OICR_GRST);
+    CHECK_EQ(aq_rd(&t1, PFINT_OICR), 0);                /* read clears */
+    for (AqTest *x = &t; x; x = x == &t ? &t1 : NULL) {
+        CHECK_EQ(aq_rd(x, GLGEN_RSTAT) & 3, 1);          /* busy */
+        CHECK_EQ(aq_rd(x, GLGEN_RSTAT) >> 2 & 3, 1);     /* CORER */
+        CHECK_EQ(aq_rd(x, GLNVM_ULD) & done, 0);
+    }
+    /* PF 1's driver is still at work: nothing happens. */
+    advance_both(&t, &t1, 50000000);
+    CHECK_EQ(aq_rd(&t, GLGEN_RSTAT) & 3, 1);
+    CHECK(e810_fw_res_held(&t.c, 1));
+    CHECK(e810_core_unmigratable(&t.c) != NULL);
+    /* A second trigger joins the reset under way. */
+    aq_wr(&t1, GLGEN_RTRIG, GLGEN_RTRIG_GLOBR);
+    CHECK_EQ(aq_rd(&t1, GLGEN_RSTAT) >> 2 & 3, 1);
+    /* PF 1 shuts its queues: both reset at the next look. */
+    aq_shut(&t1);
+    advance_both(&t, &t1, 10000000);
+    for (AqTest *x = &t; x; x = x == &t ? &t1 : NULL) {
+        CHECK_EQ(aq_rd(x, GLGEN_RSTAT), 1u << 2);        /* out of reset */
+        CHECK_EQ(aq_rd(x, GLNVM_ULD) & done, done);
+        CHECK_EQ(x->c.stats.adapter_resets, 1);
+        CHECK(!e810_fw_ddp_loaded(&x->c));               /* package gone */
+        CHECK_EQ(aq_rd(x, PFINT_OICR_ENA), 0);
+    }
+    CHECK(!e810_fw_res_held(&t.c, 1));
+    CHECK(!e810_core_unmigratable(&t.c));
+    CHECK_EQ(aq_rd(&t1, PF_FUNC_RID) & 7, 1);
+    /* Rebuild: both race for the global lock, one downloads. */
+    aq_test_rings(&t);
+    aq_test_rings(&t1);
+    {
+        uint16_t st;
+
+        CHECK_EQ(req_res_on(&t1, 4, 2, 5000, NULL, &st), 0);
+        CHECK_EQ(st, 0);
+        CHECK_EQ(req_res(4, 2, 5000, NULL, &st), 0);
+        CHECK_EQ(st, 1);
+    }
+
+    /* A global reset by fault; PF 1's driver never answers: the card
+     * resets GRSTDEL (8 x 100 ms) after the warning all the same. */
+    oicr_enable(&t);
+    oicr_enable(&t1);
+    t.h.nirqs = t1.h.nirqs = 0;
+    CHECK(e810_fault_arm(&t1.c, "global-reset:at=0.5", err, sizeof(err)));
+    advance_both(&t, &t1, 500000000);
+    CHECK_EQ(t.h.nirqs, 1);
+    CHECK_EQ(aq_rd(&t, GLGEN_RSTAT), (2u << 2) | 1);
+    aq_shut(&t);
+    advance_both(&t, &t1, 700000000);
+    CHECK_EQ(aq_rd(&t, GLGEN_RSTAT) & 3, 1);
+    advance_both(&t, &t1, 110000000);
+    CHECK_EQ(aq_rd(&t, GLGEN_RSTAT), 2u << 2);
+    CHECK_EQ(aq_rd(&t1, GLGEN_RSTAT), 2u << 2);
+    CHECK_EQ(t1.c.stats.adapter_resets, 2);
+    CHECK(!e810_fw_res_held(&t1.c, 4));
+    CHECK_EQ(t1.c.stats.faults_injected, 1);
+
+    /* pf-reset: an RDMA-engine critical error on that function only. */
+    aq_test_rings(&t1);
+    oicr_enable(&t1);
+    t.h.nirqs = t1.h.nirqs = 0;
+    CHECK(e810_fault_arm(&t1.c, "pf-reset", err, sizeof(err)));
+    advance_both(&t, &t1, 1000);
+    CHECK_EQ(t1.h.nirqs, 1);
+    CHECK_EQ(t.h.nirqs, 0);
+    CHECK_EQ(aq_rd(&t1, PFINT_OICR), PFINT_OICR_PE_CRITERR);
+    CHECK(aq_rd(&t1, GLPE_CRITERR) != 0 && aq_rd(&t1, GLPE_CRITERR) != 0x1024d);
+    CHECK_EQ(aq_rd(&t1, GLGEN_RSTAT) & 3, 0);
+    /* An OICR cause not enabled is latched, but no message goes. */
+    aq_wr(&t1, PFINT_OICR_ENA, 0);
+    CHECK(e810_fault_arm(&t1.c, "core-reset", err, sizeof(err)));
+    advance_both(&t, &t1, 1000);
+    CHECK_EQ(t1.h.nirqs, 1);
+    CHECK_EQ(aq_rd(&t1, PFINT_OICR), PFINT_OICR_GRST);
+    advance_both(&t, &t1, 1000000000);
+    CHECK_EQ(t1.c.stats.adapter_resets, 3);
+    /* A function that goes mid-reset finishes it for the others. */
+    aq_test_rings(&t);
+    CHECK(e810_fault_arm(&t.c, "core-reset", err, sizeof(err)));
+    advance_both(&t, &t1, 1000);
+    CHECK_EQ(aq_rd(&t1, GLGEN_RSTAT) & 3, 1);
+    aq_test_cleanup(&t);
+    CHECK_EQ(aq_rd(&t1, GLGEN_RSTAT) & 3, 0);
+    CHECK_EQ(t1.c.stats.adapter_resets, 4);
+    CHECK(!t1.c.adapter->resetting);
+    aq_test_cleanup(&t1);
+}
+
+/*
+ * AQ faults: a command that fails with the asked return code and is not
+ * carried out; a command held past the driver's wait, the queue behind it
+ * standing still, then both run in order.
+ */
+static void test_aq_faults(void)
+{
+    char err[128];
+    AqMsg m;
+    uint8_t *d0, *d1;
+    unsigned h;
+
+    setup();
+    CHECK(e810_fault_arm(&t.c, "aq-error:op=0x0001:rc=12;aq-error:op=0x0009:after=1",
+                         err, sizeof(err)));
+    aq_msg_init(&m, 0x0001, 0, false);
+    CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_EBUSY);
+    CHECK_EQ(m.desc[AQ_DESC_PARAMS + AQC_GET_VER_FW_MAJOR], 0);        /* no FW major */
+    aq_msg_init(&m, 0x0001, 0, false);
+    CHECK_EQ(aq_send(&t, &m), 0);                       /* count 1: done */
+    CHECK_EQ(rel_res(1), 0);                            /* after=1 */
+    CHECK_EQ(rel_res(1), E810_AQ_RC_EIO);
+    CHECK_EQ(rel_res(1), 0);
+    CHECK_EQ(t.c.stats.faults_injected, 2);
+    CHECK(!e810_fault_check("aq-error:rc=0x10000", err, sizeof(err)));
+    CHECK(!e810_fault_check("aq-timeout:hold=61", err, sizeof(err)));
+
+    /* Held 2 s: the command and one queued behind it wait. */
+    CHECK(e810_fault_arm(&t.c, "aq-timeout:op=0x0001", err, sizeof(err)));
+    h = aq_rd(&t, PF_FW_ATQH);
+    d0 = fake_mem(&t.h, ATQ_RING + h * 32);
+    d1 = fake_mem(&t.h, ATQ_RING + ((h + 1) % AQ_LEN) * 32);
+    memset(d0, 0, 64);
+    st16(d0 + 2, 0x0001);
+    st16(d1 + 2, 0x0001);
+    aq_wr(&t, PF_FW_ATQT, (h + 1) % AQ_LEN);
+    CHECK_EQ(aq_rd(&t, PF_FW_ATQH), h);
+    aq_wr(&t, PF_FW_ATQT, (h + 2) % AQ_LEN);
+    CHECK_EQ(aq_rd(&t, PF_FW_ATQH), h);
+    CHECK(e810_core_unmigratable(&t.c) != NULL);
+    fake_host_advance(&t.h, 1999000000);
+    CHECK_EQ(aq_rd(&t, PF_FW_ATQH), h);
+    CHECK_EQ(ld16(d0), 0);                              /* no DD yet */
+    fake_host_advance(&t.h, 1000000);
+    CHECK_EQ(aq_rd(&t, PF_FW_ATQH), (h + 2) % AQ_LEN);
+    CHECK(ld16(d0) & E810_AQ_FLAG_DD);
+    CHECK_EQ(ld16(d0 + AQ_DESC_RETVAL), 0);
+    CHECK_EQ(d0[AQ_DESC_PARAMS + AQC_GET_VER_FW_MAJOR], E810_FW_MAJOR);
+    CHECK(ld16(d1) & E810_AQ_FLAG_DD);
+    CHECK(!e810_core_unmigratable(&t.c));
+    t.atq_ntu = (h + 2) % AQ_LEN;
+    /* A reset drops a held command. */
+    CHECK(e810_fault_arm(&t.c, "aq-timeout:hold=10", err, sizeof(err)));
+    h = aq_rd(&t, PF_FW_ATQH);
+    aq_wr(&t, PF_FW_ATQT, (h + 1) % AQ_LEN);
+    CHECK(t.c.aq.held);
+    aq_wr(&t, PFGEN_CTRL, PFGEN_CTRL_PFSWR);
+    CHECK(!t.c.aq.held);
+    fake_host_advance(&t.h, 20000000000ll);
+    CHECK_EQ(new_errors(), 0);
+    aq_test_cleanup(&t);
+}
+
 int main(void)
 {
     RUN(test_get_version);
@@ -963,6 +1252,9 @@ int main(void)
     RUN(test_two_functions);
     RUN(test_capabilities_small_buffer);
     RUN(test_resource_locks);
+    RUN(test_adapter_locks);
+    RUN(test_adapter_reset);
+    RUN(test_aq_faults);
     RUN(test_manage_mac);
     RUN(test_fw_log_unsupported);
     RUN(test_nvm_flash_size_discovery);

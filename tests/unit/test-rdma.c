@@ -1121,6 +1121,56 @@ static const char *arm(const char *spec)
  * an MSI-X message is lost, the link drops, comes back and flaps at its
  * times; each injection is counted.
  */
+/* Random faults: the same seed draws the same kinds at the same times;
+ * the kinds listed only; refused kinds and keys. */
+static void random_run(uint64_t seed, char *kinds, size_t n)
+{
+    char spec[96], err[128];
+    size_t len = 0;
+
+    e810_fault_clear(&c);
+    snprintf(spec, sizeof(spec), "random:seed=%llu:period=1:count=6:"
+             "kinds=msix-drop,aq-error,cqp-error", (unsigned long long)seed);
+    CHECK(e810_fault_arm(&c, spec, err, sizeof(err)));
+    for (unsigned s = 0; s < 10; s++) {
+        fake_host_advance(&h, 1000000000ll);
+        for (unsigned i = 0; i < E810_FAULTS_MAX; i++) {
+            unsigned k = c.faults.f[i].kind;
+
+            if (k && k != E810_FAULT_RANDOM && len + 2 < n) {
+                kinds[len++] = '0' + k;
+                c.faults.f[i].kind = 0;     /* taken: the next turn's */
+            }
+        }
+    }
+    kinds[len] = 0;
+    CHECK(!e810_fault_check("random:kinds=qp-ae,link-down", err, sizeof(err)));
+    CHECK(!e810_fault_check("random:kinds=", err, sizeof(err)));
+    CHECK(!e810_fault_check("random:seed=-3", err, sizeof(err)));
+    e810_fault_clear(&c);
+}
+
+static void test_fault_random(void)
+{
+    char a[32], b[32], d[32];
+
+    setup_ccq();
+    random_run(42, a, sizeof(a));
+    random_run(42, b, sizeof(b));
+    random_run(7, d, sizeof(d));
+    CHECK_EQ(strlen(a), 6);
+    CHECK(!strcmp(a, b));
+    CHECK(strcmp(a, d) != 0);
+    for (const char *p = a; *p; p++) {
+        unsigned k = *p - '0';
+
+        CHECK(k == E810_FAULT_MSIX_DROP || k == E810_FAULT_AQ_ERROR ||
+              k == E810_FAULT_CQP_ERROR);
+    }
+    printf("# seed 42: kinds %s; seed 7: %s\n", a, d);
+    teardown();
+}
+
 static void test_faults(void)
 {
     uint64_t cqe[4];
@@ -1246,6 +1296,7 @@ int main(void)
     RUN(test_ccq_overconsumed);
     RUN(test_ccqe_timing);
     RUN(test_faults);
+    RUN(test_fault_random);
     RUN(test_ceq_interrupt);
     RUN(test_aeq_and_qp);
     RUN(test_tables);

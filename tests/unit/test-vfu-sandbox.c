@@ -33,7 +33,7 @@ static int sandboxed(int which, int listen_fd, int (*what)(int), int arg)
     int st;
 
     if (pid == 0) {
-        bool ok = which == DEVICE ? vfu_sandbox_device(listen_fd) :
+        bool ok = which == DEVICE ? vfu_sandbox_device(listen_fd, -1) :
                   vfu_sandbox_keeper(getppid(), which == KEEPER_BROKER);
 
         syscall(SYS_exit_group, ok ? what(arg) : 100);

@@ -47,10 +47,10 @@ def main():
         print('%s %d - %s' % ('ok' if cond else 'not ok', n, what))
         fails += 0 if cond else 1
 
-    def start(path):
+    def start(path, *extra):
         """The server on @path, its first stderr line, a connected client."""
-        p = subprocess.Popen([exe, '--socket', path], stderr=subprocess.PIPE,
-                             text=True)
+        p = subprocess.Popen([exe, '--socket', path, *extra],
+                             stderr=subprocess.PIPE, text=True)
         line = p.stderr.readline()
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         for _ in range(100):
@@ -94,6 +94,54 @@ def main():
         ok(rc == 0, 'server exits 0 after the client closes (rc %s)' % rc)
         if rc != 0:
             sys.stderr.write(err)
+
+        # The control socket (--control): faults armed at run time, a bad
+        # spec refused with its reason, the counters; its owner's only; a
+        # line too long drops the client, the next one is served.
+        cpath = os.path.join(d, 'ctl.sock')
+        p, line, s = start(path, '--control', cpath)
+        r = msg(s, 1, 1, struct.pack('<HH', 0, 0) + caps.encode() + b'\0')
+        ok(oct(os.stat(cpath).st_mode & 0o777) == '0o600',
+           'control socket mode %s' % oct(os.stat(cpath).st_mode & 0o777))
+
+        def control(lines, raw=None):
+            c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            c.settimeout(10)
+            c.connect(cpath)
+            c.sendall(raw if raw is not None else
+                      ''.join(x + '\n' for x in lines).encode())
+            out = b''
+            try:
+                while out.count(b'\n') < len(lines):
+                    b = c.recv(4096)
+                    if not b:
+                        break
+                    out += b
+            except OSError:
+                pass
+            c.close()
+            return out.decode(errors='replace').splitlines()
+
+        a = control(['fault link-flap:at=0.1:period=0.1:count=1', 'fault nonsense',
+                     'fault qp-ae:qp=x', 'bogus'])
+        ok(a[:1] == ['ok'], 'control: fault armed (%s)' % a[:1])
+        ok(len(a) == 4 and a[1].startswith("error: unknown fault 'nonsense'") and
+           a[2].startswith('error: qp-ae: bad qp=x') and a[3].startswith('error: unknown command'),
+           'control: bad specs and commands refused with the reason (%s)' % a[1:])
+        time.sleep(0.5)
+        a = control(['stats'])
+        ok(a[:1] and a[0].startswith('faults_injected=2 '),
+           'control: stats after a flap: %s' % a[:1])
+        a = control(['x'], raw=b'x' * 5000)
+        ok(a[:1] == ['error: line too long'], 'control: long line: %s' % a[:1])
+        a = control(['fault-clear', 'stats'])
+        ok(a[:1] == ['ok'] and len(a) == 2, 'control: served after a dropped client')
+        r = msg(s, 2, 9, struct.pack('<QII', 0, 7, 4))
+        ok(struct.unpack('<I', r[4][16:20])[0] == 0x159B8086,
+           'the device answers its client meanwhile')
+        rc, err = finish(p, s)
+        ok(rc == 0,
+           'server exits 0 with a control socket (rc %s)' % rc)
 
         # The device process killed under its client: the keeper answers
         # as a failed device (all ones), the client never loses its socket.

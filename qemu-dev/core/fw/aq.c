@@ -110,6 +110,8 @@ void e810_aq_reset(E810Core *c)
     E810Aq *aq = &c->aq;
 
     aq->commands = aq->errors = aq->events = aq->events_lost = 0;
+    aq->held = aq->resume = false;
+    e810_timer_del(aq->timer);
 }
 
 static uint64_t e810_aq_base(E810Core *c, uint32_t bal, uint32_t bah)
@@ -157,6 +159,59 @@ static int e810_aq_exec(E810Core *c, E810AqCmd *cmd)
     return op->fn(c, cmd);
 }
 
+static void e810_aq_process_atq(E810Core *c);
+
+/* The held command's time is up: it runs, and the ones queued behind it. */
+static void aq_hold_done(void *opaque)
+{
+    E810Core *c = opaque;
+
+    if (c->aq.held) {
+        c->aq.held = false;
+        c->aq.resume = true;
+        e810_aq_process_atq(c);
+        c->aq.resume = false;
+    }
+}
+
+void e810_aq_init(E810Core *c)
+{
+    c->aq.timer = e810_timer_new(c, aq_hold_done, c);
+}
+
+void e810_aq_cleanup(E810Core *c)
+{
+    e810_timer_free(c->aq.timer);
+    c->aq.timer = NULL;
+}
+
+/*
+ * Faults on an AQ command (fault.h) at the head of the ATQ: true if it is
+ * held (the queue then stands still); *rc non-zero if it is to complete
+ * with that code instead of running.
+ */
+static bool aq_fault(E810Core *c, uint16_t opcode, int *rc)
+{
+    uint16_t frc;
+    int64_t hold;
+
+    *rc = 0;
+    if (c->aq.resume) {
+        c->aq.resume = false;
+        return false;
+    }
+    if (!e810_fault_aq(c, opcode, &frc, &hold)) {
+        return false;
+    }
+    if (hold && c->aq.timer) {
+        c->aq.held = true;
+        e810_timer_mod(c->aq.timer, e810_now(c) + hold);
+        return true;
+    }
+    *rc = frc;
+    return false;
+}
+
 static void e810_aq_process_atq(E810Core *c)
 {
     E810AqCmd *cmd = &c->aq.cmd;
@@ -166,8 +221,9 @@ static void e810_aq_process_atq(E810Core *c)
     uint32_t head = e810_reg(c, PF_FW_ATQH) & PF_FW_xQH_M;
     uint64_t base = e810_aq_base(c, PF_FW_ATQBAL, PF_FW_ATQBAH);
 
-    if (tail == head) {
-        /* ice zeroes head and tail before enabling the queue: nothing to do. */
+    if (tail == head || c->aq.held) {
+        /* ice zeroes head and tail before enabling the queue: nothing to
+         * do; or a held command stops the queue (aq_fault). */
         return;
     }
     if (!(qlen & PF_FW_xQLEN_ENABLE) || len == 0) {
@@ -190,7 +246,18 @@ static void e810_aq_process_atq(E810Core *c)
             e810_guest_error(c, "ATQ descriptor at 0x%" PRIx64 " unreadable", slot);
             return;
         }
-        rc = e810_aq_exec(c, cmd);
+        if (aq_fault(c, ld16(cmd->desc + AQ_DESC_OPCODE), &rc)) {
+            return;
+        }
+        if (rc) {
+            /* refused by the fault: not carried out */
+            cmd->flags = ld16(cmd->desc + AQ_DESC_FLAGS);
+            cmd->opcode = ld16(cmd->desc + AQ_DESC_OPCODE);
+            cmd->buf_len = 0;
+            cmd->resp_len = -1;
+        } else {
+            rc = e810_aq_exec(c, cmd);
+        }
         c->aq.commands++;
         if (rc) {
             c->aq.errors++;

@@ -105,8 +105,15 @@ typedef struct E810Aq {
     uint64_t events;            /* posted to the ARQ */
     uint64_t events_lost;       /* ARQ full or disabled */
     E810AqCmd cmd;              /* scratch for the command being run */
+    /* A command held by an aq-timeout fault: the ATQ stands still until
+     * @timer runs it (@resume: without asking the faults again). */
+    bool held;
+    bool resume;
+    E810CoreTimer *timer;
 } E810Aq;
 
+void e810_aq_init(E810Core *c);
+void e810_aq_cleanup(E810Core *c);
 void e810_aq_reset(E810Core *c);
 /* Register writes that belong to the admin queue; true if handled. */
 bool e810_aq_write(E810Core *c, uint32_t off, uint32_t val);

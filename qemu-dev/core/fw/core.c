@@ -84,6 +84,35 @@ static uint32_t res_max_timeout(unsigned res_id, unsigned access)
     }
 }
 
+/*
+ * The locks are the card's: a resource one function holds is busy for
+ * every other function of the adapter until its owner releases it, its
+ * hold times out, or the owner is reset (that drops its E810FwCore).
+ * @owner is the function holding @res_id, or NULL; an expired hold is
+ * dropped on the way.
+ */
+static E810Core *res_owner(E810Core *c, unsigned res_id, uint64_t now)
+{
+    for (unsigned i = 0; i < E810_ADAPTER_MAX_PFS; i++) {
+        E810Core *o = c->adapter->pf[i];
+        E810FwRes *r;
+
+        if (!o || o == c || !o->fw.core.res[res_id].held) {
+            continue;
+        }
+        r = &o->fw.core.res[res_id];
+        if (now >= r->expires_ns) {
+            r->held = false;
+            r->access = 0;
+            o->fw.core.res_expired++;
+            trace_e810_fw_resource("expired", res_id, o->pf_id, 0);
+            continue;
+        }
+        return o;
+    }
+    return NULL;
+}
+
 int e810_fw_request_resource(E810Core *c, E810AqCmd *cmd)
 {
     unsigned res_id = ld16(aq_param(cmd, AQC_REQ_RES_RES_ID));
@@ -91,6 +120,11 @@ int e810_fw_request_resource(E810Core *c, E810AqCmd *cmd)
     uint32_t timeout = ld32(aq_param(cmd, AQC_REQ_RES_TIMEOUT));
     uint32_t max = res_max_timeout(res_id, access);
     uint16_t status = E810_RES_GLBL_SUCCESS;
+    int64_t clock = e810_now(c);
+    uint64_t now = clock > 0 ? clock : 0;
+    bool global;
+    int rc = E810_AQ_RC_OK;
+    E810Core *owner;
 
     if (res_id == 0 || res_id >= E810_RES_COUNT ||
         (access != E810_RES_ACCESS_READ && access != E810_RES_ACCESS_WRITE)) {
@@ -98,28 +132,41 @@ int e810_fw_request_resource(E810Core *c, E810AqCmd *cmd)
                          res_id, access);
         return E810_AQ_RC_EINVAL;
     }
+    global = res_id == E810_RES_GLOBAL_CFG_LOCK;
     if (timeout == 0 || timeout > max) {
         timeout = max;
     }
+    owner = res_owner(c, res_id, now);
     /*
-     * Only one function exists, so a lock it already owns is simply granted
-     * again.  The global config lock guards the DDP download: once a package
-     * is active, firmware answers DONE (nothing to do) and grants nothing.
+     * The global config lock guards the DDP download: once a package is
+     * active, firmware answers DONE (nothing to do) and grants nothing;
+     * while another function downloads, IN_PROG.  Any other lock held
+     * elsewhere answers EBUSY.  Both carry the owner's time left, which
+     * ice polls for.  A function asking again for a lock it holds gets it
+     * again, with a new timeout.
      */
-    if (res_id == E810_RES_GLOBAL_CFG_LOCK && e810_fw_ddp_loaded(c)) {
+    if (global && e810_fw_ddp_loaded(c)) {
         status = E810_RES_GLBL_DONE;
         timeout = 0;
+    } else if (owner) {
+        uint64_t left = (owner->fw.core.res[res_id].expires_ns - now) / 1000000;
+
+        timeout = left == 0 ? 1 : left < max ? left : max;
+        status = E810_RES_GLBL_IN_PROG;
+        rc = global ? E810_AQ_RC_OK : E810_AQ_RC_EBUSY;
+        c->fw.core.res_busy++;
     } else {
         c->fw.core.res[res_id].held = true;
         c->fw.core.res[res_id].access = access;
+        c->fw.core.res[res_id].expires_ns = now + (uint64_t)timeout * 1000000;
         c->fw.core.res_grants++;
     }
     st32(aq_param(cmd, AQC_REQ_RES_TIMEOUT), timeout);
     /* The status word is defined for the global config lock only. */
-    st16(aq_param(cmd, AQC_REQ_RES_STATUS),
-         res_id == E810_RES_GLOBAL_CFG_LOCK ? status : 0);
-    trace_e810_fw_resource("request", res_id, access, status);
-    return E810_AQ_RC_OK;
+    st16(aq_param(cmd, AQC_REQ_RES_STATUS), global ? status : 0);
+    trace_e810_fw_resource(owner && status != E810_RES_GLBL_DONE ? "busy" : "request",
+                           res_id, access, status);
+    return rc;
 }
 
 int e810_fw_release_resource(E810Core *c, E810AqCmd *cmd)
@@ -130,7 +177,8 @@ int e810_fw_release_resource(E810Core *c, E810AqCmd *cmd)
         e810_guest_error(c, "Release Resource: resource %u", res_id);
         return E810_AQ_RC_EINVAL;
     }
-    /* Releasing what is not held is harmless; ice retries failures for 10 s. */
+    /* Releasing what is not held is harmless (another function's hold
+     * stays); ice retries failures for 10 s. */
     c->fw.core.res[res_id].held = false;
     c->fw.core.res[res_id].access = 0;
     if (res_id == E810_RES_GLOBAL_CFG_LOCK) {
@@ -261,6 +309,8 @@ static const E810SnapField fw_res_fields[] = {
     SF_BOOL(E810FwRes, held),
     /* 0 when free, else what Request Resource granted (read or write) */
     SF_U(E810FwRes, access, 0, E810_RES_ACCESS_WRITE),
+    /* v2; an older record's holds end at once (expires_ns 0) */
+    SF_UX_SINCE(E810FwRes, expires_ns, 2),
     SF_END
 };
 
@@ -269,6 +319,8 @@ static const E810SnapField fw_core_fields[] = {
     SF_BYTES(E810FwCore, driver_ver),
     SF_BOOL(E810FwCore, driver_unloading),
     SF_UX(E810FwCore, res_grants),
+    SF_UX_SINCE(E810FwCore, res_busy, 2),
+    SF_UX_SINCE(E810FwCore, res_expired, 2),
     SF_END
 };
 

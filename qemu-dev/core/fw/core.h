@@ -54,6 +54,7 @@ enum {
 typedef struct E810FwRes {
     bool held;
     uint16_t access;
+    uint64_t expires_ns;        /* virtual clock: the hold ends then */
 } E810FwRes;
 
 typedef struct E810FwCore {
@@ -61,6 +62,8 @@ typedef struct E810FwCore {
     uint8_t driver_ver[4];          /* last Driver Version: major..subbuild */
     bool driver_unloading;          /* last Queue Shutdown said so */
     uint64_t res_grants;            /* granted Request Resource commands */
+    uint64_t res_busy;              /* refused: another function holds it */
+    uint64_t res_expired;           /* holds of this function that timed out */
 } E810FwCore;
 
 void e810_fw_core_reset(E810Core *c, E810ResetType type);
