@@ -229,8 +229,40 @@ static void faults_schedule(E810Core *c)
 
 static void injected(E810Core *c, unsigned kind, unsigned a, unsigned b)
 {
+    E810Faults *fs = &c->faults;
+    E810FaultRecord *r = &fs->log[fs->logged++ % E810_FAULT_LOG_MAX];
+
+    *r = (E810FaultRecord){ .ns = e810_now(c), .kind = kind, .a = a, .b = b };
     c->stats.faults_injected++;
     trace_e810_fault_injected(kind_name(kind), a, b);
+}
+
+void e810_fault_log(E810Core *c, char *buf, size_t n)
+{
+    const E810Faults *fs = &c->faults;
+    uint64_t first = fs->logged > E810_FAULT_LOG_MAX ?
+                     fs->logged - E810_FAULT_LOG_MAX : 0;
+    size_t len = 0;
+
+    if (!n) {
+        return;
+    }
+    buf[0] = 0;
+    if (first) {
+        len = snprintf(buf, n, "# %" PRIu64 " earlier\n", first);
+    }
+    for (uint64_t i = first; i < fs->logged && len < n; i++) {
+        const E810FaultRecord *r = &fs->log[i % E810_FAULT_LOG_MAX];
+        int w = snprintf(buf + len, n - len, "%.3f %s %u %u\n",
+                         (r->ns - fs->t0) / 1e9,
+                         kind_name(r->kind), r->a, r->b);
+
+        if (w < 0 || (size_t)w >= n - len) {
+            buf[len] = 0;           /* cut at the last whole line */
+            break;
+        }
+        len += w;
+    }
 }
 
 /* xorshift64*: the random fault's draws, the same for the same seed. */
@@ -313,6 +345,7 @@ void e810_faults_init(E810Core *c, void (*fire)(E810Core *c, E810Fault *f))
 {
     c->faults.fire = fire;
     c->faults.timer = e810_timer_new(c, faults_timer_cb, c);
+    c->faults.t0 = e810_now(c);
 }
 
 void e810_faults_cleanup(E810Core *c)

@@ -99,8 +99,20 @@ typedef struct E810Fault {
     bool down;                  /* link-flap: the link is down now */
 } E810Fault;
 
+/* The last injections, for the test's report (e810_fault_log). */
+#define E810_FAULT_LOG_MAX      64
+
+typedef struct E810FaultRecord {
+    int64_t ns;                 /* virtual clock */
+    uint8_t kind;
+    uint32_t a, b;              /* as traced by e810_fault_injected */
+} E810FaultRecord;
+
 typedef struct E810Faults {
     E810Fault f[E810_FAULTS_MAX];
+    E810FaultRecord log[E810_FAULT_LOG_MAX];
+    uint64_t logged;            /* injections ever: log[logged % MAX] next */
+    int64_t t0;                 /* the log's times count from here (init) */
     E810CoreTimer *timer;
     /* The top's hand: carry out fault @f now (e810.c). */
     void (*fire)(E810Core *c, E810Fault *f);
@@ -115,6 +127,12 @@ bool e810_fault_arm(E810Core *c, const char *spec, char *err, size_t n);
 bool e810_fault_check(const char *spec, char *err, size_t n);
 /* All armed faults dropped. */
 void e810_fault_clear(E810Core *c);
+/* The injections so far (the last E810_FAULT_LOG_MAX), one a line:
+ * "SECONDS KIND A B" (virtual time since the device was made); an
+ * earlier one left out is said on
+ * a first line "# N earlier".  Written into @buf (@n bytes, always
+ * terminated; what does not fit is cut at a line). */
+void e810_fault_log(E810Core *c, char *buf, size_t n);
 
 /* Hooks: true if a fault takes this event. */
 bool e810_fault_cqp(E810Core *c, unsigned op, uint16_t *major,

@@ -439,6 +439,16 @@ static char *e810_get_fault(Object *obj, Error **errp)
     return g_strdup(E810(obj)->fault ? E810(obj)->fault : "");
 }
 
+/* faults-injected (read-only): what was injected so far, one a line
+ * ("SECONDS KIND A B", virtual time), for the test's report. */
+static char *e810_get_faults_injected(Object *obj, Error **errp)
+{
+    char *log = g_malloc(E810_FAULT_LOG_MAX * 48 + 32);
+
+    e810_fault_log(&E810(obj)->core, log, E810_FAULT_LOG_MAX * 48 + 32);
+    return log;
+}
+
 static void e810_set_fault(Object *obj, const char *value, Error **errp)
 {
     E810PCIState *s = E810(obj);
@@ -645,6 +655,10 @@ static void e810_class_init(ObjectClass *klass, void *data)
                                   e810_set_fault);
     object_class_property_set_description(klass, "fault",
         "faults to inject (docs/faults.md), e.g. link-flap:at=3:count=2");
+    object_class_property_add_str(klass, "faults-injected",
+                                  e810_get_faults_injected, NULL);
+    object_class_property_set_description(klass, "faults-injected",
+        "the faults injected so far: SECONDS KIND A B, one a line");
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 

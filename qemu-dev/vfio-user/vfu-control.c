@@ -26,6 +26,17 @@ void vfu_control_line(E810Core *c, const char *line, char *reply, size_t n)
     } else if (!strcmp(line, "fault-clear")) {
         e810_fault_clear(c);
         snprintf(reply, n, "ok");
+    } else if (!strcmp(line, "faults")) {
+        /* The injections, one line (";"-separated) as every answer is. */
+        char log[E810_FAULT_LOG_MAX * 48];
+
+        e810_fault_log(c, log, sizeof(log));
+        for (char *p = log; *p; p++) {
+            if (*p == '\n') {
+                *p = p[1] ? ';' : 0;
+            }
+        }
+        snprintf(reply, n, "%s", log);
     } else if (!strcmp(line, "stats")) {
         snprintf(reply, n, "faults_injected=%" PRIu64 " adapter_resets=%" PRIu64
                  " pf_resets=%" PRIu64 " guest_errors=%" PRIu64
@@ -35,7 +46,7 @@ void vfu_control_line(E810Core *c, const char *line, char *reply, size_t n)
                  c->stats.rx_dropped, c->stats.tx_dropped);
     } else {
         snprintf(reply, n, "error: unknown command (fault SPEC, fault-clear, "
-                 "stats)");
+                 "faults, stats)");
     }
 }
 
@@ -89,7 +100,7 @@ static void control_drop(VfuControl *ctl, const char *why)
 /* The answer, all of it at once: a client that does not read is dropped. */
 static bool control_answer(VfuControl *ctl, const char *reply)
 {
-    char out[VFU_CONTROL_LINE_MAX + 256];
+    char out[VFU_CONTROL_ANSWER_MAX];
     int len = snprintf(out, sizeof(out), "%s\n", reply);
     ssize_t w;
 
@@ -134,7 +145,7 @@ void vfu_control_ready(VfuControl *ctl, E810Core *c)
     }
     while (ctl->fd >= 0 && lines < VFU_CONTROL_LINES_MAX &&
            (nl = memchr(ctl->buf, '\n', ctl->len))) {
-        char reply[VFU_CONTROL_LINE_MAX + 200];
+        char reply[VFU_CONTROL_ANSWER_MAX - 1];
         size_t used = nl - ctl->buf + 1;
 
         *nl = 0;

@@ -8,6 +8,8 @@
  *
  *   fault SPEC     arm faults (docs/faults.md)    ok | error: REASON
  *   fault-clear    drop every armed fault         ok
+ *   faults         the injections so far: "SECONDS KIND A B;..." (the
+ *                  last 64, virtual time; empty if none)
  *   stats          the device's fault and reset counters, KEY=N ...
  *
  * A client is hostile like any other input: lines are bounded
@@ -26,6 +28,7 @@
 
 #define VFU_CONTROL_LINE_MAX    1100    /* "fault " and a spec of 1023 */
 #define VFU_CONTROL_LINES_MAX   16      /* commands per wake-up */
+#define VFU_CONTROL_ANSWER_MAX  4096    /* an answer line, newline included */
 
 typedef struct VfuControl {
     int listen_fd;              /* -1: no --control */

@@ -11,7 +11,7 @@ import threading
 import time
 
 from .common import log, since_start
-from .jobs import arm_faults, send_job
+from .jobs import arm_faults, record_injected, send_job
 from .monitor import Qmp, qemu_log_tail, qmp_hmp
 from .vfu import is_vfu, vfu_control, vfu_device_pids
 from .qemu import guest_cmd
@@ -75,6 +75,8 @@ class Control:
                     self.on_ready(g, rest)
                 elif cmd == 'job-start':
                     self.job_start(g, conn)
+                elif cmd == 'job-end':
+                    self.job_end(g, conn)
                 else:
                     self.reply(conn, [f'unknown request {cmd}'], 2)
         except OSError:
@@ -85,6 +87,16 @@ class Control:
             conn.sendall(''.join(f'{x}\n' for x in lines).encode() + b'.end %d\n' % rc)
         except OSError:
             pass
+
+    def job_end(self, g, conn):
+        """The job has ended (the guest still runs): the faults its
+        device injected go into faults.log."""
+        try:
+            n = record_injected(g)
+            self.reply(conn, [f'job-end: {n} fault(s) injected'] if n else [], 0)
+        except Exception as e:  # noqa: BLE001 - reported, the run goes on
+            log(f'g{g["id"]}: the injected faults could not be read: {e}')
+            self.reply(conn, [f'job-end: faults not read: {e}'], 0)
 
     def job_start(self, g, conn):
         """The guest's /init starts the job: its faults are armed now

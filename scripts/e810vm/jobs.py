@@ -77,6 +77,33 @@ def arm_faults(g):
     log(f'g{g["id"]} faults armed: {spec}')
 
 
+def record_injected(g):
+    """The faults the guest's e810 injected (its faults-injected
+    property, or e810-vfio-user's "faults"), appended to faults.log as
+    "injected SECONDS KIND A B" (the device's virtual time); how many."""
+    if g.get('nic') != 'e810':
+        return 0
+    if g.get('vfu'):
+        ans = vfu_control(g, 'faults')
+        if ans.startswith('error'):
+            raise RuntimeError(f'e810-vfio-user: {ans}')
+        lines = [x for x in ans.split(';') if x.strip()]
+    else:
+        q = Qmp(g['qmp'], timeout=30, proc=g.get('proc'))
+        try:
+            lines = q.cmd('qom-get', {'path': 'nic0', 'property': 'faults-injected'}).splitlines()
+        finally:
+            q.close()
+    inj = [x for x in lines if x.strip() and not x.startswith('#')]
+    if lines:
+        with open(os.path.join(g['dir'], 'faults.log'), 'a') as f:
+            for x in lines:
+                f.write(('' if x.startswith('#') else 'injected ') + x + '\n')
+    if inj:
+        log(f'g{g["id"]} faults injected: {len(inj)}')
+    return len(inj)
+
+
 def send_job(g):
     """The job archive to a guest's /init waiting on its e810.ctl port:
     ".job SIZE", then SIZE bytes.  Its environment has entropy for the

@@ -5,17 +5,19 @@
 # --packages, runs an RDMA tool of its own over the device: qperf's RC
 # bandwidth and latency tests over rdma_cm between the guests (RoCEv2),
 # through scripts/ci.  The archive must hold qperf, the guests must run
-# it from there, and the tool must report its figures.
+# it from there, and the tool must report its figures.  kmod comes too:
+# its modprobe (a relative link to kmod that the base image's busybox
+# applet shadows) must be the one on PATH, and work.
 set -u
 . "$(dirname "$0")/lib.sh"
 
-arch=$("$TOP/images/packages" --print-archive qperf 2>"$OUT/packages.log") ||
-	{ cat "$OUT/packages.log"; fail "images/packages qperf"; pass_fail; }
+arch=$("$TOP/images/packages" --print-archive qperf kmod 2>"$OUT/packages.log") ||
+	{ cat "$OUT/packages.log"; fail "images/packages qperf kmod"; pass_fail; }
 cpio -it < "$arch" 2>/dev/null | grep -qx 'usr/bin/qperf' || fail "the archive has no usr/bin/qperf"
 grep -q '^qperf ' "${arch%.cpio}.manifest" || fail "the manifest does not list qperf"
 echo "archive: $arch ($(du -k "$arch" | cut -f1) KiB): $(grep -v '^#' "${arch%.cpio}.manifest" | cut -d' ' -f1,2 | tr '\n' ' ')"
 
-"$TOP/scripts/ci" --mode roce --packages qperf --junit "$OUT/report.xml" --out "$OUT/ci" \
+"$TOP/scripts/ci" --mode roce --packages qperf,kmod --junit "$OUT/report.xml" --out "$OUT/ci" \
 	--timeout 500 "$TOP/tests/system/ci/qperf.sh" > "$OUT/ci.log" 2>&1
 rc=$?
 cat "$OUT/ci.log"
@@ -23,6 +25,8 @@ cat "$OUT/ci.log"
 o=$OUT/ci/run/g1/output.log
 grep -E 'bw|latency|job:' "$o"
 grep -q '^job: qperf /usr/bin/qperf: qperf 0\.' "$o" || fail "qperf not run from the package"
+grep -qE '^job: modprobe /usr/local/sbin/modprobe: kmod version [0-9]+' "$o" ||
+	fail "kmod's modprobe not first on PATH or not working: $(grep '^job: modprobe' "$o")"
 grep -qE 'bw *= *[0-9.]+ [KMG]B/sec' "$o" || fail "no qperf bandwidth figure"
 grep -qE 'latency *= *[0-9.]+ (us|ms)' "$o" || fail "no qperf latency figure"
 pass_fail

@@ -1168,6 +1168,28 @@ static void test_fault_random(void)
               k == E810_FAULT_CQP_ERROR);
     }
     printf("# seed 42: kinds %s; seed 7: %s\n", a, d);
+    /* The injection log: the last 64, the rest counted; cut at a line. */
+    {
+        static char log[8192];
+        char small[40], err[64];
+        uint16_t ma, mi;
+        unsigned lines = 0;
+
+        fake_host_advance(&h, 1500000000ll);
+        CHECK(e810_fault_arm(&c, "cqp-error:op=0x24:count=70", err, sizeof(err)));
+        for (unsigned i = 0; i < 70; i++) {
+            CHECK(e810_fault_cqp(&c, 0x24, &ma, &mi));
+        }
+        e810_fault_log(&c, log, sizeof(log));
+        for (const char *p = log; *p; p++) {
+            lines += *p == '\n';
+        }
+        CHECK(!strncmp(log, "# ", 2));
+        CHECK_EQ(lines, 1 + E810_FAULT_LOG_MAX);
+        CHECK(strstr(log, " cqp-error 36 32772\n") != NULL);
+        e810_fault_log(&c, small, sizeof(small));
+        CHECK(strlen(small) < sizeof(small) && small[strlen(small) - 1] == '\n');
+    }
     teardown();
 }
 

@@ -8,6 +8,7 @@ under a client: its keeper answers as a failed device.  Seccomp stays on
 (unless the build has none)."""
 import json
 import os
+import re
 import socket
 import struct
 import subprocess
@@ -129,9 +130,13 @@ def main():
            a[2].startswith('error: qp-ae: bad qp=x') and a[3].startswith('error: unknown command'),
            'control: bad specs and commands refused with the reason (%s)' % a[1:])
         time.sleep(0.5)
-        a = control(['stats'])
+        a = control(['stats', 'faults'])
         ok(a[:1] and a[0].startswith('faults_injected=2 '),
            'control: stats after a flap: %s' % a[:1])
+        m = len(a) == 2 and re.fullmatch(
+            r'(\d+\.\d{3}) link-flap 1 1;(\d+\.\d{3}) link-flap 0 1', a[1])
+        ok(m and 0.04 <= float(m.group(2)) - float(m.group(1)) <= 0.3 and float(m.group(1)) < 30,
+           'control: the injections with their times: %s' % a[1:])
         a = control(['x'], raw=b'x' * 5000)
         ok(a[:1] == ['error: line too long'], 'control: long line: %s' % a[:1])
         a = control(['fault-clear', 'stats'])

@@ -7,6 +7,9 @@
 # rejected connection is tried again, at most 3 times.
 set -u
 echo "job: qperf $(command -v qperf): $(qperf --version 2>&1)"
+# kmod's programs (--packages kmod), which the base image's busybox
+# applets shadow: usable as installed, first on PATH.
+echo "job: modprobe $(command -v modprobe): $(modprobe --version 2>&1 | head -1)"
 if [ "$GUEST_ID" = 0 ]; then
 	qperf > /tmp/qperf-server.log 2>&1 &
 	sleep 1

@@ -19,4 +19,16 @@ else
 fi
 cat /tmp/rping.log
 echo "job: rping exit $rc, $(grep -c 'ping data' /tmp/rping.log) verified pings"
+# What suites expect of a system: /dev/fd and the std links, the kernel's
+# configuration; and a JUnit file of the job's own for the report.
+for f in /dev/fd/0 /dev/stdin /dev/stdout /dev/stderr "/boot/config-$(uname -r)"; do
+	[ -e "$f" ] && echo "job: has $f" || echo "job: lacks $f"
+done
+echo "job: config says CONFIG_INFINIBAND_IRDMA=$(sed -n 's/^CONFIG_INFINIBAND_IRDMA=//p' "/boot/config-$(uname -r)" 2>/dev/null)"
+if [ -n "${JUNIT_DIR:-}" ]; then
+	cat > "$JUNIT_DIR/pair.xml" <<XML
+<?xml version="1.0"?>
+<testsuite name="pair"><testcase classname="pair" name="rping-g$GUEST_ID"/><testcase classname="pair" name="always-skipped"><skipped/></testcase></testsuite>
+XML
+fi
 exit $rc
