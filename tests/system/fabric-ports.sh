@@ -6,7 +6,9 @@
 # number) whose ports are cabled to each other (back to back, SPDK's test
 # host).  In each mode of MODES (default roce iwarp): ice and irdma come up
 # on both functions with a clean kernel log, each irdma device ACTIVE; the
-# two functions report one DSN; rping -V connects port 0 to port 1: in
+# two functions report one DSN; the card resets its core (both functions
+# warned and reset, both ice rebuilt, both irdma devices registered anew
+# and ACTIVE); then rping -V connects port 0 to port 1: in
 # RoCEv2 through the cable (port 1 in a network namespace of the guest;
 # the relay between the ports carried the data both ways), in iWARP to
 # port 1's address from port 0's namespace as SPDK does (irdma's iWARP
@@ -20,6 +22,9 @@ for mode in ${MODES:-roce iwarp}; do
 	mode_job fabric-b2b "$mode" --guests 1 --ports 2 --env COUNT="$COUNT" --env SIZE="$SIZE" \
 		--timeout 900
 	assert_output 0 '^irdma[0-9]* ACTIVE$' 2
+	# the card's core reset (both functions), both irdma back ACTIVE
+	assert_output 0 '^after the core reset \([0-9]+ s\): .*port 0 irdma[0-9]+ ACTIVE, port 1 irdma[0-9]+ ACTIVE$'
+	assert_ice_dmesg 0 'ice [0-9a-f:.]+: Failed to  disable RDMA filtering$'
 	[ "$mode" = roce ] && assert_rdma_dmesg 0 abnormal
 	assert_output 0 "^client data lines $COUNT exit 0\$"
 	assert_output 0 "^server data lines $COUNT exit 0\$"

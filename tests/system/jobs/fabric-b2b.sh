@@ -19,6 +19,28 @@ done
 [ -n "$dev0" ] && [ -n "$dev1" ] && [ "$dev0" != "$dev1" ] || { echo "not two devices"; exit 1; }
 # One card: devlink's serial number (the PCI DSN) is the same on both.
 echo "serials: $(devlink dev info | sed -n 's/^ *serial_number //p' | tr '\n' ' ')"
+# The card resets its core (a fault on function 0): both functions are
+# warned and reset, both ice instances rebuild (one downloads the package
+# again, the other finds it) and both irdma devices register anew.  They
+# are found again by their netdevs (the names may swap).
+net0=$(rdma link show "$dev0/1" | sed -n 's/.* netdev \([^ ]*\).*/\1/p')
+net1=$(rdma link show "$dev1/1" | sed -n 's/.* netdev \([^ ]*\).*/\1/p')
+indices() { rdma dev show | sed -n 's/^\([0-9]*\): irdma.*/\1/p' | sort -n | tr '\n' ' '; }
+dev_on() { rdma link show | awk -v n="$1" '$0 ~ "netdev " n "( |$)" && /state ACTIVE/ { sub("/.*", "", $2); print $2; exit }'; }
+before=$(indices)
+vm-monitor "qom-set nic0 fault core-reset" && echo "core reset armed"
+t=0
+while [ $t -lt 240 ]; do
+	now=$(indices)
+	d0=$(dev_on "$net0"); d1=$(dev_on "$net1")
+	new=0
+	for i in $now; do case " $before" in *" $i "*) ;; *) new=$((new + 1)) ;; esac; done
+	[ $new -ge 2 ] && [ -n "$d0" ] && [ -n "$d1" ] && break
+	sleep 0.5; t=$((t + 1))
+done
+echo "after the core reset ($((t / 2)) s): devices $before-> $now, port 0 ${d0:-none} ACTIVE, port 1 ${d1:-none} ACTIVE"
+[ -n "$d0" ] && [ -n "$d1" ] && [ $new -ge 2 ] || rc=1
+dev0=${d0:-$dev0} dev1=${d1:-$dev1}
 # RoCEv2, through the cable: port 1 (its netdev and, in exclusive mode,
 # its RDMA device) in a network namespace of its own, so that port 0's
 # address reaches port 1's as another host's (in one namespace both
