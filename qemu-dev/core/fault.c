@@ -334,7 +334,11 @@ static void faults_timer_cb(void *opaque)
             }
             continue;
         }
-        injected(c, f->kind, f->qp, f->ae);
+        if (f->kind == E810_FAULT_QP_AE) {
+            injected(c, f->kind, f->qp, f->ae);
+        } else {
+            injected(c, f->kind, 0, 0);     /* the link, the resets */
+        }
         fs->fire(c, f);
         f->kind = 0;
     }
