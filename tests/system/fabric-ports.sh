@@ -8,7 +8,7 @@
 # on both functions with a clean kernel log, each irdma device ACTIVE; the
 # two functions report one DSN; the card resets its core (both functions
 # warned and reset, both ice rebuilt, both irdma devices registered anew
-# and ACTIVE); then rping -V connects port 0 to port 1: in
+# and ACTIVE); then rping -V (and ib_write_bw) connect port 0 to port 1: in
 # RoCEv2 through the cable (port 1 in a network namespace of the guest;
 # the relay between the ports carried the data both ways), in iWARP to
 # port 1's address from port 0's namespace as SPDK does (irdma's iWARP
@@ -28,6 +28,8 @@ for mode in ${MODES:-roce iwarp}; do
 	[ "$mode" = roce ] && assert_rdma_dmesg 0 abnormal
 	assert_output 0 "^client data lines $COUNT exit 0\$"
 	assert_output 0 "^server data lines $COUNT exit 0\$"
+	# perftest between the ports (ib_write_bw over rdma_cm, 64 KiB)
+	assert_output 0 '^perftest write_bw port 0 -> port 1: client exit 0 server exit 0, [0-9.]+ MB/s$'
 	read -r _ s0 s1 _ < <(grep -h '^serials:' "$OUT/run/g0/output.log")
 	[ -n "${s0:-}" ] && [ "$s0" = "${s1:-}" ] || fail "$mode: the two functions' serial numbers: '${s0:-}' '${s1:-}'"
 	n=$(grep -c 'ice 0000:0[0-9]:00\.[01]' "$OUT/run/g0/dmesg.log")

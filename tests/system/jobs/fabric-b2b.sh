@@ -84,6 +84,20 @@ rs=0; wait $pid || rs=$?
 n=$(grep -c 'server ping data: rdma-ping-' /tmp/server.log)
 echo "server data lines $n exit $rs"
 [ "$rs" = 0 ] || { rping_errors /tmp/server.log; rc=1; }
+# perftest between the ports the same way: ib_write_bw over rdma_cm,
+# the server on port 1 (in its namespace in RoCEv2 mode).
+in_ns timeout 300 ib_write_bw -F -R -d "$dev1" -s 65536 -n 200 > /tmp/pt-server.log 2>&1 &
+pid=$!
+t=0
+until in_ns rdma resource show cm_id 2>/dev/null | grep -q LISTEN || [ $t -ge 150 ]; do
+	sleep 0.2; t=$((t + 1))
+done
+sleep 1
+r=0; timeout 300 ib_write_bw -F -R -d "$dev0" -s 65536 -n 200 "$GUEST_IP1" > /tmp/pt-client.log 2>&1 || r=$?
+rs=0; wait $pid || rs=$?
+bw=$(awk '$1 == 65536 { print $4 }' /tmp/pt-client.log | tail -1)
+echo "perftest write_bw port 0 -> port 1: client exit $r server exit $rs, ${bw:-no} MB/s"
+[ "$r" = 0 ] && [ "$rs" = 0 ] && [ -n "$bw" ] || { tail -5 /tmp/pt-client.log /tmp/pt-server.log; rc=1; }
 echo "rdma-stat $dev0: $(rdma statistic show link $dev0/1 | tr '\n' ' ')"
 echo "rdma-stat $dev1: $(in_ns rdma statistic show link $dev1/1 | tr '\n' ' ')"
 exit $rc
