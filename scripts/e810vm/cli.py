@@ -210,6 +210,9 @@ def parser(in_bundle):
     ap.add_argument('--packages', nargs='+', action='extend', default=[], metavar='NAME',
                     help='add Debian (trixie) packages (names or comma lists) and what they load to the guests '
                          '(images/packages; cached per package set)')
+    ap.add_argument('--kmods', action='append', default=[], metavar='NAME[,NAME...]',
+                    help='add the guest kernel\'s modules by name, with what they depend on '
+                         '(images/kmods: from the kernel package, or --modules)')
     ap.add_argument('--qemu-arg', action='append', default=[], metavar='ARG',
                     help='extra QEMU arguments (shell-split), per guest')
     ap.add_argument('--savevm', action='store_true',
@@ -311,8 +314,8 @@ def kernel_args(ap, a, in_bundle):
     if a.rdma_core:
         a.shares.append(('rdma-core', os.path.abspath(a.rdma_core), True))
         a.share_env.update(rdma_core_env(a.rdma_core, '/mnt/rdma-core'))
-    if in_bundle and (user or a.packages or a.kernel):
-        ap.error('a bundle runs the image it carries: their kernel, --packages '
+    if in_bundle and (user or a.packages or a.kmods or a.kernel):
+        ap.error('a bundle runs the image it carries: their kernel, --packages, --kmods '
                  'and --kernel need a checkout (images/build)')
     return user
 

@@ -38,6 +38,7 @@ def probe_accel(a, img):
     pa.script, pa.script1, pa.nic0, pa.nic1 = sc, None, 'none', 'none'
     pa.pcap, pa.trace, pa.interactive, pa.quiet = [], [], False, True
     pa.shares, pa.share_env, pa.packages, pa.extras = [], {}, [], False
+    pa.kmods = []
     pa.mode, pa.savevm, pa.dry_run = None, False, False
     st_ = run_guests(pa, img, 'kvm')
     res = 'kvm' if st_ == ['0'] and 'probe-ok' in open(

@@ -36,6 +36,13 @@ def initrd_parts(a, img):
         parts.append(subprocess.run([os.path.join(TOP, 'images', 'packages'), '--print-archive'] +
                                     names, check=True, stdout=subprocess.PIPE,
                                     text=True).stdout.strip())
+    if getattr(a, 'kmods', None):
+        # Modules by name: the image's kernel's, with their dependencies
+        # (images/kmods; the guest's /init runs depmod for them).
+        names = [n for x in a.kmods for n in x.split(',') if n]
+        parts.append(subprocess.run([os.path.join(TOP, 'images', 'kmods'), '--print-archive', img] +
+                                    names, check=True, stdout=subprocess.PIPE,
+                                    text=True).stdout.strip())
     parts.append(os.path.join(img, 'initramfs.cpio.zst'))
     tail = b''
     for p in parts:

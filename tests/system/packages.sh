@@ -7,7 +7,8 @@
 # through scripts/ci.  The archive must hold qperf, the guests must run
 # it from there, and the tool must report its figures.  kmod comes too:
 # its modprobe (a relative link to kmod that the base image's busybox
-# applet shadows) must be the one on PATH, and work.
+# applet shadows) must be the one on PATH, and work; and two modules the
+# image lacks, added by name (--kmods null_blk,loop), load.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -17,7 +18,7 @@ cpio -it < "$arch" 2>/dev/null | grep -qx 'usr/bin/qperf' || fail "the archive h
 grep -q '^qperf ' "${arch%.cpio}.manifest" || fail "the manifest does not list qperf"
 echo "archive: $arch ($(du -k "$arch" | cut -f1) KiB): $(grep -v '^#' "${arch%.cpio}.manifest" | cut -d' ' -f1,2 | tr '\n' ' ')"
 
-"$TOP/scripts/ci" --mode roce --packages qperf,kmod --junit "$OUT/report.xml" --out "$OUT/ci" \
+"$TOP/scripts/ci" --mode roce --packages qperf,kmod --kmods null_blk,loop --junit "$OUT/report.xml" --out "$OUT/ci" \
 	--timeout 500 "$TOP/tests/system/ci/qperf.sh" > "$OUT/ci.log" 2>&1
 rc=$?
 cat "$OUT/ci.log"
@@ -25,6 +26,8 @@ cat "$OUT/ci.log"
 o=$OUT/ci/run/g1/output.log
 grep -E 'bw|latency|job:' "$o"
 grep -q '^job: qperf /usr/bin/qperf: qperf 0\.' "$o" || fail "qperf not run from the package"
+grep -q '^job: kmods: null_blk and loop loaded, /dev/nullb0 there' "$o" ||
+	fail "modules added by name: $(grep '^job: kmods' "$o")"
 grep -qE '^job: modprobe /usr/local/sbin/modprobe: kmod version [0-9]+' "$o" ||
 	fail "kmod's modprobe not first on PATH or not working: $(grep '^job: modprobe' "$o")"
 grep -qE 'bw *= *[0-9.]+ [KMG]B/sec' "$o" || fail "no qperf bandwidth figure"

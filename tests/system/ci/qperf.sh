@@ -10,6 +10,12 @@ echo "job: qperf $(command -v qperf): $(qperf --version 2>&1)"
 # kmod's programs (--packages kmod), which the base image's busybox
 # applets shadow: usable as installed, first on PATH.
 echo "job: modprobe $(command -v modprobe): $(modprobe --version 2>&1 | head -1)"
+# Modules added by name (scripts/ci --kmods null_blk,loop): loadable.
+if modprobe null_blk nr_devices=1 && modprobe loop && [ -b /dev/nullb0 ]; then
+	echo "job: kmods: null_blk and loop loaded, /dev/nullb0 there"
+else
+	echo "job: kmods: failed: $(ls /usr/lib/modules/$(uname -r)/kernel/drivers/block 2>&1 | tr '\n' ' ')"
+fi
 if [ "$GUEST_ID" = 0 ]; then
 	qperf > /tmp/qperf-server.log 2>&1 &
 	sleep 1
