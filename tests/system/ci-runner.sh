@@ -11,7 +11,8 @@
 #    the job's exit code and output, the artifacts include the QEMU logs;
 #  - a run the infrastructure cannot finish (timeout during boot) exits 2
 #    and reports errors, not failures;
-#  - RoCEv2 mode (--mode roce) brings the RoCEv2 device up for the job.
+#  - RoCEv2 mode (--mode roce) brings the RoCEv2 device up for the job;
+#  - --rdma rxe runs the same job on Soft-RoCE over virtio-net, same report.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -154,5 +155,14 @@ for g in 0 1; do
 	grep -qE '^job: config says CONFIG_INFINIBAND_IRDMA=[ym]$' "$OUT/roce/run/g$g/output.log" ||
 		fail "g$g: $(grep '^job: config says' "$OUT/roce/run/g$g/output.log")"
 done
+
+# 5. The same job on a software reference (Soft-RoCE on virtio-net).
+"$CI" --rdma rxe --junit "$OUT/rxe.xml" --out "$OUT/rxe" --timeout 400 \
+	"$J/rping-pair.sh" 2 > "$OUT/rxe.log" 2>&1
+rc=$?
+cat "$OUT/rxe.log"
+[ $rc = 0 ] || { fail "rxe job: exit $rc"; why "$OUT/rxe"; }
+check_junit "$OUT/rxe.xml" 2 0 0 'dev rxe0 netdev [a-z0-9]+ mode roce gid [0-9]+ args 2'
+grep -q 'classname="e810-ci.rping-pair.sh.rxe-roce"' "$OUT/rxe.xml" || fail "rxe: the report does not name rxe"
 [ -s "$OUT/why.txt" ] && cat "$OUT/why.txt"
 pass_fail
