@@ -82,12 +82,19 @@ why() {
 }
 rm -f "$OUT/why.txt"
 
+# ci_run NAME RC WHAT ARGS...: scripts/ci ARGS with --junit $OUT/NAME.xml and
+# --out $OUT/NAME, its log printed; WHAT failed unless it exits RC.
+ci_run() {
+	local name=$1 want=$2 what=$3 rc
+	shift 3
+	"$CI" --junit "$OUT/$name.xml" --out "$OUT/$name" "$@" > "$OUT/$name.log" 2>&1
+	rc=$?
+	cat "$OUT/$name.log"
+	[ $rc = "$want" ] || { fail "$what: exit $rc, expected $want"; why "$OUT/$name"; }
+}
+
 # 1. Passing job, iWARP, with capture and artifacts.
-"$CI" --junit "$OUT/pass.xml" --artifacts "$OUT/pass-art" --pcap --out "$OUT/pass" \
-	--timeout 400 "$J/rping-pair.sh" 4 > "$OUT/pass.log" 2>&1
-rc=$?
-cat "$OUT/pass.log"
-[ $rc = 0 ] || { fail "passing job: exit $rc"; why "$OUT/pass"; }
+ci_run pass 0 "passing job" --artifacts "$OUT/pass-art" --pcap --timeout 400 "$J/rping-pair.sh" 4
 check_junit "$OUT/pass.xml" 2 0 0 'job: rping exit 0, [1-9][0-9]* verified pings'
 for g in 0 1; do
 	for f in output.log dmesg.log console.log status; do
@@ -106,11 +113,7 @@ sum=$(grep -c 'ping data' "$OUT/pass-art/g1/output.log")
 [ "$sum" -ge 4 ] || fail "g1 verified $sum pings, expected 4"
 
 # 2. A job that fails in guest 1.
-"$CI" --junit "$OUT/fail.xml" --artifacts "$OUT/fail-art" --out "$OUT/fail" --timeout 400 \
-	"$J/fail-g1.sh" > "$OUT/fail.log" 2>&1
-rc=$?
-cat "$OUT/fail.log"
-[ $rc = 1 ] || { fail "failing job: exit $rc, expected 1"; why "$OUT/fail"; }
+ci_run fail 1 "failing job" --artifacts "$OUT/fail-art" --timeout 400 "$J/fail-g1.sh"
 check_junit "$OUT/fail.xml" 2 1 0 'job: guest [01] on irdma'
 grep -q 'message="job exit 7"' "$OUT/fail.xml" || fail "the failure does not carry exit 7"
 grep -q 'failing on purpose in guest 1' "$OUT/fail.xml" || fail "the failure lacks the job's output"
@@ -119,20 +122,12 @@ grep -q 'failing on purpose in guest 1' "$OUT/fail.xml" || fail "the failure lac
 
 # 3. The infrastructure: no time to boot (a fresh boot: from a snapshot
 # the job may well start within the time).
-"$CI" --junit "$OUT/infra.xml" --out "$OUT/infra" --timeout 8 --no-snapshot "$J/fail-g1.sh" \
-	> "$OUT/infra.log" 2>&1
-rc=$?
-cat "$OUT/infra.log"
-[ $rc = 2 ] || { fail "timeout in boot: exit $rc, expected 2"; why "$OUT/infra"; }
+ci_run infra 2 "timeout in boot" --timeout 8 --no-snapshot "$J/fail-g1.sh"
 check_junit "$OUT/infra.xml" 2 0 2
 grep -q 'timeout before the job started' "$OUT/infra.xml" || fail "the error does not say timeout before the job"
 
 # 4. RoCEv2 mode.
-"$CI" --mode roce --junit "$OUT/roce.xml" --out "$OUT/roce" --timeout 400 \
-	"$J/rping-pair.sh" 2 > "$OUT/roce.log" 2>&1
-rc=$?
-cat "$OUT/roce.log"
-[ $rc = 0 ] || { fail "RoCEv2 job: exit $rc"; why "$OUT/roce"; }
+ci_run roce 0 "RoCEv2 job" --mode roce --timeout 400 "$J/rping-pair.sh" 2
 check_junit "$OUT/roce.xml" 2 0 0 'mode roce gid [0-9]+ args 2'
 grep -q 'e810-ci: device irdma[0-9] (roce)' "$OUT/roce/run/g0/output.log" || fail "roce: no RoCEv2 device line"
 # The job's own JUnit file (JUNIT_DIR) merged: per guest, its two cases.
@@ -157,11 +152,7 @@ for g in 0 1; do
 done
 
 # 5. The same job on a software reference (Soft-RoCE on virtio-net).
-"$CI" --rdma rxe --junit "$OUT/rxe.xml" --out "$OUT/rxe" --timeout 400 \
-	"$J/rping-pair.sh" 2 > "$OUT/rxe.log" 2>&1
-rc=$?
-cat "$OUT/rxe.log"
-[ $rc = 0 ] || { fail "rxe job: exit $rc"; why "$OUT/rxe"; }
+ci_run rxe 0 "rxe job" --rdma rxe --timeout 400 "$J/rping-pair.sh" 2
 check_junit "$OUT/rxe.xml" 2 0 0 'dev rxe0 netdev [a-z0-9]+ mode roce gid [0-9]+ args 2'
 grep -q 'classname="e810-ci.rping-pair.sh.rxe-roce"' "$OUT/rxe.xml" || fail "rxe: the report does not name rxe"
 [ -s "$OUT/why.txt" ] && cat "$OUT/why.txt"

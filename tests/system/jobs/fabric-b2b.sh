@@ -70,13 +70,19 @@ until ip netns exec $NS rdma link show "$dev1/1" 2>/dev/null | grep -q 'state AC
 done
 fi
 in_ns rdma link show
-in_ns timeout 300 rping -s -a "$GUEST_IP1" -C "$COUNT" -v -V -S "$SIZE" > /tmp/server.log 2>&1 &
-pid=$!
-t=0
-until in_ns rdma resource show cm_id 2>/dev/null | grep -q LISTEN || [ $t -ge 150 ]; do
-	sleep 0.2; t=$((t + 1))
-done
-sleep 1
+# serve LOG CMD...: a server on port 1 (bounded), its pid in $pid, once
+# its rdma_cm listener is there.
+serve() {
+	local log=$1 t=0
+	shift
+	in_ns timeout 300 "$@" > "$log" 2>&1 &
+	pid=$!
+	until in_ns rdma resource show cm_id 2>/dev/null | grep -q LISTEN || [ $t -ge 150 ]; do
+		sleep 0.2; t=$((t + 1))
+	done
+	sleep 1
+}
+serve /tmp/server.log rping -s -a "$GUEST_IP1" -C "$COUNT" -v -V -S "$SIZE"
 rping_client "$GUEST_IP1"
 echo "client data lines $n exit $r"
 [ "$r" = 0 ] || { rping_errors /tmp/client.log; rc=1; }
@@ -86,13 +92,7 @@ echo "server data lines $n exit $rs"
 [ "$rs" = 0 ] || { rping_errors /tmp/server.log; rc=1; }
 # perftest between the ports the same way: ib_write_bw over rdma_cm,
 # the server on port 1 (in its namespace in RoCEv2 mode).
-in_ns timeout 300 ib_write_bw -F -R -d "$dev1" -s 65536 -n 200 > /tmp/pt-server.log 2>&1 &
-pid=$!
-t=0
-until in_ns rdma resource show cm_id 2>/dev/null | grep -q LISTEN || [ $t -ge 150 ]; do
-	sleep 0.2; t=$((t + 1))
-done
-sleep 1
+serve /tmp/pt-server.log ib_write_bw -F -R -d "$dev1" -s 65536 -n 200
 r=0; timeout 300 ib_write_bw -F -R -d "$dev0" -s 65536 -n 200 "$GUEST_IP1" > /tmp/pt-client.log 2>&1 || r=$?
 rs=0; wait $pid || rs=$?
 bw=$(awk '$1 == 65536 { print $4 }' /tmp/pt-client.log | tail -1)
