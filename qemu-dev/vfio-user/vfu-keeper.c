@@ -293,8 +293,18 @@ int vfu_keeper_serve(int sock, const VfuKeep *shared, VfuKeeperStats *st)
 
     /* Then every request as it comes, until the client hangs up. */
     for (;;) {
+        struct pollfd idle = { .fd = sock, .events = POLLIN };
         uint32_t plen;
 
+        /*
+         * Wait for the next request without a bound: the socket carries
+         * the device's 5 s receive timeout (SO_RCVTIMEO, a client stalled
+         * mid-message is cut off), and a guest may leave its failed device
+         * alone for longer than that (ice's reset recovery) without having
+         * gone.
+         */
+        while (poll(&idle, 1, -1) < 0 && errno == EINTR) {
+        }
         if (!recv_all(sock, &h, sizeof(h), st)) {
             return 0;
         }
