@@ -119,6 +119,16 @@ static uint64_t e810_aq_base(E810Core *c, uint32_t bal, uint32_t bah)
     return (uint64_t)e810_reg(c, bah) << 32 | e810_reg(c, bal);
 }
 
+/* The descriptor's header fields into @cmd, no buffer read, no response. */
+static void aq_cmd_decode(E810AqCmd *cmd)
+{
+    cmd->flags = ld16(cmd->desc + AQ_DESC_FLAGS);
+    cmd->opcode = ld16(cmd->desc + AQ_DESC_OPCODE);
+    cmd->has_buf = cmd->flags & E810_AQ_FLAG_BUF;
+    cmd->buf_len = 0;
+    cmd->resp_len = -1;
+}
+
 /* Run one command already read into c->aq.cmd; returns the return code. */
 static int e810_aq_exec(E810Core *c, E810AqCmd *cmd)
 {
@@ -127,11 +137,7 @@ static int e810_aq_exec(E810Core *c, E810AqCmd *cmd)
     uint64_t buf_addr = (uint64_t)ld32(cmd->desc + AQ_DESC_ADDR_H) << 32 |
                         ld32(cmd->desc + AQ_DESC_ADDR_L);
 
-    cmd->flags = ld16(cmd->desc + AQ_DESC_FLAGS);
-    cmd->opcode = ld16(cmd->desc + AQ_DESC_OPCODE);
-    cmd->has_buf = cmd->flags & E810_AQ_FLAG_BUF;
-    cmd->buf_len = 0;
-    cmd->resp_len = -1;
+    aq_cmd_decode(cmd);
 
     if (cmd->has_buf) {
         if (datalen == 0 || datalen > E810_AQ_BUF_MAX) {
@@ -250,11 +256,7 @@ static void e810_aq_process_atq(E810Core *c)
             return;
         }
         if (rc) {
-            /* refused by the fault: not carried out */
-            cmd->flags = ld16(cmd->desc + AQ_DESC_FLAGS);
-            cmd->opcode = ld16(cmd->desc + AQ_DESC_OPCODE);
-            cmd->buf_len = 0;
-            cmd->resp_len = -1;
+            aq_cmd_decode(cmd);     /* refused by the fault: not carried out */
         } else {
             rc = e810_aq_exec(c, cmd);
         }

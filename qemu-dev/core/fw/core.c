@@ -102,10 +102,10 @@ static E810Core *res_owner(E810Core *c, unsigned res_id, uint64_t now)
         }
         r = &o->fw.core.res[res_id];
         if (now >= r->expires_ns) {
+            trace_e810_fw_resource("expired", res_id, r->access, 0);
             r->held = false;
             r->access = 0;
             o->fw.core.res_expired++;
-            trace_e810_fw_resource("expired", res_id, o->pf_id, 0);
             continue;
         }
         return o;
