@@ -9,6 +9,7 @@
 #include "qemu/osdep.h"
 #include "qemu-version.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
@@ -627,6 +628,32 @@ static const Property e810_properties[] = {
                      E810_MEM_LIMIT_DEFAULT),
 };
 
+/*
+ * e810 objects alive in this QEMU (made, not yet finalized).  After a
+ * hot-unplug and re-plug it is what the machine has, unless something
+ * still holds the old device (the hot-unplug test reads it).  Objects
+ * come and go under the BQL.
+ */
+static uint32_t e810_live;
+
+static void e810_instance_init(Object *obj)
+{
+    e810_live++;
+}
+
+static void e810_instance_finalize(Object *obj)
+{
+    e810_live--;
+}
+
+static void e810_get_live(Object *obj, Visitor *v, const char *name,
+                          void *opaque, Error **errp)
+{
+    uint32_t n = e810_live;
+
+    visit_type_uint32(v, name, &n, errp);
+}
+
 #if QEMU_VERSION_MAJOR > 10 || \
     (QEMU_VERSION_MAJOR == 10 && QEMU_VERSION_MINOR >= 1)
 static void e810_class_init(ObjectClass *klass, const void *data)
@@ -659,6 +686,10 @@ static void e810_class_init(ObjectClass *klass, void *data)
                                   e810_get_faults_injected, NULL);
     object_class_property_set_description(klass, "faults-injected",
         "the faults injected so far: SECONDS KIND A B, one a line");
+    object_class_property_add(klass, "x-live-instances", "uint32",
+                              e810_get_live, NULL, NULL, NULL);
+    object_class_property_set_description(klass, "x-live-instances",
+        "e810 devices alive in this QEMU (a leak check)");
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 
@@ -666,6 +697,8 @@ static const TypeInfo e810_info = {
     .name = TYPE_E810,
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(E810PCIState),
+    .instance_init = e810_instance_init,
+    .instance_finalize = e810_instance_finalize,
     .class_init = e810_class_init,
     .interfaces = (const InterfaceInfo[]) {
         { INTERFACE_PCIE_DEVICE },

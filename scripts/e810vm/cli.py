@@ -24,6 +24,8 @@ vm-barrier NAME (waits for every other guest), vm-monitor [-g N] HMP-COMMAND
 (e.g. "set_link n0 off"; the netdev is n0 in every guest), vm-migrate [-g N]
 (live migration, below), vm-ctl server-kill N (SIGKILL to guest N's
 e810-vfio-user with --device-backend vfio-user; its QEMU keeps running),
+vm-ctl hotplug N unplug|plug (guest N's e810 out of its PCIe slot and back:
+docs/faults.md), vm-ctl usage N (guest N's QEMU: RSS, own memory, fds),
 vm-port NAME,
 lspci (from sysfs), rdma-wait [DEV] [SECS] (waits for an active RDMA port).  /bin/sh is dash; iproute2's ip/rdma/devlink, ethtool,
 rdma-core (rping, ucmatose, ibv_*), perftest (ib_*), busybox for the rest;
@@ -106,11 +108,13 @@ e810.
 import argparse
 import datetime
 import os
+import re
 import sys
 import time
 
 from .common import BUILD, MAX_GUESTS, MODES, TOP, log, nic_of
 from .fabric import TOPOLOGIES, fabric_ids, topology
+from .hotplug import parse_hot_unplug, vfu_unplug_refused
 from .images import cached_accel, dry_image, image_dir, rdma_core_env
 from .vfu import vfu_server_default, vfu_server_find
 from .qemu import qemu_has_device, resolve_qemu
@@ -263,6 +267,13 @@ def check_args(ap, a):
                  'server for both, not there yet (docs/fabrics.md)')
     if len(a.uplink) > (2 if topology(a) == 'two-fabrics' else 1):
         ap.error('--uplink: one per switch')
+    for spec in a.fault:
+        try:
+            _, hps = parse_hot_unplug(re.sub(r'^g\d+:', '', spec))
+        except RuntimeError as e:
+            ap.error(f'--fault: {e}')
+        if hps and a.ports > 1:
+            ap.error('--fault hot-unplug: a card of one port (not with --ports 2)')
     k, total = fabric_ids(a)
     if k < 0 or total > MAX_GUESTS or total < k + a.guests:
         ap.error(f'--first-guest/--fabric-guests: the fabric\'s guests are 0 to {MAX_GUESTS - 1}, '
@@ -281,6 +292,8 @@ def check_args(ap, a):
         if a.savevm:
             log('note: --savevm with --device-backend vfio-user: savevm will be refused '
                 '(e810-vfio-user has no migration)')
+        if any('hot-unplug' in x for x in a.fault) and vfu_unplug_refused(a):
+            ap.error('--fault ' + vfu_unplug_refused(a))
         if not qemu_has_device(a.qemu, 'vfio-user-pci'):
             raise SystemExit(f'vm: {a.qemu} has no vfio-user-pci (QEMU >= 10.1 with the vfio-user '
                              'client): rebuild ours (scripts/build-qemu) or use --qemu '

@@ -11,6 +11,7 @@ import threading
 import time
 
 from .common import log, since_start
+from .hotplug import hot_plug, hot_unplug, hot_unplug_fault, parse_hot_unplug, qemu_usage
 from .jobs import arm_faults, record_injected, send_job
 from .monitor import Qmp, qemu_log_tail, qmp_hmp
 from .vfu import is_vfu, vfu_control, vfu_device_pids
@@ -71,6 +72,10 @@ class Control:
                     self.migrate(g, rest.strip(), conn)
                 elif cmd == 'server-kill':
                     self.server_kill(g, rest.strip(), conn)
+                elif cmd == 'hotplug':
+                    self.hotplug(g, rest, conn)
+                elif cmd == 'usage':
+                    self.usage(g, rest.strip(), conn)
                 elif cmd == 'ready':
                     self.on_ready(g, rest)
                 elif cmd == 'job-start':
@@ -100,14 +105,40 @@ class Control:
 
     def job_start(self, g, conn):
         """The guest's /init starts the job: its faults are armed now
-        (--fault: at= counts from here)."""
+        (--fault: at= counts from here); hot-unplug is the launcher's."""
         try:
-            arm_faults(g)
+            spec, hps = parse_hot_unplug(g.get('fault') or '')
+            arm_faults(g, spec)
         except (RuntimeError, OSError) as e:
             log(f'g{g["id"]}: the faults were not armed: {e}')
             self.reply(conn, [f'job-start: faults not armed: {e}'], 1)
             return
+        for hp in hps:
+            threading.Thread(target=hot_unplug_fault, args=(g, self.ctx, *hp, self.done),
+                             daemon=True).start()
+            log(f'g{g["id"]} fault armed: hot-unplug at {hp[0]} s, replug {hp[1]}, '
+                f'{hp[2]} time(s)')
         self.reply(conn, [], 0)
+
+    def hotplug(self, g, rest, conn):
+        """"hotplug N|self unplug|plug": guest N's e810 out of its PCIe
+        slot or back in (hotplug.py); the answer has QEMU's RSS and fd
+        count (a leak shows there)."""
+        words = rest.split()
+        if len(words) != 2 or words[1] not in ('unplug', 'plug'):
+            self.reply(conn, ['usage: hotplug N|self unplug|plug'], 2)
+            return
+        gid, t = self.target_guest(g, words[0])
+        if t is None or gid in self.done:
+            self.reply(conn, [f'hotplug: no running guest {words[0]}'], 2)
+            return
+        try:
+            msg = (hot_unplug if words[1] == 'unplug' else hot_plug)(t, self.ctx)
+            rc = 0
+        except (RuntimeError, OSError) as e:
+            msg, rc = f'hotplug: {e}', 1
+        log(f'g{g["id"]} control g{gid}: {msg}')
+        self.reply(conn, [msg], rc)
 
     def barrier(self, g, name, conn):
         with self.lock:
@@ -207,6 +238,15 @@ class Control:
             log(f'g{g["id"]} monitor g{gid}: {hmp}')
         except Exception as e:  # noqa: BLE001 - reported to the guest
             self.reply(conn, [f'monitor error: {e}'], 1)
+
+    def usage(self, g, target, conn):
+        """"usage N|self": guest N's QEMU: its RSS, its own memory (not
+        the guest's RAM) and its fd count, for a job's leak check."""
+        gid, t = self.target_guest(g, target)
+        if t is None or gid in self.done:
+            self.reply(conn, [f'usage: no running guest {target}'], 2)
+            return
+        self.reply(conn, [f'usage: g{gid} {qemu_usage(t)}'], 0)
 
     def target_guest(self, g, target):
         """"N" or "self" (the asking guest @g): (its id, the guest), or

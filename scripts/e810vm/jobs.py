@@ -53,12 +53,12 @@ def job_cpio(script, env, files):
     return b''.join(ents)
 
 
-def arm_faults(g):
-    """--fault: the guest's faults (g['fault']) armed on its e810 through
-    QMP (qom-set of the device's fault property, docs/faults.md), when
-    its /init starts the job: their at= times count from then.  Listed
-    with their time in faults.log."""
-    spec = g.get('fault')
+def arm_faults(g, spec):
+    """--fault: the guest's device faults (@spec, g['fault'] but the
+    launcher's own) armed on its e810 through QMP (qom-set of the
+    device's fault property, docs/faults.md), when its /init starts the
+    job: their at= times count from then.  Listed with their time in
+    faults.log."""
     if not spec:
         return
     if g.get('vfu'):

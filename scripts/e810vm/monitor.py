@@ -77,7 +77,10 @@ class Qmp:
                 raise RuntimeError(f'{name}: {r["error"].get("desc")}')
 
     def close(self):
-        try:
-            self.s.close()
-        except OSError:
-            pass
+        # The file holds the socket open too: QEMU would not take the
+        # next client while either is.
+        for x in (self.f, self.s):
+            try:
+                x.close()
+            except OSError:
+                pass

@@ -396,7 +396,7 @@ def wait_guests(guests, ctl, deadline, timeout):
                 rc = g['proc'].poll()
             vp = g.get('vfu_proc')
             if rc is None and vp is not None and not g.get('vfu_kill_req') and \
-                    vfu_device_died(g):
+                    not g.get('unplugged') and vfu_device_died(g):
                 # The device is gone: QEMU would wait on its socket (and the
                 # guest on its device) until the timeout.  A server that
                 # exited 0 saw its client go: QEMU is on its way out (it

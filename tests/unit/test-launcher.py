@@ -18,7 +18,7 @@ os.environ.pop('E810_KERNEL', None)
 sys.path.insert(0, sys.argv[1] if len(sys.argv) > 1 else
                 os.path.join(os.path.dirname(__file__), '..', '..', 'scripts'))
 
-from e810vm import cli, fabric, jobs, qemu, run, snapshots  # noqa: E402
+from e810vm import cli, fabric, hotplug, jobs, qemu, run, snapshots  # noqa: E402
 
 n = 0
 fails = 0
@@ -186,6 +186,28 @@ def test_net_args():
        'vfio-user: no NIC in QEMU, the vfio-user-pci device')
 
 
+def test_hot_unplug_spec():
+    spec, hps = hotplug.parse_hot_unplug('link-flap:at=2;hot-unplug:at=5:replug=2:count=3')
+    ok(spec == 'link-flap:at=2' and hps == [(5.0, 2.0, 3, 30.0)],
+       'hot-unplug is the launcher\'s: taken out of the device\'s spec')
+    ok(hotplug.parse_hot_unplug('hot-unplug:replug=never')[1] == [(0.0, None, 1, 30.0)],
+       'hot-unplug replug=never: the slot stays empty')
+    for bad in ('hot-unplug:at=x', 'hot-unplug:count=0', 'hot-unplug:count=101',
+                'hot-unplug:at=-1', 'hot-unplug:when=3', 'hot-unplug:at'):
+        try:
+            hotplug.parse_hot_unplug(bad)
+            ok(False, f'{bad}: refused')
+        except RuntimeError:
+            ok(True, f'{bad}: refused')
+    script = os.path.join(STATE, 'job.sh')
+    open(script, 'w').write('true\n')
+    ok(args('--qemu', '/bin/true', '--nic', 'e810', '--fault', 'g0:hot-unplug:count=x',
+            '--script', script) == 2, '--fault with a bad hot-unplug: refused at start')
+    ok(args('--qemu', '/bin/true', '--nic', 'e810', '--ports', '2', '--fault',
+            'hot-unplug:at=3', '--script', script) == 2,
+       '--fault hot-unplug of a two-port card: refused')
+
+
 def test_snapshot_key():
     qemu_bin = os.path.join(STATE, 'qemu')
     kern = os.path.join(STATE, 'vmlinux')
@@ -209,6 +231,7 @@ def test_snapshot_key():
 test_options()
 test_env_and_job()
 test_net_args()
+test_hot_unplug_spec()
 test_snapshot_key()
 shutil.rmtree(STATE, ignore_errors=True)
 print(f'1..{n}')

@@ -1,0 +1,215 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""A guest's e810 taken out of its PCIe slot and put back while the guest
+runs (docs/faults.md, hot-unplug): QEMU's device_del and device_add on the
+root port, and for e810-vfio-user a new server for the new device."""
+import json
+import os
+import threading
+import time
+
+from .common import log, since_start
+from .monitor import Qmp, qmp_hmp
+from .qemu import qemu_has_device
+from .vfu import start_server, stop_server
+
+# The slot's removal takes the guest's pciehp 5 s (its attention-button
+# delay), then the drivers' removal; under a loaded TCG host much more.
+UNPLUG_WAIT = 120
+
+
+def qemu_usage(g):
+    """"rss N kB own N kB fds N" of the guest's QEMU, for the leak check:
+    own counts the mappings under 256 MiB (QEMU's heap and the device's,
+    not the guest's RAM or TCG's code buffer, which the guest's own work
+    fills).  The fewest fds of a few looks (QEMU drops a monitor client
+    that just left soon after, not at once)."""
+    pid = g['proc'].pid
+    try:
+        fds = None
+        for i in range(5):
+            n = len(os.listdir(f'/proc/{pid}/fd'))
+            fds = n if fds is None else min(fds, n)
+            time.sleep(0.1)
+        rss = own = 0
+        size = 0
+        with open(f'/proc/{pid}/smaps') as f:
+            for line in f:
+                if line.startswith('Size:'):
+                    size = int(line.split()[1])
+                elif line.startswith('Rss:'):
+                    kb = int(line.split()[1])
+                    rss += kb
+                    if size < 256 << 10:
+                        own += kb
+    except (OSError, ValueError, IndexError):
+        return 'qemu rss ? kB own ? kB fds ?'
+    return f'qemu rss {rss} kB own {own} kB fds {fds}' + live_e810s(g)
+
+
+def live_e810s(g):
+    """" e810s N": the e810 objects alive in the guest's QEMU (the
+    device's x-live-instances), with its e810 in the slot; an old one
+    still alive after a re-plug is a leak.  Empty out of process."""
+    if g.get('vfu') or g['nic'] != 'e810' or g.get('unplugged'):
+        return ''
+    try:
+        q = Qmp(g['qmp'], timeout=30, proc=g.get('proc'))
+        try:
+            return f' e810s {q.cmd("qom-get", {"path": "nic0", "property": "x-live-instances"})}'
+        finally:
+            q.close()
+    except (RuntimeError, OSError) as e:
+        return f' e810s ? ({e})'
+
+
+def nic_present(g):
+    """nic0 is still one of the guest's devices (a short QMP visit: the
+    monitor takes one client at a time)."""
+    q = Qmp(g['qmp'], timeout=30, proc=g.get('proc'))
+    try:
+        return any(x.get('name') == 'nic0' for x in
+                   q.cmd('qom-list', {'path': '/machine/peripheral'}))
+    finally:
+        q.close()
+
+
+def vfu_unplug_refused(a):
+    """Why this run's QEMU cannot take a vfio-user device out, or None.
+    QEMU 10.1 to 11.0 abort when vfio-user-pci is unplugged (its finalize
+    takes the MSI-X PBA out of a BAR that no longer holds it); the QEMU
+    built here carries the fix (qemu-dev/overlay/apply, step 8), a stock
+    one (no e810 device of its own) does not."""
+    if getattr(a, 'device_backend', 'qemu') != 'vfio-user' or qemu_has_device(a.qemu, 'e810'):
+        return None
+    return ('hot-unplug of a vfio-user device: this QEMU\'s vfio-user-pci aborts when '
+            'unplugged (QEMU 10.1-11.0); the QEMU built here carries the fix')
+
+
+def hot_unplug(g, ctx):
+    """Takes guest @g's e810 out of its slot: QEMU's device_del (the
+    slot's attention button: the guest's pciehp removes ice and irdma
+    and powers the slot off, and QEMU then drops the device), waited for.
+    The answer line for the guest or the log."""
+    a = ctx[0]
+    if g['nic'] != 'e810':
+        raise RuntimeError(f'g{g["id"]} has no e810')
+    if getattr(a, 'ports', 1) > 1:
+        raise RuntimeError('hot-unplug of a two-port card (--ports 2) is not supported')
+    if g.get('vfu') and vfu_unplug_refused(a):
+        raise RuntimeError(vfu_unplug_refused(a))
+    with g.setdefault('hp_lock', threading.Lock()):
+        if g.get('unplugged'):
+            raise RuntimeError(f'g{g["id"]}: nic0 is already out')
+        before = qemu_usage(g)
+        # Its server ends with its client: not a device that died.
+        g['unplugged'] = True
+        t0 = time.time()
+        q = Qmp(g['qmp'], timeout=30, proc=g.get('proc'))
+        try:
+            q.cmd('device_del', {'id': 'nic0'})
+        except RuntimeError:
+            g['unplugged'] = False
+            raise
+        finally:
+            q.close()
+        while nic_present(g):
+            if time.time() - t0 > UNPLUG_WAIT:
+                raise RuntimeError(f'g{g["id"]}: nic0 still in its slot after {UNPLUG_WAIT} s '
+                                   '(the guest did not power the slot off)')
+            time.sleep(0.5)
+        if g.get('vfu'):
+            stop_server(g, grace=10)
+        return (f'hotplug: g{g["id"]} nic0 out after {time.time() - t0:.1f} s; '
+                f'before: {before}; after: {qemu_usage(g)}')
+
+
+def hot_plug(g, ctx):
+    """Puts guest @g's e810 back into its slot (device_add, as the
+    launcher first added it; for e810-vfio-user a new server first): the
+    guest's pciehp sees it and ice probes it.  The answer line."""
+    a, sockdir = ctx[0], ctx[3]
+    with g.setdefault('hp_lock', threading.Lock()):
+        if not g.get('unplugged'):
+            raise RuntimeError(f'g{g["id"]}: nic0 is in its slot')
+        if g.get('vfu'):
+            start_server(a, g, sockdir, time.time() + 30)
+            dev = {'driver': 'vfio-user-pci', 'socket': {'type': 'unix', 'path': g['vfu_sock']},
+                   'bus': 'rp0', 'id': 'nic0'}
+            q = Qmp(g['qmp'], timeout=30, proc=g.get('proc'))
+            try:
+                q.cmd('device_add', dev)
+            finally:
+                q.close()
+        else:
+            # HMP's device_add takes the -device string as the command
+            # line had it (a.nic_opts too).
+            dev = f'e810,bus=rp0,netdev=n0,mac={g["mac"]},id=nic0'
+            if a.nic_opts:
+                dev += ',' + a.nic_opts
+            out = qmp_hmp(g['qmp'], 'device_add ' + dev, timeout=30)
+            if out.strip():
+                raise RuntimeError(f'device_add: {out.strip()}')
+        g['unplugged'] = False
+        g.pop('vfu_gone', None)
+        return f'hotplug: g{g["id"]} nic0 back; {qemu_usage(g)}'
+
+
+def parse_hot_unplug(spec):
+    """The launcher's own fault kinds out of a --fault spec: (the spec
+    left for the device, [(at, replug, count, period)...])."""
+    dev, hp = [], []
+    for f in [x for x in spec.split(';') if x.strip()]:
+        kind, *kvs = f.strip().split(':')
+        if kind != 'hot-unplug':
+            dev.append(f)
+            continue
+        kv = {'at': '0', 'replug': '5', 'count': '1', 'period': '30'}
+        for x in kvs:
+            k, sep, v = x.partition('=')
+            if not sep or k not in kv:
+                raise RuntimeError(f'hot-unplug: unknown parameter "{x}" '
+                                   '(at=S replug=S|never count=N period=S)')
+            kv[k] = v
+        try:
+            replug = None if kv['replug'] == 'never' else float(kv['replug'])
+            one = (float(kv['at']), replug, int(kv['count']), float(kv['period']))
+        except ValueError:
+            raise RuntimeError(f'hot-unplug: not a number in "{f}"') from None
+        if one[0] < 0 or (replug is not None and replug < 0) or not 1 <= one[2] <= 100 \
+                or one[3] < 0:
+            raise RuntimeError(f'hot-unplug: out of range in "{f}"')
+        hp.append(one)
+    return ';'.join(dev), hp
+
+
+def fault_line(g, text):
+    with open(os.path.join(g['dir'], 'faults.log'), 'a') as f:
+        f.write(f'{time.strftime("%H:%M:%S")} {since_start()} {text}\n')
+
+
+def hot_unplug_fault(g, ctx, at, replug, count, period, done):
+    """--fault hot-unplug: @count times, the slot emptied (the first @at s
+    after the job started, then @period s after each re-plug) and filled
+    again @replug s later (never if None).  Each step in faults.log."""
+    time.sleep(at)
+    for i in range(count):
+        if i:
+            time.sleep(period)
+        if g['id'] in done:
+            return
+        try:
+            msg = hot_unplug(g, ctx)
+            fault_line(g, f'injected hot-unplug {msg}')
+            log(msg)
+            if replug is None:
+                return
+            time.sleep(replug)
+            if g['id'] in done:
+                return
+            msg = hot_plug(g, ctx)
+            fault_line(g, f'injected hot-plug {msg}')
+            log(msg)
+        except (RuntimeError, OSError, json.JSONDecodeError) as e:
+            fault_line(g, f'hot-unplug failed: {e}')
+            log(f'g{g["id"]} hot-unplug failed: {e}')
+            return

@@ -1,0 +1,94 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# soak.sh: the guest side of tests/system/soak.sh.  For SOAK seconds guest
+# 1 (NVMe/RDMA host, rdma_cm clients) runs a verified random-write fio on
+# guest 0's NVMe/RDMA target and, beside it, rounds of a verified rping
+# and of ib_write_bw against servers on guest 0, while guest 0's card
+# takes random faults (the host's --fault random:...).  Guest 0 keeps its
+# servers up (each is started again when it ends) and re-creates its
+# NVMe/RDMA port whenever irdma comes back as a new device (nvmet-rdma
+# drops its listener with the old one).  Every round says when it ran and
+# whether it passed; at the end fio's verdict, a 32 MiB pattern compared
+# on both sides, and guest 0's QEMU measured at the start and the end
+# (vm-ctl usage).
+. /job/files/lib.sh
+. /job/files/nvmeof
+up || exit 1
+SOAK=${SOAK:-1800}
+mark() { echo "soak: $*" > /dev/kmsg; echo "$(uptime_s) $*"; }
+dev_index() {
+	rdma dev show 2>/dev/null | sed -n 's/^\([0-9]*\): irdma.*/\1/p' | head -1
+}
+rc=0
+if [ "$GUEST_ID" = 0 ]; then
+	nvmet_setup rdma "$GUEST_IP" 256 || { echo "target setup failed"; vm-barrier up; exit 1; }
+	# Servers for the peer's rounds, again whenever one ends (a round
+	# done, or its device gone under it).
+	( while [ ! -e /tmp/stop ]; do
+		timeout 300 rping -s -a "$GUEST_IP" -C 100 -v -V -S 4096 > /tmp/rping-s.log 2>&1
+		sleep 0.2
+	done ) &
+	( while [ ! -e /tmp/stop ]; do
+		d=$(rdma_active 5) && timeout 120 ib_write_bw -F -R -d "$d" -s 65536 -D 3 > /tmp/bw-s.log 2>&1
+		sleep 0.2
+	done ) &
+	( vm-barrier done; touch /tmp/stop ) &
+	vm-barrier up
+	idx=$(dev_index)
+	while [ ! -e /tmp/stop ]; do
+		i=$(dev_index)
+		if [ -n "$i" ] && [ "$i" != "$idx" ] && rdma_active 1 > /dev/null 2>&1; then
+			mark "irdma back as a new device: index $idx -> $i"
+			nvmet_port_del
+			if nvmet_port_add; then mark "port re-created"; else mark "port re-add failed"; rc=1; fi
+			idx=$i
+		fi
+		sleep 1
+	done
+	echo "target md5 $(dd if=/dev/ram0 bs=1M skip=128 count=32 2>/dev/null | md5sum | cut -d' ' -f1)"
+	vm-barrier compared
+	nvmet_teardown
+	exit $rc
+fi
+vm-barrier up
+nvme_connect rdma "$PEER_IP" --reconnect-delay=1 --ctrl-loss-tmo=600 || { echo "connect failed"; vm-barrier done; exit 1; }
+ctrl=$(nvme_ctrl)
+echo "connected: $ctrl $NVME_DEV"
+vm-ctl usage 0 | sed 's/^/start: /'
+fio --name=soak --filename=/dev/$NVME_DEV --ioengine=libaio --direct=1 --group_reporting \
+	--minimal --numjobs=2 --rw=randwrite --bs=4k --iodepth=8 --size=16M \
+	--offset_increment=16M --time_based --runtime="$SOAK" \
+	--verify=crc32c --verify_backlog=256 --verify_fatal=1 > /tmp/fio.soak 2>&1 &
+fpid=$!
+t0=$(uptime_s)
+k=0
+while [ "$(awk -v a="$t0" -v b="$(uptime_s)" -v s="$SOAK" 'BEGIN { print (b - a < s) }')" = 1 ]; do
+	k=$((k + 1))
+	r=0
+	timeout 120 rping -c -a "$PEER_IP" -C 100 -v -V -S 4096 > /tmp/rping-c.log 2>&1 || r=$?
+	n=$(grep -c '^ping data: rdma-ping-' /tmp/rping-c.log)
+	rping_teardown_race /tmp/rping-c.log 100 && [ "$n" = 100 ] && r=0
+	[ "$n" = 100 ] || [ $r != 0 ] || r=1
+	echo "round $k rping at $(since "$t0"): $([ $r = 0 ] && echo ok || echo "failed ($r, $n pings)")"
+	[ $r = 0 ] || sleep 2
+	r=0
+	d=$(rdma_active 5) && timeout 60 ib_write_bw -F -R -d "$d" -s 65536 -D 3 "$PEER_IP" > /tmp/bw-c.log 2>&1 || r=$?
+	[ -n "$d" ] || r=1
+	echo "round $k write_bw at $(since "$t0"): $([ $r = 0 ] && echo "ok $(awk '$1 == 65536 { print $4 " MB/s" }' /tmp/bw-c.log)" || echo "failed ($r)")"
+	[ $r = 0 ] || sleep 2
+done
+r=0; wait $fpid || r=$?
+echo "fio soak exit $r: $(grep '^3;' /tmp/fio.soak | cut -d';' -f3-9,47-49)"
+grep -v '^3;' /tmp/fio.soak | head -5
+[ $r = 0 ] || rc=1
+echo "controller $(cat /sys/class/nvme/$ctrl/state 2>/dev/null)"
+dd if=/dev/urandom of=/tmp/pattern bs=1M count=32 2>/dev/null
+echo "pattern md5 $(md5sum < /tmp/pattern | cut -d' ' -f1)"
+dd if=/tmp/pattern of=/dev/$NVME_DEV bs=1M seek=128 conv=fsync 2>/dev/null || { echo "dd write failed"; rc=1; }
+echo 3 > /proc/sys/vm/drop_caches
+echo "readback md5 $(dd if=/dev/$NVME_DEV bs=1M skip=128 count=32 2>/dev/null | md5sum | cut -d' ' -f1)"
+nvme_disconnect && echo "disconnected" || { echo "disconnect failed"; rc=1; }
+vm-ctl usage 0 | sed 's/^/end: /'
+vm-barrier done
+vm-barrier compared
+exit $rc
