@@ -32,26 +32,42 @@ if [ "$GUEST_ID" = 0 ]; then
 		d=$(rdma_active 5) && timeout 120 ib_write_bw -F -R -d "$d" -s 65536 -D 3 > /tmp/bw-s.log 2>&1
 		sleep 0.2
 	done ) &
-	( vm-barrier done; touch /tmp/stop ) &
 	vm-barrier up
 	idx=$(dev_index)
-	while [ ! -e /tmp/stop ]; do
+	# Until the host says it is done (its address 10.0.0.201 answers: one
+	# guest's barriers go through one port, so none may wait here).
+	j=0
+	while :; do
+		j=$((j + 1))
+		if [ $((j % 5)) = 0 ] && ping -c 1 -W 1 10.0.0.201 > /dev/null 2>&1; then
+			touch /tmp/stop
+			break
+		fi
 		i=$(dev_index)
 		if [ -n "$i" ] && [ "$i" != "$idx" ] && rdma_active 1 > /dev/null 2>&1; then
 			mark "irdma back as a new device: index $idx -> $i"
+			# A server whose device went may wait on it for good
+			# (ib_write_bw does): its loop starts a new one.
+			pkill -x ib_write_bw; pkill -x rping
 			nvmet_port_del
 			if nvmet_port_add; then mark "port re-created"; else mark "port re-add failed"; rc=1; fi
 			idx=$i
 		fi
 		sleep 1
 	done
+	vm-barrier done
 	echo "target md5 $(dd if=/dev/ram0 bs=1M skip=128 count=32 2>/dev/null | md5sum | cut -d' ' -f1)"
 	vm-barrier compared
 	nvmet_teardown
 	exit $rc
 fi
 vm-barrier up
-nvme_connect rdma "$PEER_IP" --reconnect-delay=1 --ctrl-loss-tmo=600 || { echo "connect failed"; vm-barrier done; exit 1; }
+# done_addr: tells guest 0 the rounds are over (see there).
+done_addr() {
+	ip addr add 10.0.0.201/32 dev "$(rdma_netdev)" || echo "done address not added"
+}
+nvme_connect rdma "$PEER_IP" --reconnect-delay=1 --ctrl-loss-tmo=600 ||
+	{ echo "connect failed"; done_addr; vm-barrier done; exit 1; }
 ctrl=$(nvme_ctrl)
 echo "connected: $ctrl $NVME_DEV"
 vm-ctl usage 0 | sed 's/^/start: /'
@@ -69,12 +85,12 @@ while [ "$(awk -v a="$t0" -v b="$(uptime_s)" -v s="$SOAK" 'BEGIN { print (b - a 
 	n=$(grep -c '^ping data: rdma-ping-' /tmp/rping-c.log)
 	rping_teardown_race /tmp/rping-c.log 100 && [ "$n" = 100 ] && r=0
 	[ "$n" = 100 ] || [ $r != 0 ] || r=1
-	echo "round $k rping at $(since "$t0"): $([ $r = 0 ] && echo ok || echo "failed ($r, $n pings)")"
+	echo "round $k rping at $(since "$t0"): $([ $r = 0 ] && echo ok || echo "failed ($r, $n pings): $(rping_errors /tmp/rping-c.log | tail -1)")"
 	[ $r = 0 ] || sleep 2
 	r=0
 	d=$(rdma_active 5) && timeout 60 ib_write_bw -F -R -d "$d" -s 65536 -D 3 "$PEER_IP" > /tmp/bw-c.log 2>&1 || r=$?
 	[ -n "$d" ] || r=1
-	echo "round $k write_bw at $(since "$t0"): $([ $r = 0 ] && echo "ok $(awk '$1 == 65536 { print $4 " MB/s" }' /tmp/bw-c.log)" || echo "failed ($r)")"
+	echo "round $k write_bw at $(since "$t0"): $([ $r = 0 ] && echo "ok $(awk '$1 == 65536 { print $4 " MB/s" }' /tmp/bw-c.log)" || echo "failed ($r): $(grep -v '^ *$' /tmp/bw-c.log | tail -1 | cut -c1-100)")"
 	[ $r = 0 ] || sleep 2
 done
 r=0; wait $fpid || r=$?
@@ -89,6 +105,7 @@ echo 3 > /proc/sys/vm/drop_caches
 echo "readback md5 $(dd if=/dev/$NVME_DEV bs=1M skip=128 count=32 2>/dev/null | md5sum | cut -d' ' -f1)"
 nvme_disconnect && echo "disconnected" || { echo "disconnect failed"; rc=1; }
 vm-ctl usage 0 | sed 's/^/end: /'
+done_addr
 vm-barrier done
 vm-barrier compared
 exit $rc
