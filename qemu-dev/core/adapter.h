@@ -24,7 +24,7 @@ typedef struct E810Adapter {
      * A core or global reset under way (e810.c): every function was warned
      * (PFINT_OICR.GRST, GLGEN_RSTAT busy); @by's timer carries it out once
      * every function's driver has shut its admin queue, or at @deadline
-     * (GLGEN_RSTCTL.GRSTDEL after the warning).
+     * (GLGEN_RSTCTL.GRSTDEL after the warning, 10 s at least: e810.c).
      */
     bool resetting;
     uint8_t reset_type;         /* E810ResetType */

@@ -81,6 +81,16 @@ void e810_core_reset(E810Core *c, E810ResetType type)
 
 /* While an adapter reset waits, how often the device looks at the drivers. */
 #define ADAPTER_RESET_POLL_NS   10000000ll
+/*
+ * The longest the model waits for the drivers after the warning.  The
+ * card waits GLGEN_RSTCTL.GRSTDEL (0.8 s), room enough for software on a
+ * real CPU; an emulated guest may need many times that to tear irdma
+ * down (seen: over 0.8 s for nvmet-rdma's queues under a loaded TCG
+ * host, and irdma's CQP ops then time out).  A driver that answers is
+ * never kept waiting: the reset comes as soon as every admin queue is
+ * shut.
+ */
+#define ADAPTER_RESET_GRACE_NS  10000000000ll
 
 /* Runs @fn on every function of @c's card: @c as it is (the caller is in
  * its entry point), every other one inside an entry of its own. */
@@ -147,13 +157,15 @@ static void adapter_reset_finish(E810Core *c)
  * GLGEN_RSTCTL.GRSTDEL after its warning; the model resets as soon as
  * every function's driver has shut its admin queue (each is then done
  * with the device: irdma's teardown ran while the engine still answered),
- * and at that delay at the latest.  A reset asked for while one is under
- * way joins it.
+ * and at the longer of that delay and ADAPTER_RESET_GRACE_NS at the
+ * latest.  A reset asked for while one is under way joins it.
  */
 static void adapter_reset_start(E810Core *c, E810ResetType type)
 {
     E810Adapter *a = c->adapter;
     int64_t now = e810_now(c);
+    int64_t grstdel = (int64_t)(e810_reg(c, GLGEN_RSTCTL) &
+                                GLGEN_RSTCTL_GRSTDEL_M) * 100000000;
 
     if (a->resetting) {
         trace_e810_adapter_reset("joined", type, c->pf_id);
@@ -162,8 +174,9 @@ static void adapter_reset_start(E810Core *c, E810ResetType type)
     a->resetting = true;
     a->reset_type = type;
     a->reset_by = c;
-    a->reset_deadline = now + (int64_t)(e810_reg(c, GLGEN_RSTCTL) &
-                                        GLGEN_RSTCTL_GRSTDEL_M) * 100000000;
+    a->reset_deadline = now + (grstdel > ADAPTER_RESET_GRACE_NS ?
+                               grstdel : ADAPTER_RESET_GRACE_NS);
+
     adapter_each(c, "adapter reset", adapter_warn);
     if (!c->reset_timer) {
         adapter_reset_finish(c);        /* a host without timers */

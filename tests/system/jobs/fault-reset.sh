@@ -13,21 +13,6 @@ up || exit 1
 COUNT=${COUNT:-10}
 SIZES=4096
 
-# mode: the transport of the ACTIVE RDMA device (iWARP or RoCE).
-mode() {
-	case "$(cat /sys/class/infiniband/$(rdma_active 5)/node_type 2>/dev/null)" in
-	*RNIC*) echo iWARP ;;
-	*CA*) echo RoCE ;;
-	*) echo none ;;
-	esac
-}
-
-# dev_index: ib_core's index of the RDMA device (a new one at each
-# registration).
-dev_index() {
-	rdma dev show 2>/dev/null | sed -n 's/^\([0-9]*\): irdma.*/\1/p' | head -1
-}
-
 # after_reset NAME: wait (bounded) for irdma to come back as a new device,
 # ACTIVE, and report it.
 after_reset() {

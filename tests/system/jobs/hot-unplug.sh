@@ -14,15 +14,6 @@ CYCLES=${CYCLES:-3}
 COUNT=${COUNT:-10}
 SIZES=4096
 
-# mode: the transport of the ACTIVE RDMA device (iWARP or RoCE).
-mode() {
-	case "$(cat /sys/class/infiniband/$(rdma_active 5)/node_type 2>/dev/null)" in
-	*RNIC*) echo iWARP ;;
-	*CA*) echo RoCE ;;
-	*) echo none ;;
-	esac
-}
-
 # e810_fn: the PCI function of the card (empty when the slot is empty).
 e810_fn() {
 	for d in /sys/bus/pci/devices/*; do

@@ -40,6 +40,21 @@ rdma_active() {
 	rdma-wait '*' "${1:-30}"
 }
 
+# mode: the transport of the ACTIVE RDMA device (iWARP or RoCE; none).
+mode() {
+	case "$(cat /sys/class/infiniband/$(rdma_active 5)/node_type 2>/dev/null)" in
+	*RNIC*) echo iWARP ;;
+	*CA*) echo RoCE ;;
+	*) echo none ;;
+	esac
+}
+
+# dev_index: ib_core's index of the irdma device (a new one at each
+# registration: after a reset or a re-plug).
+dev_index() {
+	rdma dev show 2>/dev/null | sed -n 's/^\([0-9]*\): irdma.*/\1/p' | head -1
+}
+
 # rdma_netdev: the netdev under the first ACTIVE RDMA link.
 rdma_netdev() {
 	rdma link show | awk '/state ACTIVE/ { for (i = 1; i < NF; i++) if ($i == "netdev") print $(i + 1); exit }'

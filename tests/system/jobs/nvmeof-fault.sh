@@ -15,9 +15,6 @@
 sh /job/files/bringup || exit 1
 RUNTIME=${RUNTIME:-40}
 mark() { echo "nvmeof-test: $*" > /dev/kmsg; echo "== $*"; }
-dev_index() {
-	rdma dev show 2>/dev/null | sed -n 's/^\([0-9]*\): irdma.*/\1/p' | head -1
-}
 rc=0
 if [ $GUEST_ID = 0 ]; then
 	nvmet_setup rdma $GUEST_IP 256 || { echo "target setup failed"; vm-barrier up; exit 1; }
@@ -68,11 +65,7 @@ grep -v '^3;' /tmp/fio.faults | head -5
 [ $r = 0 ] || rc=1
 echo "controller $(cat /sys/class/nvme/$ctrl/state 2>/dev/null)"
 vm-barrier io-done
-dd if=/dev/urandom of=/tmp/pattern bs=1M count=32 2>/dev/null
-echo "pattern md5 $(md5sum < /tmp/pattern | cut -d' ' -f1)"
-dd if=/tmp/pattern of=/dev/$NVME_DEV bs=1M seek=128 conv=fsync 2>/dev/null || { echo "dd write failed"; rc=1; }
-echo 3 > /proc/sys/vm/drop_caches
-echo "readback md5 $(dd if=/dev/$NVME_DEV bs=1M skip=128 count=32 2>/dev/null | md5sum | cut -d' ' -f1)"
+nvme_pattern 32 128 || rc=1
 vm-barrier written
 vm-barrier compared
 nvme_disconnect && echo "disconnected" || { echo "disconnect failed"; rc=1; }

@@ -81,12 +81,7 @@ echo "fio reset exit $r: $(grep '^3;' /tmp/fio.reset | cut -d';' -f3-9,47-49)"
 grep -v '^3;' /tmp/fio.reset | head -5
 [ $r = 0 ] || rc=1
 mark "controller reset done"
-dd if=/dev/urandom of=/tmp/pattern bs=1M count=64 2>/dev/null
-echo "pattern md5 $(md5sum < /tmp/pattern | cut -d' ' -f1)"
-dd if=/tmp/pattern of=/dev/$NVME_DEV bs=1M seek=160 conv=fsync 2>/dev/null || { echo "dd write failed"; rc=1; }
-echo 3 > /proc/sys/vm/drop_caches
-echo "readback md5 $(dd if=/dev/$NVME_DEV bs=1M skip=160 count=64 2>/dev/null | md5sum | cut -d' ' -f1)"
-rm -f /tmp/pattern
+nvme_pattern 64 160 || rc=1
 vm-barrier written
 vm-barrier compared
 nvme_disconnect && echo "disconnected" || { echo "disconnect failed"; rc=1; }

@@ -16,8 +16,12 @@
 up || exit 1
 SOAK=${SOAK:-1800}
 mark() { echo "soak: $*" > /dev/kmsg; echo "$(uptime_s) $*"; }
-dev_index() {
-	rdma dev show 2>/dev/null | sed -n 's/^\([0-9]*\): irdma.*/\1/p' | head -1
+# stop_servers: ends the servers of the rounds (the image has no pkill).
+stop_servers() {
+	for p in /proc/[0-9]*; do
+		read -r c < "$p/comm" 2>/dev/null || continue
+		case "$c" in ib_write_bw|rping) kill "${p#/proc/}" 2>/dev/null ;; esac
+	done
 }
 rc=0
 if [ "$GUEST_ID" = 0 ]; then
@@ -48,7 +52,7 @@ if [ "$GUEST_ID" = 0 ]; then
 			mark "irdma back as a new device: index $idx -> $i"
 			# A server whose device went may wait on it for good
 			# (ib_write_bw does): its loop starts a new one.
-			pkill -x ib_write_bw; pkill -x rping
+			stop_servers
 			nvmet_port_del
 			if nvmet_port_add; then mark "port re-created"; else mark "port re-add failed"; rc=1; fi
 			idx=$i
@@ -98,11 +102,7 @@ echo "fio soak exit $r: $(grep '^3;' /tmp/fio.soak | cut -d';' -f3-9,47-49)"
 grep -v '^3;' /tmp/fio.soak | head -5
 [ $r = 0 ] || rc=1
 echo "controller $(cat /sys/class/nvme/$ctrl/state 2>/dev/null)"
-dd if=/dev/urandom of=/tmp/pattern bs=1M count=32 2>/dev/null
-echo "pattern md5 $(md5sum < /tmp/pattern | cut -d' ' -f1)"
-dd if=/tmp/pattern of=/dev/$NVME_DEV bs=1M seek=128 conv=fsync 2>/dev/null || { echo "dd write failed"; rc=1; }
-echo 3 > /proc/sys/vm/drop_caches
-echo "readback md5 $(dd if=/dev/$NVME_DEV bs=1M skip=128 count=32 2>/dev/null | md5sum | cut -d' ' -f1)"
+nvme_pattern 32 128 || rc=1
 nvme_disconnect && echo "disconnected" || { echo "disconnect failed"; rc=1; }
 vm-ctl usage 0 | sed 's/^/end: /'
 done_addr
