@@ -16,9 +16,10 @@ set -u
 RESET_FILTER_LINE='ice [0-9a-f:.]+: Failed to  disable RDMA filtering$'
 # A link down for 2 s outlasts an iWARP connection's retransmissions as
 # irdma sets them up (RTOMIN 5 ms doubling, REXMIT_THRESH 8: ~1.3 s), so
-# on the host the flap may end a queue's connection with "LLP too many
-# retries" (AE 0x050a), as on the card; nvme-rdma then recovers.  That AE
-# only, and only after the flap.
+# the flap may end a queue's connection with "LLP too many retries" (AE
+# 0x050a) on whichever side was sending (the host, or the target when it
+# was returning data), as on the card; nvme-rdma then recovers.  That AE
+# only, and only after the flap (each guest marks it in its log).
 FLAP_AE='irdma[0-9]+: abnormal ae_id = 0x50a bool qp=1 qp_id = [0-9]+, ae_src=0$'
 for MODE in ${MODES:-roce iwarp}; do
 	vm_job nvmeof-fault --guests 2 --nic e810 --mem 1024 --extras --mode "$MODE" \

@@ -20,6 +20,8 @@ if [ $GUEST_ID = 0 ]; then
 	nvmet_setup rdma $GUEST_IP 256 || { echo "target setup failed"; vm-barrier up; exit 1; }
 	vm-barrier up
 	vm-barrier io-running
+	# The host's link flaps now: this side's connections see it too.
+	mark "link flap (the host's)"
 	vm-barrier flapped
 	sleep 2
 	idx=$(dev_index)
