@@ -28,6 +28,12 @@ run_pair rping2 "rping -s -a $GUEST_IP -C 20 -v -V -S 65535" "rping -c -a $PEER_
 echo "rping2 data lines $(grep -c 'ping data: rdma-ping-' /tmp/rping2.log)"
 # Hot-unplug of guest 1's e810 while its frames wait in a stalled backend.
 wb="ib_write_bw -F -R -d $IBDEV -s 65536 -n 100000"
+# out_octets: the bytes the RDMA device has sent (its ip4OutOctets).
+out_octets() {
+	v=$(rdma statistic show link "$IBDEV/1" |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "ip4OutOctets") print $(i + 1) }')
+	echo "${v:-0}"
+}
 if [ "$GUEST_ID" = 0 ]; then
 	timeout 120 $wb > /tmp/unplug.log 2>&1 &
 	pid=$!
@@ -41,8 +47,16 @@ if [ "$GUEST_ID" = 0 ]; then
 	echo "unplug: server ended"
 else
 	vm-barrier listen-unplug || exit 1
+	out0=$(out_octets)
 	timeout 120 $wb $PEER_IP > /tmp/unplug.log 2>&1 &
-	sleep 3
+	# Stop the peer with data in flight, however long the connection
+	# takes to come up under ASan (a fixed 3 s once stopped it before
+	# any: nothing was held for the purge).
+	i=0
+	while [ $(( $(out_octets) - out0 )) -lt 8388608 ] && [ $i -lt 1200 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	echo "unplug: $(( ($(out_octets) - out0) >> 20 )) MiB sent before the stop"
 	vm-monitor -g 0 stop >/dev/null && echo "unplug: peer stopped"
 	sleep 2
 	bdf=
