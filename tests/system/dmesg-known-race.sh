@@ -1,13 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Self-test of assert_clean_dmesg's one tolerated kernel warning, irdma's
-# CCQ unload race (docs/kernels.md, "Known driver races"), on canned guest
-# logs (no guest is booted).  The warning passes only with the device's
+# Self-test of the two driver races the checks tolerate, on canned guest
+# logs (no guest is booted).  First assert_clean_dmesg's one tolerated
+# kernel warning, irdma's CCQ unload race (docs/kernels.md, "Known driver
+# races").  The warning passes only with the device's
 # witness (e810_rdma_ccq_overconsumed in the guest's QEMU trace).  It fails
 # without the witness, next to any other warning, and when the trace does
 # not start in irdma_cleanup_pending_cqp_op.  The 6.1 block is the one the
 # race leaves (6.1, TCG); the 7.3 one has 7.3's WARNING line.
+# Then ib_core's race at unregistration (ib_unreg_race, vm_run): "ib_query_port
+# failed (-19)" passes only inside a stretch the job marked (jobs/lib.sh
+# unreg_begin/unreg_end), with the log as written kept in dmesg.raw.log.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -74,4 +78,36 @@ case_ 'underflow elsewhere' fail 1 < <(race_block 6.1 |
 	sed 's/irdma_cleanup_pending_cqp_op+/irdma_other_cleanup+/')
 case_ 'block without its end' fail 1 < <(race_block 6.1 | sed '/---\[ end trace/d')
 case_ 'clean log' pass 0 < <(echo '[    1.000000] nothing wrong')
+
+# ucase NAME EXPECT(pass|fail) [kept]: the canned dmesg on stdin through
+# vm_run's ib_unreg_race, then assert_rdma_dmesg; with "kept" the log must
+# be left as written.
+IB_LINE='[   23.612345] infiniband irdma0: ib_query_port failed (-19)'
+BEGIN_MARK='[   23.100000] e810-test: irdma unregistration expected (rmmod irdma)'
+END_MARK='[   23.900000] e810-test: irdma unregistration over'
+ucase() {
+	local n=${#FAILS[@]} d=$OUT/run/g0
+	mkdir -p "$d"
+	{ echo '[    0.000000] Linux version 6.12.0-1-amd64'; cat; echo '[   30.000000] done'; } > "$d/dmesg.log"
+	cp "$d/dmesg.log" "$d/written"
+	ib_unreg_race "$d" 2>/dev/null
+	assert_rdma_dmesg 0
+	if [ "$2" = pass ]; then
+		[ ${#FAILS[@]} = "$n" ] || { FAILS=("${FAILS[@]:0:n}"); fail "$1: failed, should pass"; return; }
+		cmp -s "$d/written" "$d/dmesg.raw.log" || { fail "$1: dmesg.raw.log is not the log as written"; return; }
+	else
+		[ ${#FAILS[@]} -gt "$n" ] || { fail "$1: passed, should fail"; return; }
+		FAILS=("${FAILS[@]:0:n}")
+		[ "${3:-}" != kept ] || cmp -s "$d/written" "$d/dmesg.log" ||
+			{ fail "$1: the log was changed"; return; }
+	fi
+	echo "$1: ok"
+}
+ucase 'ib_query_port -19 while irdma unregisters' pass < <(printf '%s\n' "$BEGIN_MARK" "$IB_LINE" "$END_MARK")
+ucase 'ib_query_port -19 in a stretch left open' pass < <(printf '%s\n' "$BEGIN_MARK" "$IB_LINE")
+ucase 'ib_query_port -19 unmarked' fail kept < <(printf '%s\n' "$IB_LINE")
+ucase 'ib_query_port -19 after the stretch' fail kept < <(printf '%s\n' "$BEGIN_MARK" "$END_MARK" "$IB_LINE")
+ucase 'ib_query_port -22 while irdma unregisters' fail kept < <(printf '%s\n' "$BEGIN_MARK" "${IB_LINE/-19/-22}" "$END_MARK")
+ucase 'another irdma failure while it unregisters' fail < <(printf '%s\n' "$BEGIN_MARK" "$IB_LINE" \
+	'[   23.700000] irdma 0000:01:00.0: failed to destroy CQP' "$END_MARK")
 pass_fail

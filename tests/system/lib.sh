@@ -26,10 +26,45 @@ fail() { FAILS+=("$*"); echo "  check failed: $*" >&2; }
 # (assert_clean_dmesg): the event fires only when the driver took a CCQE
 # twice, seen when its CCQ or CQP goes.
 vm_run() {
+	local d
 	# shellcheck disable=SC2086
 	"$VM" --out "$OUT/run" --trace 'e810_rdma_ccq_overconsume*' \
 		${E810_VM_ARGS:-} "$@"
 	VM_RC=$?
+	for d in "$OUT"/run/g*/; do
+		[ -d "$d" ] && ib_unreg_race "${d%/}"
+	done
+}
+
+# ib_unreg_race GUEST_DIR: ib_core's race at unregistration (docs/status.md,
+# "Known driver races"): irdma dispatches a port event as it unregisters;
+# ib_core frees the port's netdev before it flushes the cache update that
+# event queued, and the update, finding no netdev for the iWARP port,
+# warns "infiniband irdmaN: ib_query_port failed (-19)".  That exact line
+# is tolerated only inside a stretch the job marked as one in which it
+# makes irdma unregister (jobs/lib.sh unreg_begin, unreg_end): dmesg.log
+# then says so in its place (no check matches the note) and the log as the
+# guest wrote it stays in dmesg.raw.log.  Anywhere else the line stays.
+IB_UNREG_RACE_LINE='infiniband irdma[0-9]+: ib_query_port failed \(-19\)$'
+ib_unreg_race() {
+	local log=$1/dmesg.log n
+	rm -f "$1/dmesg.raw.log"
+	[ -s "$log" ] || return 0
+	awk -v re="$IB_UNREG_RACE_LINE" '
+	/ e810-test: irdma unregistration expected / { w = 1 }
+	/ e810-test: irdma unregistration over$/ { w = 0 }
+	w && $0 ~ ("\\] " re) {
+		sub(/infiniband irdma.*/, "e810-test: tolerated here, the known ib_core race at irdma unregistration (ib_query_port -ENODEV; docs/status.md)")
+	}
+	{ print }' "$log" > "$log.new"
+	n=$(grep -c 'e810-test: tolerated here, the known ib_core race' "$log.new")
+	if [ "$n" -gt 0 ]; then
+		mv "$log" "$1/dmesg.raw.log"
+		mv "$log.new" "$log"
+		echo "${1##*/}: known ib_core race tolerated $n time(s) (docs/status.md): ib_query_port failed (-19) while irdma unregistered; the log as written in dmesg.raw.log" >&2
+	else
+		rm -f "$log.new"
+	fi
 }
 
 # vm_job JOB ARGS...: vm_run with the guest job tests/system/jobs/JOB.sh,

@@ -22,7 +22,9 @@ echo "rping1 data lines $(grep -c 'ping data: rdma-ping-' /tmp/rping1.log)"
 run_pair write_bw "ib_write_bw -F -R -d $IBDEV -s 65536 -n 20" "ib_write_bw -F -R -d $IBDEV -s 65536 -n 20 $PEER_IP"
 run_pair read_bw "ib_read_bw -F -R -d $IBDEV -s 65536 -n 20" "ib_read_bw -F -R -d $IBDEV -s 65536 -n 20 $PEER_IP"
 # Tear everything down and bring it up again: PF reset, objects freed.
+unreg_begin "modprobe -r irdma"
 modprobe -r irdma && modprobe -r ice && echo "unloaded"
+unreg_end
 up
 run_pair rping2 "rping -s -a $GUEST_IP -C 20 -v -V -S 65535" "rping -c -a $PEER_IP -C 20 -v -V -S 65535"
 echo "rping2 data lines $(grep -c 'ping data: rdma-ping-' /tmp/rping2.log)"

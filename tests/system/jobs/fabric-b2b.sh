@@ -28,6 +28,7 @@ net1=$(rdma link show "$dev1/1" | sed -n 's/.* netdev \([^ ]*\).*/\1/p')
 indices() { rdma dev show | sed -n 's/^\([0-9]*\): irdma.*/\1/p' | sort -n | tr '\n' ' '; }
 dev_on() { rdma link show | awk -v n="$1" '$0 ~ "netdev " n "( |$)" && /state ACTIVE/ { sub("/.*", "", $2); print $2; exit }'; }
 before=$(indices)
+unreg_begin "core reset"
 vm-monitor "qom-set nic0 fault core-reset" && echo "core reset armed"
 t=0
 while [ $t -lt 240 ]; do
@@ -39,6 +40,7 @@ while [ $t -lt 240 ]; do
 	sleep 0.5; t=$((t + 1))
 done
 echo "after the core reset ($((t / 2)) s): devices $before-> $now, port 0 ${d0:-none} ACTIVE, port 1 ${d1:-none} ACTIVE"
+unreg_end
 [ -n "$d0" ] && [ -n "$d1" ] && [ $new -ge 2 ] || rc=1
 dev0=${d0:-$dev0} dev1=${d1:-$dev1}
 # RoCEv2, through the cable: port 1 (its netdev and, in exclusive mode,

@@ -38,6 +38,7 @@ n=0
 for kind in core-reset ethtool-corer global-reset pf-reset; do
 	n=$((n + 1))
 	if [ "$GUEST_ID" = 0 ]; then
+		unreg_begin "$kind"
 		case $kind in
 		ethtool-corer)
 			if ethtool --reset "$nd" irq-shared dma-shared filter-shared \
@@ -52,6 +53,7 @@ for kind in core-reset ethtool-corer global-reset pf-reset; do
 			vm-monitor "qom-set nic0 fault $kind" && echo "$kind: armed" ;;
 		esac
 		after_reset "$kind"
+		unreg_end
 		# the link to the peer answers again before the rounds
 		t=0
 		while [ $t -lt 60 ] && ! ping -c 1 -W 1 "$PEER_IP" > /dev/null 2>&1; do

@@ -47,6 +47,7 @@ while [ $c -lt "$CYCLES" ]; do
 		done
 		echo "cycle $c: data lines before $(grep -c '^ping data' /tmp/long.log)"
 		t0=$(uptime_s)
+		unreg_begin "hot-unplug, cycle $c"
 		if [ "${HOTPLUG:-ctl}" = fault ]; then
 			i=0
 			while [ -n "$(e810_fn)" ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
@@ -70,6 +71,7 @@ while [ $c -lt "$CYCLES" ]; do
 		i=0
 		until [ -n "$(e810_fn)" ] || [ $i -ge 3000 ]; do sleep 0.1; i=$((i + 1)); done
 		up
+		unreg_end
 		echo "cycle $c: back after $(since "$t0") s: function $(e810_fn), $IBDEV, $(mode)"
 		t=0
 		while [ $t -lt 60 ] && ! ping -c 1 -W 1 "$PEER_IP" > /dev/null 2>&1; do

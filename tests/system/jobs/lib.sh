@@ -12,6 +12,13 @@ up() {
 	IBDEV=$(sed -n 's/^bringup: \(iWARP\|RoCEv2\) device \(irdma[0-9]*\)$/\2/p' /tmp/bringup.log)
 }
 
+# unreg_begin WHY / unreg_end: mark in the kernel log a stretch in which
+# the job makes irdma unregister (rmmod, a reset, an unplug).  Only there
+# does the host tolerate ib_core's race at unregistration (tests/system/
+# lib.sh, ib_unreg_race); a stretch left open runs to the log's end.
+unreg_begin() { echo "e810-test: irdma unregistration expected ($*)" > /dev/kmsg; }
+unreg_end() { echo "e810-test: irdma unregistration over" > /dev/kmsg; }
+
 # ib_ok: an RDMA device in iWARP mode (node type RNIC) has port 1 ACTIVE.
 ib_ok() {
 	for i in /sys/class/infiniband/*; do

@@ -26,6 +26,7 @@ if [ $GUEST_ID = 0 ]; then
 	sleep 2
 	idx=$(dev_index)
 	mark "core reset"
+	unreg_begin "core reset"
 	vm-monitor "qom-set nic0 fault core-reset" || { echo "fault not armed"; rc=1; }
 	t=0
 	while [ $t -lt 240 ]; do
@@ -35,6 +36,7 @@ if [ $GUEST_ID = 0 ]; then
 		t=$((t + 1))
 	done
 	echo "irdma back after $((t / 2)) s: index $idx -> ${i:-none}"
+	unreg_end
 	# nvmet-rdma's listener went with the old device.
 	nvmet_port_del; nvmet_port_add && echo "port re-created" || { echo "port re-add failed"; rc=1; }
 	mark "port re-created"

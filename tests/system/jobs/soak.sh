@@ -37,6 +37,8 @@ if [ "$GUEST_ID" = 0 ]; then
 		sleep 0.2
 	done ) &
 	vm-barrier up
+	# The card takes random faults from now on (resets among them).
+	unreg_begin "random faults"
 	idx=$(dev_index)
 	# Until the host says it is done (its address 10.0.0.201 answers: one
 	# guest's barriers go through one port, so none may wait here).

@@ -38,6 +38,7 @@ echo "res after kill: $(res)"
 # away (disassociate) or waits for it; then irdma comes back.
 hold /tmp/hold2.log
 echo "second holder: $(grep '^holding' /tmp/hold2.log)"
+unreg_begin "rmmod irdma under a holder"
 ( rmmod irdma; echo "rmmod exit $?" > /tmp/rmmod.rc ) &
 t=0
 while [ ! -e /tmp/rmmod.rc ] && [ $t -lt 50 ]; do sleep 0.2; t=$((t + 1)); done
@@ -47,6 +48,7 @@ wait $pid 2>/dev/null
 t=0
 while [ ! -e /tmp/rmmod.rc ] && [ $t -lt 150 ]; do sleep 0.2; t=$((t + 1)); done
 cat /tmp/rmmod.rc 2>/dev/null
+unreg_end
 modprobe irdma
 rdma-wait "$dev" 30 >/dev/null 2>&1
 rdma link show
