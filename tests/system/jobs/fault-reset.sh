@@ -55,10 +55,7 @@ for kind in core-reset ethtool-corer global-reset pf-reset; do
 		after_reset "$kind"
 		unreg_end
 		# the link to the peer answers again before the rounds
-		t=0
-		while [ $t -lt 60 ] && ! ping -c 1 -W 1 "$PEER_IP" > /dev/null 2>&1; do
-			t=$((t + 1))
-		done
+		peer_wait
 	fi
 	vm-barrier "reset-$n"
 	rping_rounds

@@ -73,10 +73,7 @@ while [ $c -lt "$CYCLES" ]; do
 		up
 		unreg_end
 		echo "cycle $c: back after $(since "$t0") s: function $(e810_fn), $IBDEV, $(mode)"
-		t=0
-		while [ $t -lt 60 ] && ! ping -c 1 -W 1 "$PEER_IP" > /dev/null 2>&1; do
-			t=$((t + 1))
-		done
+		peer_wait
 		vm-barrier "back-$c"
 	fi
 	rping_rounds

@@ -19,6 +19,15 @@ up() {
 unreg_begin() { echo "e810-test: irdma unregistration expected ($*)" > /dev/kmsg; }
 unreg_end() { echo "e810-test: irdma unregistration over" > /dev/kmsg; }
 
+# peer_wait [SECONDS]: wait (1 s pings, default 60 of them) until
+# $PEER_IP answers again, as after a reset or an unplug.
+peer_wait() {
+	_t=0
+	while [ $_t -lt "${1:-60}" ] && ! ping -c 1 -W 1 "$PEER_IP" > /dev/null 2>&1; do
+		_t=$((_t + 1))
+	done
+}
+
 # ib_ok: an RDMA device in iWARP mode (node type RNIC) has port 1 ACTIVE.
 ib_ok() {
 	for i in /sys/class/infiniband/*; do

@@ -64,9 +64,7 @@ vm-monitor "qom-set nic0 fault link-flap:period=4:count=1" || { echo "fault not 
 sleep 5
 vm-barrier flapped
 r=0; wait $fpid || r=$?
-echo "fio faults exit $r: $(grep '^3;' /tmp/fio.faults | cut -d';' -f3-9,47-49)"
-grep -v '^3;' /tmp/fio.faults | head -5
-[ $r = 0 ] || rc=1
+fio_report faults $r || rc=1
 echo "controller $(cat /sys/class/nvme/$ctrl/state 2>/dev/null)"
 vm-barrier io-done
 nvme_pattern 32 128 || rc=1

@@ -51,9 +51,7 @@ echo "while port 1 is down: $(states)"
 mark "port 1 up"
 vm-monitor "qom-set nic1 fault link-up" || { echo "fault not armed"; rc=1; }
 r=0; wait $fpid || r=$?
-echo "fio mp exit $r: $(grep '^3;' /tmp/fio.mp | cut -d';' -f3-9,47-49)"
-grep -v '^3;' /tmp/fio.mp | head -5
-[ $r = 0 ] || rc=1
+fio_report mp $r || rc=1
 t=0
 while [ $t -lt 60 ] && [ "$(states | grep -o ':live' | wc -l)" -lt 2 ]; do sleep 1; t=$((t + 1)); done
 echo "after: $(states)"

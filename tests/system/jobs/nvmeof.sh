@@ -43,10 +43,7 @@ fio_run() {
 	name=$1
 	shift
 	$FIO --name=$name --filename=/dev/$NVME_DEV "$@" > /tmp/fio.$name 2>&1
-	r=$?
-	echo "fio $name exit $r: $(grep '^3;' /tmp/fio.$name | cut -d';' -f3-9,47-49)"
-	grep -v '^3;' /tmp/fio.$name | head -5
-	[ $r = 0 ] || rc=1
+	fio_report $name $? || rc=1
 }
 SEQ="--bs=128k --iodepth=8 --size=${SEQ_MB}M --offset_increment=${SEQ_MB}M"
 RAND="--bs=4k --iodepth=16 --size=${RAND_MB}M --offset=$((2 * SEQ_MB))M --offset_increment=${RAND_MB}M"
@@ -77,9 +74,7 @@ nvmeof_wait 60 grep -qx live /sys/class/nvme/$ctrl/state &&
 	echo "controller reset: live after $(since $t0) s" ||
 	{ echo "controller reset: state $(cat /sys/class/nvme/$ctrl/state)"; rc=1; }
 r=0; wait $fpid || r=$?
-echo "fio reset exit $r: $(grep '^3;' /tmp/fio.reset | cut -d';' -f3-9,47-49)"
-grep -v '^3;' /tmp/fio.reset | head -5
-[ $r = 0 ] || rc=1
+fio_report reset $r || rc=1
 mark "controller reset done"
 nvme_pattern 64 160 || rc=1
 vm-barrier written
@@ -94,9 +89,7 @@ fpid=$!
 sleep 1
 vm-barrier io-running
 r=0; wait $fpid || r=$?
-echo "fio flap exit $r: $(grep '^3;' /tmp/fio.flap | cut -d';' -f3-9)"
-grep -v '^3;' /tmp/fio.flap | head -5
-[ $r = 0 ] || rc=1
+fio_report flap $r || rc=1
 vm-barrier io-done
 fio_run afterflap --rw=randread $RAND --verify_header_seed=0
 nvme_disconnect && echo "disconnected" || { echo "disconnect failed"; rc=1; }

@@ -100,9 +100,7 @@ while [ "$(awk -v a="$t0" -v b="$(uptime_s)" -v s="$SOAK" 'BEGIN { print (b - a 
 	[ $r = 0 ] || sleep 2
 done
 r=0; wait $fpid || r=$?
-echo "fio soak exit $r: $(grep '^3;' /tmp/fio.soak | cut -d';' -f3-9,47-49)"
-grep -v '^3;' /tmp/fio.soak | head -5
-[ $r = 0 ] || rc=1
+fio_report soak $r || rc=1
 echo "controller $(cat /sys/class/nvme/$ctrl/state 2>/dev/null)"
 nvme_pattern 32 128 || rc=1
 nvme_disconnect && echo "disconnected" || { echo "disconnect failed"; rc=1; }
