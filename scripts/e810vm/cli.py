@@ -213,7 +213,8 @@ def parser(in_bundle):
                     help='add the image\'s extra programs (nvme-cli, fio, nfs-utils; images/build)')
     ap.add_argument('--packages', nargs='+', action='extend', default=[], metavar='NAME',
                     help='add Debian (trixie) packages (names or comma lists) and what they load to the guests '
-                         '(images/packages; cached per package set)')
+                         '(images/packages: a read-only squashfs disk laid under their root, not in their RAM; '
+                         'cached per package set)')
     ap.add_argument('--kmods', action='append', default=[], metavar='NAME[,NAME...]',
                     help='add the guest kernel\'s modules by name, with what they depend on '
                          '(images/kmods: from the kernel package, or --modules)')

@@ -138,8 +138,9 @@ def guest_cmd(a, img, accel, g, sockdir, key=False):
     if accel == 'kvm':
         cmd += ['-cpu', 'host']
     cmd += fw_args(a.qemu)
+    pkgs = getattr(a, 'packages_image', None)
     cmd += ['-kernel', kern, '-initrd', g['initrd'],
-            '-append', CMDLINE + (' ' + a.append if a.append else '')]
+            '-append', CMDLINE + (' e810.packages=1' if pkgs else '') + (' ' + a.append if a.append else '')]
     if a.interactive:
         cmd += ['-serial', 'mon:stdio']
     else:
@@ -171,6 +172,10 @@ def guest_cmd(a, img, accel, g, sockdir, key=False):
         cmd += ['-fsdev', f'local,id=fs{tag},path={path},security_model=none,multidevs=remap'
                 + (',readonly=on' if ro else ''),
                 '-device', f'virtio-9p-pci,fsdev=fs{tag},mount_tag={tag}']
+    if pkgs:
+        # --packages: read-only; the guest's /init lays it under its root.
+        cmd += ['-drive', f'if=none,id=packages,format=raw,readonly=on,file={pkgs}',
+                '-device', 'virtio-blk-pci,drive=packages,serial=e810-packages']
     if a.savevm:
         # A disk the guest does not see, for savevm/loadvm's states.
         cmd += ['-drive', f'if=none,id=vmstate,format=qcow2,file={gd}/vmstate.qcow2']

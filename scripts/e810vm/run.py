@@ -22,20 +22,75 @@ from .snapshots import Snap, restore_snapshot, snapshot_key
 from .control import Control
 
 
+def packages_image(a):
+    """--packages: the path of their read-only disk image, built once per
+    package set (images/packages), or None.  The guests get it as a
+    virtio disk (guest_cmd) and their /init lays it under the root."""
+    names = [n for x in getattr(a, 'packages', []) for n in x.split(',') if n]
+    if not names:
+        return None
+    return subprocess.run([os.path.join(TOP, 'images', 'packages'), '--print-image'] + names,
+                          check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
+
+
+def unpacked_size(path):
+    """What the archive at @path unpacks to, in bytes (a .zst is
+    decompressed to count: the image's is written without its size)."""
+    if not path.endswith('.zst'):
+        return os.path.getsize(path)
+    z = subprocess.Popen(['zstd', '-dcq', path], stdout=subprocess.PIPE)
+    n = 0
+    for b in iter(lambda: z.stdout.read(1 << 20), b''):
+        n += len(b)
+    z.wait()
+    return n
+
+
+def tree_size(path):
+    """The bytes of the file, or of the files under the folder, at @path."""
+    if not os.path.isdir(path):
+        return os.path.getsize(path) if os.path.exists(path) else 0
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs
+               if os.path.isfile(os.path.join(d, f)))
+
+
+# What the guest writes into its root filesystem beside the archives.
+ROOT_SLACK = 16 << 20
+
+
+def check_fit(a, parts, guests, tail):
+    """Refuses before boot, naming sizes, archives the guests' root
+    filesystem cannot hold: the kernel unpacks the initramfs into a tmpfs
+    of half the RAM, and beyond it fails ("Initramfs unpacking failed:
+    write error") and the guest panics."""
+    sizes = [(os.path.basename(p), unpacked_size(p)) for p in parts if os.path.exists(p)]
+    job = 0
+    for g in guests:
+        n = os.path.getsize(g['initrd']) - len(tail) if os.path.exists(g['initrd']) else 0
+        if g.get('job'):
+            # --mode: the job's archive comes after the bring-up.
+            n += sum(tree_size(src) for src, _ in g['job'][2])
+        job = max(job, n)
+    total = sum(n for _, n in sizes) + job
+    room = (a.mem << 20) // 2 - ROOT_SLACK
+    if total > room:
+        def mib(n):
+            return f'{n / (1 << 20):.0f} MiB'
+        raise SystemExit(
+            f'vm: the guests\' initramfs unpacks to {mib(total)} ('
+            + ', '.join(f'{name} {mib(n)}' for name, n in sizes) + f', the job {mib(job)}), '
+            f'more than the root filesystem of a {a.mem} MiB guest holds ({mib(room)}: half '
+            f'its RAM, less {mib(ROOT_SLACK)} for what it writes there); give the guests more '
+            f'--mem, or fewer --file/--extras/--kmods (--packages go on a disk of their own)')
+
+
 def initrd_parts(a, img):
     """The archives after a guest's job (or bring-up) archive: the
-    extras, the packages, then the image; and their bytes, each padded
-    to 512 but the last."""
+    extras, the modules added by name, then the image; and their bytes,
+    each padded to 512 but the last."""
     parts = []
     if a.extras:
         parts.append(os.path.join(img, 'extras.cpio'))
-    if a.packages:
-        # Their Debian packages: an uncompressed archive over the image's
-        # root, built once per package set (images/packages).
-        names = [n for x in a.packages for n in x.split(',') if n]
-        parts.append(subprocess.run([os.path.join(TOP, 'images', 'packages'), '--print-archive'] +
-                                    names, check=True, stdout=subprocess.PIPE,
-                                    text=True).stdout.strip())
     if getattr(a, 'kmods', None):
         # Modules by name: the image's kernel's, with their dependencies
         # (images/kmods; the guest's /init runs depmod for them).
@@ -286,9 +341,11 @@ def run_guests(a, img, accel, snap=None):
     sockdir = a.out
     if len(os.path.join(os.path.abspath(a.out), 'g0', 'ctl.sock')) > 100:
         sockdir = tempfile.mkdtemp(prefix='e810vm-')   # unix socket path limit
+    a.packages_image = packages_image(a)
     parts, tail = initrd_parts(a, img)
     guests = [prepare_guest(a, i, sockdir, os.path.basename(img), tail)
               for i in range(a.guests)]
+    check_fit(a, parts, guests, tail)
     if a.dry_run:
         return dry_run(a, img, accel, guests, sockdir)
     if a.mode and snap is None:

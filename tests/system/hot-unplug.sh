@@ -60,7 +60,9 @@ leak_check() {
 		{ fail "$1: QEMU measured $(echo "$lines" | grep -c .) times, expected $((CYCLES + 1))"; return; }
 	base=$(echo "$lines" | head -1 | cut -d' ' -f2)
 	while read -r own fds; do
-		[ "$fds" = "$base" ] || fail "$1: QEMU has $fds fds with the card in use, $base before the first removal"
+		# (the launcher's own monitor connection may be open at one look
+		# and not at another: a leak is a count that grows)
+		[ "$fds" -le "$base" ] || fail "$1: QEMU has $fds fds with the card in use, $base before the first removal"
 	done <<< "$lines"
 	if [ "$1" != vfio-user ]; then
 		n=$(grep -E "^(cycle [0-9]+: hotplug: g0 nic0 out.*before: .* e810s 1;|final: usage: g0 .* e810s 1\$)" \
@@ -84,6 +86,7 @@ rm -rf "$OUT/run-iwarp"; mv "$OUT/run" "$OUT/run-iwarp"
 # The same out of process (e810-vfio-user; a new server at each re-plug)
 # with the QEMU built here (a stock one aborts on the unplug: docs/faults.md).
 if [ -z "${E810_VM_ARGS:-}" ]; then
+	vfu_server
 	vm_job hot-unplug --guests 2 --nic e810 --mode iwarp --device-backend vfio-user \
 		--env CYCLES="$CYCLES" --timeout 1200
 	check_cycles vfio-user iwarp "$CYCLES"

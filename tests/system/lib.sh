@@ -67,6 +67,22 @@ ib_unreg_race() {
 	fi
 }
 
+# vfu_server: the e810-vfio-user the tests use (E810_VFU_SERVER, exported):
+# the unit build's (ASan, UBSan) when scripts/test's unit step made it,
+# else scripts/build-vfu's, built now (a system test run alone on a clean
+# checkout); fails the test if neither can be had.
+vfu_server() {
+	local unit=${E810_STATE:-$TOP/build}/unit/qemu-dev/vfio-user/e810-vfio-user
+	if [ -z "${E810_VFU_SERVER:-}" ]; then
+		if [ -x "$unit" ]; then
+			E810_VFU_SERVER=$unit
+		else
+			E810_VFU_SERVER=$("$TOP/scripts/build-vfu") || { fail "scripts/build-vfu failed"; return 1; }
+		fi
+	fi
+	export E810_VFU_SERVER
+}
+
 # vm_job JOB ARGS...: vm_run with the guest job tests/system/jobs/JOB.sh,
 # its helpers (jobs/lib.sh) and guest-driver/bringup in /job/files.
 # Parameters go to the job with --env NAME=VALUE.

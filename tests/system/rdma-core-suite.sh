@@ -18,7 +18,7 @@ EXPECTED=$TOP/tests/system/rdma-core-suite.expected
 # The suite as python3-pyverbs ships it (some files gzipped), unpacked.
 deb=$(ls "$TOP"/build/images/apt/archives/python3-pyverbs_*_amd64.deb 2>/dev/null | tail -1)
 if [ -z "$deb" ]; then
-	"$TOP/images/packages" --print-archive python3-pyverbs > /dev/null || { fail "python3-pyverbs"; pass_fail; }
+	"$TOP/images/packages" --print-image python3-pyverbs > /dev/null || { fail "python3-pyverbs"; pass_fail; }
 	deb=$(ls "$TOP"/build/images/apt/archives/python3-pyverbs_*_amd64.deb | tail -1)
 fi
 X=$OUT/pyverbs

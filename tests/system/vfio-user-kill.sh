@@ -11,7 +11,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-export E810_VFU_SERVER=${E810_VFU_SERVER:-${E810_STATE:-$TOP/build}/unit/qemu-dev/vfio-user/e810-vfio-user}
+vfu_server || pass_fail
 vm_job vfio-user-kill --guests 2 --nic e810 --mode iwarp --device-backend vfio-user --timeout 120
 # Guest 0 ran on after the kill and ended its job; its QEMU was not ended
 # by a crash, and it said it was alive 10 s and more after the kill.

@@ -12,7 +12,7 @@
 #  4. a server that says it listens but binds nothing: QEMU refuses the
 #     device at once and scripts/vm reports it (qemu-crashed, "qemu refused
 #     the vfio-user device", QEMU's "Failed to connect" line);
-#  5. only when e810-vfio-user is built (E810_VFU_SERVER, build/unit/...):
+#  5. with e810-vfio-user (tests/system/lib.sh vfu_server):
 #     two guests ping over their e810s out of process (ice-ping's job),
 #     the capture comes from guest 0's server.
 # Usage: tests/system/vfio-user-launch.sh   (needs root the first time:
@@ -69,8 +69,8 @@ grep -q "Failed to connect to '.*vfu-g0.sock'" "$OUT/refuse.txt" || fail "QEMU's
 pgrep -f "$OUT/mute-server" >/dev/null && fail "the mute server was left running"
 
 # 5. with the server: ice over e810 out of process.
-SERVER=${E810_VFU_SERVER:-$TOP/build/unit/qemu-dev/vfio-user/e810-vfio-user}
-if [ -x "$SERVER" ]; then
+if vfu_server; then
+	SERVER=$E810_VFU_SERVER
 	vm_job ice-ping --qemu "$Q" --device-backend vfio-user --vfu-server "$SERVER" \
 		--guests 2 --nic e810 --pcap "$OUT/link.pcap" --timeout 300
 	for g in 0 1; do
@@ -79,7 +79,5 @@ if [ -x "$SERVER" ]; then
 		grep -q 'e810-vfio-user: listening on' "$OUT/run/g$g/vfu.log" || fail "g$g: no server line"
 	done
 	[ -s "$OUT/link.pcap" ] || fail "no capture from guest 0's server"
-else
-	echo "  (no e810-vfio-user at $SERVER: the guests with the server are not run)" >&2
 fi
 pass_fail

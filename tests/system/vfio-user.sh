@@ -13,7 +13,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-export E810_VFU_SERVER=${E810_VFU_SERVER:-${E810_STATE:-$TOP/build}/unit/qemu-dev/vfio-user/e810-vfio-user}
+vfu_server || pass_fail
 ninja -C "${E810_STATE:-$TOP/build}/unit" qemu-dev/vfio-user/e810-vfio-user > "$OUT/server-build.log" 2>&1 ||
 	{ tail -20 "$OUT/server-build.log"; fail "e810-vfio-user build"; pass_fail; }
 

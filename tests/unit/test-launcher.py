@@ -228,7 +228,44 @@ def test_snapshot_key():
     ok(k1.startswith('iwarp-2g-'), 'the key names mode and guests: ' + k1)
 
 
+def test_fit():
+    """check_fit: archives beyond the root filesystem (half the RAM) are
+    refused before boot, naming their sizes; --packages' disk does not
+    count, and it reaches QEMU read-only with the guest told."""
+    d = os.path.join(STATE, 'fit')
+    os.makedirs(d, exist_ok=True)
+    big = os.path.join(d, 'extras.cpio')
+    with open(big, 'wb') as f:
+        f.truncate(200 << 20)               # sparse: 200 MiB unpacked
+    g = {'initrd': os.path.join(d, 'initrd')}
+    with open(g['initrd'], 'wb') as f:
+        f.truncate((200 << 20) + (1 << 20))  # a 1 MiB job, then the tail
+    tail = b'x' * (200 << 20)
+
+    def fit(mem):
+        try:
+            run.check_fit(fake_args(mem=mem), [big], [g], tail)
+        except SystemExit as e:
+            return str(e)
+        return None
+    ok(fit(512) is None, '201 MiB in a 512 MiB guest (240 MiB of root): boots')
+    r = fit(256)
+    ok(r is not None and 'unpacks to 201 MiB' in r and 'extras.cpio 200 MiB' in r
+       and 'the job 1 MiB' in r and '256 MiB guest' in r and '--mem' in r,
+       '201 MiB in a 256 MiB guest: refused, naming the sizes: ' + str(r))
+    a = fake_args(mem=512, smp=2, bzimage=True, append='', interactive=False, savevm=False,
+                  qemu_arg=[], trace=[], packages_image='/p/k.squashfs')
+    gg = {'id': 0, 'dir': d, 'initrd': g['initrd'], 'ctl': 'c', 'qmp': 'q', 'hmp': 'h',
+          'shares': [], 'nic': 'none', 'vfu': False}
+    cmd = qemu.guest_cmd(a, d, 'tcg', gg, d)
+    ok('if=none,id=packages,format=raw,readonly=on,file=/p/k.squashfs' in cmd
+       and 'virtio-blk-pci,drive=packages,serial=e810-packages' in cmd
+       and ' e810.packages=1' in cmd[cmd.index('-append') + 1],
+       '--packages: a read-only virtio disk, and the guest told on its command line')
+
+
 test_options()
+test_fit()
 test_env_and_job()
 test_net_args()
 test_hot_unplug_spec()

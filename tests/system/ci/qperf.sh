@@ -7,6 +7,10 @@
 # rejected connection is tried again, at most 3 times.
 set -u
 echo "job: qperf $(command -v qperf): $(qperf --version 2>&1)"
+# The packages are on their own disk, laid under /usr, not in guest RAM.
+echo "job: packages: $(awk '$2 == "/run/packages" { print $3 " " $4 }' /proc/mounts | cut -d, -f1)," \
+	"/usr $(awk '$2 == "/usr" { print $3 }' /proc/mounts)," \
+	"qperf in the root file system: $([ -e /run/packages/usr/bin/qperf ] && echo no || echo yes)"
 # kmod's programs (--packages kmod), which the base image's busybox
 # applets shadow: usable as installed, first on PATH.
 echo "job: modprobe $(command -v modprobe): $(modprobe --version 2>&1 | head -1)"
