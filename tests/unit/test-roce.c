@@ -146,8 +146,11 @@ static void test_rc_loopback(void)
     uint64_t q[4], cqe[4], ctx;
     unsigned idx, n, qp, code;
     uint8_t frag[32] = { 0 };
+    uint64_t st0[E810_PE_COUNT], *st, tx_pkts;
 
     setup_roce();
+    st = C.rdma.pestat;
+    memcpy(st0, st, sizeof(st0));
     fill(BUF_PA(0), 0x8000, 1);
     rq_post(1, BUF_PA(1), 8192);
     /* SEND with immediate: imm in qword 0, SGE at byte 32 plus a null
@@ -245,6 +248,17 @@ static void test_rc_loopback(void)
     CHECK_EQ(e810_roce_stats(&C)->retransmits, 0);
     CHECK_EQ(e810_roce_stats(&C)->rx_bad, 0);
     CHECK_EQ(H.guest_errors, 0);
+    /* The statistics irdma shows (rdma statistic): through the loopback
+     * every IPv4 packet sent is received, each one UDP datagram, counted
+     * once; the octets hold at least the payload moved (35060 bytes). */
+    tx_pkts = st[E810_PE_IP4TXPKTS] - st0[E810_PE_IP4TXPKTS];
+    CHECK(tx_pkts >= 30);
+    CHECK_EQ(st[E810_PE_UDPTXPKTS] - st0[E810_PE_UDPTXPKTS], tx_pkts);
+    CHECK_EQ(st[E810_PE_IP4RXPKTS] - st0[E810_PE_IP4RXPKTS], tx_pkts);
+    CHECK_EQ(st[E810_PE_UDPRXPKTS] - st0[E810_PE_UDPRXPKTS], tx_pkts);
+    CHECK(st[E810_PE_IP4TXOCTS] - st0[E810_PE_IP4TXOCTS] >= 35060 + 44 * tx_pkts);
+    CHECK_EQ(st[E810_PE_IP4RXOCTS] - st0[E810_PE_IP4RXOCTS],
+             st[E810_PE_IP4TXOCTS] - st0[E810_PE_IP4TXOCTS]);
     teardown_roce();
 }
 

@@ -97,7 +97,7 @@ void roce_xmit(RoceQp *q, size_t len, unsigned opcode, uint32_t psn,
 
     trace_e810_roce_tx(q->b.id, opcode, psn, payload);
     e->stats.tx_pkts++;
-    q->b.c->rdma.pestat[E810_PE_UDPTXPKTS]++;
+    /* (the IP and UDP statistics: e810_rdma_xmit) */
     if (!e810_rdma_xmit(q->b.c, e->tx, len, false)) {
         e->stats.tx_dropped++;
     }

@@ -73,7 +73,7 @@ static bool roce_rx(E810Core *c, uint32_t qp_id, const E810Frame *fr)
         return true;
     }
     trace_e810_roce_rx(k.dqpn, k.opcode, k.psn, (unsigned)k.ext_len);
-    c->rdma.pestat[E810_PE_UDPRXPKTS]++;
+    e810_pestat_rx(c, fr);      /* IP octets and packets, UDP datagrams */
     if (k.dqpn == ROCE_MCAST_QPN || (fr->data[0] & 1)) {
         roce_ud_mcast_rx(c, &k, fr->data);
         return true;

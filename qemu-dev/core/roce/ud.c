@@ -118,7 +118,6 @@ static void ud_send(RoceQp *q, RoceWqe *w)
     q->psn_next = (q->psn_next + 1) & ROCE_PSN_MASK;
     trace_e810_roce_tx(q->b.id, opcode, psn, w->b.len);
     e->stats.tx_pkts++;
-    q->b.c->rdma.pestat[E810_PE_UDPTXPKTS]++;
     len = roce_frame_seal(b, &path, off, p);
     if (path.dmac[0] & 1) {
         /* To a group: the wire, and this port's own members when the AH
