@@ -10,7 +10,7 @@
 #
 #   git clone https://github.com/linux-blktests/blktests && make -C blktests/src -k
 #   scripts/ci --guests 1 --mode roce --extras --mem 1536 --timeout 3600 \
-#       --packages bash,kmod,util-linux,coreutils,e2fsprogs,xfsprogs,gawk,grep,sed,procps,findutils,diffutils,gzip,udev,libc-bin,bsdextrautils \
+#       --packages bash,kmod,util-linux,coreutils,e2fsprogs,xfsprogs,gawk,grep,sed,procps,findutils,diffutils,gzip,udev,libc-bin,bsdextrautils,mount \
 #       --kmods null_blk,loop,nvme_loop,nvmet_tcp --share blktests \
 #       --junit report.xml tests/recipes/blktests-nvme.sh [TEST...]
 #
