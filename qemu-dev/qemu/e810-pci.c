@@ -324,6 +324,44 @@ static void e810_vm_change(void *opaque, bool running, RunState state);
 
 /* ---- PCI ---------------------------------------------------------------- */
 
+/*
+ * Hot-plugged, a card's further ports come before function 0 (QEMU shows
+ * the slot to the guest when function 0 arrives): function 0 takes the
+ * slot's e810 functions into its card, with its serial number, before
+ * the guest can see any of them.
+ */
+static bool e810_pci_adopt(E810PCIState *s, Error **errp)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    PCIBus *bus = pci_get_bus(pdev);
+    E810PCIState *fn[8] = { NULL };
+
+    for (unsigned f = 1; f < 8; f++) {
+        PCIDevice *o = pci_find_device(bus, pci_bus_num(bus),
+                                       PCI_DEVFN(PCI_SLOT(pdev->devfn), f));
+
+        if (!o || !object_dynamic_cast(OBJECT(o), TYPE_E810)) {
+            continue;
+        }
+        fn[f] = E810(o);
+        if (fn[f]->core.adapter != &fn[f]->core.own_adapter ||
+            s->core.adapter->pf[f]) {
+            error_setg(errp, "e810: function %u of the slot belongs to "
+                       "another card", f);
+            return false;
+        }
+    }
+    for (unsigned f = 1; f < 8; f++) {
+        if (fn[f]) {
+            e810_core_join(&fn[f]->core, s->core.adapter, f);
+            fn[f]->dsn = s->dsn;
+            pci_set_quad(PCI_DEVICE(fn[f])->config + E810_PCI_EXTCAP_DSN + 4,
+                         s->dsn);
+        }
+    }
+    return true;
+}
+
 static void e810_pci_realize(PCIDevice *pdev, Error **errp)
 {
     E810PCIState *s = E810(pdev);
@@ -381,18 +419,22 @@ static void e810_pci_realize(PCIDevice *pdev, Error **errp)
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     if (PCI_FUNC(pdev->devfn)) {
         /* A further port of a card: function 0 of the slot is the card's
-         * first, and the card has one serial number. */
+         * first, and the card has one serial number.  Hot-plugged, the
+         * further ports come first (QEMU shows the slot to the guest when
+         * function 0 arrives): function 0 then takes them into its card. */
         PCIBus *bus = pci_get_bus(pdev);
 
         f0 = pci_find_device(bus, pci_bus_num(bus), PCI_DEVFN(PCI_SLOT(pdev->devfn), 0));
-        if (!f0 || !object_dynamic_cast(OBJECT(f0), TYPE_E810)) {
+        if (!f0 && dev->hotplugged) {
+            /* (joined by function 0's realize: e810_pci_adopt) */
+        } else if (!f0 || !object_dynamic_cast(OBJECT(f0), TYPE_E810)) {
             error_setg(errp, "e810: function %u needs an e810 at function 0 of "
                        "its slot, before it (the card's first port)",
                        PCI_FUNC(pdev->devfn));
             msix_uninit(pdev, &s->msix, &s->msix);
             return;
         }
-        if (!s->dsn) {
+        if (f0 && !s->dsn) {
             s->dsn = E810(f0)->dsn;
         }
     }
@@ -410,6 +452,12 @@ static void e810_pci_realize(PCIDevice *pdev, Error **errp)
     if (f0 && !e810_core_join(&s->core, E810(f0)->core.adapter, PCI_FUNC(pdev->devfn))) {
         error_setg(errp, "e810: function %u cannot join the card of function 0",
                    PCI_FUNC(pdev->devfn));
+        e810_core_cleanup(&s->core);
+        qemu_del_nic(s->nic);
+        msix_uninit(pdev, &s->msix, &s->msix);
+        return;
+    }
+    if (!PCI_FUNC(pdev->devfn) && dev->hotplugged && !e810_pci_adopt(s, errp)) {
         e810_core_cleanup(&s->core);
         qemu_del_nic(s->nic);
         msix_uninit(pdev, &s->msix, &s->msix);

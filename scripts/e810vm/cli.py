@@ -270,11 +270,9 @@ def check_args(ap, a):
         ap.error('--uplink: one per switch')
     for spec in a.fault:
         try:
-            _, hps = parse_hot_unplug(re.sub(r'^g\d+:', '', spec))
+            parse_hot_unplug(re.sub(r'^g\d+:', '', spec))
         except RuntimeError as e:
             ap.error(f'--fault: {e}')
-        if hps and a.ports > 1:
-            ap.error('--fault hot-unplug: a card of one port (not with --ports 2)')
     k, total = fabric_ids(a)
     if k < 0 or total > MAX_GUESTS or total < k + a.guests:
         ap.error(f'--first-guest/--fabric-guests: the fabric\'s guests are 0 to {MAX_GUESTS - 1}, '

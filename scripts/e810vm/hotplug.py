@@ -4,6 +4,7 @@ runs (docs/faults.md, hot-unplug): QEMU's device_del and device_add on the
 root port, and for e810-vfio-user a new server for the new device."""
 import json
 import os
+import re
 import threading
 import time
 
@@ -62,13 +63,14 @@ def live_e810s(g):
         return f' e810s ? ({e})'
 
 
-def nic_present(g):
-    """nic0 is still one of the guest's devices (a short QMP visit: the
-    monitor takes one client at a time)."""
+def nics_present(g):
+    """The card's functions (nic0, nic1...) still among the guest's
+    devices (a short QMP visit: the monitor takes one client at a
+    time)."""
     q = Qmp(g['qmp'], timeout=30, proc=g.get('proc'))
     try:
-        return any(x.get('name') == 'nic0' for x in
-                   q.cmd('qom-list', {'path': '/machine/peripheral'}))
+        return [x['name'] for x in q.cmd('qom-list', {'path': '/machine/peripheral'})
+                if re.fullmatch(r'nic\d+', x.get('name', ''))]
     finally:
         q.close()
 
@@ -88,13 +90,13 @@ def vfu_unplug_refused(a):
 def hot_unplug(g, ctx):
     """Takes guest @g's e810 out of its slot: QEMU's device_del (the
     slot's attention button: the guest's pciehp removes ice and irdma
-    and powers the slot off, and QEMU then drops the device), waited for.
-    The answer line for the guest or the log."""
+    and powers the slot off, and QEMU then drops the device; with --ports
+    2 function 0's removal takes the slot's every function, as the card
+    leaves its slot whole), waited for.  The answer line for the guest or
+    the log."""
     a = ctx[0]
     if g['nic'] != 'e810':
         raise RuntimeError(f'g{g["id"]} has no e810')
-    if getattr(a, 'ports', 1) > 1:
-        raise RuntimeError('hot-unplug of a two-port card (--ports 2) is not supported')
     if g.get('vfu') and vfu_unplug_refused(a):
         raise RuntimeError(vfu_unplug_refused(a))
     with g.setdefault('hp_lock', threading.Lock()):
@@ -112,10 +114,13 @@ def hot_unplug(g, ctx):
             raise
         finally:
             q.close()
-        while nic_present(g):
+        while True:
+            left = nics_present(g)
+            if not left:
+                break
             if time.time() - t0 > UNPLUG_WAIT:
-                raise RuntimeError(f'g{g["id"]}: nic0 still in its slot after {UNPLUG_WAIT} s '
-                                   '(the guest did not power the slot off)')
+                raise RuntimeError(f'g{g["id"]}: {" ".join(left)} still in the slot after '
+                                   f'{UNPLUG_WAIT} s (the guest did not power the slot off)')
             time.sleep(0.5)
         if g.get('vfu'):
             stop_server(g, grace=10)
@@ -142,13 +147,18 @@ def hot_plug(g, ctx):
                 q.close()
         else:
             # HMP's device_add takes the -device string as the command
-            # line had it (a.nic_opts too).
-            dev = f'e810,bus=rp0,netdev=n0,mac={g["mac"]},id=nic0'
-            if a.nic_opts:
-                dev += ',' + a.nic_opts
-            out = qmp_hmp(g['qmp'], 'device_add ' + dev, timeout=30)
-            if out.strip():
-                raise RuntimeError(f'device_add: {out.strip()}')
+            # line had it (a.nic_opts too).  The card's other functions
+            # first: function 0 last, whose arrival the slot announces.
+            ports = getattr(a, 'ports', 1)
+            for p in list(range(1, ports)) + [0]:
+                dev = f'e810,bus=rp0,netdev=n{p},mac={g["macs"][p]},id=nic{p}'
+                if ports > 1:
+                    dev += f',addr=0.{p}' + (',multifunction=on' if p == 0 else '')
+                if a.nic_opts:
+                    dev += ',' + a.nic_opts
+                out = qmp_hmp(g['qmp'], 'device_add ' + dev, timeout=30)
+                if out.strip():
+                    raise RuntimeError(f'device_add: {out.strip()}')
         g['unplugged'] = False
         g.pop('vfu_gone', None)
         return f'hotplug: g{g["id"]} nic0 back; {qemu_usage(g)}'

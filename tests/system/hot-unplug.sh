@@ -16,7 +16,10 @@
 # a cycle on average from before the third removal to the end (the first
 # cycles warm the allocator up; under TCG the vCPU threads' TLB tables
 # grow with the guest's work, ~0.2-1.2 MB a cycle, more out of process).  The kernel logs have no WARN, BUG or oops and ice
-# and irdma say nothing beyond what they say at every probe.
+# and irdma say nothing beyond what they say at every probe.  Last, a
+# two-port card (--ports 2) leaves its slot whole and comes back: both
+# functions, both irdma devices ACTIVE in iWARP again, QEMU's fds the
+# same and both e810 objects alive (no old one).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -102,4 +105,24 @@ grep -q 'injected hot-unplug hotplug: g0 nic0 out' "$OUT/run/g0/faults.log" ||
 	fail "roce: faults.log has no hot-unplug: $(cat "$OUT/run/g0/faults.log")"
 grep -q 'injected hot-plug hotplug: g0 nic0 back' "$OUT/run/g0/faults.log" ||
 	fail "roce: faults.log has no re-plug"
+
+# The two-port card: function 0's removal takes the slot's every function;
+# back, the card's further port comes first and function 0 takes it in.
+# (E810_VM_ARGS with --device-backend vfio-user: one function a server)
+case "${E810_VM_ARGS:-}" in
+*vfio-user*) echo "  (two-port card: not out of process, a server has one function)" >&2; pass_fail ;;
+esac
+vm_job hot-unplug-card --guests 1 --nic e810 --ports 2 --mode iwarp --timeout 600
+assert_status 0 0
+assert_clean_dmesg 0
+assert_ice_dmesg 0
+assert_rdma_dmesg 0
+assert_output 0 "^before: functions [0-9a-f:.]+\.0 [0-9a-f:.]+\.1 ; ib devices irdma[0-9]+ irdma[0-9]+ ; 2 ACTIVE\$"
+assert_output 0 "^out after [0-9.]+ s: functions '', ib devices ''\$"
+assert_output 0 "^back after [0-9.]+ s: functions 2, 2 ACTIVE, iWARP\$"
+b=$(sed -n 's/^before: usage: g0 qemu .* fds \([0-9]*\) e810s 2$/\1/p' "$OUT/run/g0/output.log")
+e=$(sed -n 's/^after: usage: g0 qemu .* fds \([0-9]*\) e810s 2$/\1/p' "$OUT/run/g0/output.log")
+echo "two-port card: QEMU's fds $b before, $e after; $(grep '^back after' "$OUT/run/g0/output.log")"
+[ -n "$b" ] && [ -n "$e" ] && [ "$e" -le "$b" ] ||
+	fail "two-port card: QEMU's fds '$b' before, '$e' after, with two e810s each time"
 pass_fail
