@@ -10,7 +10,7 @@
 #
 #   git clone https://github.com/linux-blktests/blktests && make -C blktests/src -k
 #   scripts/ci --guests 1 --mode roce --extras --mem 1536 --timeout 3600 \
-#       --packages bash,kmod,util-linux,coreutils,e2fsprogs,xfsprogs,gawk,grep,sed,procps,findutils,diffutils,gzip,udev,libc-bin,bsdextrautils,mount \
+#       --packages bash,kmod,util-linux,coreutils,e2fsprogs,xfsprogs,gawk,grep,sed,procps,findutils,diffutils,gzip,udev,libc-bin,bsdextrautils,mount,uuid-runtime \
 #       --kmods null_blk,loop,nvme_loop,nvmet_tcp --share blktests \
 #       --junit report.xml tests/recipes/blktests-nvme.sh [TEST...]
 #
@@ -29,10 +29,15 @@ fi
 cat > config <<CFG
 NVMET_TRTYPES=rdma
 CFG
-rm -rf results
-./check "${@:-nvme}"
+# Results and the tests' scratch files in the guest's tmpfs (a loop device
+# over a file on the 9p share has no discard: nvme/019 fails there), then
+# copied to the share.
+rm -rf results /tmp/blktests-results
+./check -o /tmp/blktests-results "${@:-nvme}"
 rc=$?
 echo "recipe: ./check exit $rc"
+cp -a /tmp/blktests-results results 2>/dev/null
+find results -name 'tmpdir.*' -prune -exec rm -rf {} + 2>/dev/null
 # Per test, results/<dev>/nvme/NNN holds "key<TAB>value" lines: status
 # (pass, fail, not run), reason...  One JUnit test case each.
 awk -F '\t' -v out="$JUNIT_DIR/blktests.xml" '
