@@ -10,7 +10,7 @@ import time
 
 from .common import log, since_start
 from .monitor import Qmp, qmp_hmp
-from .qemu import qemu_has_device
+from .qemu import e810_device, qemu_has_device
 from .vfu import start_server, stop_server
 
 # The slot's removal takes the guest's pciehp 5 s (its attention-button
@@ -149,14 +149,8 @@ def hot_plug(g, ctx):
             # HMP's device_add takes the -device string as the command
             # line had it (a.nic_opts too).  The card's other functions
             # first: function 0 last, whose arrival the slot announces.
-            ports = getattr(a, 'ports', 1)
-            for p in list(range(1, ports)) + [0]:
-                dev = f'e810,bus=rp0,netdev=n{p},mac={g["macs"][p]},id=nic{p}'
-                if ports > 1:
-                    dev += f',addr=0.{p}' + (',multifunction=on' if p == 0 else '')
-                if a.nic_opts:
-                    dev += ',' + a.nic_opts
-                out = qmp_hmp(g['qmp'], 'device_add ' + dev, timeout=30)
+            for p in list(range(1, getattr(a, 'ports', 1))) + [0]:
+                out = qmp_hmp(g['qmp'], 'device_add ' + e810_device(a, g, p), timeout=30)
                 if out.strip():
                     raise RuntimeError(f'device_add: {out.strip()}')
         g['unplugged'] = False

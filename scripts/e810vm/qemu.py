@@ -98,24 +98,30 @@ def net_args(a, g, sockdir, vfu, key):
             rc = '' if key else ',reconnect-ms=200'
             cmd += ['-netdev', f'stream,id=n0,server=off,addr.type=unix,addr.path={net}{rc}']
         if g['nic'] == 'e810':
-            ports = getattr(a, 'ports', 1)
-            dev = f'e810,bus=rp0,netdev=n0,mac={g["mac"]},id=nic0'
-            if ports > 1:
-                # The card's ports: functions 0, 1... of one slot.
-                dev += ',addr=0.0,multifunction=on'
-            if a.nic_opts:
-                dev += ',' + a.nic_opts
-            cmd += ['-device', 'pcie-root-port,id=rp0,chassis=1,x-speed=16,x-width=8', '-device', dev]
-            for p in range(1, ports):
+            cmd += ['-device', 'pcie-root-port,id=rp0,chassis=1,x-speed=16,x-width=8',
+                    '-device', e810_device(a, g, 0)]
+            for p in range(1, getattr(a, 'ports', 1)):
                 cmd += ['-netdev', f'stream,id=n{p},server=off,addr.type=unix,'
-                        f'addr.path={g["link_socks"][p]}',
-                        '-device', f'e810,bus=rp0,addr=0.{p},netdev=n{p},mac={g["macs"][p]},id=nic{p}'
-                        + (',' + a.nic_opts if a.nic_opts else '')]
+                        f'addr.path={g["link_socks"][p]}', '-device', e810_device(a, g, p)]
         elif g['nic'] == 'virtio':
             cmd += ['-device', f'virtio-net-pci,netdev=n0,mac={g["mac"]},id=nic0,romfile=']
         else:
             raise SystemExit(f'vm: unknown NIC type {g["nic"]}')
     return cmd
+
+
+def e810_device(a, g, p):
+    """The -device string of port @p of guest @g's e810 (function p of
+    the root port's slot with --ports 2), as the command line and a
+    re-plug (hotplug.py) give it."""
+    if p:
+        dev = f'e810,bus=rp0,addr=0.{p},netdev=n{p},mac={g["macs"][p]},id=nic{p}'
+    else:
+        dev = f'e810,bus=rp0,netdev=n0,mac={g["mac"]},id=nic0'
+        if getattr(a, 'ports', 1) > 1:
+            # The card's ports: functions 0, 1... of one slot.
+            dev += ',addr=0.0,multifunction=on'
+    return dev + (',' + a.nic_opts if a.nic_opts else '')
 
 
 def guest_cmd(a, img, accel, g, sockdir, key=False):
