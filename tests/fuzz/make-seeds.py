@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Write the seed corpora (corpus/mmio, corpus/wire, the remote-peer seeds
-of corpus/roce) from the traffic the unit tests drive (test-qpdp.c), and
+of corpus/roce) from the traffic the unit tests drive (test-iwarp-qp.c), and
 the regression inputs of the resource oracles (regress/<target>/): inputs
 in the targets' encoding (fuzz-common.h, fuzz-mmio.c, fuzz-wire.c,
 fuzz-roce.c).  Run it after changing an encoding; the inputs are small and

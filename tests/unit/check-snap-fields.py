@@ -49,7 +49,7 @@ STRUCTS = [
     'E810RdmaAh', 'E810RdmaMcg', 'E810RdmaQhash', 'E810RdmaSd',
     'E810RdmaHmcObj', 'E810Puda', 'E810PudaQ', 'E810Quad', 'E810LpbFrame',
     'E810Eng', 'E810EngQp', 'E810EngWqe', 'E810Roce', 'RoceQp', 'RoceWqe',
-    'RoceRead', 'RocePath', 'QpdpQp', 'QpdpWqe',
+    'RoceRead', 'RocePath', 'IwarpQp', 'IwarpWqe',
 ]
 
 # Where saving starts: the CODE functions must be reachable from it.
@@ -167,11 +167,11 @@ CODE = {
     ('E810EngQp', 'wq_cnt'): (['eng_qp_save'], 'u16'),
     ('E810EngWqe', 'sge'): (['eng_wqe_save'], 'nsge of them'),
     ('E810EngWqe', 'inl_data'): (['eng_wqe_save'], 'len bytes, if inl'),
-    ('QpdpQp', 'b'): (None, BASE),
-    ('QpdpWqe', 'b'): (None, BASE),
-    ('RoceQp', 'b'): (None, BASE),
+    ('IwarpQp', 'eng'): (None, BASE),
+    ('IwarpWqe', 'eng'): (None, BASE),
+    ('RoceQp', 'eng'): (None, BASE),
     ('RoceQp', 'rd'): (['roce_save'], 'rd_cnt READs from rd_head'),
-    ('RoceWqe', 'b'): (None, BASE),
+    ('RoceWqe', 'eng'): (None, BASE),
     ('E810Roce', 'stats'): (['roce_dev_save'], 'counters'),
 }
 
@@ -346,7 +346,7 @@ EXEMPT = {
     ('E810EngQp', 'in_run'): ('derived', 'false: a run is within one '
                               'entry', None),
 
-    ('QpdpQp', 'conn'): ('phase-A', 'IwConn not carried: only whether there '
+    ('IwarpQp', 'conn'): ('phase-A', 'IwConn not carried: only whether there '
                          'is one, and a stream with one is refused',
                          'iw_save'),
 

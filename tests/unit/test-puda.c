@@ -788,7 +788,7 @@ static void test_steering(void)
     CHECK_EQ(c.puda.quad[5].lport, 40000);
     CHECK_EQ(c.puda.quad[5].rport, 5000);
     CHECK_EQ(ldbe32(c.puda.quad[5].lip), OUR_IP);
-    /* The data path (qpdp.c) owns the quad now and consumes it. */
+    /* The iWARP transport (iwarp/qp.c) owns the quad now and consumes it. */
     n = mk_syn4(f, OUR_IP, 5000, OUR_IP, 40000, 0x10, 0);
     e810_receive(&c, f, n);
     CHECK_EQ(c.puda.stats.rx_ilq, 3);

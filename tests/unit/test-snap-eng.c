@@ -305,13 +305,13 @@ static void sc_write(bool mig, Outcome *o)
     rq_post(1, BUF_PA(1) + 0x9000, 4096);
     write_and_send();
     q = roce_qp3(&dev_a, 3);
-    CHECK_EQ(q->b.wq_cnt, 2);
+    CHECK_EQ(q->eng.wq_cnt, 2);
     CHECK(roce_psn_diff(q->psn_next, q->psn_una) > 0);
     CHECK(link_n > 0);
     if (mig) {
         migrate(&dev_a, &dev_b);
         q = roce_qp3(&dev_a, 3);
-        CHECK_EQ(q->b.wq_cnt, 2);
+        CHECK_EQ(q->eng.wq_cnt, 2);
     }
     run_until(o, 2, 1);
     /* Without what was on the wire, the restored A went back for it. */
@@ -333,12 +333,12 @@ static void sc_read(bool mig, Outcome *o)
     ifx_sq_op(0, 0x01, BUF_PA(0), 30000, BUF_PA(1), SIG | STAG(1));
     link_step();
     link_deliver(50);
-    w = (RoceWqe *)e810_eng_wq_at(&roce_qp3(&dev_a, 3)->b, 0);
+    w = (RoceWqe *)e810_eng_wq_at(&roce_qp3(&dev_a, 3)->eng, 0);
     CHECK(w->psn_valid && w->got == 50 && w->npkts == 118);
     CHECK(link_n > 0);
     if (mig) {
         migrate(&dev_a, &dev_b);
-        w = (RoceWqe *)e810_eng_wq_at(&roce_qp3(&dev_a, 3)->b, 0);
+        w = (RoceWqe *)e810_eng_wq_at(&roce_qp3(&dev_a, 3)->eng, 0);
         CHECK_EQ(w->got, 50);
     }
     run_until(o, 1, 0);
@@ -393,7 +393,7 @@ static void sc_rnr(bool mig, Outcome *o)
     link_step();
     q = roce_qp3(&dev_a, 3);
     CHECK(q->rnr_wait);
-    at = q->b.deadline;
+    at = q->eng.deadline;
     CHECK(at > dev_a.dev.h.now);
     ifx_cur = &dev_b;
     rq_post(1, BUF_PA(1), 4096);
@@ -401,7 +401,7 @@ static void sc_rnr(bool mig, Outcome *o)
         migrate(&dev_a, &dev_b);
         q = roce_qp3(&dev_a, 3);
         CHECK(q->rnr_wait);
-        CHECK_EQ(q->b.deadline, at);
+        CHECK_EQ(q->eng.deadline, at);
         CHECK(timer_at(&dev_a.dev.h, at));
     }
     run_until(o, 1, 1);
@@ -492,7 +492,7 @@ static void sc_ud(bool mig, Outcome *o)
     CHECK_EQ(o->n[1], 2);
     if (mig) {
         migrate(&dev_a, &dev_b);
-        CHECK_EQ(roce_qp3(&dev_a, UD_QP)->b.rq_idx, 1);
+        CHECK_EQ(roce_qp3(&dev_a, UD_QP)->eng.rq_idx, 1);
     }
     ifx_cur = &dev_b;
     ud_send(1, 11);
@@ -758,11 +758,11 @@ static void test_checks(void)
 
     rich_state();
     q = roce_qp3(&dev_a, 3);
-    w0 = (RoceWqe *)e810_eng_wq_at(&q->b, 0);
-    w1 = (RoceWqe *)e810_eng_wq_at(&q->b, 1);
+    w0 = (RoceWqe *)e810_eng_wq_at(&q->eng, 0);
+    w1 = (RoceWqe *)e810_eng_wq_at(&q->eng, 1);
     rd = &q->rd[q->rd_head];
-    CHECK_EQ(q->b.wq_cnt, 2);
-    CHECK(w0->psn_valid && w0->npkts == 118 && !w0->b.done);
+    CHECK_EQ(q->eng.wq_cnt, 2);
+    CHECK(w0->psn_valid && w0->npkts == 118 && !w0->eng.done);
     CHECK_EQ(q->snd, 1);
     CHECK(w1->psn_valid && w1->npkts == 12 && q->snd_pkt < 12);
     CHECK_EQ(q->rd_cnt, 1);
@@ -774,22 +774,22 @@ static void test_checks(void)
     CHECK_EQ(c2.mem_used, dev_a.dev.c.mem_used);
 
     /* The shell */
-    BAD(q->b.deadline, -2, "eng.qp[3].deadline");
-    BAD(q->b.sq.size, 6, "eng.qp[3].sq.size");
-    BAD(q->b.rq.size, 2, "eng.qp[3].rq.size");
-    BAD(q->b.rq.size, 8u << 15, "eng.qp[3].rq.size");
-    BAD(q->b.sq.head, 64, "eng.qp[3].sq.head");
-    BAD(q->b.rq_shift, 4, "eng.qp[3].rq_shift");
-    BAD(q->b.sq_pol, 2, "eng.qp[3].sq_pol");
-    BAD(q->b.txcq, 1u << 25, "eng.qp[3].txcq");
-    BAD(q->b.pd, 1u << 18, "eng.qp[3].pd");
-    BAD(q->b.wq_cnt, q->b.wq_size + 1, "eng.qp[3].wq_cnt");
-    BAD(q->b.wq_head, q->b.wq_size, "eng.qp[3].wq_head");
+    BAD(q->eng.deadline, -2, "eng.qp[3].deadline");
+    BAD(q->eng.sq.size, 6, "eng.qp[3].sq.size");
+    BAD(q->eng.rq.size, 2, "eng.qp[3].rq.size");
+    BAD(q->eng.rq.size, 8u << 15, "eng.qp[3].rq.size");
+    BAD(q->eng.sq.head, 64, "eng.qp[3].sq.head");
+    BAD(q->eng.rq_shift, 4, "eng.qp[3].rq_shift");
+    BAD(q->eng.sq_pol, 2, "eng.qp[3].sq_pol");
+    BAD(q->eng.txcq, 1u << 25, "eng.qp[3].txcq");
+    BAD(q->eng.pd, 1u << 18, "eng.qp[3].pd");
+    BAD(q->eng.wq_cnt, q->eng.wq_size + 1, "eng.qp[3].wq_cnt");
+    BAD(q->eng.wq_head, q->eng.wq_size, "eng.qp[3].wq_head");
     /* A WQE */
-    BAD(w0->b.quanta, 0, "eng.qp[3].wq[0].quanta");
-    BAD(w1->b.quanta, 9, "eng.qp[3].wq[1].quanta");
-    BAD(w0->b.op, 64, "eng.qp[3].wq[0].op");
-    BAD(w1->b.status, -1, "eng.qp[3].wq[1].status");
+    BAD(w0->eng.quanta, 0, "eng.qp[3].wq[0].quanta");
+    BAD(w1->eng.quanta, 9, "eng.qp[3].wq[1].quanta");
+    BAD(w0->eng.op, 64, "eng.qp[3].wq[0].op");
+    BAD(w1->eng.status, -1, "eng.qp[3].wq[1].status");
     /* RoCE's part of a WQE */
     BAD(w0->got, 119, "eng.qp[3].wq[0].got");
     BAD(w0->npkts, 0, "eng.qp[3].wq[0].npkts");
@@ -811,17 +811,17 @@ static void test_checks(void)
     BAD(q->rd_head, 256, "eng.qp[3].rd_head");
     BAD(q->rd_cnt, 257, "eng.qp[3].rd_cnt");
     BAD(q->rd_send, 2, "eng.qp[3].rd_send");
-    BAD(q->rcv_off, q->b.rcv_cap + 1, "eng.qp[3].rcv_off");
+    BAD(q->rcv_off, q->eng.rcv_cap + 1, "eng.qp[3].rcv_off");
     BAD(q->wr_off, q->wr_len + 1, "eng.qp[3].wr_off");
     BAD(rd->next, rd->npkts + 1, "eng.qp[3].rd[0].next");
     BAD(rd->npkts, 0, "eng.qp[3].rd[0].npkts");
     BAD(rd->psn, 1u << 24, "eng.qp[3].rd[0].psn");
     /* What the fields cannot hold, in the stream */
-    bad_bytes(&w0->b.idx, WQE_DONE, 2, 1, "eng.qp[3].wq[0].done");
-    bad_bytes(&w0->b.idx, WQE_NSGE, E810_WQE_MAX_SGE + 1, 4,
+    bad_bytes(&w0->eng.idx, WQE_DONE, 2, 1, "eng.qp[3].wq[0].done");
+    bad_bytes(&w0->eng.idx, WQE_NSGE, E810_WQE_MAX_SGE + 1, 4,
               "eng.qp[3].wq[0].nsge");
-    bad_bytes(&w0->b.idx, WQE_INL, 1, 1, "eng.qp[3].wq[0].len");
-    bad_bytes(&q->b.rcv_idx, 4, E810_WQE_MAX_SGE + 1, 4,
+    bad_bytes(&w0->eng.idx, WQE_INL, 1, 1, "eng.qp[3].wq[0].len");
+    bad_bytes(&q->eng.rcv_idx, 4, E810_WQE_MAX_SGE + 1, 4,
               "eng.qp[3].rcv_nsge");
     /* A QP the control path does not have (as RoCE's) */
     BAD(dev_a.dev.c.rdma.qp[3].valid, false, "eng.qp[3]");

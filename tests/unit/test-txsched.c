@@ -12,7 +12,7 @@
 #include "check.h"
 
 #include "iwarp-fixture.h"
-#include "rdma/qpdp.h"
+#include "iwarp/qp.h"
 #include "roce/roce.h"
 
 #define SIG             (1ull << 62)
@@ -188,7 +188,7 @@ static void test_doorbell_deferred_budget(void)
     CHECK_EQ(wait_cqes(4), 4);
     CHECK(written(0, 0x10000));
     CHECK(a_to_b.total - n0 > E810_TX_BUDGET);
-    CHECK_EQ(e810_qpdp_rexmits(a), 0);
+    CHECK_EQ(e810_iwarp_rexmits(a), 0);
     CHECK_EQ(dev_a.dev.h.guest_errors, 0);
     two_devices_down();
 }
@@ -248,7 +248,7 @@ static void backpressure(bool roce)
         CHECK_EQ(e810_roce_stats(a)->retransmits, 0);
         CHECK_EQ(e810_roce_stats(a)->tx_dropped, 0);
     } else {
-        CHECK_EQ(e810_qpdp_rexmits(a), 0);
+        CHECK_EQ(e810_iwarp_rexmits(a), 0);
     }
     CHECK_EQ(ha->guest_errors, 0);
     ifx_cur = &dev_a;
@@ -299,7 +299,7 @@ static void test_queued_frame_discarded(void)
     /* TCP sends the lost segment again on its timer. */
     CHECK_EQ(wait_cqes(1), 1);
     CHECK(written(0, 3000));
-    CHECK(e810_qpdp_rexmits(a) >= 1);
+    CHECK(e810_iwarp_rexmits(a) >= 1);
     two_devices_down();
 }
 
@@ -329,7 +329,7 @@ static void test_backed_up_past_grace(void)
         CHECK(seen ? (int64_t)(k + 1) * 100000000 >= E810_TX_GRACE_NS : true);
     }
     CHECK(seen);
-    CHECK(e810_qpdp_rexmits(a) > 0);
+    CHECK(e810_iwarp_rexmits(a) > 0);
     /* Past the grace frames went without back-pressure: only the first
      * one is waited for. */
     CHECK_EQ(a->txs.queued, 1);

@@ -228,6 +228,25 @@ void e810_eng_sq_cqe(E810EngQp *q, const E810EngWqe *w)
     e810_rdma_cq_post(q->c, q->txcq, cqe);
 }
 
+void e810_eng_rq_cqe(E810EngQp *q, uint64_t len, unsigned op, uint64_t qw2lo,
+                     uint64_t flags, bool imm, uint32_t imm_data)
+{
+    uint64_t cqe[4], ext[4] = { 0 };
+
+    e810_rq_cqe(cqe, q->id, q->c->rdma.qp[q->id].comp_ctx,
+                q->rcv_idx << q->rq_shift, op, len, flags);
+    cqe[2] |= qw2lo;
+    trace_e810_qp_cqe(q->id, q->rxcq, false, q->rcv_idx, op, 0);
+    if (imm) {
+        cqe[3] |= CQ_EXTCQE;
+        ext[0] = imm_data;
+        ext[3] = CQ_EXT_IMMVALID;
+        e810_rdma_cq_post_ext(q->c, q->rxcq, cqe, ext);
+        return;
+    }
+    e810_rdma_cq_post(q->c, q->rxcq, cqe);
+}
+
 void e810_eng_wq_retire(E810EngQp *q)
 {
     while (q->wq_cnt) {

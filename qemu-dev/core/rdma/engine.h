@@ -6,7 +6,7 @@
  * bottom half's round (engine.c).  What a QP is to the engine -- its SQ
  * and RQ, CQs, PD, the WQEs it works on in SQ order, the receive in
  * progress -- is E810EngQp, the first member of each transport's QP
- * (rdma/qpdp.c for iWARP, roce/ for RoCEv2).  The transport is chosen per
+ * (iwarp/qp.c for iWARP, roce/ for RoCEv2).  The transport is chosen per
  * QP at CREATE_QP from the protocol the CQP was created with, and the
  * engine reaches it only through its E810EngOps: adding a transport is a
  * table, not a second copy of the shell.
@@ -218,6 +218,12 @@ void e810_eng_refuse(E810Core *c, E810CqpResult *r, uint32_t id);
 void e810_eng_fatal(E810EngQp *q, unsigned ae, unsigned src);
 /* SQ completion for @w on the QP's send CQ. */
 void e810_eng_sq_cqe(E810EngQp *q, const E810EngWqe *w);
+/* Receive completion for the receive in progress on the QP's receive CQ:
+ * @op the CQE's opcode, @qw2lo the UD source QP or the invalidated STag,
+ * @flags qword 3's (error, invalidate, solicited event); with @imm an
+ * extended CQE carries @imm_data. */
+void e810_eng_rq_cqe(E810EngQp *q, uint64_t len, unsigned op, uint64_t qw2lo,
+                     uint64_t flags, bool imm, uint32_t imm_data);
 /* Retire finished WQEs in SQ order (CQEs for signaled ones and errors). */
 void e810_eng_wq_retire(E810EngQp *q);
 /* Who accesses memory for the QP (xlate.c). */

@@ -28,6 +28,7 @@
 #include "../bytes.h"
 #include "../../trace.h"
 #include "rdma.h"
+#include "wqe.h"
 #include "puda.h"
 #include "qpctx.h"
 #include "port.h"
@@ -332,11 +333,8 @@ bool e810_puda_ilq_rx(E810Core *c, bool ipv4, const uint8_t *l3,
         q->rq_tail = 0;
         q->rq_pol ^= 1;
     }
-    cqe[0] = total;
-    cqe[1] = q->comp_ctx;
-    cqe[2] = (uint64_t)E810_PUDA_ILQ_QP << CQ_QPID_S;
-    cqe[3] = (uint64_t)idx << CQ_WQEIDX_S | (uint64_t)OP_TYPE_REC << CQ_OP_S |
-             (ipv4 ? CQ_IPV4 : 0);
+    e810_rq_cqe(cqe, E810_PUDA_ILQ_QP, q->comp_ctx, idx, OP_TYPE_REC, total,
+                ipv4 ? CQ_IPV4 : 0);
     if (!e810_rdma_cq_post(c, q->cq, cqe)) {
         c->puda.stats.rx_no_buf++;
         e810_guest_error(c, "puda: ILQ RQ completion lost (CQ %u)", q->cq);

@@ -2,7 +2,7 @@
 /*
  * The QP host context (256 bytes the driver writes and names in the
  * MODIFY_QP/CREATE_QP work request), decoded once for every engine that
- * reads it: iWARP (rdma/qpdp.c), RoCE (roce/qp.c, roce/ud.c), the PUDA queues and
+ * reads it: iWARP (iwarp/qp.c), RoCE (roce/qp.c, roce/ud.c), the PUDA queues and
  * the iWARP steering.  The bits are named in rdma/defs.h (QPC_*).
  *
  * A field is filled whatever the QP's type; where a bit range means one

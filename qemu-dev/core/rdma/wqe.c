@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * E810 RDMA engine: the pieces of the QP data path that do not depend on
- * the transport (iWARP in qpdp.c, RoCEv2 in core/roce/): data buffers as
+ * the transport (iWARP in core/iwarp/qp.c, RoCEv2 in core/roce/): data buffers as
  * SGE lists through the STag translation, invalidation and fast
  * registration of STags, reads of the QP rings.
  */
@@ -327,6 +327,16 @@ void e810_sq_cqe(uint64_t cqe[4], uint32_t qp, uint64_t comp_ctx, uint32_t idx,
     }
 }
 
+void e810_rq_cqe(uint64_t cqe[4], uint32_t qp, uint64_t comp_ctx, uint32_t idx,
+                 unsigned op, uint64_t len, uint64_t flags)
+{
+    cqe[0] = len;
+    cqe[1] = comp_ctx;
+    cqe[2] = (uint64_t)(qp & 0xFFFFFF) << CQ_QPID_S;
+    cqe[3] = (uint64_t)(idx & 0x7FFF) << CQ_WQEIDX_S |
+             (uint64_t)(op & 0x3F) << CQ_OP_S | flags;
+}
+
 void e810_flush_user(E810Core *c, const uint64_t *wqe, const E810FlushQp *f)
 {
     uint64_t h = wqe[3], cqe[4];
@@ -366,9 +376,9 @@ void e810_flush_user(E810Core *c, const uint64_t *wqe, const E810FlushQp *f)
         if (e810_ring_read(c, f->rq, (uint64_t)idx * (32u << f->rq_shift),
                            raw, 32) &&
             !!(ld64(raw + 24) & QPSQ_VALID) == f->rq_pol) {
-            cqe[3] = (uint64_t)((idx << f->rq_shift) & 0x7FFF) << CQ_WQEIDX_S |
-                     (uint64_t)OP_TYPE_REC << CQ_OP_S | CQ_ERROR |
-                     (uint64_t)FLUSH_MAJOR_ERR << CQ_MAJERR_S | rq_min;
+            e810_rq_cqe(cqe, f->id, f->comp_ctx, idx << f->rq_shift,
+                        OP_TYPE_REC, 0, CQ_ERROR | rq_min |
+                        (uint64_t)FLUSH_MAJOR_ERR << CQ_MAJERR_S);
             trace_e810_rdma_flush_cqe(f->id, f->rxcq, false, idx, OP_TYPE_REC,
                                       rq_min);
             e810_rdma_cq_post(c, f->rxcq, cqe);

@@ -89,6 +89,11 @@ unsigned e810_sq_sges(E810Core *c, const E810RdmaRing *sq, uint32_t idx,
 /* A send-queue completion for the WQE at quantum @idx (@status: 0 or AE). */
 void e810_sq_cqe(uint64_t cqe[4], uint32_t qp, uint64_t comp_ctx, uint32_t idx,
                  unsigned op, uint32_t len, unsigned status);
+/* A receive completion (the transports, the PUDA, a flush): @idx is the
+ * RQ WQE's first quantum, @flags what qword 3 adds (error, invalidate,
+ * solicited event, IPv4); qword 2's low half is the caller's. */
+void e810_rq_cqe(uint64_t cqe[4], uint32_t qp, uint64_t comp_ctx, uint32_t idx,
+                 unsigned op, uint64_t len, uint64_t flags);
 
 /*
  * FLUSH_WQES as user QPs get it: one flush CQE for the oldest outstanding

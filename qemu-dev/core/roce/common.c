@@ -40,12 +40,12 @@ RoceQp *roce_qp(E810EngQp *b)
 
 void roce_tx_note(RoceQp *q)
 {
-    e810_eng_tx_note(&q->b);
+    e810_eng_tx_note(&q->eng);
 }
 
 E810MemOwner roce_owner(RoceQp *q)
 {
-    return e810_eng_owner(&q->b);
+    return e810_eng_owner(&q->eng);
 }
 
 /* ---- AEs and CQEs ------------------------------------------------------- */
@@ -54,38 +54,14 @@ void roce_post_ae(RoceQp *q, unsigned code, unsigned src)
 {
     uint64_t qw1;
 
-    qw1 = e810_aeqe_qw1(q->b.id, code, src, q->state);
-    trace_e810_roce_ae(q->b.id, code, src, q->state);
-    e810_rdma_aeq_post(q->b.c, q->b.c->rdma.qp[q->b.id].comp_ctx, qw1);
+    qw1 = e810_aeqe_qw1(q->eng.id, code, src, q->state);
+    trace_e810_roce_ae(q->eng.id, code, src, q->state);
+    e810_rdma_aeq_post(q->eng.c, q->eng.c->rdma.qp[q->eng.id].comp_ctx, qw1);
 }
 
 void roce_fatal(RoceQp *q, unsigned ae, unsigned src)
 {
-    e810_eng_fatal(&q->b, ae, src);
-}
-
-/* Receive completion: @op is the BTH opcode of the last packet (what
- * verbs.h:set_ib_wc_op_rq() looks at), @qw2lo the UD source QP or the
- * invalidated STag. */
-void roce_rq_cqe(RoceQp *q, uint64_t len, unsigned op, uint64_t qw2lo,
-                   uint64_t flags, bool imm, uint32_t imm_data)
-{
-    uint64_t cqe[4], ext[4] = { 0 };
-
-    cqe[0] = len;
-    cqe[1] = q->b.c->rdma.qp[q->b.id].comp_ctx;
-    cqe[2] = qw2lo | (uint64_t)(q->b.id & 0xFFFFFF) << 32;
-    cqe[3] = (uint64_t)((q->b.rcv_idx << q->b.rq_shift) & 0x7FFF) << 32 |
-             (uint64_t)(op & 0x3F) << 56 | flags;
-    trace_e810_qp_cqe(q->b.id, q->b.rxcq, false, q->b.rcv_idx, op, 0);
-    if (imm) {
-        cqe[3] |= CQ_EXTCQE;
-        ext[0] = imm_data;
-        ext[3] = CQ_EXT_IMMVALID;
-        e810_rdma_cq_post_ext(q->b.c, q->b.rxcq, cqe, ext);
-        return;
-    }
-    e810_rdma_cq_post(q->b.c, q->b.rxcq, cqe);
+    e810_eng_fatal(&q->eng, ae, src);
 }
 
 /* ---- frames ------------------------------------------------------------- */
@@ -93,12 +69,12 @@ void roce_rq_cqe(RoceQp *q, uint64_t len, unsigned op, uint64_t qw2lo,
 void roce_xmit(RoceQp *q, size_t len, unsigned opcode, uint32_t psn,
                  unsigned payload)
 {
-    E810Roce *e = q->b.c->rdma.roce;
+    E810Roce *e = q->eng.c->rdma.roce;
 
-    trace_e810_roce_tx(q->b.id, opcode, psn, payload);
+    trace_e810_roce_tx(q->eng.id, opcode, psn, payload);
     e->stats.tx_pkts++;
     /* (the IP and UDP statistics: e810_rdma_xmit) */
-    if (!e810_rdma_xmit(q->b.c, e->tx, len, false)) {
+    if (!e810_rdma_xmit(q->eng.c, e->tx, len, false)) {
         e->stats.tx_dropped++;
     }
 }
@@ -106,7 +82,7 @@ void roce_xmit(RoceQp *q, size_t len, unsigned opcode, uint32_t psn,
 /* ACK or NAK with @syndrome for @psn to the connected peer, now. */
 void roce_ack_out(RoceQp *q, uint8_t syndrome, uint32_t psn)
 {
-    E810Roce *e = q->b.c->rdma.roce;
+    E810Roce *e = q->eng.c->rdma.roce;
     size_t off = roce_frame_start(e->tx, &q->path);
     uint8_t *p = e->tx + off;
 
@@ -114,7 +90,7 @@ void roce_ack_out(RoceQp *q, uint8_t syndrome, uint32_t psn)
     p[ROCE_BTH_LEN + ROCE_AETH_SYNDROME] = syndrome;
     roce_put24(p + ROCE_BTH_LEN + ROCE_AETH_MSN, q->msn & 0xFFFFFF);
     if (syndrome != (ROCE_AETH_ACK | ROCE_AETH_CREDITS_NONE)) {
-        trace_e810_roce_nak(q->b.id, syndrome, psn);
+        trace_e810_roce_nak(q->eng.id, syndrome, psn);
     }
     roce_xmit(q, roce_frame_seal(e->tx, &q->path, off,
                                  off + ROCE_BTH_LEN + ROCE_AETH_LEN),
@@ -131,7 +107,7 @@ void roce_ack_out(RoceQp *q, uint8_t syndrome, uint32_t psn)
 void roce_send_ack(RoceQp *q, uint8_t syndrome, uint32_t psn)
 {
     if (q->ack_owed) {
-        q->b.c->rdma.roce->stats.acks_coalesced++;
+        q->eng.c->rdma.roce->stats.acks_coalesced++;
     }
     q->ack_owed = true;
     q->ack_syn = syndrome;
@@ -140,7 +116,7 @@ void roce_send_ack(RoceQp *q, uint8_t syndrome, uint32_t psn)
 
 void roce_send_nak(RoceQp *q, unsigned code, uint32_t psn)
 {
-    q->b.c->rdma.roce->stats.naks_sent++;
+    q->eng.c->rdma.roce->stats.naks_sent++;
     roce_send_ack(q, ROCE_AETH_NAK | code, psn);
 }
 
@@ -165,7 +141,7 @@ bool roce_sq_fetch(RoceQp *q, RoceWqe *w, uint64_t *hdr, uint64_t qw[4])
     uint8_t raw[32];
     uint64_t h;
 
-    if (!e810_eng_sq_fetch(&q->b, &w->b, raw, hdr, qw)) {
+    if (!e810_eng_sq_fetch(&q->eng, &w->eng, raw, hdr, qw)) {
         return false;
     }
     h = *hdr;
@@ -176,8 +152,8 @@ bool roce_sq_fetch(RoceQp *q, RoceWqe *w, uint64_t *hdr, uint64_t qw[4])
     w->ah = QPSQ_AHID(h);
     w->qkey = (uint32_t)qw[2];
     w->dqpn = (uint32_t)QPSQ_DESTQPN(qw[2]);
-    if (!roce_op_local(w->b.op)) {
-        e810_eng_sq_payload(&q->b, &w->b, raw, h, qw, false);
+    if (!roce_op_local(w->eng.op)) {
+        e810_eng_sq_payload(&q->eng, &w->eng, raw, h, qw, false);
     }
     return true;
 }
@@ -192,19 +168,19 @@ void roce_sq_exec_local(RoceQp *q, RoceWqe *w, const uint64_t qw[4])
 {
     E810MemOwner o = roce_owner(q);
 
-    if (w->b.op == OP_FAST_REGISTER) {
-        w->b.status = (int)e810_fast_reg(&o, qw);
-    } else if (w->b.op == OP_LOCAL_INVALIDATE) {
-        w->b.status = (int)e810_stag_invalidate(&o, QPSQ_FRAG_STAG(qw[1]),
+    if (w->eng.op == OP_FAST_REGISTER) {
+        w->eng.status = (int)e810_fast_reg(&o, qw);
+    } else if (w->eng.op == OP_LOCAL_INVALIDATE) {
+        w->eng.status = (int)e810_stag_invalidate(&o, QPSQ_FRAG_STAG(qw[1]),
                                                 false);
     }
-    w->b.done = true;
+    w->eng.done = true;
 }
 
 /* Take the RQ WQE at the consumer index; false if none is posted. */
 bool roce_rq_take(RoceQp *q)
 {
-    if (!e810_eng_rq_take(&q->b)) {
+    if (!e810_eng_rq_take(&q->eng)) {
         return false;
     }
     q->rcv_off = 0;

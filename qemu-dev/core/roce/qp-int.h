@@ -31,7 +31,7 @@
 #define ROCE_RD_SLOTS           256
 
 typedef struct RoceWqe {
-    E810EngWqe b;
+    E810EngWqe eng;
     bool imm;
     bool psn_valid;             /* a transport op with PSNs assigned */
     uint32_t imm_data;
@@ -55,7 +55,7 @@ typedef struct RoceRead {
 } RoceRead;
 
 typedef struct RoceQp {
-    E810EngQp b;
+    E810EngQp eng;
     uint8_t type;
     uint8_t state;              /* as last seen from the control path */
     bool rd_ok, wr_ok;
@@ -104,8 +104,6 @@ void roce_tx_note(RoceQp *q);
 E810MemOwner roce_owner(RoceQp *q);
 void roce_post_ae(RoceQp *q, unsigned code, unsigned src);
 void roce_fatal(RoceQp *q, unsigned ae, unsigned src);
-void roce_rq_cqe(RoceQp *q, uint64_t len, unsigned op, uint64_t qw2lo,
-                 uint64_t flags, bool imm, uint32_t imm_data);
 void roce_xmit(RoceQp *q, size_t len, unsigned opcode, uint32_t psn,
                unsigned payload);
 void roce_ack_out(RoceQp *q, uint8_t syndrome, uint32_t psn);

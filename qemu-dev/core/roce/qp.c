@@ -79,7 +79,7 @@ static bool roce_rx(E810Core *c, uint32_t qp_id, const E810Frame *fr)
         return true;
     }
     q = roce_qp_find(c, k.dqpn);
-    if (!q || q->b.halted ||
+    if (!q || q->eng.halted ||
         (q->state != QP_STATE_RTR && q->state != QP_STATE_RTS &&
          q->state != QP_STATE_SQD)) {
         e->stats.rx_no_qp++;
@@ -88,7 +88,7 @@ static bool roce_rx(E810Core *c, uint32_t qp_id, const E810Frame *fr)
     }
     if ((k.pkey & 0x7FFF) != (q->pkey & 0x7FFF)) {
         e->stats.rx_key++;
-        trace_e810_roce_drop(q->b.id, k.opcode, k.psn, "P_Key");
+        trace_e810_roce_drop(q->eng.id, k.opcode, k.psn, "P_Key");
         return true;
     }
     if (q->type == QP_TYPE_ROCE_UD) {
@@ -96,18 +96,18 @@ static bool roce_rx(E810Core *c, uint32_t qp_id, const E810Frame *fr)
             roce_ud_rx(q, &k);
         } else {
             e->stats.rx_no_qp++;
-            trace_e810_roce_drop(q->b.id, k.opcode, k.psn, "not UD");
+            trace_e810_roce_drop(q->eng.id, k.opcode, k.psn, "not UD");
         }
         return true;
     }
     if (k.opcode >= 0x20) {
         e->stats.rx_no_qp++;
-        trace_e810_roce_drop(q->b.id, k.opcode, k.psn, "not RC");
+        trace_e810_roce_drop(q->eng.id, k.opcode, k.psn, "not RC");
         return true;
     }
     if ((f & ROCE_F_ACK) && (f & ROCE_F_ATOMIC)) {
         e->stats.rx_unexpected++;
-        trace_e810_roce_drop(q->b.id, k.opcode, k.psn, "atomic ACK");
+        trace_e810_roce_drop(q->eng.id, k.opcode, k.psn, "atomic ACK");
     } else if (f & (ROCE_F_ACK | ROCE_F_READ_RESP)) {
         /* Responses to the requester, while it has sent anything. */
         if (q->state == QP_STATE_RTS || q->state == QP_STATE_SQD) {
@@ -128,9 +128,9 @@ static bool roce_rx(E810Core *c, uint32_t qp_id, const E810Frame *fr)
 /* The RoCE QP host context (docs/roce.md section 3). */
 static void qp_load(RoceQp *q, const E810QpCtx *x)
 {
-    E810Core *c = q->b.c;
+    E810Core *c = q->eng.c;
 
-    e810_eng_ctx_load(&q->b, x);
+    e810_eng_ctx_load(&q->eng, x);
     q->wr_ok = x->wr_ok;
     q->rd_ok = x->rd_ok;
     q->ord = x->ord;
@@ -196,12 +196,12 @@ static bool roce_takes(unsigned type, uint32_t id)
 /* The READs an RC QP answers, charged. */
 static bool rd_alloc(RoceQp *q)
 {
-    if (!e810_mem_charge(q->b.c, ROCE_RD_SLOTS * sizeof(RoceRead))) {
+    if (!e810_mem_charge(q->eng.c, ROCE_RD_SLOTS * sizeof(RoceRead))) {
         return false;
     }
     q->rd = calloc(ROCE_RD_SLOTS, sizeof(RoceRead));
     if (!q->rd) {
-        e810_mem_release(q->b.c, ROCE_RD_SLOTS * sizeof(RoceRead));
+        e810_mem_release(q->eng.c, ROCE_RD_SLOTS * sizeof(RoceRead));
         return false;
     }
     return true;
@@ -244,7 +244,7 @@ static void roce_modify(E810EngQp *b, uint64_t h, const E810QpCtx *x,
     if (next == QP_STATE_RTR && prev != QP_STATE_RTR && prev != QP_STATE_RTS) {
         q->epsn = x->epsn;
         q->msn = 0;
-        q->nak_sent = q->b.rcv_active = q->wr_active = false;
+        q->nak_sent = q->eng.rcv_active = q->wr_active = false;
         q->rd_head = q->rd_cnt = q->rd_send = 0;
         q->ack_owed = false;
     }
@@ -534,14 +534,14 @@ static bool roce_wqe_check(E810EngQp *b, E810EngWqe *bw, unsigned i,
     if (!w->psn_valid) {
         return true;
     }
-    most = w->b.len ? ((uint64_t)w->b.len + 255) / 256 : 1;
+    most = w->eng.len ? ((uint64_t)w->eng.len + 255) / 256 : 1;
     if (w->npkts < 1 || w->npkts > most) {
         return e810_snap_fail(r, "%s.npkts: %u not in [1, %" PRIu64 "] for "
-                              "%u bytes", path, w->npkts, most, w->b.len);
+                              "%u bytes", path, w->npkts, most, w->eng.len);
     }
     if (i == q->snd && (q->snd_pkt > w->npkts ||
-                        (q->snd_pkt == w->npkts && !w->b.done &&
-                         !roce_op_read(w->b.op)))) {
+                        (q->snd_pkt == w->npkts && !w->eng.done &&
+                         !roce_op_read(w->eng.op)))) {
         return e810_snap_fail(r, "%s.snd_pkt: %u, the WQE it sends from has "
                               "%u packets", path, q->snd_pkt, w->npkts);
     }

@@ -30,8 +30,8 @@ static void timer_restart(RoceQp *q)
 {
     bool busy = roce_psn_diff(q->psn_next, q->psn_una) > 0;
 
-    q->b.deadline = busy ? e810_now(q->b.c) + rto(q) : -1;
-    e810_eng_timer_want(&q->b);
+    q->eng.deadline = busy ? e810_now(q->eng.c) + rto(q) : -1;
+    e810_eng_timer_want(&q->eng);
 }
 
 /* RNR NAK timer codes (IBA table 45), in microseconds. */
@@ -51,7 +51,7 @@ static int64_t rnr_us(unsigned code)
 
 static RoceWqe *wq_at(RoceQp *q, unsigned i)
 {
-    return (RoceWqe *)e810_eng_wq_at(&q->b, i);
+    return (RoceWqe *)e810_eng_wq_at(&q->eng, i);
 }
 
 /* Send from PSN @psn again: the WQE holding it and its packet. */
@@ -59,7 +59,7 @@ static void rewind_to(RoceQp *q, uint32_t psn)
 {
     unsigned i;
 
-    for (i = 0; i < q->b.wq_cnt; i++) {
+    for (i = 0; i < q->eng.wq_cnt; i++) {
         RoceWqe *w = wq_at(q, i);
         int32_t d;
 
@@ -71,7 +71,7 @@ static void rewind_to(RoceQp *q, uint32_t psn)
             q->snd = i;
             /* A READ is asked for again from its first missing
              * response. */
-            q->snd_pkt = roce_op_read(w->b.op) ? w->got : (uint32_t)d;
+            q->snd_pkt = roce_op_read(w->eng.op) ? w->got : (uint32_t)d;
             return;
         }
         if (d < 0) {
@@ -79,7 +79,7 @@ static void rewind_to(RoceQp *q, uint32_t psn)
         }
     }
     /* Nothing of it was sent: from the first WQE after the sent ones. */
-    for (i = 0; i < q->b.wq_cnt; i++) {
+    for (i = 0; i < q->eng.wq_cnt; i++) {
         RoceWqe *w = wq_at(q, i);
 
         if (w->psn_valid && roce_psn_diff(w->first_psn, psn) >= 0) {
@@ -104,7 +104,7 @@ void roce_retired(E810EngQp *b)
 
 static void wq_retire(RoceQp *q)
 {
-    e810_eng_wq_retire(&q->b);
+    e810_eng_wq_retire(&q->eng);
 }
 
 /* Everything up to and including @psn is acknowledged. */
@@ -116,11 +116,11 @@ static void ack_upto(RoceQp *q, uint32_t psn)
         roce_psn_diff(psn, q->psn_next) >= 0) {
         return;                 /* old, or for nothing we sent */
     }
-    for (i = 0; i < q->b.wq_cnt; i++) {
+    for (i = 0; i < q->eng.wq_cnt; i++) {
         RoceWqe *w = wq_at(q, i);
 
         if (!w->psn_valid) {
-            if (w->b.done) {
+            if (w->eng.done) {
                 continue;       /* a local op between transport ops */
             }
             break;
@@ -128,8 +128,8 @@ static void ack_upto(RoceQp *q, uint32_t psn)
         if (roce_psn_diff(psn, w->first_psn + w->npkts - 1) < 0) {
             break;
         }
-        if (roce_op_read(w->b.op)) {
-            if (!w->b.done) {
+        if (roce_op_read(w->eng.op)) {
+            if (!w->eng.done) {
                 /* The responder is past a READ whose responses did not
                  * all arrive: ask for the rest. */
                 q->psn_una = (w->first_psn + w->got) & ROCE_PSN_MASK;
@@ -138,7 +138,7 @@ static void ack_upto(RoceQp *q, uint32_t psn)
             }
             continue;
         }
-        w->b.done = true;
+        w->eng.done = true;
     }
     q->psn_una = (psn + 1) & ROCE_PSN_MASK;
     q->retries = 0;
@@ -147,7 +147,7 @@ static void ack_upto(RoceQp *q, uint32_t psn)
 /* Packet @k of WQE @w. */
 static void send_pkt(RoceQp *q, RoceWqe *w, uint32_t k)
 {
-    E810Roce *e = q->b.c->rdma.roce;
+    E810Roce *e = q->eng.c->rdma.roce;
     size_t off = roce_frame_start(e->tx, &q->path), p;
     uint8_t *b = e->tx;
     bool first, last, se = false;
@@ -160,7 +160,7 @@ static void send_pkt(RoceQp *q, RoceWqe *w, uint32_t k)
      * and its remote address must name the same packet, or the responses
      * of a rewound READ land at the wrong offset.
      */
-    if (roce_op_read(w->b.op)) {
+    if (roce_op_read(w->eng.op)) {
         k = w->got;
     }
     first = k == 0;
@@ -168,17 +168,17 @@ static void send_pkt(RoceQp *q, RoceWqe *w, uint32_t k)
     psn = (w->first_psn + k) & ROCE_PSN_MASK;
     poff = k * q->mtu;
     p = off + ROCE_BTH_LEN;
-    if (roce_op_read(w->b.op)) {
+    if (roce_op_read(w->eng.op)) {
         opcode = ROCE_READ_REQ;
-        roce_reth_put(b + p, w->raddr + poff, w->rkey, w->b.len - poff);
+        roce_reth_put(b + p, w->raddr + poff, w->rkey, w->eng.len - poff);
         p += ROCE_RETH_LEN;
         last = true;
     } else {
-        bool wr = w->b.op == OP_RDMA_WRITE || w->b.op == OP_RDMA_WRITE_SOL;
-        bool inv = w->b.op == OP_RDMA_SEND_INV ||
-                   w->b.op == OP_RDMA_SEND_SOL_EVENT_INV;
+        bool wr = w->eng.op == OP_RDMA_WRITE || w->eng.op == OP_RDMA_WRITE_SOL;
+        bool inv = w->eng.op == OP_RDMA_SEND_INV ||
+                   w->eng.op == OP_RDMA_SEND_SOL_EVENT_INV;
 
-        plen = w->b.len - poff < q->mtu ? w->b.len - poff : q->mtu;
+        plen = w->eng.len - poff < q->mtu ? w->eng.len - poff : q->mtu;
         if (wr) {
             opcode = first && last ? (w->imm ? ROCE_WRITE_ONLY_IMM
                                              : ROCE_WRITE_ONLY) :
@@ -186,10 +186,10 @@ static void send_pkt(RoceQp *q, RoceWqe *w, uint32_t k)
                      last ? (w->imm ? ROCE_WRITE_LAST_IMM : ROCE_WRITE_LAST) :
                      ROCE_WRITE_MIDDLE;
             if (first) {
-                roce_reth_put(b + p, w->raddr, w->rkey, w->b.len);
+                roce_reth_put(b + p, w->raddr, w->rkey, w->eng.len);
                 p += ROCE_RETH_LEN;
             }
-            se = last && w->imm && w->b.op == OP_RDMA_WRITE_SOL;
+            se = last && w->imm && w->eng.op == OP_RDMA_WRITE_SOL;
         } else {
             opcode = first && last ? (inv ? ROCE_SEND_ONLY_INV :
                                       w->imm ? ROCE_SEND_ONLY_IMM :
@@ -198,8 +198,8 @@ static void send_pkt(RoceQp *q, RoceWqe *w, uint32_t k)
                      last ? (inv ? ROCE_SEND_LAST_INV :
                              w->imm ? ROCE_SEND_LAST_IMM : ROCE_SEND_LAST) :
                      ROCE_SEND_MIDDLE;
-            se = last && (w->b.op == OP_RDMA_SEND_SOL_EVENT ||
-                          w->b.op == OP_RDMA_SEND_SOL_EVENT_INV);
+            se = last && (w->eng.op == OP_RDMA_SEND_SOL_EVENT ||
+                          w->eng.op == OP_RDMA_SEND_SOL_EVENT_INV);
             if (last && inv) {
                 stbe32(b + p, w->rkey);
                 p += ROCE_IETH_LEN;
@@ -210,16 +210,16 @@ static void send_pkt(RoceQp *q, RoceWqe *w, uint32_t k)
             p += ROCE_IMM_LEN;
         }
         if (plen) {
-            if (w->b.inl) {
-                memcpy(b + p, w->b.inl_data + poff, plen);
+            if (w->eng.inl) {
+                memcpy(b + p, w->eng.inl_data + poff, plen);
             } else {
                 E810MemOwner o = roce_owner(q);
-                int r = e810_sge_copy(&o, w->b.sge, w->b.nsge, poff, b + p,
+                int r = e810_sge_copy(&o, w->eng.sge, w->eng.nsge, poff, b + p,
                                       NULL, plen, E810_ACC_LOCAL_READ);
 
                 if (r) {
-                    w->b.status = (int)e810_xlate_ae(r);
-                    w->b.done = true;
+                    w->eng.status = (int)e810_xlate_ae(r);
+                    w->eng.done = true;
                     return;
                 }
             }
@@ -239,10 +239,10 @@ static unsigned reads_outstanding(RoceQp *q)
 {
     unsigned i, n = 0;
 
-    for (i = 0; i < q->snd && i < q->b.wq_cnt; i++) {
+    for (i = 0; i < q->snd && i < q->eng.wq_cnt; i++) {
         RoceWqe *w = wq_at(q, i);
 
-        n += roce_op_read(w->b.op) && !w->b.done;
+        n += roce_op_read(w->eng.op) && !w->eng.done;
     }
     return n;
 }
@@ -253,8 +253,8 @@ static bool wqes_undone(RoceQp *q)
 {
     unsigned i;
 
-    for (i = 0; i < q->b.wq_cnt; i++) {
-        if (!wq_at(q, i)->b.done) {
+    for (i = 0; i < q->eng.wq_cnt; i++) {
+        if (!wq_at(q, i)->eng.done) {
             return true;
         }
     }
@@ -264,7 +264,7 @@ static bool wqes_undone(RoceQp *q)
 /* The RDMA operation statistics (rdma/pestat.c), per message. */
 static void count_tx(RoceQp *q, unsigned op)
 {
-    q->b.c->rdma.pestat[roce_op_read(op) ? E810_PE_RDMATXRDS :
+    q->eng.c->rdma.pestat[roce_op_read(op) ? E810_PE_RDMATXRDS :
                       (op == OP_RDMA_WRITE || op == OP_RDMA_WRITE_SOL) ?
                       E810_PE_RDMATXWRS : E810_PE_RDMATXSNDS]++;
 }
@@ -276,10 +276,10 @@ static void wqe_check(RoceQp *q, RoceWqe *w)
     E810MemOwner o;
     int r;
 
-    if (w->b.status) {
+    if (w->eng.status) {
         return;
     }
-    switch (w->b.op) {
+    switch (w->eng.op) {
     case OP_RDMA_SEND: case OP_RDMA_SEND_INV:
     case OP_RDMA_SEND_SOL_EVENT:
     case OP_RDMA_SEND_SOL_EVENT_INV: case OP_RDMA_WRITE:
@@ -287,14 +287,14 @@ static void wqe_check(RoceQp *q, RoceWqe *w)
     case OP_RDMA_READ_LOC_INV:
         break;
     default:
-        w->b.status = AE_WQE_UNEXPECTED_OPCODE;
+        w->eng.status = AE_WQE_UNEXPECTED_OPCODE;
         return;
     }
-    if (roce_op_read(w->b.op) && w->b.len) {
+    if (roce_op_read(w->eng.op) && w->eng.len) {
         o = roce_owner(q);
-        r = e810_sge_check(&o, w->b.sge, w->b.nsge, E810_ACC_LOCAL_WRITE);
+        r = e810_sge_check(&o, w->eng.sge, w->eng.nsge, E810_ACC_LOCAL_WRITE);
         if (r) {
-            w->b.status = (int)e810_xlate_ae(r);
+            w->eng.status = (int)e810_xlate_ae(r);
         }
     }
 }
@@ -303,16 +303,16 @@ void roce_rc_run(RoceQp *q)
 {
     uint64_t h, qw[4];
 
-    while (!q->b.halted && q->state == QP_STATE_RTS && !q->rnr_wait) {
+    while (!q->eng.halted && q->state == QP_STATE_RTS && !q->rnr_wait) {
         RoceWqe *w;
 
-        if (q->snd >= q->b.wq_cnt) {
-            if (q->b.wq_cnt == q->b.wq_size) {
+        if (q->snd >= q->eng.wq_cnt) {
+            if (q->eng.wq_cnt == q->eng.wq_size) {
                 break;
             }
-            w = wq_at(q, q->b.wq_cnt);
+            w = wq_at(q, q->eng.wq_cnt);
             if (!roce_sq_fetch(q, w, &h, qw)) {
-                if (e810_rdma_qp_show_sq_tail(q->b.c, q->b.id, q->b.sq_idx)) {
+                if (e810_rdma_qp_show_sq_tail(q->eng.c, q->eng.id, q->eng.sq_idx)) {
                     continue;
                 }
                 break;
@@ -323,28 +323,28 @@ void roce_rc_run(RoceQp *q)
             if ((h & QPSQ_READFENCE) && reads_outstanding(q)) {
                 break;
             }
-            trace_e810_roce_wqe(q->b.id, w->b.idx, w->b.op, w->b.len, h);
-            q->b.wq_cnt++;
-            e810_eng_sq_advance(&q->b, w->b.quanta);
-            if (roce_op_local(w->b.op)) {
+            trace_e810_roce_wqe(q->eng.id, w->eng.idx, w->eng.op, w->eng.len, h);
+            q->eng.wq_cnt++;
+            e810_eng_sq_advance(&q->eng, w->eng.quanta);
+            if (roce_op_local(w->eng.op)) {
                 roce_sq_exec_local(q, w, qw);
             } else {
                 wqe_check(q, w);
             }
-            if (w->b.status || roce_op_local(w->b.op)) {
-                w->b.done = true;
+            if (w->eng.status || roce_op_local(w->eng.op)) {
+                w->eng.done = true;
                 q->snd++;
                 continue;
             }
-            count_tx(q, w->b.op);
+            count_tx(q, w->eng.op);
             w->first_psn = q->psn_next;
-            w->npkts = roce_npkts(q, w->b.len);
+            w->npkts = roce_npkts(q, w->eng.len);
             w->psn_valid = true;
             q->psn_next = (q->psn_next + w->npkts) & ROCE_PSN_MASK;
             q->snd_pkt = 0;
         }
         w = wq_at(q, q->snd);
-        if (!w->psn_valid || w->b.done) {
+        if (!w->psn_valid || w->eng.done) {
             /* A local op, or (sending again after a rewind) one already
              * done: a READ whose responses all came is not asked again. */
             q->snd++;
@@ -355,25 +355,25 @@ void roce_rc_run(RoceQp *q)
             ROCE_WINDOW) {
             break;
         }
-        if (roce_op_read(w->b.op) && q->snd_pkt == w->got &&
+        if (roce_op_read(w->eng.op) && q->snd_pkt == w->got &&
             reads_outstanding(q) >= (q->ord ? q->ord : 1)) {
             break;
         }
-        if (!e810_tx_may_send(q->b.c)) {
+        if (!e810_tx_may_send(q->eng.c)) {
             roce_tx_note(q);                 /* the bottom half goes on */
             break;
         }
-        if (q->b.deadline < 0) {
-            q->b.deadline = e810_now(q->b.c) + rto(q);
-            e810_eng_timer_want(&q->b);
+        if (q->eng.deadline < 0) {
+            q->eng.deadline = e810_now(q->eng.c) + rto(q);
+            e810_eng_timer_want(&q->eng);
         }
         send_pkt(q, w, q->snd_pkt);
-        if (w->b.done) {          /* its buffers could not be read */
+        if (w->eng.done) {          /* its buffers could not be read */
             q->snd++;
             q->snd_pkt = 0;
             continue;
         }
-        q->snd_pkt = roce_op_read(w->b.op) ? w->npkts : q->snd_pkt + 1;
+        q->snd_pkt = roce_op_read(w->eng.op) ? w->npkts : q->snd_pkt + 1;
         if (q->snd_pkt >= w->npkts) {
             q->snd++;
             q->snd_pkt = 0;
@@ -387,8 +387,8 @@ void roce_rx_ack(RoceQp *q, const RocePkt *k)
     uint8_t syn;
 
     if (k->ext_len < ROCE_AETH_LEN) {
-        q->b.c->rdma.roce->stats.rx_bad++;
-        trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "short AETH");
+        q->eng.c->rdma.roce->stats.rx_bad++;
+        trace_e810_roce_drop(q->eng.id, k->opcode, k->psn, "short AETH");
         return;
     }
     syn = k->ext[ROCE_AETH_SYNDROME];
@@ -400,8 +400,8 @@ void roce_rx_ack(RoceQp *q, const RocePkt *k)
          * off the link) or never sent: going back to it would send again
          * what the responder has done, so it is ignored.
          */
-        q->b.c->rdma.roce->stats.rx_unexpected++;
-        trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "stale NAK");
+        q->eng.c->rdma.roce->stats.rx_unexpected++;
+        trace_e810_roce_drop(q->eng.id, k->opcode, k->psn, "stale NAK");
         return;
     }
     switch (syn & 0x60) {
@@ -418,9 +418,9 @@ void roce_rx_ack(RoceQp *q, const RocePkt *k)
         }
         rewind_to(q, k->psn);
         q->rnr_wait = true;
-        q->b.deadline = e810_now(q->b.c) + rnr_us(syn & 0x1F) * 1000;
-        e810_eng_timer_want(&q->b);
-        trace_e810_roce_retry(q->b.id, "RNR NAK", k->psn, q->rnr_thresh);
+        q->eng.deadline = e810_now(q->eng.c) + rnr_us(syn & 0x1F) * 1000;
+        e810_eng_timer_want(&q->eng);
+        trace_e810_roce_retry(q->eng.id, "RNR NAK", k->psn, q->rnr_thresh);
         return;
     case ROCE_AETH_NAK:
         ack_upto(q, (k->psn - 1) & ROCE_PSN_MASK);
@@ -432,8 +432,8 @@ void roce_rx_ack(RoceQp *q, const RocePkt *k)
                 return;
             }
             q->retries++;
-            q->b.c->rdma.roce->stats.retransmits++;
-            trace_e810_roce_retry(q->b.id, "NAK sequence error", k->psn,
+            q->eng.c->rdma.roce->stats.retransmits++;
+            trace_e810_roce_retry(q->eng.id, "NAK sequence error", k->psn,
                                   q->rexmit_thresh - q->retries);
             rewind_to(q, k->psn);
             break;
@@ -446,12 +446,12 @@ void roce_rx_ack(RoceQp *q, const RocePkt *k)
                           (syn & 0x1F) == ROCE_NAK_REMOTE_OP ?
                           AE_IB_REMOTE_OP_ERROR : AE_IB_INVALID_REQUEST;
 
-            for (i = 0; i < q->b.wq_cnt; i++) {
+            for (i = 0; i < q->eng.wq_cnt; i++) {
                 RoceWqe *w = wq_at(q, i);
 
-                if (!w->b.done) {
-                    w->b.done = true;
-                    w->b.status = (int)ae;
+                if (!w->eng.done) {
+                    w->eng.done = true;
+                    w->eng.status = (int)ae;
                     break;
                 }
             }
@@ -460,8 +460,8 @@ void roce_rx_ack(RoceQp *q, const RocePkt *k)
         }
         return;
     default:
-        q->b.c->rdma.roce->stats.rx_bad++;
-        trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "AETH syndrome");
+        q->eng.c->rdma.roce->stats.rx_bad++;
+        trace_e810_roce_drop(q->eng.id, k->opcode, k->psn, "AETH syndrome");
         return;
     }
     timer_restart(q);
@@ -470,7 +470,7 @@ void roce_rx_ack(RoceQp *q, const RocePkt *k)
 
 void roce_rx_read_resp(RoceQp *q, const RocePkt *k)
 {
-    E810Roce *e = q->b.c->rdma.roce;
+    E810Roce *e = q->eng.c->rdma.roce;
     unsigned f = roce_op(k->opcode);
     bool last = f & ROCE_F_LAST;
     size_t hl = (f & ROCE_F_AETH) ? ROCE_AETH_LEN : 0;
@@ -482,7 +482,7 @@ void roce_rx_read_resp(RoceQp *q, const RocePkt *k)
 
     if (k->ext_len < hl + k->padcnt) {
         e->stats.rx_bad++;
-        trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "short response");
+        trace_e810_roce_drop(q->eng.id, k->opcode, k->psn, "short response");
         return;
     }
     len = k->ext_len - hl - k->padcnt;
@@ -491,10 +491,10 @@ void roce_rx_read_resp(RoceQp *q, const RocePkt *k)
      * still waiting is taken.  Taking a later READ's response across a
      * hole would acknowledge what the hole holds.
      */
-    for (i = 0; i < q->b.wq_cnt && i < q->snd + 1; i++) {
+    for (i = 0; i < q->eng.wq_cnt && i < q->snd + 1; i++) {
         RoceWqe *x = wq_at(q, i);
 
-        if (x->psn_valid && roce_op_read(x->b.op) && !x->b.done) {
+        if (x->psn_valid && roce_op_read(x->eng.op) && !x->eng.done) {
             w = x;
             break;
         }
@@ -503,7 +503,7 @@ void roce_rx_read_resp(RoceQp *q, const RocePkt *k)
         uint32_t want = w ? (w->first_psn + w->got) & ROCE_PSN_MASK : 0;
 
         e->stats.rx_unexpected++;
-        trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "unexpected response");
+        trace_e810_roce_drop(q->eng.id, k->opcode, k->psn, "unexpected response");
         if (w && roce_psn_diff(k->psn, want) > 0 &&
             roce_psn_diff(k->psn, q->psn_next) < 0 &&
             (!q->gap_asked || q->gap_psn != want)) {
@@ -518,7 +518,7 @@ void roce_rx_read_resp(RoceQp *q, const RocePkt *k)
             }
             q->retries++;
             e->stats.retransmits++;
-            trace_e810_roce_retry(q->b.id, "READ response ahead", want,
+            trace_e810_roce_retry(q->eng.id, "READ response ahead", want,
                                   q->rexmit_thresh - q->retries);
             rewind_to(q, want);
             roce_rc_run(q);
@@ -529,20 +529,20 @@ void roce_rx_read_resp(RoceQp *q, const RocePkt *k)
     ack_upto(q, (w->first_psn - 1) & ROCE_PSN_MASK);
     if (last != (w->got + 1 == w->npkts) ||
         (!last && len != q->mtu) ||
-        (last && len != w->b.len - (uint64_t)w->got * q->mtu)) {
-        w->b.done = true;
-        w->b.status = AE_ROCE_RSP_LENGTH_ERROR;
+        (last && len != w->eng.len - (uint64_t)w->got * q->mtu)) {
+        w->eng.done = true;
+        w->eng.status = AE_ROCE_RSP_LENGTH_ERROR;
         wq_retire(q);
         return;
     }
     if (len) {
         E810MemOwner o = roce_owner(q);
 
-        r = e810_sge_copy(&o, w->b.sge, w->b.nsge, (uint64_t)w->got * q->mtu,
+        r = e810_sge_copy(&o, w->eng.sge, w->eng.nsge, (uint64_t)w->got * q->mtu,
                           NULL, data, len, E810_ACC_LOCAL_WRITE);
         if (r) {
-            w->b.done = true;
-            w->b.status = (int)e810_xlate_ae(r);
+            w->eng.done = true;
+            w->eng.status = (int)e810_xlate_ae(r);
             wq_retire(q);
             return;
         }
@@ -552,13 +552,13 @@ void roce_rx_read_resp(RoceQp *q, const RocePkt *k)
     q->psn_una = (k->psn + 1) & ROCE_PSN_MASK;
     q->retries = 0;
     if (last) {
-        w->b.done = true;
-        if (w->b.op == OP_RDMA_READ_LOC_INV) {
+        w->eng.done = true;
+        if (w->eng.op == OP_RDMA_READ_LOC_INV) {
             E810MemOwner o = roce_owner(q);
 
-            uint32_t stag = w->b.nsge ? w->b.sge[0].stag : 0;
+            uint32_t stag = w->eng.nsge ? w->eng.sge[0].stag : 0;
 
-            w->b.status = (int)e810_stag_invalidate(&o, stag, false);
+            w->eng.status = (int)e810_stag_invalidate(&o, stag, false);
         }
     }
     timer_restart(q);
@@ -570,25 +570,25 @@ void roce_rx_read_resp(RoceQp *q, const RocePkt *k)
 
 void roce_rc_timeout(RoceQp *q)
 {
-    E810Roce *e = q->b.c->rdma.roce;
+    E810Roce *e = q->eng.c->rdma.roce;
 
-    q->b.deadline = -1;
-    if (q->b.halted) {
+    q->eng.deadline = -1;
+    if (q->eng.halted) {
         return;
     }
     if (q->rnr_wait) {
         q->rnr_wait = false;
-        q->b.deadline = e810_now(q->b.c) + rto(q);
+        q->eng.deadline = e810_now(q->eng.c) + rto(q);
         roce_rc_run(q);
         return;
     }
     if (roce_psn_diff(q->psn_next, q->psn_una) <= 0) {
         return;
     }
-    if (e810_tx_backed_up(q->b.c)) {
+    if (e810_tx_backed_up(q->eng.c)) {
         /* Our own port is backed up: the peer may not have seen the
          * packets yet, so this is no retry; look again later. */
-        q->b.deadline = e810_now(q->b.c) + rto(q);
+        q->eng.deadline = e810_now(q->eng.c) + rto(q);
         return;
     }
     e->stats.timeouts++;
@@ -598,9 +598,9 @@ void roce_rc_timeout(RoceQp *q)
     }
     q->retries++;
     e->stats.retransmits++;
-    trace_e810_roce_retry(q->b.id, "timeout", q->psn_una,
+    trace_e810_roce_retry(q->eng.id, "timeout", q->psn_una,
                           q->rexmit_thresh - q->retries);
     rewind_to(q, q->psn_una);
-    q->b.deadline = e810_now(q->b.c) + rto(q);
+    q->eng.deadline = e810_now(q->eng.c) + rto(q);
     roce_rc_run(q);
 }

@@ -23,8 +23,8 @@ static void resp_error(RoceQp *q, const RocePkt *k, unsigned nak,
                        unsigned ae)
 {
     roce_send_nak(q, nak, k->psn);
-    trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "responder error");
-    q->b.rcv_active = false;
+    trace_e810_roce_drop(q->eng.id, k->opcode, k->psn, "responder error");
+    q->eng.rcv_active = false;
     q->wr_active = false;
     roce_fatal(q, ae, AE_SOURCE_RQ);
 }
@@ -54,7 +54,7 @@ static unsigned rd_undone(RoceQp *q)
  * still kept, and only from the response it asks for on. */
 static void resp_read_dup(RoceQp *q, const RocePkt *k)
 {
-    E810Roce *e = q->b.c->rdma.roce;
+    E810Roce *e = q->eng.c->rdma.roce;
     unsigned i;
 
     for (i = q->rd_cnt; i-- > 0;) {
@@ -76,14 +76,14 @@ static void resp_read_dup(RoceQp *q, const RocePkt *k)
         return;
     }
     e->stats.rd_dup_stale++;
-    trace_e810_roce_drop(q->b.id, k->opcode, k->psn,
+    trace_e810_roce_drop(q->eng.id, k->opcode, k->psn,
                          "duplicate READ, not recent");
 }
 
 /* A READ request at PSN @k->psn: checked now, queued for its responses. */
 static void resp_read(RoceQp *q, const RocePkt *k)
 {
-    E810Roce *e = q->b.c->rdma.roce;
+    E810Roce *e = q->eng.c->rdma.roce;
     RoceRead *rd;
     uint64_t va;
     uint32_t rkey, len;
@@ -105,8 +105,8 @@ static void resp_read(RoceQp *q, const RocePkt *k)
         return;
     }
     if (len) {
-        r = e810_rdma_xlate(q->b.c, rkey, va, len, E810_ACC_REMOTE_READ,
-                            q->b.pd, false, NULL, NULL);
+        r = e810_rdma_xlate(q->eng.c, rkey, va, len, E810_ACC_REMOTE_READ,
+                            q->eng.pd, false, NULL, NULL);
         if (r) {
             resp_error(q, k, xlate_nak(r), e810_xlate_ae(r));
             return;
@@ -120,7 +120,7 @@ static void resp_read(RoceQp *q, const RocePkt *k)
             q->rd_send--;
         }
     }
-    q->b.c->rdma.pestat[E810_PE_RDMARXRDS]++;
+    q->eng.c->rdma.pestat[E810_PE_RDMARXRDS]++;
     rd = rd_at(q, q->rd_cnt++);
     rd->psn = k->psn;
     rd->npkts = roce_npkts(q, len);
@@ -137,7 +137,7 @@ static void resp_read(RoceQp *q, const RocePkt *k)
  * has failed). */
 static bool resp_read_pkt(RoceQp *q, RoceRead *rd, uint32_t i)
 {
-    E810Roce *e = q->b.c->rdma.roce;
+    E810Roce *e = q->eng.c->rdma.roce;
     size_t off = roce_frame_start(e->tx, &q->path), p;
     uint32_t poff = i * q->mtu;
     uint32_t plen = rd->len - poff < q->mtu ? rd->len - poff : q->mtu;
@@ -155,15 +155,15 @@ static bool resp_read_pkt(RoceQp *q, RoceRead *rd, uint32_t i)
         p += ROCE_AETH_LEN;
     }
     if (plen) {
-        E810XCopy x = { q->b.c, b + p, NULL, false, false };
-        int r = e810_rdma_xlate(q->b.c, rd->rkey, rd->va + poff, plen,
-                                E810_ACC_REMOTE_READ, q->b.pd, false,
+        E810XCopy x = { q->eng.c, b + p, NULL, false, false };
+        int r = e810_rdma_xlate(q->eng.c, rd->rkey, rd->va + poff, plen,
+                                E810_ACC_REMOTE_READ, q->eng.pd, false,
                                 e810_xcopy_fn, &x);
 
         if (r) {
             /* The region changed (or its memory failed) since the request
              * was checked. */
-            trace_e810_roce_drop(q->b.id, ROCE_READ_REQ, psn, "READ source");
+            trace_e810_roce_drop(q->eng.id, ROCE_READ_REQ, psn, "READ source");
             roce_ack_out(q, ROCE_AETH_NAK | xlate_nak(r), psn);
             roce_fatal(q, e810_xlate_ae(r), AE_SOURCE_RQ);
             return false;
@@ -192,7 +192,7 @@ void roce_resp_run(RoceQp *q)
     while (q->rd_send < q->rd_cnt) {
         RoceRead *rd = rd_at(q, q->rd_send);
 
-        if (q->b.halted) {
+        if (q->eng.halted) {
             q->rd_send = q->rd_cnt;     /* an error ends what is owed */
             break;
         }
@@ -200,7 +200,7 @@ void roce_resp_run(RoceQp *q)
             q->rd_send++;
             continue;
         }
-        if (!e810_tx_may_send(q->b.c)) {
+        if (!e810_tx_may_send(q->eng.c)) {
             roce_tx_note(q);
             return;
         }
@@ -217,7 +217,7 @@ void roce_resp_run(RoceQp *q)
         rd->next++;
     }
     if (q->ack_owed) {
-        if (!e810_tx_may_send(q->b.c)) {
+        if (!e810_tx_may_send(q->eng.c)) {
             roce_tx_note(q);
             return;
         }
@@ -239,12 +239,12 @@ typedef struct RoceReq {
  * before and is only acknowledged again (a READ answered again). */
 static bool resp_psn(RoceQp *q, const RocePkt *k)
 {
-    E810Roce *e = q->b.c->rdma.roce;
+    E810Roce *e = q->eng.c->rdma.roce;
     int32_t d = roce_psn_diff(k->psn, q->epsn);
 
     if (d > 0) {
         e->stats.rx_out_of_seq++;
-        trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "ahead of ePSN");
+        trace_e810_roce_drop(q->eng.id, k->opcode, k->psn, "ahead of ePSN");
         if (!q->nak_sent) {
             q->nak_sent = true;
             roce_send_nak(q, ROCE_NAK_PSN_SEQ, q->epsn);
@@ -283,8 +283,8 @@ static bool resp_reth(RoceQp *q, const RocePkt *k, RoceReq *m, size_t *left)
         return false;
     }
     if (q->wr_len) {
-        r = e810_rdma_xlate(q->b.c, q->wr_rkey, q->wr_va, q->wr_len,
-                            E810_ACC_REMOTE_WRITE, q->b.pd, false,
+        r = e810_rdma_xlate(q->eng.c, q->wr_rkey, q->wr_va, q->wr_len,
+                            E810_ACC_REMOTE_WRITE, q->eng.pd, false,
                             NULL, NULL);
         if (r) {
             resp_error(q, k, xlate_nak(r), e810_xlate_ae(r));
@@ -316,8 +316,8 @@ static bool resp_parse(RoceQp *q, const RocePkt *k, RoceReq *m)
     m->p = k->ext;
     /* A message continues only what was started, and starts only when
      * nothing is open. */
-    if ((send && (first == q->b.rcv_active || q->wr_active)) ||
-        (!send && (first == q->wr_active || q->b.rcv_active))) {
+    if ((send && (first == q->eng.rcv_active || q->wr_active)) ||
+        (!send && (first == q->wr_active || q->eng.rcv_active))) {
         goto invalid;
     }
     if ((m->f & ROCE_F_RETH) && !resp_reth(q, k, m, &left)) {
@@ -347,12 +347,12 @@ static bool resp_place(RoceQp *q, const RocePkt *k, const RoceReq *m)
     int r;
 
     if (m->f & ROCE_F_SEND) {
-        if (m->plen > q->b.rcv_cap - q->rcv_off) {
+        if (m->plen > q->eng.rcv_cap - q->rcv_off) {
             resp_error(q, k, ROCE_NAK_INVALID_REQ, AE_IB_INVALID_REQUEST);
             return false;
         }
         if (m->plen) {
-            r = e810_sge_copy(&o, q->b.rcv_sge, q->b.rcv_nsge, q->rcv_off,
+            r = e810_sge_copy(&o, q->eng.rcv_sge, q->eng.rcv_nsge, q->rcv_off,
                               NULL, m->p, m->plen, E810_ACC_LOCAL_WRITE);
             if (r) {
                 resp_error(q, k, ROCE_NAK_REMOTE_OP, e810_xlate_ae(r));
@@ -361,7 +361,7 @@ static bool resp_place(RoceQp *q, const RocePkt *k, const RoceReq *m)
         }
         q->rcv_off += m->plen;
     } else {
-        E810XCopy x = { q->b.c, NULL, m->p, true, false };
+        E810XCopy x = { q->eng.c, NULL, m->p, true, false };
         bool last = m->f & ROCE_F_LAST;
 
         if (m->plen > q->wr_len - q->wr_off ||
@@ -370,8 +370,8 @@ static bool resp_place(RoceQp *q, const RocePkt *k, const RoceReq *m)
             return false;
         }
         if (m->plen) {
-            r = e810_rdma_xlate(q->b.c, q->wr_rkey, q->wr_va + q->wr_off,
-                                m->plen, E810_ACC_REMOTE_WRITE, q->b.pd,
+            r = e810_rdma_xlate(q->eng.c, q->wr_rkey, q->wr_va + q->wr_off,
+                                m->plen, E810_ACC_REMOTE_WRITE, q->eng.pd,
                                 false, e810_xcopy_fn, &x);
             if (r) {
                 resp_error(q, k, xlate_nak(r), e810_xlate_ae(r));
@@ -392,7 +392,7 @@ static bool resp_complete(RoceQp *q, const RocePkt *k, const RoceReq *m)
     bool send = m->f & ROCE_F_SEND, imm = m->f & ROCE_F_IMM;
 
     q->msn = (q->msn + 1) & 0xFFFFFF;
-    q->b.c->rdma.pestat[send ? E810_PE_RDMARXSNDS : E810_PE_RDMARXWRS]++;
+    q->eng.c->rdma.pestat[send ? E810_PE_RDMARXSNDS : E810_PE_RDMARXWRS]++;
     if (m->f & ROCE_F_IETH) {
         E810MemOwner o = roce_owner(q);
 
@@ -404,16 +404,16 @@ static bool resp_complete(RoceQp *q, const RocePkt *k, const RoceReq *m)
         lo = m->inv_stag;
     }
     if (send || imm) {
-        q->b.rcv_active = false;
-        roce_rq_cqe(q, send ? q->rcv_off : q->wr_len, m->op, lo, flags, imm,
-                    m->imm_data);
+        q->eng.rcv_active = false;
+        e810_eng_rq_cqe(&q->eng, send ? q->rcv_off : q->wr_len, m->op, lo,
+                        flags, imm, m->imm_data);
     }
     return true;
 }
 
 void roce_resp_request(RoceQp *q, const RocePkt *k)
 {
-    E810Roce *e = q->b.c->rdma.roce;
+    E810Roce *e = q->eng.c->rdma.roce;
     RoceReq m = { .op = k->opcode, .f = roce_op(k->opcode) };
     bool send = m.f & ROCE_F_SEND;
 
@@ -438,14 +438,14 @@ void roce_resp_request(RoceQp *q, const RocePkt *k)
         if (!roce_rq_take(q)) {
             e->stats.rnr_naks_sent++;
             roce_send_ack(q, ROCE_AETH_RNR | ROCE_RNR_CODE, k->psn);
-            trace_e810_roce_drop(q->b.id, m.op, k->psn,
+            trace_e810_roce_drop(q->eng.id, m.op, k->psn,
                                  "no receive WQE (RNR)");
             if (!send && (m.f & ROCE_F_FIRST)) {
                 q->wr_active = false;
             }
             return;
         }
-        q->b.rcv_active = send;
+        q->eng.rcv_active = send;
     }
     if (!resp_place(q, k, &m)) {
         return;

@@ -20,7 +20,7 @@
 /* The path of address handle @idx (uda.c:irdma_sc_access_ah). */
 static bool ah_path(RoceQp *q, uint32_t idx, RocePath *p)
 {
-    E810Core *c = q->b.c;
+    E810Core *c = q->eng.c;
     const uint64_t *a;
     unsigned arp;
 
@@ -61,25 +61,25 @@ static bool ah_path(RoceQp *q, uint32_t idx, RocePath *p)
 
 static void ud_send(RoceQp *q, RoceWqe *w)
 {
-    E810Roce *e = q->b.c->rdma.roce;
+    E810Roce *e = q->eng.c->rdma.roce;
     RocePath path;
     size_t off, p, len;
     uint8_t *b = e->tx;
     unsigned opcode = w->imm ? ROCE_UD_SEND_ONLY_IMM : ROCE_UD_SEND_ONLY;
     uint32_t psn = q->psn_next;
 
-    if (w->b.op != OP_RDMA_SEND && w->b.op != OP_RDMA_SEND_SOL_EVENT) {
-        w->b.status = AE_WQE_UNEXPECTED_OPCODE;
+    if (w->eng.op != OP_RDMA_SEND && w->eng.op != OP_RDMA_SEND_SOL_EVENT) {
+        w->eng.status = AE_WQE_UNEXPECTED_OPCODE;
         return;
     }
     if (!ah_path(q, w->ah, &path)) {
-        w->b.status = AE_WQE_INVALID_PARAMETER;
-        e810_guest_error(q->b.c, "rdma: UD QP %u WQE %u: address handle %u "
-                         "not valid", q->b.id, w->b.idx, w->ah);
+        w->eng.status = AE_WQE_INVALID_PARAMETER;
+        e810_guest_error(q->eng.c, "rdma: UD QP %u WQE %u: address handle %u "
+                         "not valid", q->eng.id, w->eng.idx, w->ah);
         return;
     }
-    if (w->b.len > q->mtu) {
-        w->b.status = AE_WQE_INVALID_PARAMETER;   /* DGRAM too long */
+    if (w->eng.len > q->mtu) {
+        w->eng.status = AE_WQE_INVALID_PARAMETER;   /* DGRAM too long */
         return;
     }
     off = roce_frame_start(b, &path);
@@ -88,50 +88,50 @@ static void ud_send(RoceQp *q, RoceWqe *w)
     stbe32(b + p + ROCE_DETH_QKEY,
            (w->qkey & 0x80000000u) ? q->qkey : w->qkey);
     b[p + ROCE_DETH_SRCQP - 1] = 0;
-    roce_put24(b + p + ROCE_DETH_SRCQP, q->b.id);
+    roce_put24(b + p + ROCE_DETH_SRCQP, q->eng.id);
     p += ROCE_DETH_LEN;
     if (w->imm) {
         stbe32(b + p, w->imm_data);
         p += ROCE_IMM_LEN;
     }
-    if (w->b.len) {
-        if (w->b.inl) {
-            memcpy(b + p, w->b.inl_data, w->b.len);
+    if (w->eng.len) {
+        if (w->eng.inl) {
+            memcpy(b + p, w->eng.inl_data, w->eng.len);
         } else {
             E810MemOwner o = roce_owner(q);
-            int r = e810_sge_copy(&o, w->b.sge, w->b.nsge, 0, b + p, NULL,
-                                  w->b.len, E810_ACC_LOCAL_READ);
+            int r = e810_sge_copy(&o, w->eng.sge, w->eng.nsge, 0, b + p, NULL,
+                                  w->eng.len, E810_ACC_LOCAL_READ);
 
             if (r) {
-                w->b.status = (int)e810_xlate_ae(r);
+                w->eng.status = (int)e810_xlate_ae(r);
                 return;
             }
         }
-        p += w->b.len;
+        p += w->eng.len;
     }
     while ((p - off) & 3) {
         b[p++] = 0;
     }
-    roce_bth_put(b + off, (uint8_t)opcode, w->b.op == OP_RDMA_SEND_SOL_EVENT,
-                 (4 - (w->b.len & 3)) & 3, ROCE_DEFAULT_PKEY, w->dqpn, false,
+    roce_bth_put(b + off, (uint8_t)opcode, w->eng.op == OP_RDMA_SEND_SOL_EVENT,
+                 (4 - (w->eng.len & 3)) & 3, ROCE_DEFAULT_PKEY, w->dqpn, false,
                  psn);
     q->psn_next = (q->psn_next + 1) & ROCE_PSN_MASK;
-    trace_e810_roce_tx(q->b.id, opcode, psn, w->b.len);
+    trace_e810_roce_tx(q->eng.id, opcode, psn, w->eng.len);
     e->stats.tx_pkts++;
     len = roce_frame_seal(b, &path, off, p);
     if (path.dmac[0] & 1) {
         /* To a group: the wire, and this port's own members when the AH
          * says DOLOOPBACK, as irdma asks for every multicast destination
          * (verbs.c:irdma_setup_ah). */
-        bool lpb = q->b.c->rdma.ah[w->ah].wqe[3] & CQPSQ_AH_DOLOOPBACKCHECK;
+        bool lpb = q->eng.c->rdma.ah[w->ah].wqe[3] & CQPSQ_AH_DOLOOPBACKCHECK;
 
         e->stats.mcast_tx++;
-        trace_e810_roce_mcast_tx(q->b.id,
+        trace_e810_roce_mcast_tx(q->eng.id,
                                  ldbe32(path.dip + (path.ipv4 ? 0 : 12)), lpb);
-        if (!e810_rdma_xmit_group(q->b.c, b, len, lpb)) {
+        if (!e810_rdma_xmit_group(q->eng.c, b, len, lpb)) {
             e->stats.tx_dropped++;
         }
-    } else if (!e810_rdma_xmit(q->b.c, b, len, false)) {
+    } else if (!e810_rdma_xmit(q->eng.c, b, len, false)) {
         e->stats.tx_dropped++;
     }
 }
@@ -141,29 +141,29 @@ void roce_ud_run(RoceQp *q)
     RoceWqe w;
     uint64_t h, qw[4];
 
-    while (!q->b.halted && q->state == QP_STATE_RTS) {
-        if (!e810_tx_may_send(q->b.c)) {
+    while (!q->eng.halted && q->state == QP_STATE_RTS) {
+        if (!e810_tx_may_send(q->eng.c)) {
             roce_tx_note(q);                 /* the bottom half goes on */
             break;
         }
         if (!roce_sq_fetch(q, &w, &h, qw)) {
-            if (e810_rdma_qp_show_sq_tail(q->b.c, q->b.id, q->b.sq_idx)) {
+            if (e810_rdma_qp_show_sq_tail(q->eng.c, q->eng.id, q->eng.sq_idx)) {
                 continue;
             }
             break;
         }
-        trace_e810_roce_wqe(q->b.id, w.b.idx, w.b.op, w.b.len, h);
-        e810_eng_sq_advance(&q->b, w.b.quanta);
-        if (roce_op_local(w.b.op)) {
+        trace_e810_roce_wqe(q->eng.id, w.eng.idx, w.eng.op, w.eng.len, h);
+        e810_eng_sq_advance(&q->eng, w.eng.quanta);
+        if (roce_op_local(w.eng.op)) {
             roce_sq_exec_local(q, &w, qw);
-        } else if (!w.b.status) {
+        } else if (!w.eng.status) {
             ud_send(q, &w);
         }
-        if (w.b.signaled || w.b.status) {
-            e810_eng_sq_cqe(&q->b, &w.b);
+        if (w.eng.signaled || w.eng.status) {
+            e810_eng_sq_cqe(&q->eng, &w.eng);
         }
-        if (w.b.status) {
-            roce_fatal(q, (unsigned)w.b.status, AE_SOURCE_SQ);
+        if (w.eng.status) {
+            roce_fatal(q, (unsigned)w.eng.status, AE_SOURCE_SQ);
         }
     }
 }
@@ -186,17 +186,17 @@ void roce_cqp_doorbell(E810Core *c)
     for (unsigned i = 0; i < e810_eng_qp_end(c); i++) {
         RoceQp *q = roce_qp_find(c, i);
 
-        if (!q || q->type != QP_TYPE_ROCE_UD || !q->b.tx_pending ||
-            q->b.in_run) {
+        if (!q || q->type != QP_TYPE_ROCE_UD || !q->eng.tx_pending ||
+            q->eng.in_run) {
             continue;
         }
         if (!e810_tx_may_send(c)) {
             return;
         }
-        q->b.tx_pending = false;
-        q->b.in_run = true;
+        q->eng.tx_pending = false;
+        q->eng.in_run = true;
         roce_ud_run(q);
-        q->b.in_run = false;
+        q->eng.in_run = false;
     }
 }
 
@@ -205,15 +205,15 @@ void roce_cqp_doorbell(E810Core *c)
 static void ud_rx_error(RoceQp *q, const RocePkt *k, uint32_t src_qp,
                         const char *why, unsigned ae)
 {
-    q->b.c->rdma.roce->stats.ud_dropped++;
-    trace_e810_roce_drop(q->b.id, k->opcode, k->psn, why);
-    roce_rq_cqe(q, 0, OP_TYPE_REC, src_qp,
-                CQ_ERROR | (uint64_t)0xFFFF << 16 | ae, false, 0);
+    q->eng.c->rdma.roce->stats.ud_dropped++;
+    trace_e810_roce_drop(q->eng.id, k->opcode, k->psn, why);
+    e810_eng_rq_cqe(&q->eng, 0, OP_TYPE_REC, src_qp,
+                    CQ_ERROR | (uint64_t)0xFFFF << CQ_MAJERR_S | ae, false, 0);
 }
 
 void roce_ud_rx(RoceQp *q, const RocePkt *k)
 {
-    E810Roce *e = q->b.c->rdma.roce;
+    E810Roce *e = q->eng.c->rdma.roce;
     bool imm = k->opcode == ROCE_UD_SEND_ONLY_IMM;
     size_t hl = ROCE_DETH_LEN + (imm ? ROCE_IMM_LEN : 0), plen;
     uint8_t grh[ROCE_GRH_LEN];
@@ -222,23 +222,23 @@ void roce_ud_rx(RoceQp *q, const RocePkt *k)
 
     if (k->ext_len < hl + k->padcnt) {
         e->stats.rx_bad++;
-        trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "short UD header");
+        trace_e810_roce_drop(q->eng.id, k->opcode, k->psn, "short UD header");
         return;
     }
     qkey = ldbe32(k->ext + ROCE_DETH_QKEY);
     src_qp = roce_be24(k->ext + ROCE_DETH_SRCQP);
     if (qkey != q->qkey) {
         e->stats.rx_key++;
-        trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "Q_Key");
+        trace_e810_roce_drop(q->eng.id, k->opcode, k->psn, "Q_Key");
         return;
     }
     plen = k->ext_len - hl - k->padcnt;
     if (!roce_rq_take(q)) {
         e->stats.ud_dropped++;
-        trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "no receive WQE");
+        trace_e810_roce_drop(q->eng.id, k->opcode, k->psn, "no receive WQE");
         return;
     }
-    if (q->b.rcv_cap < ROCE_GRH_LEN || plen > q->b.rcv_cap - ROCE_GRH_LEN) {
+    if (q->eng.rcv_cap < ROCE_GRH_LEN || plen > q->eng.rcv_cap - ROCE_GRH_LEN) {
         /* The WQE is used up by the datagram it could not hold. */
         ud_rx_error(q, k, src_qp, "receive WQE short",
                     AE_WQE_INVALID_PARAMETER);
@@ -248,18 +248,18 @@ void roce_ud_rx(RoceQp *q, const RocePkt *k)
      * bytes (union rdma_network_hdr). */
     memset(grh, 0, sizeof(grh));
     memcpy(grh + (k->ipv4 ? 20 : 0), k->l3, k->l3_len);
-    if (e810_sge_copy(&o, q->b.rcv_sge, q->b.rcv_nsge, 0, NULL, grh,
+    if (e810_sge_copy(&o, q->eng.rcv_sge, q->eng.rcv_nsge, 0, NULL, grh,
                       ROCE_GRH_LEN, E810_ACC_LOCAL_WRITE) ||
-        (plen && e810_sge_copy(&o, q->b.rcv_sge, q->b.rcv_nsge, ROCE_GRH_LEN,
+        (plen && e810_sge_copy(&o, q->eng.rcv_sge, q->eng.rcv_nsge, ROCE_GRH_LEN,
                                NULL, k->ext + hl, plen,
                                E810_ACC_LOCAL_WRITE))) {
         ud_rx_error(q, k, src_qp, "receive buffer", AE_AMP_INVALID_STAG);
         return;
     }
     e->stats.rx_pkts++;
-    roce_rq_cqe(q, ROCE_GRH_LEN + plen, OP_TYPE_REC, src_qp,
-                (k->ipv4 ? CQ_IPV4 : 0) | (k->se ? CQ_SOEVENT : 0), imm,
-                ldbe32(k->ext + ROCE_DETH_LEN));
+    e810_eng_rq_cqe(&q->eng, ROCE_GRH_LEN + plen, OP_TYPE_REC, src_qp,
+                    (k->ipv4 ? CQ_IPV4 : 0) | (k->se ? CQ_SOEVENT : 0), imm,
+                    ldbe32(k->ext + ROCE_DETH_LEN));
 }
 
 /*
@@ -303,7 +303,7 @@ void roce_ud_mcast_rx(E810Core *c, const RocePkt *k, const uint8_t *dmac)
     for (i = 0; i < n; i++) {
         RoceQp *q = roce_qp_find(c, qps[i]);
 
-        if (!q || q->type != QP_TYPE_ROCE_UD || q->b.halted ||
+        if (!q || q->type != QP_TYPE_ROCE_UD || q->eng.halted ||
             (q->state != QP_STATE_RTR && q->state != QP_STATE_RTS &&
              q->state != QP_STATE_SQD)) {
             e->stats.rx_no_qp++;
@@ -313,7 +313,7 @@ void roce_ud_mcast_rx(E810Core *c, const RocePkt *k, const uint8_t *dmac)
         }
         if ((k->pkey & 0x7FFF) != (q->pkey & 0x7FFF)) {
             e->stats.rx_key++;
-            trace_e810_roce_drop(q->b.id, k->opcode, k->psn, "P_Key");
+            trace_e810_roce_drop(q->eng.id, k->opcode, k->psn, "P_Key");
             continue;
         }
         roce_ud_rx(q, k);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * E810 RDMA engine: the iWARP QP data path.
+ * E810 RDMA engine: the iWARP transport (its QPs over core/iwarp/'s
+ * TCP/MPA/DDP/RDMAP connections).
  *
  * At MODIFY_QP to RTS with TOECTXVALID the QP's TCP state is taken from
  * its host context (ctrl.c:irdma_sc_qp_setctx(), cm.c:irdma_init_tcp_ctx())
@@ -16,27 +17,27 @@
 #include "../dev.h"
 #include "../bytes.h"
 #include "../../trace.h"
-#include "rdma.h"
-#include "qpdp.h"
-#include "engine.h"
-#include "wqe.h"
-#include "port.h"
-#include "../iwarp/iwarp.h"
+#include "../rdma/rdma.h"
+#include "qp.h"
+#include "../rdma/engine.h"
+#include "../rdma/wqe.h"
+#include "../rdma/port.h"
+#include "iwarp.h"
 
-#define QPDP_INFLIGHT           256
+#define IWQP_INFLIGHT           256
 /* Host memory of one connection: the engine state and its buffers. */
-#define QPDP_CONN_BYTES         (sizeof(IwConn) + IW_RBUF + IW_OOO_BYTES)
+#define IWQP_CONN_BYTES         (sizeof(IwConn) + IW_RBUF + IW_OOO_BYTES)
 
-typedef E810Sge QpdpSge;
+typedef E810Sge IwarpSge;
 
-typedef struct QpdpWqe {
-    E810EngWqe b;
+typedef struct IwarpWqe {
+    E810EngWqe eng;
     uint64_t seq;               /* cookie for the iWARP engine */
     bool is_read;
-} QpdpWqe;
+} IwarpWqe;
 
-typedef struct QpdpQp {
-    E810EngQp b;
+typedef struct IwarpQp {
+    E810EngQp eng;
     bool up;                    /* connection handed over */
     IwConn *conn;               /* from the hand-over (up) on */
     uint64_t q2_pa;
@@ -44,60 +45,60 @@ typedef struct QpdpQp {
     uint64_t next_seq;
     bool orphaned;              /* in ERROR, its connection still closing */
     unsigned gather_ae;         /* why the last payload read failed */
-} QpdpQp;
+} IwarpQp;
 
-static QpdpQp *qp_find(E810Core *c, uint32_t id)
+static IwarpQp *qp_find(E810Core *c, uint32_t id)
 {
     E810EngQp *b = e810_eng_find(c, id);
 
-    return b && b->ops == &e810_iwarp_ops ? (QpdpQp *)b : NULL;
+    return b && b->ops == &e810_iwarp_ops ? (IwarpQp *)b : NULL;
 }
 
-static QpdpQp *iwqp(E810EngQp *b)
+static IwarpQp *iwqp(E810EngQp *b)
 {
-    return (QpdpQp *)b;
+    return (IwarpQp *)b;
 }
 
-static QpdpWqe *wq_at(QpdpQp *q, unsigned i)
+static IwarpWqe *wq_at(IwarpQp *q, unsigned i)
 {
-    return (QpdpWqe *)e810_eng_wq_at(&q->b, i);
+    return (IwarpWqe *)e810_eng_wq_at(&q->eng, i);
 }
 
-static uint8_t qp_iwstate(QpdpQp *q)
+static uint8_t qp_iwstate(IwarpQp *q)
 {
-    return q->b.c->rdma.qp[q->b.id].state;
+    return q->eng.c->rdma.qp[q->eng.id].state;
 }
 
 /* ---- AEs and CQEs ------------------------------------------------------- */
 
-static void post_ae(QpdpQp *q, unsigned code, unsigned src, bool q2data)
+static void post_ae(IwarpQp *q, unsigned code, unsigned src, bool q2data)
 {
-    E810Core *c = q->b.c;
+    E810Core *c = q->eng.c;
     unsigned tcp = q->up ? q->conn->state : IW_TCP_CLOSED;
     uint64_t qw1;
 
-    qw1 = e810_aeqe_qw1(q->b.id, code, src, qp_iwstate(q)) |
+    qw1 = e810_aeqe_qw1(q->eng.id, code, src, qp_iwstate(q)) |
           (uint64_t)(tcp & 0xF) << AEQE_TCPSTATE_S | (q2data ? AEQE_Q2DATA : 0);
-    trace_e810_iw_ae(q->b.id, code, src, qp_iwstate(q), tcp);
-    e810_rdma_aeq_post(c, c->rdma.qp[q->b.id].comp_ctx, qw1);
+    trace_e810_iw_ae(q->eng.id, code, src, qp_iwstate(q), tcp);
+    e810_rdma_aeq_post(c, c->rdma.qp[q->eng.id].comp_ctx, qw1);
 }
 
 /* ---- guest memory through STags ----------------------------------------- */
 
 /* The shared SGE code (wqe.c) with this QP as the owner. */
-static int sge_copy(QpdpQp *q, const QpdpSge *sge, unsigned n, uint64_t off,
+static int sge_copy(IwarpQp *q, const IwarpSge *sge, unsigned n, uint64_t off,
                     uint8_t *buf, const uint8_t *src, size_t len,
                     unsigned access)
 {
-    E810MemOwner o = { q->b.c, q->b.id, q->b.pd, q->b.priv };
+    E810MemOwner o = { q->eng.c, q->eng.id, q->eng.pd, q->eng.priv };
 
     return e810_sge_copy(&o, sge, n, off, buf, src, len, access);
 }
 
-static int sge_check(QpdpQp *q, const QpdpSge *sge, unsigned n,
+static int sge_check(IwarpQp *q, const IwarpSge *sge, unsigned n,
                      unsigned access)
 {
-    E810MemOwner o = { q->b.c, q->b.id, q->b.pd, q->b.priv };
+    E810MemOwner o = { q->eng.c, q->eng.id, q->eng.pd, q->eng.priv };
 
     return e810_sge_check(&o, sge, n, access);
 }
@@ -162,33 +163,33 @@ static unsigned term_ae(uint32_t term)
 
 /* ---- STag invalidation and fast registration (privileged) ------------- */
 
-static unsigned stag_invalidate(QpdpQp *q, uint32_t stag, bool remote)
+static unsigned stag_invalidate(IwarpQp *q, uint32_t stag, bool remote)
 {
-    E810MemOwner o = { q->b.c, q->b.id, q->b.pd, q->b.priv };
+    E810MemOwner o = { q->eng.c, q->eng.id, q->eng.pd, q->eng.priv };
 
     return e810_stag_invalidate(&o, stag, remote);
 }
 
-static unsigned fast_reg(QpdpQp *q, const uint64_t *w)
+static unsigned fast_reg(IwarpQp *q, const uint64_t *w)
 {
-    E810MemOwner o = { q->b.c, q->b.id, q->b.pd, q->b.priv };
+    E810MemOwner o = { q->eng.c, q->eng.id, q->eng.pd, q->eng.priv };
 
     return e810_fast_reg(&o, w);
 }
 
 /* ---- SQ ----------------------------------------------------------------- */
 
-static void qp_fatal(QpdpQp *q, unsigned ae, unsigned src)
+static void qp_fatal(IwarpQp *q, unsigned ae, unsigned src)
 {
-    e810_eng_fatal(&q->b, ae, src);
+    e810_eng_fatal(&q->eng, ae, src);
 }
 
-static QpdpWqe *wq_by_seq(QpdpQp *q, uint64_t seq)
+static IwarpWqe *wq_by_seq(IwarpQp *q, uint64_t seq)
 {
     unsigned i;
 
-    for (i = 0; i < q->b.wq_cnt; i++) {
-        QpdpWqe *w = wq_at(q, i);
+    for (i = 0; i < q->eng.wq_cnt; i++) {
+        IwarpWqe *w = wq_at(q, i);
 
         if (w->seq == seq) {
             return w;
@@ -201,21 +202,21 @@ static QpdpWqe *wq_by_seq(QpdpQp *q, uint64_t seq)
  * what a read or local fence waits for.  Done WQEs still queued for their
  * completion do not count: several posted with one doorbell reach here
  * before any of them retires. */
-static bool wq_undone(QpdpQp *q, bool reads)
+static bool wq_undone(IwarpQp *q, bool reads)
 {
     unsigned i;
 
-    for (i = 0; i < q->b.wq_cnt; i++) {
-        QpdpWqe *w = wq_at(q, i);
+    for (i = 0; i < q->eng.wq_cnt; i++) {
+        IwarpWqe *w = wq_at(q, i);
 
-        if ((w->is_read || !reads) && !w->b.done) {
+        if ((w->is_read || !reads) && !w->eng.done) {
             return true;
         }
     }
     return false;
 }
 
-static bool wq_has_read(QpdpQp *q)
+static bool wq_has_read(IwarpQp *q)
 {
     return wq_undone(q, true);
 }
@@ -224,35 +225,35 @@ static bool wq_has_read(QpdpQp *q)
  * there (valid bit not ours) or it cannot be read.  Local ops carry no
  * payload; a zero-length first fragment is kept (MPA's RTR is a
  * zero-length READ). */
-static bool sq_fetch(QpdpQp *q, QpdpWqe *w, uint64_t *hdr, uint64_t qw[4])
+static bool sq_fetch(IwarpQp *q, IwarpWqe *w, uint64_t *hdr, uint64_t qw[4])
 {
     uint8_t raw[32];
     unsigned op;
 
-    if (!e810_eng_sq_fetch(&q->b, &w->b, raw, hdr, qw)) {
+    if (!e810_eng_sq_fetch(&q->eng, &w->eng, raw, hdr, qw)) {
         return false;
     }
-    op = w->b.op;
+    op = w->eng.op;
     if (!(*hdr & QPSQ_INLINEDATAFLAG) &&
         (op == OP_FAST_REGISTER || op == OP_LOCAL_INVALIDATE ||
          op == OP_NOP || op == OP_GEN_RTS_AE)) {
         return true;
     }
-    e810_eng_sq_payload(&q->b, &w->b, raw, *hdr, qw, true);
+    e810_eng_sq_payload(&q->eng, &w->eng, raw, *hdr, qw, true);
     return true;
 }
 
 /* An RDMA operation handed to the connection (@r 0) counts. */
-static void pe_count(QpdpQp *q, int r, unsigned which)
+static void pe_count(IwarpQp *q, int r, unsigned which)
 {
     if (!r) {
-        q->b.c->rdma.pestat[which]++;
+        q->eng.c->rdma.pestat[which]++;
     }
 }
 
 /* A send or write handed to the connection: 0, or nonzero when the
  * engine's queue is full. */
-static int post_send_write(QpdpQp *q, QpdpWqe *w, uint64_t h,
+static int post_send_write(IwarpQp *q, IwarpWqe *w, uint64_t h,
                            const uint64_t qw[4])
 {
     static const uint8_t map[] = {
@@ -264,48 +265,48 @@ static int post_send_write(QpdpQp *q, QpdpWqe *w, uint64_t h,
     int r, err;
 
     if (h & QPSQ_IMMDATAFLAG) {
-        w->b.status = AE_WQE_UNEXPECTED_OPCODE;     /* not on iWARP */
+        w->eng.status = AE_WQE_UNEXPECTED_OPCODE;     /* not on iWARP */
         return 0;
     }
-    if (!w->b.inl) {
-        err = sge_check(q, w->b.sge, w->b.nsge, E810_ACC_LOCAL_READ);
+    if (!w->eng.inl) {
+        err = sge_check(q, w->eng.sge, w->eng.nsge, E810_ACC_LOCAL_READ);
         if (err) {
-            w->b.status = (int)xlate_ae(err);
+            w->eng.status = (int)xlate_ae(err);
             return 0;
         }
     }
     if (h & QPSQ_STREAMMODE) {
-        r = iw_post_raw(q->conn, w->b.len, w->seq);
+        r = iw_post_raw(q->conn, w->eng.len, w->seq);
         q->wait_pdu = h & QPSQ_WAITFORRCVPDU;
-    } else if (w->b.op == OP_RDMA_WRITE || w->b.op == OP_RDMA_WRITE_SOL) {
-        r = iw_post_write(q->conn, (uint32_t)h, qw[2], w->b.len, w->seq);
+    } else if (w->eng.op == OP_RDMA_WRITE || w->eng.op == OP_RDMA_WRITE_SOL) {
+        r = iw_post_write(q->conn, (uint32_t)h, qw[2], w->eng.len, w->seq);
         pe_count(q, r, E810_PE_RDMATXWRS);
     } else {
-        r = iw_post_send(q->conn, map[w->b.op], (uint32_t)h, w->b.len,
+        r = iw_post_send(q->conn, map[w->eng.op], (uint32_t)h, w->eng.len,
                          w->seq);
         pe_count(q, r, E810_PE_RDMATXSNDS);
     }
     return r;
 }
 
-static int post_read(QpdpQp *q, QpdpWqe *w, uint64_t h, const uint64_t qw[4])
+static int post_read(IwarpQp *q, IwarpWqe *w, uint64_t h, const uint64_t qw[4])
 {
     int r, err;
 
     w->is_read = true;
-    if (w->b.len) {
-        err = sge_check(q, w->b.sge, w->b.nsge, E810_ACC_LOCAL_WRITE);
+    if (w->eng.len) {
+        err = sge_check(q, w->eng.sge, w->eng.nsge, E810_ACC_LOCAL_WRITE);
         if (err) {
-            w->b.status = (int)xlate_ae(err);
+            w->eng.status = (int)xlate_ae(err);
             return 0;
         }
     }
-    r = iw_post_read(q->conn, w->b.nsge ? w->b.sge[0].stag : 0,
-                     w->b.nsge ? w->b.sge[0].to : 0, w->b.len,
+    r = iw_post_read(q->conn, w->eng.nsge ? w->eng.sge[0].stag : 0,
+                     w->eng.nsge ? w->eng.sge[0].to : 0, w->eng.len,
                      (uint32_t)h, qw[2], w->seq);
     /* Zero-length Reads (MPA's RTR) are not counted: the receiving side
      * does not see them as Read Requests. */
-    if (w->b.len) {
+    if (w->eng.len) {
         pe_count(q, r, E810_PE_RDMATXRDS);
     }
     return r;
@@ -313,23 +314,23 @@ static int post_read(QpdpQp *q, QpdpWqe *w, uint64_t h, const uint64_t qw[4])
 
 /* Carry out WQE @w: local ops here, the rest handed to the connection.
  * Nonzero when the connection cannot take it now (queue or ORD full). */
-static int wqe_post(QpdpQp *q, QpdpWqe *w, uint64_t h, const uint64_t qw[4])
+static int wqe_post(IwarpQp *q, IwarpWqe *w, uint64_t h, const uint64_t qw[4])
 {
-    if (w->b.status) {
+    if (w->eng.status) {
         return 0;
     }
-    switch (w->b.op) {
+    switch (w->eng.op) {
     case OP_NOP:
         return 0;
     case OP_GEN_RTS_AE:
-        w->b.signaled = false;
+        w->eng.signaled = false;
         post_ae(q, AE_LLP_CONNECTION_ESTABLISHED, 0, false);
         return 0;
     case OP_LOCAL_INVALIDATE:
-        w->b.status = (int)stag_invalidate(q, QPSQ_FRAG_STAG(qw[1]), false);
+        w->eng.status = (int)stag_invalidate(q, QPSQ_FRAG_STAG(qw[1]), false);
         return 0;
     case OP_FAST_REGISTER:
-        w->b.status = (int)fast_reg(q, qw);
+        w->eng.status = (int)fast_reg(q, qw);
         return 0;
     case OP_RDMA_SEND:
     case OP_RDMA_SEND_SOL_EVENT:
@@ -342,7 +343,7 @@ static int wqe_post(QpdpQp *q, QpdpWqe *w, uint64_t h, const uint64_t qw[4])
     case OP_RDMA_READ_LOC_INV:
         return post_read(q, w, h, qw);
     default:
-        w->b.status = AE_WQE_UNEXPECTED_OPCODE;
+        w->eng.status = AE_WQE_UNEXPECTED_OPCODE;
         return 0;
     }
 }
@@ -354,15 +355,15 @@ static bool op_local(unsigned op)
            op == OP_LOCAL_INVALIDATE || op == OP_FAST_REGISTER;
 }
 
-static void sq_run(QpdpQp *q)
+static void sq_run(IwarpQp *q)
 {
-    if (q->b.in_run) {
+    if (q->eng.in_run) {
         return;
     }
-    q->b.in_run = true;
-    while (q->up && !q->b.halted && qp_iwstate(q) == QP_STATE_RTS &&
-           q->b.wq_cnt < q->b.wq_size && !q->conn->dead) {
-        QpdpWqe *w = wq_at(q, q->b.wq_cnt);
+    q->eng.in_run = true;
+    while (q->up && !q->eng.halted && qp_iwstate(q) == QP_STATE_RTS &&
+           q->eng.wq_cnt < q->eng.wq_size && !q->conn->dead) {
+        IwarpWqe *w = wq_at(q, q->eng.wq_cnt);
         uint64_t h, qw[4];
 
         if (q->wait_pdu && !q->got_pdu) {
@@ -370,7 +371,7 @@ static void sq_run(QpdpQp *q)
         }
         if (!sq_fetch(q, w, &h, qw)) {
             /* Run dry: show the tail (6.x rings only then), look again. */
-            if (e810_rdma_qp_show_sq_tail(q->b.c, q->b.id, q->b.sq_idx)) {
+            if (e810_rdma_qp_show_sq_tail(q->eng.c, q->eng.id, q->eng.sq_idx)) {
                 continue;
             }
             break;
@@ -382,45 +383,45 @@ static void sq_run(QpdpQp *q)
             break;
         }
         w->seq = q->next_seq;
-        trace_e810_iw_wqe(q->b.id, w->b.idx, w->b.op, w->b.len, h);
+        trace_e810_iw_wqe(q->eng.id, w->eng.idx, w->eng.op, w->eng.len, h);
         /* In the queue before the engine may ask for its payload. */
-        q->b.wq_cnt++;
+        q->eng.wq_cnt++;
         if (wqe_post(q, w, h, qw)) {
             /* Engine queue or ORD full: retry when work completes. */
             w->is_read = false;
-            q->b.wq_cnt--;
+            q->eng.wq_cnt--;
             break;
         }
-        if (w->b.status || op_local(w->b.op)) {
-            w->b.done = true;
+        if (w->eng.status || op_local(w->eng.op)) {
+            w->eng.done = true;
         }
         q->next_seq++;
-        e810_eng_sq_advance(&q->b, w->b.quanta);
+        e810_eng_sq_advance(&q->eng, w->eng.quanta);
     }
-    if (q->up && !q->b.halted) {
-        e810_rdma_qp_show_sq_tail(q->b.c, q->b.id, q->b.sq_idx);
+    if (q->up && !q->eng.halted) {
+        e810_rdma_qp_show_sq_tail(q->eng.c, q->eng.id, q->eng.sq_idx);
     }
-    e810_eng_wq_retire(&q->b);
-    q->b.in_run = false;
+    e810_eng_wq_retire(&q->eng);
+    q->eng.in_run = false;
 }
 
 /* ---- engine callbacks --------------------------------------------------- */
 
 static void cb_frame_out(void *opaque, const uint8_t *frame, size_t len)
 {
-    QpdpQp *q = opaque;
+    IwarpQp *q = opaque;
 
-    e810_rdma_xmit(q->b.c, frame, len, false);
+    e810_rdma_xmit(q->eng.c, frame, len, false);
 }
 
 /* The engine's gate before each frame: when sending must wait, the QP
  * is noted for the bottom half, which kicks it again. */
 static bool cb_tx_ready(void *opaque)
 {
-    QpdpQp *q = opaque;
+    IwarpQp *q = opaque;
 
-    if (!e810_tx_may_send(q->b.c)) {
-        e810_eng_tx_note(&q->b);
+    if (!e810_tx_may_send(q->eng.c)) {
+        e810_eng_tx_note(&q->eng);
         return false;
     }
     return true;
@@ -428,32 +429,32 @@ static bool cb_tx_ready(void *opaque)
 
 static bool cb_tx_backed_up(void *opaque)
 {
-    QpdpQp *q = opaque;
+    IwarpQp *q = opaque;
 
-    return e810_tx_backed_up(q->b.c);
+    return e810_tx_backed_up(q->eng.c);
 }
 
 static int64_t cb_now(void *opaque)
 {
-    QpdpQp *q = opaque;
+    IwarpQp *q = opaque;
 
-    return e810_now(q->b.c);
+    return e810_now(q->eng.c);
 }
 
 /* The iWARP engine's one deadline per connection is the QP's. */
 static void cb_timer(void *opaque, int64_t deadline)
 {
-    QpdpQp *q = opaque;
+    IwarpQp *q = opaque;
 
-    q->b.deadline = deadline;
-    e810_eng_timer_want(&q->b);
+    q->eng.deadline = deadline;
+    e810_eng_timer_want(&q->eng);
 }
 
 static int cb_gather(void *opaque, uint64_t cookie, uint64_t off,
                      uint8_t *buf, size_t len)
 {
-    QpdpQp *q = opaque;
-    QpdpWqe *w = wq_by_seq(q, cookie);
+    IwarpQp *q = opaque;
+    IwarpWqe *w = wq_by_seq(q, cookie);
     int r;
 
     q->gather_ae = 0;
@@ -464,17 +465,17 @@ static int cb_gather(void *opaque, uint64_t cookie, uint64_t off,
     if (!w || q->orphaned) {
         return IW_T_RDMAP_CATASTROPHIC;
     }
-    if (w->b.inl) {
-        if (off > w->b.len || len > w->b.len - off) {
+    if (w->eng.inl) {
+        if (off > w->eng.len || len > w->eng.len - off) {
             return IW_T_RDMAP_CATASTROPHIC;
         }
-        memcpy(buf, w->b.inl_data + off, len);
+        memcpy(buf, w->eng.inl_data + off, len);
         return 0;
     }
-    r = sge_copy(q, w->b.sge, w->b.nsge, off, buf, NULL, len,
+    r = sge_copy(q, w->eng.sge, w->eng.nsge, off, buf, NULL, len,
                  E810_ACC_LOCAL_READ);
     if (r) {
-        w->b.status = (int)xlate_ae(r);
+        w->eng.status = (int)xlate_ae(r);
         q->gather_ae = xlate_ae(r);
         return IW_T_RDMAP_CATASTROPHIC;
     }
@@ -485,22 +486,22 @@ static int cb_place(void *opaque, uint32_t stag, uint64_t to,
                     const uint8_t *data, size_t len, bool read_resp,
                     uint64_t cookie, uint64_t sink_to)
 {
-    QpdpQp *q = opaque;
-    E810XCopy x = { q->b.c, NULL, data, true, false };
+    IwarpQp *q = opaque;
+    E810XCopy x = { q->eng.c, NULL, data, true, false };
     int r;
 
     if (read_resp) {
-        QpdpWqe *w = wq_by_seq(q, cookie);
+        IwarpWqe *w = wq_by_seq(q, cookie);
 
         if (!w) {
             return IW_T_DDP_T_INV_STAG;
         }
         /* Scatter into the Read's local SGE list by offset. */
-        r = sge_copy(q, w->b.sge, w->b.nsge, to - sink_to, NULL, data, len,
+        r = sge_copy(q, w->eng.sge, w->eng.nsge, to - sink_to, NULL, data, len,
                      E810_ACC_LOCAL_WRITE);
         return xlate_term(r, true);
     }
-    r = e810_rdma_xlate(q->b.c, stag, to, len, E810_ACC_REMOTE_WRITE, q->b.pd,
+    r = e810_rdma_xlate(q->eng.c, stag, to, len, E810_ACC_REMOTE_WRITE, q->eng.pd,
                         false, e810_xcopy_fn, &x);
     pe_count(q, r, E810_PE_RDMARXWRS);
     return xlate_term(r, true);
@@ -508,24 +509,23 @@ static int cb_place(void *opaque, uint32_t stag, uint64_t to,
 
 static int cb_recv(void *opaque, const IwRecvSeg *s)
 {
-    QpdpQp *q = opaque;
-    uint64_t cqe[4];
+    IwarpQp *q = opaque;
     bool inv = false;
     int r;
 
-    if (q->b.halted) {
+    if (q->eng.halted) {
         return IW_T_DDP_U_NO_BUF;
     }
     if (s->first) {
-        if (!e810_eng_rq_take(&q->b)) {
+        if (!e810_eng_rq_take(&q->eng)) {
             return IW_T_DDP_U_NO_BUF;
         }
     }
-    if ((uint64_t)s->mo + s->len > q->b.rcv_cap) {
+    if ((uint64_t)s->mo + s->len > q->eng.rcv_cap) {
         return IW_T_DDP_U_TOO_LONG;
     }
     if (s->len) {
-        r = sge_copy(q, q->b.rcv_sge, q->b.rcv_nsge, s->mo, NULL, s->data,
+        r = sge_copy(q, q->eng.rcv_sge, q->eng.rcv_nsge, s->mo, NULL, s->data,
                      s->len, E810_ACC_LOCAL_WRITE);
         if (r) {
             return IW_T_DDP_U_NO_BUF;   /* local protection error */
@@ -534,68 +534,64 @@ static int cb_recv(void *opaque, const IwRecvSeg *s)
     if (!s->last) {
         return 0;
     }
-    q->b.rcv_active = false;
+    q->eng.rcv_active = false;
     if (s->op == IW_OP_SEND_INV || s->op == IW_OP_SEND_SE_INV) {
         if (stag_invalidate(q, s->inv_stag, true)) {
             return IW_T_RDMAP_CANT_INV;
         }
         inv = true;
     }
-    cqe[0] = (uint64_t)s->mo + s->len;
-    cqe[1] = q->b.c->rdma.qp[q->b.id].comp_ctx;
-    cqe[2] = (inv ? s->inv_stag : 0) | (uint64_t)(q->b.id & 0xFFFFFF) << 32;
-    cqe[3] = (uint64_t)((q->b.rcv_idx << q->b.rq_shift) & 0x7FFF) << 32 |
-             (uint64_t)OP_TYPE_REC << 56 | (inv ? CQ_STAG : 0) |
-             ((s->op == IW_OP_SEND_SE || s->op == IW_OP_SEND_SE_INV) ?
-              CQ_SOEVENT : 0);
-    trace_e810_qp_cqe(q->b.id, q->b.rxcq, false, q->b.rcv_idx, s->op, 0);
-    e810_rdma_cq_post(q->b.c, q->b.rxcq, cqe);
-    q->b.c->rdma.pestat[E810_PE_RDMARXSNDS]++;
+    e810_eng_rq_cqe(&q->eng, (uint64_t)s->mo + s->len, OP_TYPE_REC,
+                    inv ? s->inv_stag : 0,
+                    (inv ? CQ_STAG : 0) |
+                    ((s->op == IW_OP_SEND_SE || s->op == IW_OP_SEND_SE_INV) ?
+                     CQ_SOEVENT : 0), false, 0);
+    q->eng.c->rdma.pestat[E810_PE_RDMARXSNDS]++;
     return 0;
 }
 
 static int cb_read_check(void *opaque, uint32_t stag, uint64_t to,
                          uint32_t len)
 {
-    QpdpQp *q = opaque;
+    IwarpQp *q = opaque;
 
-    q->b.c->rdma.pestat[E810_PE_RDMARXRDS]++;
-    return xlate_term(e810_rdma_xlate(q->b.c, stag, to, len,
-                                      E810_ACC_REMOTE_READ, q->b.pd, false,
+    q->eng.c->rdma.pestat[E810_PE_RDMARXRDS]++;
+    return xlate_term(e810_rdma_xlate(q->eng.c, stag, to, len,
+                                      E810_ACC_REMOTE_READ, q->eng.pd, false,
                                       NULL, NULL), false);
 }
 
 static int cb_read_fetch(void *opaque, uint32_t stag, uint64_t to,
                          uint8_t *buf, size_t len)
 {
-    QpdpQp *q = opaque;
-    E810XCopy x = { q->b.c, buf, NULL, false, false };
+    IwarpQp *q = opaque;
+    E810XCopy x = { q->eng.c, buf, NULL, false, false };
 
-    return xlate_term(e810_rdma_xlate(q->b.c, stag, to, len,
-                                      E810_ACC_REMOTE_READ, q->b.pd, false,
+    return xlate_term(e810_rdma_xlate(q->eng.c, stag, to, len,
+                                      E810_ACC_REMOTE_READ, q->eng.pd, false,
                                       e810_xcopy_fn, &x), false);
 }
 
 static void cb_done(void *opaque, uint64_t cookie, int status)
 {
-    QpdpQp *q = opaque;
-    QpdpWqe *w = wq_by_seq(q, cookie);
+    IwarpQp *q = opaque;
+    IwarpWqe *w = wq_by_seq(q, cookie);
 
     if (!w) {
         return;
     }
-    w->b.done = true;
-    if (status && !w->b.status) {
-        w->b.status = status > 0 ? (int)term_ae((uint32_t)status)
+    w->eng.done = true;
+    if (status && !w->eng.status) {
+        w->eng.status = status > 0 ? (int)term_ae((uint32_t)status)
                                : AE_WQE_INVALID_PARAMETER;
     }
-    if (!w->b.status && w->b.op == OP_RDMA_READ_LOC_INV) {
+    if (!w->eng.status && w->eng.op == OP_RDMA_READ_LOC_INV) {
         /* The sink STag (local SGE 0) is invalidated once the Read
          * Response has been placed, before the completion. */
-        w->b.status = (int)stag_invalidate(q, w->b.nsge ? w->b.sge[0].stag : 0,
+        w->eng.status = (int)stag_invalidate(q, w->eng.nsge ? w->eng.sge[0].stag : 0,
                                            false);
     }
-    if (!q->b.in_run) {
+    if (!q->eng.in_run) {
         sq_run(q);
     }
 }
@@ -603,9 +599,9 @@ static void cb_done(void *opaque, uint64_t cookie, int status)
 static void cb_event(void *opaque, IwEvent ev, uint32_t term,
                      const uint8_t *data, size_t len)
 {
-    QpdpQp *q = opaque;
+    IwarpQp *q = opaque;
 
-    trace_e810_iw_event(q->b.id, ev, term, q->conn->state);
+    trace_e810_iw_event(q->eng.id, ev, term, q->conn->state);
     switch (ev) {
     case IW_EV_FIRST_FPDU:
         q->got_pdu = true;
@@ -617,18 +613,18 @@ static void cb_event(void *opaque, IwEvent ev, uint32_t term,
         post_ae(q, AE_LLP_CLOSE_COMPLETE, 0, false);
         break;
     case IW_EV_RESET_RCVD:
-        q->b.halted = true;
+        q->eng.halted = true;
         post_ae(q, AE_LLP_CONNECTION_RESET, 0, false);
         break;
     case IW_EV_TOO_MANY_RETRIES:
-        q->b.halted = true;
+        q->eng.halted = true;
         post_ae(q, AE_LLP_TOO_MANY_RETRIES, 0, false);
         break;
     case IW_EV_TERMINATE_RCVD: {
         size_t n = len < Q2_BUF_SIZE - Q2_BAD_FRAME_OFFSET ?
                    len : Q2_BUF_SIZE - Q2_BAD_FRAME_OFFSET;
         bool ok = q->q2_pa &&
-                  !e810_dma_write(q->b.c, q->q2_pa + Q2_BAD_FRAME_OFFSET,
+                  !e810_dma_write(q->eng.c, q->q2_pa + Q2_BAD_FRAME_OFFSET,
                                              data, n);
         post_ae(q, AE_LLP_TERMINATE_RECEIVED, 0, ok);
         break;
@@ -661,7 +657,7 @@ static void cb_event(void *opaque, IwEvent ev, uint32_t term,
     }
 }
 
-static const IwOps qpdp_ops = {
+static const IwOps iwarp_qp_ops = {
     .frame_out = cb_frame_out, .tx_ready = cb_tx_ready,
     .tx_backed_up = cb_tx_backed_up, .now = cb_now, .timer = cb_timer,
     .gather = cb_gather, .place = cb_place, .recv = cb_recv,
@@ -673,11 +669,11 @@ static const IwOps qpdp_ops = {
 
 /* Where a connection stands when the driver changes it (close, error,
  * destroy): whether its FIN is out, and what still holds it back. */
-static void trace_close(QpdpQp *q, const char *what)
+static void trace_close(IwarpQp *q, const char *what)
 {
     const IwConn *k = q->conn;
 
-    trace_e810_iw_close(q->b.id, what, k->state, k->snd_max - k->snd_una,
+    trace_e810_iw_close(q->eng.id, what, k->state, k->snd_max - k->snd_una,
                         k->mq_cnt - k->mq_tx, k->fin_sent);
 }
 
@@ -694,7 +690,7 @@ static void trace_close(QpdpQp *q, const char *what)
  * sent, the peer's ACKs and FIN are still taken (port.c) -- and
  * DESTROY_QP resets what is then still open (qp_release_conn()).
  */
-static void qp_orphan(QpdpQp *q, const char *why)
+static void qp_orphan(IwarpQp *q, const char *why)
 {
     if (!q->up || q->orphaned || !iw_conn_open(q->conn)) {
         return;
@@ -714,7 +710,7 @@ static void qp_orphan(QpdpQp *q, const char *why)
  * a peer that never got our FIN would wait for it for ever, its QP and
  * cm_id never released.
  */
-static void qp_release_conn(QpdpQp *q)
+static void qp_release_conn(IwarpQp *q)
 {
     IwTcpState st = q->conn->state;
     bool rst = st == IW_TCP_ESTABLISHED || st == IW_TCP_FIN_WAIT_1 ||
@@ -732,7 +728,7 @@ static void qp_release_conn(QpdpQp *q)
 /* The connection and its statistics go with the QP. */
 static void iw_free(E810EngQp *b)
 {
-    QpdpQp *q = iwqp(b);
+    IwarpQp *q = iwqp(b);
     E810Core *c = b->c;
     const IwStats *st;
 
@@ -752,16 +748,16 @@ static void iw_free(E810EngQp *b)
     iw_conn_destroy(q->conn);
     free(q->conn);
     q->conn = NULL;
-    e810_mem_release(c, QPDP_CONN_BYTES);
+    e810_mem_release(c, IWQP_CONN_BYTES);
     e810_eng_conn_held(c, false);
 }
 
 /* What the QP context says of the QP (at CREATE_QP and every MODIFY_QP):
  * the shell's part, the Q2 buffer, and the RDMA limits of a live
  * connection. */
-static void qp_load_iwarp(QpdpQp *q, const E810QpCtx *x)
+static void qp_load_iwarp(IwarpQp *q, const E810QpCtx *x)
 {
-    e810_eng_ctx_load(&q->b, x);
+    e810_eng_ctx_load(&q->eng, x);
     q->q2_pa = x->q2_addr;
     if (q->up) {
         q->conn->p.rd_ok = x->rd_ok;
@@ -772,22 +768,22 @@ static void qp_load_iwarp(QpdpQp *q, const E810QpCtx *x)
 }
 
 /* Allocate the connection and the work queue, charged to mem_limit. */
-static bool qp_alloc_conn(QpdpQp *q)
+static bool qp_alloc_conn(IwarpQp *q)
 {
-    E810Core *c = q->b.c;
+    E810Core *c = q->eng.c;
 
-    if (!e810_mem_charge(c, QPDP_CONN_BYTES)) {
+    if (!e810_mem_charge(c, IWQP_CONN_BYTES)) {
         return false;
     }
     q->conn = calloc(1, sizeof(*q->conn));
     if (!q->conn) {
-        e810_mem_release(c, QPDP_CONN_BYTES);
+        e810_mem_release(c, IWQP_CONN_BYTES);
         return false;
     }
-    if (!q->b.wq && !e810_eng_wq_alloc(&q->b)) {
+    if (!q->eng.wq && !e810_eng_wq_alloc(&q->eng)) {
         free(q->conn);
         q->conn = NULL;
-        e810_mem_release(c, QPDP_CONN_BYTES);
+        e810_mem_release(c, IWQP_CONN_BYTES);
         return false;
     }
     e810_eng_conn_held(c, true);
@@ -833,9 +829,9 @@ static void conn_params(E810Core *c, const E810QpCtx *x, IwConnParams *p)
 }
 
 /* RTS: the hand-over with TOECTXVALID; false if it has no memory. */
-static bool qp_rts(QpdpQp *q, const E810QpCtx *x, bool toe)
+static bool qp_rts(IwarpQp *q, const E810QpCtx *x, bool toe)
 {
-    E810Core *c = q->b.c;
+    E810Core *c = q->eng.c;
     IwConnParams p;
 
     if (!toe || q->up) {
@@ -847,16 +843,16 @@ static bool qp_rts(QpdpQp *q, const E810QpCtx *x, bool toe)
     }
     if (x->arp_idx >= E810_RDMA_MAX_ARP || !c->rdma.arp[x->arp_idx].valid) {
         e810_guest_error(c, "rdma: QP %u to RTS with ARP index %u not valid",
-                         q->b.id, x->arp_idx);
+                         q->eng.id, x->arp_idx);
     }
     conn_params(c, x, &p);
-    if (!iw_conn_init(q->conn, &p, &qpdp_ops, q)) {
+    if (!iw_conn_init(q->conn, &p, &iwarp_qp_ops, q)) {
         return false;
     }
     q->up = true;
-    q->b.deadline = -1;
+    q->eng.deadline = -1;
     qp_load_iwarp(q, x);
-    trace_e810_iw_rts(q->b.id, p.lport, p.rport, p.snd_nxt, p.rcv_nxt, p.mss,
+    trace_e810_iw_rts(q->eng.id, p.lport, p.rport, p.snd_nxt, p.rcv_nxt, p.mss,
                       p.snd_wnd, x->arp_idx);
     return true;
 }
@@ -875,7 +871,7 @@ static bool iw_takes(unsigned type, uint32_t id)
 /* The connection and its work queue come at the hand-over. */
 static bool iw_create(E810EngQp *b, uint64_t h, const E810QpCtx *x)
 {
-    QpdpQp *q = iwqp(b);
+    IwarpQp *q = iwqp(b);
 
     qp_load_iwarp(q, x);
     return true;
@@ -883,7 +879,7 @@ static bool iw_create(E810EngQp *b, uint64_t h, const E810QpCtx *x)
 
 static void iw_destroy(E810EngQp *b)
 {
-    QpdpQp *q = iwqp(b);
+    IwarpQp *q = iwqp(b);
 
     if (q->up) {
         qp_release_conn(q);
@@ -892,12 +888,12 @@ static void iw_destroy(E810EngQp *b)
 
 /* TERMINATE: the Terminate message the driver left in the Q2 buffer goes
  * out (action 0 or 1), the connection closes (action 0 or 2). */
-static void iw_terminate(QpdpQp *q, unsigned act)
+static void iw_terminate(IwarpQp *q, unsigned act)
 {
     uint8_t t[64];
 
     if ((act == 0 || act == 1) && q->q2_pa &&
-        !e810_dma_read(q->b.c, q->q2_pa, t, sizeof(t))) {
+        !e810_dma_read(q->eng.c, q->q2_pa, t, sizeof(t))) {
         /* Length from hdrct (TERMLEN cannot hold it). */
         size_t n = 4;
 
@@ -921,7 +917,7 @@ static void iw_terminate(QpdpQp *q, unsigned act)
 static void iw_modify(E810EngQp *b, uint64_t h, const E810QpCtx *x,
                       E810CqpResult *r)
 {
-    QpdpQp *q = iwqp(b);
+    IwarpQp *q = iwqp(b);
     E810Core *c = b->c;
     unsigned next;
 
@@ -960,7 +956,7 @@ static void iw_modify(E810EngQp *b, uint64_t h, const E810QpCtx *x,
 
 static void iw_run(E810EngQp *b)
 {
-    QpdpQp *q = iwqp(b);
+    IwarpQp *q = iwqp(b);
 
     if (q->up) {
         sq_run(q);
@@ -973,7 +969,7 @@ static void iw_run(E810EngQp *b)
 
 static void iw_timeout(E810EngQp *b)
 {
-    QpdpQp *q = iwqp(b);
+    IwarpQp *q = iwqp(b);
 
     if (q->up) {
         iw_timer(q->conn);
@@ -985,7 +981,7 @@ static void iw_timeout(E810EngQp *b)
  * side ends too. */
 static void iw_fault_abort(E810EngQp *b)
 {
-    QpdpQp *q = iwqp(b);
+    IwarpQp *q = iwqp(b);
 
     if (q->up && q->conn && iw_conn_open(q->conn)) {
         trace_close(q, "fault: reset");
@@ -1007,35 +1003,35 @@ static void iw_ae(E810EngQp *b, unsigned code, unsigned src)
  * refuses it, so that a stream with one can never load half a QP.  The WQ
  * comes with the connection (qp_alloc_conn), so such a QP has none.
  */
-static const E810SnapField qpdp_qp_fields[] = {
-    SF_BOOL(QpdpQp, up),
-    SF_UX(QpdpQp, q2_pa),
-    SF_BOOL(QpdpQp, wait_pdu),
-    SF_BOOL(QpdpQp, got_pdu),
-    SF_UX(QpdpQp, next_seq),
-    SF_BOOL(QpdpQp, orphaned),
-    SF_UX(QpdpQp, gather_ae),
+static const E810SnapField iwarp_qp_fields[] = {
+    SF_BOOL(IwarpQp, up),
+    SF_UX(IwarpQp, q2_pa),
+    SF_BOOL(IwarpQp, wait_pdu),
+    SF_BOOL(IwarpQp, got_pdu),
+    SF_UX(IwarpQp, next_seq),
+    SF_BOOL(IwarpQp, orphaned),
+    SF_UX(IwarpQp, gather_ae),
     SF_END
 };
 
-static const E810SnapField qpdp_wqe_fields[] = {
-    SF_UX(QpdpWqe, seq),
-    SF_BOOL(QpdpWqe, is_read),
+static const E810SnapField iwarp_wqe_fields[] = {
+    SF_UX(IwarpWqe, seq),
+    SF_BOOL(IwarpWqe, is_read),
     SF_END
 };
 
 static void iw_save(E810EngQp *b, E810SnapW *w)
 {
-    QpdpQp *q = iwqp(b);
+    IwarpQp *q = iwqp(b);
 
     e810_snap_put_u8(w, q->conn != NULL);
-    e810_snap_put_fields(w, qpdp_qp_fields, q);
+    e810_snap_put_fields(w, iwarp_qp_fields, q);
 }
 
 static bool iw_load(E810EngQp *b, E810SnapR *r, uint16_t ver,
                     const char *path)
 {
-    QpdpQp *q = iwqp(b);
+    IwarpQp *q = iwqp(b);
     char name[64];
     bool conn;
 
@@ -1047,7 +1043,7 @@ static bool iw_load(E810EngQp *b, E810SnapR *r, uint16_t ver,
         return e810_snap_fail(r, "%s: an offloaded connection, which this "
                               "version does not carry", name);
     }
-    if (!e810_snap_get_fields(r, qpdp_qp_fields, q, ver, path)) {
+    if (!e810_snap_get_fields(r, iwarp_qp_fields, q, ver, path)) {
         return false;
     }
     if (q->up) {
@@ -1065,8 +1061,8 @@ static bool iw_load(E810EngQp *b, E810SnapR *r, uint16_t ver,
 static bool iw_wqe_check(E810EngQp *b, E810EngWqe *bw, unsigned i,
                          E810SnapR *r, const char *path)
 {
-    QpdpQp *q = iwqp(b);
-    QpdpWqe *w = (QpdpWqe *)bw;
+    IwarpQp *q = iwqp(b);
+    IwarpWqe *w = (IwarpWqe *)bw;
 
     if (w->seq >= q->next_seq) {
         return e810_snap_fail(r, "%s.seq: %" PRIu64 " >= the QP's next %"
@@ -1084,7 +1080,7 @@ static bool iw_wqe_check(E810EngQp *b, E810EngWqe *bw, unsigned i,
 /* E810EngOps.rx: a segment of the 4-tuple that QP @qp_id owns. */
 static bool iw_rx(E810Core *c, uint32_t qp_id, const E810Frame *fr)
 {
-    QpdpQp *q = qp_find(c, qp_id);
+    IwarpQp *q = qp_find(c, qp_id);
 
     /* A connection reset or closed takes nothing more: the segment is
      * the classifier's again (a QP in ERROR keeps its quad only while its
@@ -1104,9 +1100,9 @@ static bool iw_rx(E810Core *c, uint32_t qp_id, const E810Frame *fr)
 const E810EngOps e810_iwarp_ops = {
     .name = "iwarp",
     .protocol = PROTOCOL_IWARP,
-    .qp_size = sizeof(QpdpQp),
-    .wqe_size = sizeof(QpdpWqe),
-    .wq_max = QPDP_INFLIGHT,
+    .qp_size = sizeof(IwarpQp),
+    .wqe_size = sizeof(IwarpWqe),
+    .wq_max = IWQP_INFLIGHT,
     .takes = iw_takes,
     .create = iw_create,
     .modify = iw_modify,
@@ -1118,19 +1114,19 @@ const E810EngOps e810_iwarp_ops = {
     .ae = iw_ae,
     .save = iw_save,
     .load = iw_load,
-    .wqe_fields = qpdp_wqe_fields,
+    .wqe_fields = iwarp_wqe_fields,
     .wqe_check = iw_wqe_check,
     .rx = iw_rx,
-    .rexmits = e810_qpdp_rexmits,
+    .rexmits = e810_iwarp_rexmits,
     .abort = iw_fault_abort,
 };
 
-uint64_t e810_qpdp_rexmits(E810Core *c)
+uint64_t e810_iwarp_rexmits(E810Core *c)
 {
     uint64_t n = 0;
 
     for (unsigned i = 0; i < e810_eng_qp_end(c); i++) {
-        QpdpQp *q = qp_find(c, i);
+        IwarpQp *q = qp_find(c, i);
 
         if (q && q->conn) {
             n += q->conn->stats.rexmits;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * iWARP QP data path (rdma/qpdp.c) unit tests on one device: two
+ * iWARP QP data path (iwarp/qp.c) unit tests on one device: two
  * offloaded QPs connected to each other through the engine's loopback
  * (destination MAC = our own), driven the way irdma drives them: CQP ops
  * for MRs, CQs, the AEQ and the QPs (context as irdma_sc_qp_setctx()),
@@ -17,7 +17,7 @@
 #include "check.h"
 
 #include "iwarp-fixture.h"
-#include "rdma/qpdp.h"
+#include "iwarp/qp.h"
 
 #define t ifx
 #define h (ifx.h)
@@ -1381,7 +1381,7 @@ static void test_close_last_ack_lost(void)
     cl_lose(&cl_ba);
     cl_ba.hold = false;
     cl_expect_close(3000);
-    CHECK(e810_qpdp_rexmits(&cl_a.dev.c) >= 1);
+    CHECK(e810_iwarp_rexmits(&cl_a.dev.c) >= 1);
     CHECK(cl_written(6000));
     cl_down();
 }
