@@ -23,6 +23,7 @@
 #include "../rdma/wqe.h"
 #include "../rdma/port.h"
 #include "iwarp.h"
+#include "hdr.h"
 
 #define IWQP_INFLIGHT           256
 /* Host memory of one connection: the engine state and its buffers. */
@@ -632,9 +633,10 @@ static void cb_event(void *opaque, IwEvent ev, uint32_t term,
     case IW_EV_ERROR: {
         unsigned src = AE_SOURCE_RQ;
 
-        if (len >= 2 && (data[0] & 0x80)) {
+        if (len >= 2 && (data[IW_DDP_CTRL] & IW_DDP_T)) {
             src = AE_SOURCE_IN_RR_WR;
-        } else if (len >= 2 && (data[1] & 0xF) == IW_OP_READ_REQ) {
+        } else if (len >= 2 && (data[IW_RDMAP_CTRL] & IW_RDMAP_OPCODE_M) ==
+                   IW_OP_READ_REQ) {
             src = AE_SOURCE_OUT_RR;
         }
         post_ae(q, term_ae(term), src, false);
@@ -895,16 +897,18 @@ static void iw_terminate(IwarpQp *q, unsigned act)
     if ((act == 0 || act == 1) && q->q2_pa &&
         !e810_dma_read(q->eng.c, q->q2_pa, t, sizeof(t))) {
         /* Length from hdrct (TERMLEN cannot hold it). */
-        size_t n = 4;
+        uint8_t hdrct = t[IW_TERM_HDRCT];
+        size_t n = IW_TERM_HDR_LEN;
 
-        if (t[2] & 0x80) {
-            n += 2;
+        if (hdrct & IW_TERM_HDRCT_M) {
+            n += IW_TERM_DDP_SEG_LEN_LEN;
         }
-        if (t[2] & 0x40) {
-            n += (t[(t[2] & 0x80) ? 6 : 4] & 0x80) ? 14 : 18;
+        if (hdrct & IW_TERM_HDRCT_D) {
+            /* the terminated segment's DDP header, tagged or not */
+            n += (t[n] & IW_DDP_T) ? IW_DDP_TAGGED_HDR : IW_DDP_UNTAGGED_HDR;
         }
-        if (t[2] & 0x20) {
-            n += 28;
+        if (hdrct & IW_TERM_HDRCT_R) {
+            n += IW_READ_REQ_LEN;
         }
         iw_send_terminate(q->conn, t, n);
     }
