@@ -15,21 +15,14 @@
 #define PERIOD_MIN_NS   10000000ll          /* 10 ms */
 #define HOLD_MAX_NS     60000000000ll       /* aq-timeout: a minute */
 
+/* In the order of the E810_FAULT_* kinds (fault.h), from 1. */
 static const char *const kind_names[] = {
-    [E810_FAULT_LINK_DOWN] = "link-down",
-    [E810_FAULT_LINK_UP] = "link-up",
-    [E810_FAULT_LINK_FLAP] = "link-flap",
-    [E810_FAULT_QP_AE] = "qp-ae",
-    [E810_FAULT_CQP_ERROR] = "cqp-error",
-    [E810_FAULT_MSIX_DROP] = "msix-drop",
-    [E810_FAULT_CORE_RESET] = "core-reset",
-    [E810_FAULT_GLOBAL_RESET] = "global-reset",
-    [E810_FAULT_PF_RESET] = "pf-reset",
-    [E810_FAULT_AQ_ERROR] = "aq-error",
-    [E810_FAULT_AQ_TIMEOUT] = "aq-timeout",
-    [E810_FAULT_RANDOM] = "random",
+    NULL, "link-down", "link-up", "link-flap", "qp-ae", "cqp-error",
+    "msix-drop", "core-reset", "global-reset", "pf-reset", "aq-error",
+    "aq-timeout", "random",
 };
 #define NKINDS  (sizeof(kind_names) / sizeof(kind_names[0]))
+_Static_assert(NKINDS == E810_FAULT_RANDOM + 1, "a name per fault kind");
 
 static const char *kind_name(unsigned k)
 {
@@ -449,59 +442,65 @@ static bool take(E810Fault *f)
     return true;
 }
 
-bool e810_fault_cqp(E810Core *c, unsigned op, uint16_t *major,
-                    uint16_t *minor)
+/* A copy of the first armed fault of kind @k1 or @k2 aimed at @target
+ * (its op or vector: that one or any) that fires now (take); false if
+ * none does.  A copy: firing the last count disarms the slot. */
+static bool fire(E810Core *c, unsigned k1, unsigned k2, uint32_t target,
+                 E810Fault *out)
 {
     for (unsigned i = 0; i < E810_FAULTS_MAX; i++) {
         E810Fault *f = &c->faults.f[i];
+        E810Fault copy = *f;
+        uint32_t t = f->kind == E810_FAULT_MSIX_DROP ? f->vector : f->op;
 
-        if (f->kind == E810_FAULT_CQP_ERROR &&
-            (f->op == E810_FAULT_ANY || f->op == op)) {
-            uint16_t ma = f->major, mi = f->minor;
-
-            if (take(f)) {
-                *major = ma;
-                *minor = mi;
-                injected(c, E810_FAULT_CQP_ERROR, op, mi);
-                return true;
-            }
+        if ((f->kind == k1 || f->kind == k2) &&
+            (t == E810_FAULT_ANY || t == target) && take(f)) {
+            *out = copy;
+            return true;
         }
     }
     return false;
 }
 
+bool e810_fault_cqp(E810Core *c, unsigned op, uint16_t *major,
+                    uint16_t *minor)
+{
+    E810Fault f;
+
+    if (!fire(c, E810_FAULT_CQP_ERROR, E810_FAULT_CQP_ERROR, op, &f)) {
+        return false;
+    }
+    *major = f.major;
+    *minor = f.minor;
+    injected(c, E810_FAULT_CQP_ERROR, op, f.minor);
+    return true;
+}
+
 bool e810_fault_msix(E810Core *c, unsigned vector)
 {
-    for (unsigned i = 0; i < E810_FAULTS_MAX; i++) {
-        E810Fault *f = &c->faults.f[i];
+    E810Fault f;
 
-        if (f->kind == E810_FAULT_MSIX_DROP &&
-            (f->vector == E810_FAULT_ANY || f->vector == vector) && take(f)) {
-            injected(c, E810_FAULT_MSIX_DROP, vector, 0);
-            return true;
-        }
+    if (!fire(c, E810_FAULT_MSIX_DROP, E810_FAULT_MSIX_DROP, vector, &f)) {
+        return false;
     }
-    return false;
+    injected(c, E810_FAULT_MSIX_DROP, vector, 0);
+    return true;
 }
 
 bool e810_fault_aq(E810Core *c, unsigned opcode, uint16_t *rc,
                    int64_t *hold_ns)
 {
-    for (unsigned i = 0; i < E810_FAULTS_MAX; i++) {
-        E810Fault *f = &c->faults.f[i];
-        uint16_t r = f->rc;
-        int64_t h = f->hold_ns;
-        unsigned k = f->kind;
+    E810Fault f;
+    bool err;
 
-        if ((k == E810_FAULT_AQ_ERROR || k == E810_FAULT_AQ_TIMEOUT) &&
-            (f->op == E810_FAULT_ANY || f->op == opcode) && take(f)) {
-            *rc = k == E810_FAULT_AQ_ERROR ? r : 0;
-            *hold_ns = k == E810_FAULT_AQ_TIMEOUT ? h : 0;
-            injected(c, k, opcode, k == E810_FAULT_AQ_ERROR ? r : h / 1000000);
-            return true;
-        }
+    if (!fire(c, E810_FAULT_AQ_ERROR, E810_FAULT_AQ_TIMEOUT, opcode, &f)) {
+        return false;
     }
-    return false;
+    err = f.kind == E810_FAULT_AQ_ERROR;
+    *rc = err ? f.rc : 0;
+    *hold_ns = err ? 0 : f.hold_ns;
+    injected(c, f.kind, opcode, err ? f.rc : f.hold_ns / 1000000);
+    return true;
 }
 
 bool e810_fault_doorbell(E810Core *c, uint32_t qp, uint16_t *ae,

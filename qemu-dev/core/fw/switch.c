@@ -371,38 +371,48 @@ static void bit_set(uint8_t *map, unsigned i, bool on)
     }
 }
 
-/* Parse the Alloc/Free buffer; returns the number of ID slots or < 0. */
+/* An Alloc/Free Resources request: the type, its pool (-1: the VSI lists)
+ * and how many ID slots the buffer holds. */
+typedef struct ResReq {
+    uint8_t type;
+    int pool;
+    unsigned ids;
+} ResReq;
+
+/* Parse the Alloc/Free buffer into @q; 0 or the AQ return code. */
 static int res_parse(E810Core *c, E810AqCmd *cmd, const char *what,
-                     uint8_t *type, int *pool, unsigned *ids)
+                     ResReq *q)
 {
     uint16_t entries = ld16(aq_param(cmd, AQC_ALLOC_FREE_RES_NUM_ENTRIES));
     uint16_t n;
 
+    c->fw.sw.lk.valid = false;     /* lookups may change */
+
     if (!cmd->has_buf || cmd->buf_len < AQC_RES_ELEM_ELEM + 2) {
         e810_guest_error(c, "%s: buffer of %u bytes", what, cmd->buf_len);
-        return -E810_AQ_RC_EINVAL;
+        return E810_AQ_RC_EINVAL;
     }
     if (entries != 1) {
         e810_guest_error(c, "%s: %u resource entries", what, entries);
-        return -E810_AQ_RC_EINVAL;
+        return E810_AQ_RC_EINVAL;
     }
-    *type = ld16(cmd->buf + AQC_RES_ELEM_RES_TYPE) & AQC_RES_TYPE_M;
+    q->type = ld16(cmd->buf + AQC_RES_ELEM_RES_TYPE) & AQC_RES_TYPE_M;
     n = ld16(cmd->buf + AQC_RES_ELEM_NUM_ELEMS);
-    *pool = res_pool(*type);
-    if (*type != AQC_RES_TYPE_VSI_LIST_REP &&
-        *type != AQC_RES_TYPE_VSI_LIST_PRUNE && *pool < 0) {
-        e810_unimp(c, "%s: resource type 0x%x", what, *type);
-        return -E810_AQ_RC_EINVAL;
+    q->pool = res_pool(q->type);
+    if (q->type != AQC_RES_TYPE_VSI_LIST_REP &&
+        q->type != AQC_RES_TYPE_VSI_LIST_PRUNE && q->pool < 0) {
+        e810_unimp(c, "%s: resource type 0x%x", what, q->type);
+        return E810_AQ_RC_EINVAL;
     }
     if (n == 0) {
         e810_guest_error(c, "%s: zero elements", what);
-        return -E810_AQ_RC_EINVAL;
+        return E810_AQ_RC_EINVAL;
     }
-    *ids = res_is_block(*type) ? 1 : n;
-    if (AQC_RES_ELEM_ELEM + 2 * (size_t)*ids > cmd->buf_len) {
-        e810_guest_error(c, "%s: %u elements overrun the %u-byte buffer", what, n,
-                         cmd->buf_len);
-        return -E810_AQ_RC_EINVAL;
+    q->ids = res_is_block(q->type) ? 1 : n;
+    if (AQC_RES_ELEM_ELEM + 2 * (size_t)q->ids > cmd->buf_len) {
+        e810_guest_error(c, "%s: %u elements overrun the %u-byte buffer",
+                         what, n, cmd->buf_len);
+        return E810_AQ_RC_EINVAL;
     }
     return 0;
 }
@@ -436,32 +446,31 @@ static void res_mark(E810FwSwitch *sw, int pool, unsigned id, uint8_t type,
 int e810_sw_alloc_res(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSwitch *sw = &c->fw.sw;
-    unsigned ids, avail = 0, got = 0;
-    uint8_t type;
-    int pool;
-    int rc = res_parse(c, cmd, "alloc resources", &type, &pool, &ids);
+    unsigned avail = 0, got = 0;
+    ResReq q;
+    int rc = res_parse(c, cmd, "alloc resources", &q);
 
-    c->fw.sw.lk.valid = false;     /* lookups may change */
     if (rc) {
-        return -rc;
+        return rc;
     }
     /* Requested indices are not honoured: the driver asks for "any". */
-    for (unsigned i = 0; i < res_count(pool); i++) {
-        avail += !res_in_use(sw, pool, i);
+    for (unsigned i = 0; i < res_count(q.pool); i++) {
+        avail += !res_in_use(sw, q.pool, i);
     }
-    if (avail < ids) {
-        e810_guest_error(c, "alloc resources: type 0x%x exhausted", type);
+    if (avail < q.ids) {
+        e810_guest_error(c, "alloc resources: type 0x%x exhausted", q.type);
         return E810_AQ_RC_ENOSPC;
     }
-    for (unsigned i = 0; i < res_count(pool) && got < ids; i++) {
-        if (!res_in_use(sw, pool, i)) {
-            res_mark(sw, pool, i, type, true);
+    for (unsigned i = 0; i < res_count(q.pool) && got < q.ids; i++) {
+        if (!res_in_use(sw, q.pool, i)) {
+            res_mark(sw, q.pool, i, q.type, true);
             st16(cmd->buf + AQC_RES_ELEM_ELEM + 2 * got++, i);
         }
     }
-    trace_e810_fw_res("alloc", type, ld16(cmd->buf + AQC_RES_ELEM_NUM_ELEMS),
+    trace_e810_fw_res("alloc", q.type,
+                      ld16(cmd->buf + AQC_RES_ELEM_NUM_ELEMS),
                       ld16(cmd->buf + AQC_RES_ELEM_ELEM));
-    cmd->resp_len = AQC_RES_ELEM_ELEM + 2 * ids;
+    cmd->resp_len = AQC_RES_ELEM_ELEM + 2 * q.ids;
     return E810_AQ_RC_OK;
 }
 
@@ -469,71 +478,68 @@ int e810_sw_alloc_res(E810Core *c, E810AqCmd *cmd)
 int e810_sw_free_res(E810Core *c, E810AqCmd *cmd)
 {
     E810FwSwitch *sw = &c->fw.sw;
-    unsigned ids;
-    uint8_t type;
-    int pool;
-    int rc = res_parse(c, cmd, "free resources", &type, &pool, &ids);
+    ResReq q;
+    int rc = res_parse(c, cmd, "free resources", &q);
 
-    c->fw.sw.lk.valid = false;     /* lookups may change */
     if (rc) {
-        return -rc;
+        return rc;
     }
-    for (unsigned i = 0; i < ids; i++) {
+    for (unsigned i = 0; i < q.ids; i++) {
         unsigned id = ld16(cmd->buf + AQC_RES_ELEM_ELEM + 2 * i);
 
-        if (id >= res_count(pool) || !res_in_use(sw, pool, id)) {
-            e810_guest_error(c, "free resources: type 0x%x ID %u not allocated",
-                             type, id);
+        if (id >= res_count(q.pool) || !res_in_use(sw, q.pool, id)) {
+            e810_guest_error(c, "free resources: type 0x%x ID %u not "
+                             "allocated", q.type, id);
             return E810_AQ_RC_ENOENT;
         }
     }
-    for (unsigned i = 0; i < ids; i++) {
-        res_mark(sw, pool, ld16(cmd->buf + AQC_RES_ELEM_ELEM + 2 * i), type,
-                 false);
+    for (unsigned i = 0; i < q.ids; i++) {
+        res_mark(sw, q.pool, ld16(cmd->buf + AQC_RES_ELEM_ELEM + 2 * i),
+                 q.type, false);
     }
-    trace_e810_fw_res("free", type, ids, ld16(cmd->buf + AQC_RES_ELEM_ELEM));
+    trace_e810_fw_res("free", q.type, q.ids,
+                      ld16(cmd->buf + AQC_RES_ELEM_ELEM));
     return E810_AQ_RC_OK;
 }
 
 /* ---- switch rules ---------------------------------------------------- */
 
-/* Size of the rule at @off, or 0 if it does not fit in the buffer. */
-static size_t rule_size(E810AqCmd *cmd, size_t off)
+/* A rule's size: its fixed part @hdr, then @count (the 16-bit word at
+ * @count_off) entries of @unit bytes. */
+static size_t rule_shape(E810AqCmd *cmd, size_t off, size_t hdr,
+                         size_t count_off, size_t unit)
 {
     size_t n;
 
+    if (off + hdr > cmd->buf_len) {
+        return 0;
+    }
+    n = hdr + unit * ld16(cmd->buf + off + count_off);
+    return off + n <= cmd->buf_len ? n : 0;
+}
+
+/* Size of the rule at @off, or 0 if it does not fit in the buffer. */
+static size_t rule_size(E810AqCmd *cmd, size_t off)
+{
     if (off + AQC_SW_RULE_HDR_SIZE > cmd->buf_len) {
         return 0;
     }
     switch (ld16(cmd->buf + off + AQC_SW_RULE_TYPE)) {
     case AQC_SW_RULES_T_LKUP_RX:
     case AQC_SW_RULES_T_LKUP_TX:
-        if (off + AQC_LKUP_SIZE > cmd->buf_len) {
-            return 0;
-        }
-        n = AQC_LKUP_SIZE + ld16(cmd->buf + off + AQC_LKUP_HDR_LEN);
-        break;
+        /* the header length counts bytes */
+        return rule_shape(cmd, off, AQC_LKUP_SIZE, AQC_LKUP_HDR_LEN, 1);
     case AQC_SW_RULES_T_LG_ACT:
-        if (off + AQC_LG_ACT_HDR_SIZE > cmd->buf_len) {
-            return 0;
-        }
-        n = AQC_LG_ACT_HDR_SIZE +
-            4 * (size_t)ld16(cmd->buf + off + AQC_LG_ACT_SIZE);
-        break;
+        return rule_shape(cmd, off, AQC_LG_ACT_HDR_SIZE, AQC_LG_ACT_SIZE, 4);
     case AQC_SW_RULES_T_VSI_LIST_SET:
     case AQC_SW_RULES_T_VSI_LIST_CLEAR:
     case AQC_SW_RULES_T_PRUNE_LIST_SET:
     case AQC_SW_RULES_T_PRUNE_LIST_CLEAR:
-        if (off + AQC_VSI_LIST_HDR_SIZE > cmd->buf_len) {
-            return 0;
-        }
-        n = AQC_VSI_LIST_HDR_SIZE +
-            2 * (size_t)ld16(cmd->buf + off + AQC_VSI_LIST_NUMBER_VSI);
-        break;
+        return rule_shape(cmd, off, AQC_VSI_LIST_HDR_SIZE,
+                          AQC_VSI_LIST_NUMBER_VSI, 2);
     default:
         return 0;
     }
-    return off + n <= cmd->buf_len ? n : 0;
 }
 
 /* The forward/prune target of an action must exist. */

@@ -313,20 +313,6 @@ bool e810_rq_sges(E810Core *c, const E810RdmaRing *rq, unsigned shift,
     return true;
 }
 
-void e810_sq_cqe(uint64_t cqe[4], uint32_t qp, uint64_t comp_ctx, uint32_t idx,
-                 unsigned op, uint32_t len, unsigned status)
-{
-    cqe[0] = len;
-    cqe[1] = comp_ctx;
-    cqe[2] = (uint64_t)(qp & 0xFFFFFF) << CQ_QPID_S;
-    cqe[3] = (uint64_t)(idx & 0x7FFF) << CQ_WQEIDX_S |
-             (uint64_t)(op & 0x3F) << CQ_OP_S | CQ_SQ;
-    if (status) {
-        cqe[3] |= CQ_ERROR | (uint64_t)(status & 0xFFFF) |
-                  (uint64_t)0xFFFF << CQ_MAJERR_S;
-    }
-}
-
 void e810_rq_cqe(uint64_t cqe[4], uint32_t qp, uint64_t comp_ctx, uint32_t idx,
                  unsigned op, uint64_t len, uint64_t flags)
 {
@@ -335,6 +321,15 @@ void e810_rq_cqe(uint64_t cqe[4], uint32_t qp, uint64_t comp_ctx, uint32_t idx,
     cqe[2] = (uint64_t)(qp & 0xFFFFFF) << CQ_QPID_S;
     cqe[3] = (uint64_t)(idx & 0x7FFF) << CQ_WQEIDX_S |
              (uint64_t)(op & 0x3F) << CQ_OP_S | flags;
+}
+
+void e810_sq_cqe(uint64_t cqe[4], uint32_t qp, uint64_t comp_ctx, uint32_t idx,
+                 unsigned op, uint32_t len, unsigned status)
+{
+    /* the same words, with the SQ bit and the WQE's status */
+    e810_rq_cqe(cqe, qp, comp_ctx, idx, op, len,
+                CQ_SQ | (status ? CQ_ERROR | (uint64_t)(status & 0xFFFF) |
+                                  (uint64_t)0xFFFF << CQ_MAJERR_S : 0));
 }
 
 void e810_flush_user(E810Core *c, const uint64_t *wqe, const E810FlushQp *f)
