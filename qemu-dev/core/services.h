@@ -119,6 +119,9 @@ static inline bool e810_dirty_test(const uint64_t *map, unsigned chunk,
 }
 void e810_dirty_zero(void *base, size_t stride, uint32_t n, unsigned chunk,
                      uint64_t *map, unsigned words);
+/* Every chunk marked: a load that failed may have written anywhere in
+ * the table, and the reset that follows must zero all of it. */
+#define E810_DIRTY_ALL(map)     memset((map), 0xFF, sizeof(map))
 
 /*
  * The register file: E810_REGFILE_SIZE bytes of plain storage.  Reads and

@@ -10,13 +10,15 @@ must be one of:
     an explicit { .off = offsetof(Type, member) } row, that a save path
     writes (e810_snap_put_fields/put_sparse/put_sparse_map, or nested by
     SF_SUB/SUBA);
-  * written by explicit save code: listed in CODE below with the
-    function(s) that write it, each of which must exist, lie on the save
-    path (reachable from e810_core_save) and use the member (->m or .m;
-    a use, which catches renames and moved code, not proof of a write);
-  * exempt: listed in EXEMPT below with its class (derived, scratch,
-    host, phase-A) and a reason; where a function is named (the one that
-    rebuilds or holds the member) it must exist and use the member.
+  * written by explicit save code: listed under "code" in
+    snap-fields.json with the function(s) that write it, each of which
+    must exist, lie on the save path (reachable from e810_core_save) and
+    use the member (->m or .m; a use, which catches renames and moved
+    code, not proof of a write);
+  * exempt: listed under "exempt" in snap-fields.json with its class
+    (derived, scratch, host, phase-A) and a reason; where a function is
+    named (the one that rebuilds or holds the member) it must exist and
+    use the member.
 
 The checked structs are STRUCTS, every type a written table describes,
 and the struct type of every saved member, transitively.  Stale entries
@@ -29,6 +31,7 @@ Prints TAP, one test per struct with its counts.
 
 Usage: check-snap-fields.py CORE_DIR
 """
+import json
 import os
 import re
 import sys
@@ -55,125 +58,20 @@ STRUCTS = [
 # Where saving starts: the CODE functions must be reachable from it.
 SAVE_ROOT = 'e810_core_save'
 
+# The members no table writes, with why (data: snap-fields.json beside
+# this file, its "about" says the layout).
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       'snap-fields.json')) as f:
+    FIELDS = json.load(f)
+
 # ---- members written by explicit code ------------------------------------
 #
-# (struct, member): (functions that write it, how).  A function of None
-# says the member is the embedded base of a transport's QP or WQE, saved
-# by the engine as its own checked struct (E810EngQp, E810EngWqe).
+# (struct, member): (functions that write it, how).  None for the
+# functions says the member is the embedded base of a transport's QP or
+# WQE, saved by the engine as its own checked struct (E810EngQp, E810EngWqe).
 
-SPARSE = 'sparse key: an entry in the stream is a live one'
-BASE = 'the engine saves its part (a checked struct)'
-
-CODE = {
-    ('E810Core', 'mac'): (['e810_core_save'], 'header; must match on load'),
-    ('E810Core', 'link_up'): (['e810_core_save'], 'header'),
-    ('E810Core', 'mem_used'): (['e810_core_save'],
-                               'header; checked against mem_limit, the '
-                               "load's allocations charge it again"),
-    ('E810Core', 'regs'): (['e810_regs_save'], 'the dirty pages'),
-    ('E810Core', 'regs_dirty'): (['e810_regs_save'], 'which pages'),
-    ('E810Core', 'stats'): (['e810_counters_snap'], 'in the TXSCHED record'),
-    ('E810Core', 'aq'): (['e810_aq_snap'], 'AQ record'),
-    ('E810Core', 'fw'): (['e810_fw_core_snap', 'e810_fw_nvm_snap',
-                          'e810_fw_ddp_snap', 'e810_fw_phy_snap',
-                          'e810_fw_switch_save', 'e810_fw_sched_save'],
-                         'FW_* records'),
-    ('E810Core', 'lan'): (['e810_lan_save'], 'LAN record'),
-    ('E810Core', 'txs'): (['e810_txsched_snap'], 'TXSCHED record'),
-    ('E810Core', 'rdma'): (['e810_rdma_save'], 'RDMA record'),
-    ('E810Core', 'puda'): (['e810_puda_save'], 'PUDA record'),
-
-    ('E810Fw', 'core'): (['e810_fw_core_snap'], 'FW_CORE record'),
-    ('E810Fw', 'nvm'): (['e810_fw_nvm_snap'], 'FW_NVM record'),
-    ('E810Fw', 'ddp'): (['e810_fw_ddp_snap'], 'FW_DDP record'),
-    ('E810Fw', 'sw'): (['e810_fw_switch_save'], 'FW_SWITCH record'),
-    ('E810Fw', 'sched'): (['e810_fw_sched_save'], 'FW_SCHED record'),
-    ('E810Fw', 'phy'): (['e810_fw_phy_snap'], 'FW_PHY record'),
-
-    ('E810FwSwitch', 'vsi'): (['e810_fw_switch_save'], 'sparse'),
-    ('E810FwSwitch', 'rule'): (['e810_fw_switch_save'], 'sparse'),
-    ('E810FwSwitch', 'list'): (['e810_fw_switch_save'], 'sparse'),
-    ('E810SwRule', 'in_use'): (['sw_rule_live'], SPARSE),
-    ('E810VsiList', 'in_use'): (['sw_list_live'], SPARSE),
-
-    ('E810FwSched', 'node'): (['e810_fw_sched_save'], 'sparse'),
-    ('E810FwSched', 'txq'): (['e810_fw_sched_save'], 'sparse'),
-    ('E810FwSched', 'rl'): (['e810_fw_sched_save'], 'sparse'),
-    ('E810RlProfile', 'in_use'): (['sched_rl_live'], SPARSE),
-
-    ('E810Lan', 'txq'): (['e810_lan_save'], 'sparse'),
-    ('E810Lan', 'rxq'): (['e810_lan_save'], 'sparse'),
-    ('E810RxRing', 'enabled'): (['lan_rxq_live'], SPARSE),
-
-    ('E810TxSched', 'stats'): (['e810_txsched_snap'], 'counters'),
-
-    ('E810Rdma', 'cqp_active'): (['e810_rdma_save'],
-                                 'first: the rest only with it'),
-    ('E810Rdma', 'ccqe_pending'): (['ccqe_save'], 'version 2'),
-    ('E810Rdma', 'ccqe_res'): (['ccqe_save'], 'only when pending'),
-    ('E810CqpResult', 'maj'): (['ccqe_save'], 'the pending CCQE'),
-    ('E810CqpResult', 'min'): (['ccqe_save'], 'the pending CCQE'),
-    ('E810CqpResult', 'retval'): (['ccqe_save'], 'the pending CCQE'),
-    ('E810Rdma', 'fpm_committed'): (['e810_rdma_hmc_save'], 'HMC'),
-    ('E810Rdma', 'obj'): (['e810_rdma_hmc_save'], 'the committed counts'),
-    ('E810Rdma', 'sd'): (['e810_rdma_hmc_save'], 'each SD'),
-    ('E810Rdma', 'cq'): (['e810_rdma_eq_save'], 'sparse'),
-    ('E810Rdma', 'ceq'): (['e810_rdma_eq_save'], 'sparse'),
-    ('E810Rdma', 'aeq'): (['e810_rdma_eq_save'], 'if valid'),
-    ('E810Rdma', 'qp'): (['e810_rdma_qps_save'], 'sparse, last'),
-    ('E810Rdma', 'mr'): (['e810_rdma_tables_save'],
-                         'sparse over the allocated table'),
-    ('E810Rdma', 'arp'): (['e810_rdma_tables_save'], 'sparse'),
-    ('E810Rdma', 'ah'): (['e810_rdma_tables_save'],
-                         'sparse over the allocated table'),
-    ('E810Rdma', 'qhash'): (['e810_rdma_tables_save'], 'sparse'),
-    ('E810Rdma', 'mcg'): (['e810_rdma_mcg_save'],
-                          'sparse over the allocated table'),
-    ('E810Rdma', 'eng'): (['e810_eng_save'], 'ENG record'),
-    ('E810Rdma', 'roce'): (['roce_dev_save'],
-                           'ENG record: whether it exists, its counters'),
-    ('E810RdmaHmcObj', 'cnt'): (['e810_rdma_hmc_save'], 'once committed'),
-    ('E810RdmaCq', 'valid'): (['cq_live'], SPARSE),
-    ('E810RdmaEq', 'valid'): (['eq_live', 'e810_rdma_eq_save'],
-                              SPARSE + ' (the AEQ: a flag)'),
-    ('E810RdmaQp', 'valid'): (['qp_live'], SPARSE),
-    ('E810RdmaMr', 'valid'): (['mr_live'], SPARSE),
-    ('E810RdmaArp', 'valid'): (['arp_live'], SPARSE),
-    ('E810RdmaAh', 'valid'): (['ah_live'], SPARSE),
-    ('E810RdmaQhash', 'valid'): (['qhash_live'], SPARSE),
-    ('E810RdmaMcg', 'valid'): (['mcg_live'], SPARSE),
-
-    ('E810Puda', 'q'): (['e810_puda_save'], 'sparse: active, QP valid'),
-    ('E810Puda', 'ip_id'): (['e810_puda_save'], 'first'),
-    ('E810Puda', 'quad'): (['e810_rdma_port_save'],
-                           'sparse: bound and QP valid'),
-    ('E810Puda', 'bound'): (['quad_live'],
-                            'the quad table\'s keys (of valid QPs)'),
-    ('E810Puda', 'lpb'): (['e810_rdma_port_save'], 'the queued frames'),
-    ('E810Puda', 'lpb_head'): (['e810_rdma_port_save'], 'loopback queue'),
-    ('E810Puda', 'lpb_count'): (['e810_rdma_port_save'], 'loopback queue'),
-    ('E810Puda', 'stats'): (['e810_puda_stats_snap'], 'counters'),
-    ('E810PudaQ', 'active'): (['puda_q_live'], SPARSE),
-    ('E810LpbFrame', 'data'): (['e810_rdma_port_save'], 'len bytes'),
-    ('E810LpbFrame', 'len'): (['e810_rdma_port_save'], 'u32'),
-
-    ('E810Eng', 'qp'): (['e810_eng_save'], 'the QPs in ascending id'),
-    ('E810EngQp', 'id'): (['eng_qp_save'], 'the sparse index'),
-    ('E810EngQp', 'rcv_sge'): (['eng_qp_save'], 'rcv_nsge of them'),
-    ('E810EngQp', 'wq'): (['e810_eng_wq_at'],
-                          'wq_cnt WQEs in ring order from wq_head'),
-    ('E810EngQp', 'wq_size'): (['eng_qp_save'], 'u16'),
-    ('E810EngQp', 'wq_head'): (['eng_qp_save'], 'u16'),
-    ('E810EngQp', 'wq_cnt'): (['eng_qp_save'], 'u16'),
-    ('E810EngWqe', 'sge'): (['eng_wqe_save'], 'nsge of them'),
-    ('E810EngWqe', 'inl_data'): (['eng_wqe_save'], 'len bytes, if inl'),
-    ('IwarpQp', 'eng'): (None, BASE),
-    ('IwarpWqe', 'eng'): (None, BASE),
-    ('RoceQp', 'eng'): (None, BASE),
-    ('RoceQp', 'rd'): (['roce_save'], 'rd_cnt READs from rd_head'),
-    ('RoceWqe', 'eng'): (None, BASE),
-    ('E810Roce', 'stats'): (['roce_dev_save'], 'counters'),
-}
+CODE = {(s, m): (v[0], v[1]) for s, members in FIELDS['code'].items()
+        for m, v in members.items()}
 
 # ---- members not saved -----------------------------------------------------
 #
@@ -192,166 +90,8 @@ TXQ_UNPACKED = ('base', 'qlen', 'src_vsi', 'port_num', 'cgd_num', 'pf_num',
                 'wb_mode', 'cmpq_id', 'qnum_in_func', 'quanta_prof_idx',
                 'tso_ena', 'tso_qnum', 'legacy_int', 'drop_ena')
 
-EXEMPT = {
-    ('E810Core', 'host'): ('host', "the destination's, from realize",
-                           'e810_core_init'),
-    ('E810Core', 'adapter'): ('host', "the destination's card, from realize",
-                              'e810_core_join'),
-    ('E810Core', 'own_adapter'): ('host', "the destination's card, from realize",
-                                  'e810_core_join'),
-    ('E810Core', 'pf_id'): ('host', "the destination's function number, from "
-                            'realize', 'e810_core_join'),
-    ('E810Core', 'reset_timer'): ('host', 'made at init; nothing is saved '
-                                  'while an adapter reset is under way',
-                                  'e810_core_init'),
-    ('E810Core', 'busy'): ('derived', 'entry guard: false outside an entry',
-                           'e810_leave'),
-    ('E810Core', 'entry'): ('derived', "entry number: the destination's "
-                            'goes on', 'e810_enter'),
-    ('E810Core', 'mem_limit'): ('host', "the destination's rdma-mem-limit",
-                                'e810_core_init'),
-    ('E810Core', 'tx_budget'): ('host', 'set by the host after init',
-                                'e810_core_init'),
-    ('E810Core', 'gerr_window'): ('derived', 'log rate limit, starts afresh',
-                                  'e810_guest_error'),
-    ('E810Core', 'gerr_in_window'): ('derived', 'log rate limit, starts '
-                                     'afresh', 'e810_guest_error'),
-
-    ('E810Vector', 'core'): ('host', 'this core', 'e810_intr_reset'),
-    ('E810Vector', 'timer'): ('host', 'made when a fire is deferred; the '
-                              'load re-arms timer_at', 'e810_intr_timer_arm'),
-
-    ('E810Aq', 'cmd'): ('scratch', 'the command being run (runs within one '
-                        'MMIO write)', None),
-    ('E810Aq', 'held'): ('derived', 'a fault holds a command: nothing is '
-                         'saved then', 'e810_core_unmigratable'),
-    ('E810Aq', 'resume'): ('scratch', 'set and cleared within the hold '
-                           "timer's run", 'aq_hold_done'),
-    ('E810Aq', 'timer'): ('host', 'made at init', 'e810_aq_init'),
-
-    ('E810FwNvm', 'flash'): ('derived', 'synthetic read-only image, '
-                             'rebuilt by the power-on reset',
-                             'nvm_build_image'),
-    ('E810FwNvm', 'sr'): ('derived', 'synthetic read-only image, rebuilt '
-                          'by the power-on reset', 'nvm_build_image'),
-    ('E810FwNvm', 'built'): ('derived', 'the image is there (power-on '
-                             'reset)', 'e810_fw_nvm_reset'),
-
-    ('E810FwSwitch', 'nvsi'): ('derived', 'count of the live VSIs',
-                               'sw_load'),
-    ('E810FwSwitch', 'nrules'): ('derived', 'count of the live rules',
-                                 'sw_load'),
-    ('E810FwSwitch', 'lk'): ('derived', 'lookup cache, invalidated',
-                             'sw_load'),
-    ('E810FwSwitch', 'vsi_dirty'): ('derived', 'chunks a reset zeroes, '
-                                    'marked as entries load',
-                                    'e810_fw_switch_load'),
-    ('E810FwSwitch', 'rule_dirty'): ('derived', 'chunks a reset zeroes, '
-                                     'marked as entries load',
-                                     'e810_fw_switch_load'),
-    ('E810FwSwitch', 'list_dirty'): ('derived', 'chunks a reset zeroes, '
-                                     'marked as entries load',
-                                     'e810_fw_switch_load'),
-    ('E810FwSwitch', 'lut_dirty'): ('derived', 'a reset zeroes the LUTs; '
-                                    'set by the load',
-                                    'e810_fw_switch_load'),
-
-    ('E810FwSched', 'nnodes'): ('derived', 'count of the live nodes',
-                                'sched_load'),
-    ('E810FwSched', 'node_dirty'): ('derived', 'chunks a reset zeroes, '
-                                    'marked as entries load',
-                                    'e810_fw_sched_load'),
-    ('E810FwSched', 'txq_dirty'): ('derived', 'chunks a reset zeroes, '
-                                   'marked as entries load',
-                                   'e810_fw_sched_load'),
-    ('E810SchedNode', 'mark'): ('scratch', 'subtree walks; 0 after the '
-                                "load's sched_zero", None),
-    ('E810SchedNode', 'nchildren'): ('derived', 'counted from the parents',
-                                     'sched_load'),
-
-    ('E810Lan', 'gather'): ('scratch', 'per-packet Tx gather buffer', None),
-    ('E810Lan', 'txq_dirty'): ('derived', 'chunks a reset zeroes, marked '
-                               'as rings load', 'e810_lan_load'),
-    ('E810Lan', 'rxq_dirty'): ('derived', 'chunks a reset zeroes, marked '
-                               'as rings load', 'e810_lan_load'),
-    ('E810Lan', 'frame'): ('scratch', 'one Tx frame being built', None),
-    ('E810Lan', 'rxframe'): ('scratch', 'one Rx frame being placed', None),
-    ('E810RxRing', 'valid'): ('derived', 'e810_rxq_check of the context',
-                              'lan_rxq_each'),
-
-    ('E810TxSched', 'bh'): ('host', 'the bottom half, made at init',
-                            'e810_txsched_init'),
-    ('E810TxSched', 'grace'): ('host', 'timer made at init, stopped on load',
-                               'e810_txsched_init'),
-    ('E810TxSched', 'scheduled'): ('derived', 'mirrors the host bottom '
-                                   'half; e810_core_resume schedules it',
-                                   'e810_tx_schedule'),
-    ('E810TxSched', 'blocked'): ('derived', "0: the source's backend is "
-                                 'gone', 'txsched_check'),
-    ('E810TxSched', 'queued'): ('derived', "0: what the source's backend "
-                                'held is gone', 'txsched_check'),
-    ('E810TxSched', 'blocked_at'): ('derived', '0 with blocked',
-                                    'txsched_check'),
-    ('E810TxSched', 'entry'): ('derived', 'renewed in the next entry point',
-                               'tx_entry'),
-    ('E810TxSched', 'budget'): ('derived', 'renewed in the next entry point',
-                                'tx_entry'),
-    ('E810TxSched', 'entry_sent'): ('derived', 'renewed in the next entry '
-                                    'point', 'tx_entry'),
-
-    ('E810Rdma', 'in_cqp'): ('derived', 'false: CQP ops run to completion '
-                             'within an entry', None),
-    ('E810Rdma', 'ccqe_timer'): ('host', 'started again by ccqe_load',
-                                 'ccqe_load'),
-    ('E810Core', 'faults'): ('host', 'armed by a test on each side (fault.h)',
-                             None),
-    ('E810Rdma', 'mcg_count'): ('derived', 'recounted as groups load',
-                                'mcg_each'),
-    ('E810Rdma', 'mr_dirty'): ('derived', 'chunks a reset zeroes, marked '
-                               'as entries load', 'e810_rdma_tables_load'),
-    ('E810Rdma', 'cq_dirty'): ('derived', 'chunks a reset zeroes, marked '
-                               'as entries load', 'e810_rdma_eq_load'),
-    ('E810Rdma', 'ah_dirty'): ('derived', 'chunks a reset zeroes, marked '
-                               'as entries load', 'e810_rdma_tables_load'),
-    ('E810Rdma', 'mcg_dirty'): ('derived', 'chunks a reset zeroes, marked '
-                                'as entries load', 'e810_rdma_mcg_load'),
-    ('E810RdmaHmcObj', 'max_cnt'): ('derived', "hmc_limits', by the reset",
-                                    'e810_rdma_hmc_reset'),
-    ('E810RdmaHmcObj', 'size_log2'): ('derived', "hmc_limits', by the reset",
-                                      'e810_rdma_hmc_reset'),
-    ('E810RdmaHmcObj', 'base'): ('derived', 'hmc_layout of the counts',
-                                 'e810_rdma_hmc_load'),
-
-    ('E810Puda', 'txbuf'): ('scratch', 'one frame being built', None),
-    ('E810Puda', 'lpb_timer'): ('host', 'made at init; re-armed on load if '
-                                'frames wait', 'e810_rdma_port_init'),
-
-    ('E810Eng', 'timer'): ('host', 'made lazily, armed on load',
-                           'e810_eng_timer_want'),
-    ('E810Eng', 'armed'): ('derived', 'the earliest QP deadline',
-                           'e810_eng_timer_want'),
-    ('E810Eng', 'qp_end'): ('derived', 'above the QPs, as they load',
-                            'eng_qp_load'),
-    ('E810Eng', 'tx_next'): ('derived', '0 (fairness only)',
-                             'e810_eng_load'),
-    ('E810Eng', 'tx_any'): ('derived', "OR of the QPs' tx_pending",
-                            'e810_eng_load'),
-    ('E810Eng', 'conns'): ('phase-A', 'IwConns held: the save is refused '
-                           'unless 0', 'e810_eng_unmigratable'),
-    ('E810Eng', 'why'): ('scratch', "e810_eng_unmigratable's message",
-                         None),
-    ('E810EngQp', 'c'): ('host', 'this core', 'eng_qp_load'),
-    ('E810EngQp', 'ops'): ('derived', "the CQP protocol's transport",
-                           'eng_qp_load'),
-    ('E810EngQp', 'in_run'): ('derived', 'false: a run is within one '
-                              'entry', None),
-
-    ('IwarpQp', 'conn'): ('phase-A', 'IwConn not carried: only whether there '
-                         'is one, and a stream with one is refused',
-                         'iw_save'),
-
-    ('E810Roce', 'tx'): ('scratch', 'the frame being built', None),
-}
+EXEMPT = {(s, m): tuple(v) for s, members in FIELDS['exempt'].items()
+          for m, v in members.items()}
 EXEMPT.update({('E810TxQueueCtx', m): ('derived', 'unpacked from raw, as '
                                        'Add Tx LAN Queues does',
                                        'txq_unpack')

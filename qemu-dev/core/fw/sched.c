@@ -1327,8 +1327,8 @@ static bool e810_fw_sched_load(E810Core *c, E810SnapR *r, uint16_t ver)
     sched_zero(s);
     if (!sched_load(s, r, ver)) {
         /* An entry may be loaded in part: all of them go at the reset. */
-        memset(s->node_dirty, 0xFF, sizeof(s->node_dirty));
-        memset(s->txq_dirty, 0xFF, sizeof(s->txq_dirty));
+        E810_DIRTY_ALL(s->node_dirty);
+        E810_DIRTY_ALL(s->txq_dirty);
         return false;
     }
     return true;

@@ -1223,9 +1223,9 @@ static bool e810_fw_switch_load(E810Core *c, E810SnapR *r, uint16_t ver)
     /* The LUTs are loaded whole; an entry may be loaded in part. */
     sw->lut_dirty = true;
     if (!sw_load(sw, r, ver)) {
-        memset(sw->vsi_dirty, 0xFF, sizeof(sw->vsi_dirty));
-        memset(sw->rule_dirty, 0xFF, sizeof(sw->rule_dirty));
-        memset(sw->list_dirty, 0xFF, sizeof(sw->list_dirty));
+        E810_DIRTY_ALL(sw->vsi_dirty);
+        E810_DIRTY_ALL(sw->rule_dirty);
+        E810_DIRTY_ALL(sw->list_dirty);
         return false;
     }
     return true;

@@ -249,8 +249,8 @@ static bool e810_lan_load(E810Core *c, E810SnapR *r, uint16_t ver)
                               E810_LAN_RXQ, ver, "lan.rxq", lan_rxq_each,
                               c)) {
         /* A ring may be loaded in part: all of them go at the reset. */
-        memset(l->txq_dirty, 0xFF, sizeof(l->txq_dirty));
-        memset(l->rxq_dirty, 0xFF, sizeof(l->rxq_dirty));
+        E810_DIRTY_ALL(l->txq_dirty);
+        E810_DIRTY_ALL(l->rxq_dirty);
         return false;
     }
     return true;

@@ -609,7 +609,7 @@ bool e810_rdma_eq_load(E810Core *c, E810SnapR *r, uint16_t ver)
                               E810_RDMA_MAX_CQS, ver, "rdma.cq", cq_each,
                               rd->cq_dirty)) {
         /* A CQ may be loaded in part: all of them go at the reset. */
-        memset(rd->cq_dirty, 0xFF, sizeof(rd->cq_dirty));
+        E810_DIRTY_ALL(rd->cq_dirty);
         return false;
     }
     return true;

@@ -310,7 +310,7 @@ bool e810_rdma_mcg_load(E810Core *c, E810SnapR *r, uint16_t ver)
                               c->rdma.mcg ? E810_RDMA_MAX_MCG : 0, ver,
                               "rdma.mcg", mcg_each, c)) {
         /* A group may be loaded in part: all of them go at the reset. */
-        memset(c->rdma.mcg_dirty, 0xFF, sizeof(c->rdma.mcg_dirty));
+        E810_DIRTY_ALL(c->rdma.mcg_dirty);
         return false;
     }
     return true;

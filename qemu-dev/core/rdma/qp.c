@@ -618,8 +618,8 @@ bool e810_rdma_tables_load(E810Core *c, E810SnapR *r, uint16_t ver)
          e810_snap_get_fields(r, bitmap_fields, rd, ver, "rdma");
     if (!ok) {
         /* An entry may be loaded in part: all of them go at the reset. */
-        memset(rd->mr_dirty, 0xFF, sizeof(rd->mr_dirty));
-        memset(rd->ah_dirty, 0xFF, sizeof(rd->ah_dirty));
+        E810_DIRTY_ALL(rd->mr_dirty);
+        E810_DIRTY_ALL(rd->ah_dirty);
     }
     return ok;
 }
