@@ -122,11 +122,8 @@ from .run import run_guests
 from .probe import probe_accel
 
 
-def parser(in_bundle):
-    """The command line (its help: this module's docstring)."""
-    ap = argparse.ArgumentParser(
-        description=__doc__.split('\n\n')[0], epilog=__doc__.split('\n', 2)[2],
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+def _fabric_args(ap):
+    """The guests and how they are joined."""
     ap.add_argument('--guests', type=int, default=1, metavar='N',
                     help=f'how many guests (1 to {MAX_GUESTS}; default 1)')
     ap.add_argument('--topology', choices=TOPOLOGIES,
@@ -150,13 +147,6 @@ def parser(in_bundle):
     ap.add_argument('--nic0', choices=('e810', 'virtio', 'none'))
     ap.add_argument('--nic1', choices=('e810', 'virtio', 'none'))
     ap.add_argument('--nic-opts', default='', help='extra properties for -device e810,...')
-    ap.add_argument('--script', help='job for guest 0 (and the others unless --script1)')
-    ap.add_argument('--script1', help='job for guest 1 and those after it')
-    ap.add_argument('--file', action='append', default=[], metavar='SRC[:GUESTPATH]',
-                    help='add a host file or directory to the guests (default /job/files/NAME)')
-    ap.add_argument('--env', action='append', default=[], metavar='K=V', help='job variable')
-    ap.add_argument('--timeout', type=float, default=120, help='seconds for the whole run (default 120)')
-    ap.add_argument('--out', help='result directory (default build/runs/<timestamp>)')
     ap.add_argument('--pcap', action='append', default=[], metavar='[gN:]FILE',
                     help='capture guest 0\'s port (or guest N\'s) into this file (filter-dump; '
                          'repeatable)')
@@ -165,8 +155,49 @@ def parser(in_bundle):
                          '"loss=1%%,reorder=1%%,dup=0.5%%,'
                          'corrupt=0.1%%,delay=1ms,seed=N" (scripts/link-relay; counts in '
                          'OUT/link.json; env E810_LINK)')
+
+
+def _job_args(ap):
+    """What the guests run."""
+    ap.add_argument('--script', help='job for guest 0 (and the others unless --script1)')
+    ap.add_argument('--script1', help='job for guest 1 and those after it')
+    ap.add_argument('--file', action='append', default=[], metavar='SRC[:GUESTPATH]',
+                    help='add a host file or directory to the guests (default /job/files/NAME)')
+    ap.add_argument('--env', action='append', default=[], metavar='K=V', help='job variable')
+    ap.add_argument('--timeout', type=float, default=120, help='seconds for the whole run (default 120)')
+    ap.add_argument('--out', help='result directory (default build/runs/<timestamp>)')
+    ap.add_argument('--share', metavar='DIR',
+                    help='share a host folder read-write into every guest at /mnt/share '
+                         '(virtio-9p; SHARE=/mnt/share in the job)')
+    ap.add_argument('--rdma-core', metavar='DIR',
+                    help='their rdma-core (a build tree or an install prefix): shared read-only '
+                         'at /mnt/rdma-core; the job\'s libibverbs, librdmacm, providers and '
+                         'tools come from it')
+    ap.add_argument('--mode', choices=MODES,
+                    help='start the guests with irdma up in iWARP or RoCEv2 mode (boot: drivers '
+                         'loaded only), from a snapshot made at the first run (see below)')
+    ap.add_argument('--no-snapshot', action='store_true',
+                    default=bool(os.environ.get('E810_NO_SNAPSHOT')),
+                    help='with --mode: boot fresh and bring up, use or save no snapshot '
+                         '(env E810_NO_SNAPSHOT=1)')
+    ap.add_argument('--fault', action='append', default=[], metavar='[gN:]SPEC',
+                    help='faults to inject into the e810 (docs/faults.md), e.g. '
+                         '"link-flap:at=5:count=3" or "g1:qp-ae:qp=next"; armed as the guest\'s '
+                         'job starts (with vfio-user: as the server starts), at= counts from '
+                         'there; the guest\'s faults.log lists them')
     ap.add_argument('--trace', action='append', default=[], metavar='PATTERN',
                     help='QEMU trace events to enable (e.g. "e810_*"), into gN/trace.log')
+    ap.add_argument('--interactive', action='store_true',
+                    help='one guest, console on this terminal, shell after the job')
+    ap.add_argument('--monitor', action='store_true',
+                    help='print the monitor socket paths (they always exist while running)')
+    ap.add_argument('--quiet', action='store_true')
+    ap.add_argument('--dry-run', action='store_true',
+                    help='print the commands (link relay, servers, QEMUs) and exit')
+
+
+def _kernel_args(ap, in_bundle):
+    """The guest kernel and what it loads."""
     ap.add_argument('--kernel', default=os.environ.get('E810_KERNEL'),
                     help='guest kernel version prefix (default: images/build default)')
     ap.add_argument('--kernel-image', metavar='FILE',
@@ -177,13 +208,24 @@ def parser(in_bundle):
                          'INSTALL_MOD_PATH=DIR)')
     ap.add_argument('--kernel-tree', metavar='DIR',
                     help='boot their built kernel tree (bzImage, .config, modules installed from it)')
-    ap.add_argument('--share', metavar='DIR',
-                    help='share a host folder read-write into every guest at /mnt/share '
-                         '(virtio-9p; SHARE=/mnt/share in the job)')
-    ap.add_argument('--rdma-core', metavar='DIR',
-                    help='their rdma-core (a build tree or an install prefix): shared read-only '
-                         'at /mnt/rdma-core; the job\'s libibverbs, librdmacm, providers and '
-                         'tools come from it')
+    ap.add_argument('--append', default='', help='extra kernel command line')
+    ap.add_argument('--bzimage', action='store_true', help='boot bzImage instead of vmlinux (PVH)')
+    ap.add_argument('--extras', action='store_true',
+                    help='add the image\'s extra programs (nvme-cli, fio, nfs-utils; images/build)')
+    ap.add_argument('--packages', nargs='+', action='extend', default=[], metavar='NAME',
+                    help='add Debian (trixie) packages (names or comma lists) and what they load to the guests '
+                         '(images/packages: a read-only squashfs disk laid under their root, not in their RAM; '
+                         'cached per package set)')
+    ap.add_argument('--kmods', action='append', default=[], metavar='NAME[,NAME...]',
+                    help='add the guest kernel\'s modules by name, with what they depend on '
+                         '(images/kmods: from the kernel package, or --modules)')
+    ap.add_argument('--no-build', action='store_true',
+                    default=bool(os.environ.get('E810_NO_BUILD')) or in_bundle,
+                    help='use the existing image, do not run images/build (env E810_NO_BUILD=1)')
+
+
+def _machine_args(ap):
+    """QEMU and the device."""
     ap.add_argument('--qemu', default=os.environ.get('E810_QEMU') or
                     os.path.join(BUILD, 'qemu-build', 'qemu-system-x86_64'),
                     help='QEMU binary (env E810_QEMU; default ours, build/qemu-build): a path, or '
@@ -201,48 +243,26 @@ def parser(in_bundle):
     ap.add_argument('--server-arg', action='append', default=[], metavar='ARG',
                     help='extra e810-vfio-user arguments (shell-split), per guest '
                          '(e.g. "--dsn 7 -v")')
-    ap.add_argument('--dry-run', action='store_true',
-                    help='print the commands (link relay, servers, QEMUs) and exit')
     ap.add_argument('--accel', choices=('auto', 'tcg', 'kvm'), default=os.environ.get('E810_ACCEL', 'auto'))
     ap.add_argument('--mem', type=int, default=512, help='MiB per guest (default 512)')
     ap.add_argument('--smp', type=int, default=int(os.environ.get('E810_SMP', '2')),
                     help='vCPUs per guest (default 2, as users run; env E810_SMP)')
-    ap.add_argument('--append', default='', help='extra kernel command line')
-    ap.add_argument('--bzimage', action='store_true', help='boot bzImage instead of vmlinux (PVH)')
-    ap.add_argument('--extras', action='store_true',
-                    help='add the image\'s extra programs (nvme-cli, fio, nfs-utils; images/build)')
-    ap.add_argument('--packages', nargs='+', action='extend', default=[], metavar='NAME',
-                    help='add Debian (trixie) packages (names or comma lists) and what they load to the guests '
-                         '(images/packages: a read-only squashfs disk laid under their root, not in their RAM; '
-                         'cached per package set)')
-    ap.add_argument('--kmods', action='append', default=[], metavar='NAME[,NAME...]',
-                    help='add the guest kernel\'s modules by name, with what they depend on '
-                         '(images/kmods: from the kernel package, or --modules)')
     ap.add_argument('--qemu-arg', action='append', default=[], metavar='ARG',
                     help='extra QEMU arguments (shell-split), per guest')
     ap.add_argument('--savevm', action='store_true',
                     help='give each guest a qcow2 (gN/vmstate.qcow2, not visible to the guest) for '
                          'the monitor\'s savevm/loadvm (vm-monitor savevm NAME)')
-    ap.add_argument('--interactive', action='store_true',
-                    help='one guest, console on this terminal, shell after the job')
-    ap.add_argument('--monitor', action='store_true',
-                    help='print the monitor socket paths (they always exist while running)')
-    ap.add_argument('--no-build', action='store_true',
-                    default=bool(os.environ.get('E810_NO_BUILD')) or in_bundle,
-                    help='use the existing image, do not run images/build (env E810_NO_BUILD=1)')
-    ap.add_argument('--fault', action='append', default=[], metavar='[gN:]SPEC',
-                    help='faults to inject into the e810 (docs/faults.md), e.g. '
-                         '"link-flap:at=5:count=3" or "g1:qp-ae:qp=next"; armed as the guest\'s '
-                         'job starts (with vfio-user: as the server starts), at= counts from '
-                         'there; the guest\'s faults.log lists them')
-    ap.add_argument('--mode', choices=MODES,
-                    help='start the guests with irdma up in iWARP or RoCEv2 mode (boot: drivers '
-                         'loaded only), from a snapshot made at the first run (see below)')
-    ap.add_argument('--no-snapshot', action='store_true',
-                    default=bool(os.environ.get('E810_NO_SNAPSHOT')),
-                    help='with --mode: boot fresh and bring up, use or save no snapshot '
-                         '(env E810_NO_SNAPSHOT=1)')
-    ap.add_argument('--quiet', action='store_true')
+
+def parser(in_bundle):
+    """The command line (its help: this module's docstring)."""
+    ap = argparse.ArgumentParser(
+        description=__doc__.split('\n\n')[0], epilog=__doc__.split('\n', 2)[2],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    _fabric_args(ap.add_argument_group('the guests and how they are joined'))
+    _job_args(ap.add_argument_group('what the guests run'))
+    _kernel_args(ap.add_argument_group('the guest kernel and what it loads'),
+                 in_bundle)
+    _machine_args(ap.add_argument_group('QEMU and the device'))
     return ap
 
 

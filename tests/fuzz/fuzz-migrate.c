@@ -52,6 +52,14 @@ static void build(unsigned id, void *opaque)
 
 static unsigned scen;
 
+/* Traffic of ops 6, 7 and 8 in each set-up (NULL: none there). */
+static void (*const traffic[][3])(FuzzIn *in) = {
+    [MIG_LAN] = { fuzz_lan_tx, fuzz_lan_rx, NULL },
+    [MIG_IWARP] = { fuzz_cqp_wqe, NULL, fuzz_ilq_send },
+    [MIG_ROCE] = { fuzz_cqp_wqe, fuzz_sq_wqe, fuzz_rq_wqe },
+    [MIG_BARE] = { NULL, NULL, NULL },
+};
+
 static void migrate_op(FuzzIn *in, uint8_t op)
 {
     switch (op % 10) {
@@ -67,29 +75,13 @@ static void migrate_op(FuzzIn *in, uint8_t op)
     case 5:
         fuzz_frame_raw(in);
         break;
-    case 6:
-        if (scen == MIG_LAN) {
-            fuzz_lan_tx(in);
-        } else if (scen != MIG_BARE) {
-            fuzz_cqp_wqe(in);       /* the set-up's CQP ring */
-        }
-        break;
-    case 7:
-        if (scen == MIG_LAN) {
-            fuzz_lan_rx(in);
-        } else if (scen == MIG_ROCE) {
-            fuzz_sq_wqe(in);
-        }
-        break;
-    case 8:
-        if (scen == MIG_ROCE) {
-            fuzz_rq_wqe(in);
-        } else if (scen == MIG_IWARP) {
-            fuzz_ilq_send(in);
-        }
+    case 9:
+        fuzz_aq_cmd(in);
         break;
     default:
-        fuzz_aq_cmd(in);
+        if (traffic[scen][op % 10 - 6]) {
+            traffic[scen][op % 10 - 6](in);
+        }
         break;
     }
 }
