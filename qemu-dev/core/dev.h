@@ -61,6 +61,8 @@ struct E810Core {
      * timers).
      */
     bool busy;
+    /* Gone from the bus (fault "removed"): no entry point runs again. */
+    bool removed;
     uint64_t entry;             /* number of the current/last entry */
 
     /* Host memory the device allocates on the guest's behalf (RDMA

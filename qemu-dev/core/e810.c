@@ -16,6 +16,9 @@ static void e810_tx_bh(void *opaque)
 {
     E810Core *c = opaque;
 
+    if (c->removed) {
+        return;                 /* its queued work goes with it */
+    }
     if (!e810_enter(c, "bottom half", 0)) {
         /* Cannot happen with a host that runs bottom halves from its
          * main loop; run it again rather than lose the work. */
@@ -237,9 +240,36 @@ static void e810_pe_crit_err(E810Core *c)
 }
 
 /* A fault that fires at its time (fault.h): the link, or an AE. */
+static void e810_core_leave(E810Core *c);
+
+/*
+ * A surprise removal: the function is gone from the bus before its
+ * driver hears of it.  A reset it was carrying out ends for the others,
+ * it leaves the card, its faults go; from now on no entry point runs
+ * (e810_enter), reads return all ones, frames for it are dropped and its
+ * timers and bottom half stop.  Its host then unplugs it.
+ */
+static void e810_core_removed(E810Core *c)
+{
+    if (c->adapter->resetting && c->adapter->reset_by == c) {
+        adapter_reset_finish(c);
+    }
+    e810_core_leave(c);
+    for (unsigned i = 0; i < E810_FAULTS_MAX; i++) {
+        c->faults.f[i].kind = 0;
+    }
+    c->removed = true;
+    trace_e810_removed(c->pf_id);
+}
+
 static void e810_fault_fire(E810Core *c, E810Fault *f)
 {
     bool up;
+
+    if (f->kind == E810_FAULT_REMOVED) {
+        e810_core_removed(c);
+        return;
+    }
 
     if (f->kind == E810_FAULT_CORE_RESET || f->kind == E810_FAULT_GLOBAL_RESET) {
         adapter_reset_start(c, f->kind == E810_FAULT_CORE_RESET ?
@@ -390,6 +420,9 @@ static const E810SnapRecord e810_snap_records[] = {
 
 const char *e810_core_unmigratable(E810Core *c)
 {
+    if (c->removed) {
+        return "e810: the function was removed (fault)";
+    }
     if (c->adapter->resetting) {
         return "e810: an adapter reset is under way";
     }
@@ -689,6 +722,11 @@ uint64_t e810_mmio_read(E810Core *c, uint64_t addr, unsigned size)
         c->stats.mmio_bad_access++;
         e810_guest_error(c, "BAR0 read of %u bytes at 0x%" PRIx64, size, addr);
         return 0;
+    }
+    if (c->removed) {
+        /* no device answers: the read completes with all ones */
+        trace_e810_removed_access("read", addr);
+        return size == 8 ? ~0ull : (1ull << (size * 8)) - 1;
     }
     if (!e810_enter(c, "read", addr)) {
         return 0;

@@ -19,10 +19,10 @@
 static const char *const kind_names[] = {
     NULL, "link-down", "link-up", "link-flap", "qp-ae", "cqp-error",
     "msix-drop", "core-reset", "global-reset", "pf-reset", "aq-error",
-    "aq-timeout", "random",
+    "aq-timeout", "random", "removed",
 };
 #define NKINDS  (sizeof(kind_names) / sizeof(kind_names[0]))
-_Static_assert(NKINDS == E810_FAULT_RANDOM + 1, "a name per fault kind");
+_Static_assert(NKINDS == E810_FAULT_REMOVED + 1, "a name per fault kind");
 
 static const char *kind_name(unsigned k)
 {
@@ -196,7 +196,7 @@ static bool parse_fault(char *s, E810Fault *f, char *err, size_t n)
     f->timed = k == E810_FAULT_LINK_DOWN || k == E810_FAULT_LINK_UP ||
                k == E810_FAULT_LINK_FLAP || k == E810_FAULT_CORE_RESET ||
                k == E810_FAULT_GLOBAL_RESET || k == E810_FAULT_PF_RESET ||
-               k == E810_FAULT_RANDOM ||
+               k == E810_FAULT_RANDOM || k == E810_FAULT_REMOVED ||
                (k == E810_FAULT_QP_AE && f->qp != E810_FAULT_QP_NEXT);
     return true;
 }

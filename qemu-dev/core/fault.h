@@ -35,6 +35,10 @@
  *                                    such a command is held S seconds
  *                                    (default 2, at most 60) before it
  *                                    runs: the driver's wait times out
+ *   removed     at=S                 the function is gone from the bus (a
+ *                                    surprise removal): reads return all
+ *                                    ones, nothing it does reaches the
+ *                                    host; its host then unplugs it
  *   random      seed=N period=S count=N kinds=K,K... at=S
  *                                    @count faults (default 10) of the
  *                                    kinds listed (default link-flap,
@@ -75,6 +79,7 @@ enum {
     E810_FAULT_AQ_ERROR,
     E810_FAULT_AQ_TIMEOUT,
     E810_FAULT_RANDOM,
+    E810_FAULT_REMOVED,
 };
 
 #define E810_FAULT_ANY          0xFFFFFFFFu     /* op=, vector= not given */

@@ -128,6 +128,10 @@ int e810_dma_write(E810Core *c, uint64_t addr, const void *buf, size_t len)
 
 bool e810_enter(E810Core *c, const char *what, uint64_t addr)
 {
+    if (c->removed) {
+        trace_e810_removed_access(what, addr);
+        return false;
+    }
     if (c->busy) {
         c->stats.reentry_blocked++;
         trace_e810_reentry_blocked(what, addr);
@@ -150,6 +154,9 @@ static void e810_timer_trampoline(void *opaque)
     E810CoreTimer *t = opaque;
     E810Core *c = t->c;
 
+    if (c->removed) {
+        return;                 /* a removed function's timers stop */
+    }
     if (!e810_enter(c, "timer", 0)) {
         /* Cannot happen with a host that runs timers from its main loop;
          * try again shortly rather than lose the event. */

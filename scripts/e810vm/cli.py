@@ -24,8 +24,8 @@ vm-barrier NAME (waits for every other guest), vm-monitor [-g N] HMP-COMMAND
 (e.g. "set_link n0 off"; the netdev is n0 in every guest), vm-migrate [-g N]
 (live migration, below), vm-ctl server-kill N (SIGKILL to guest N's
 e810-vfio-user with --device-backend vfio-user; its QEMU keeps running),
-vm-ctl hotplug N unplug|plug (guest N's e810 out of its PCIe slot and back:
-docs/faults.md), vm-ctl usage N (guest N's QEMU: RSS, own memory, fds),
+vm-ctl hotplug N unplug|surprise|plug (guest N's e810 out of its PCIe slot,
+surprise: gone from the bus first, and back: docs/faults.md), vm-ctl usage N (guest N's QEMU: RSS, own memory, fds),
 vm-port NAME,
 lspci (from sysfs), rdma-wait [DEV] [SECS] (waits for an active RDMA port).  /bin/sh is dash; iproute2's ip/rdma/devlink, ethtool,
 rdma-core (rping, ucmatose, ibv_*), perftest (ib_*), busybox for the rest;

@@ -121,19 +121,23 @@ class Control:
         self.reply(conn, [], 0)
 
     def hotplug(self, g, rest, conn):
-        """"hotplug N|self unplug|plug": guest N's e810 out of its PCIe
-        slot or back in (hotplug.py); the answer has QEMU's RSS and fd
-        count (a leak shows there)."""
+        """"hotplug N|self unplug|surprise|plug": guest N's e810 out of its
+        PCIe slot (surprise: gone from the bus first) or back in
+        (hotplug.py); the answer has QEMU's RSS and fd count (a leak shows
+        there)."""
         words = rest.split()
-        if len(words) != 2 or words[1] not in ('unplug', 'plug'):
-            self.reply(conn, ['usage: hotplug N|self unplug|plug'], 2)
+        if len(words) != 2 or words[1] not in ('unplug', 'surprise', 'plug'):
+            self.reply(conn, ['usage: hotplug N|self unplug|surprise|plug'], 2)
             return
         gid, t = self.target_guest(g, words[0])
         if t is None or gid in self.done:
             self.reply(conn, [f'hotplug: no running guest {words[0]}'], 2)
             return
         try:
-            msg = (hot_unplug if words[1] == 'unplug' else hot_plug)(t, self.ctx)
+            if words[1] == 'plug':
+                msg = hot_plug(t, self.ctx)
+            else:
+                msg = hot_unplug(t, self.ctx, words[1] == 'surprise')
             rc = 0
         except (RuntimeError, OSError) as e:
             msg, rc = f'hotplug: {e}', 1

@@ -11,7 +11,7 @@ import time
 from .common import log, since_start
 from .monitor import Qmp, qmp_hmp
 from .qemu import e810_device, qemu_has_device
-from .vfu import start_server, stop_server
+from .vfu import start_server, stop_server, vfu_control
 
 # The slot's removal takes the guest's pciehp 5 s (its attention-button
 # delay), then the drivers' removal; under a loaded TCG host much more.
@@ -87,13 +87,29 @@ def vfu_unplug_refused(a):
             'unplugged (QEMU 10.1-11.0); the QEMU built here carries the fix')
 
 
-def hot_unplug(g, ctx):
+def surprise(g, a, q):
+    """A surprise removal's first half: every function of guest @g's card
+    is gone from the bus (the device's fault "removed": reads all ones,
+    no DMA, no interrupts) before the slot tells the guest anything.  @q:
+    the guest's QMP connection (QEMU takes one at a time)."""
+    if g.get('vfu'):
+        ans = vfu_control(g, 'fault removed')
+        if ans != 'ok':
+            raise RuntimeError(f'e810-vfio-user: {ans}')
+        return
+    for p in range(getattr(a, 'ports', 1)):
+        q.cmd('qom-set', {'path': f'nic{p}', 'property': 'fault', 'value': 'removed'})
+
+
+def hot_unplug(g, ctx, sudden=False):
     """Takes guest @g's e810 out of its slot: QEMU's device_del (the
     slot's attention button: the guest's pciehp removes ice and irdma
     and powers the slot off, and QEMU then drops the device; with --ports
     2 function 0's removal takes the slot's every function, as the card
-    leaves its slot whole), waited for.  The answer line for the guest or
-    the log."""
+    leaves its slot whole), waited for.  With @sudden, a surprise
+    removal: the card is gone from the bus first (surprise()), so the
+    drivers' teardown meets a dead device.  The answer line for the guest
+    or the log."""
     a = ctx[0]
     if g['nic'] != 'e810':
         raise RuntimeError(f'g{g["id"]} has no e810')
@@ -108,6 +124,8 @@ def hot_unplug(g, ctx):
         t0 = time.time()
         q = Qmp(g['qmp'], timeout=30, proc=g.get('proc'))
         try:
+            if sudden:
+                surprise(g, a, q)
             q.cmd('device_del', {'id': 'nic0'})
         except RuntimeError:
             g['unplugged'] = False
@@ -124,8 +142,8 @@ def hot_unplug(g, ctx):
             time.sleep(0.5)
         if g.get('vfu'):
             stop_server(g, grace=10)
-        return (f'hotplug: g{g["id"]} nic0 out after {time.time() - t0:.1f} s; '
-                f'before: {before}; after: {qemu_usage(g)}')
+        return (f'hotplug: g{g["id"]} nic0 out{" (surprise)" if sudden else ""} after '
+                f'{time.time() - t0:.1f} s; before: {before}; after: {qemu_usage(g)}')
 
 
 def hot_plug(g, ctx):
@@ -167,20 +185,21 @@ def parse_hot_unplug(spec):
         if kind != 'hot-unplug':
             dev.append(f)
             continue
-        kv = {'at': '0', 'replug': '5', 'count': '1', 'period': '30'}
+        kv = {'at': '0', 'replug': '5', 'count': '1', 'period': '30', 'surprise': '0'}
         for x in kvs:
             k, sep, v = x.partition('=')
             if not sep or k not in kv:
                 raise RuntimeError(f'hot-unplug: unknown parameter "{x}" '
-                                   '(at=S replug=S|never count=N period=S)')
+                                   '(at=S replug=S|never count=N period=S surprise=0|1)')
             kv[k] = v
         try:
             replug = None if kv['replug'] == 'never' else float(kv['replug'])
-            one = (float(kv['at']), replug, int(kv['count']), float(kv['period']))
+            one = (float(kv['at']), replug, int(kv['count']), float(kv['period']),
+                   kv['surprise'] == '1')
         except ValueError:
             raise RuntimeError(f'hot-unplug: not a number in "{f}"') from None
         if one[0] < 0 or (replug is not None and replug < 0) or not 1 <= one[2] <= 100 \
-                or one[3] < 0:
+                or one[3] < 0 or kv['surprise'] not in ('0', '1'):
             raise RuntimeError(f'hot-unplug: out of range in "{f}"')
         hp.append(one)
     return ';'.join(dev), hp
@@ -191,10 +210,11 @@ def fault_line(g, text):
         f.write(f'{time.strftime("%H:%M:%S")} {since_start()} {text}\n')
 
 
-def hot_unplug_fault(g, ctx, at, replug, count, period, done):
+def hot_unplug_fault(g, ctx, at, replug, count, period, sudden, done):
     """--fault hot-unplug: @count times, the slot emptied (the first @at s
-    after the job started, then @period s after each re-plug) and filled
-    again @replug s later (never if None).  Each step in faults.log."""
+    after the job started, then @period s after each re-plug; a surprise
+    removal with @sudden) and filled again @replug s later (never if
+    None).  Each step in faults.log."""
     time.sleep(at)
     for i in range(count):
         if i:
@@ -202,7 +222,7 @@ def hot_unplug_fault(g, ctx, at, replug, count, period, done):
         if g['id'] in done:
             return
         try:
-            msg = hot_unplug(g, ctx)
+            msg = hot_unplug(g, ctx, sudden)
             fault_line(g, f'injected hot-unplug {msg}')
             log(msg)
             if replug is None:

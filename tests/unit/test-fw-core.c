@@ -1186,6 +1186,61 @@ static void test_adapter_reset(void)
 }
 
 /*
+ * A surprise removal (fault "removed"): PF 1 goes from the bus while
+ * PF 0's core reset waits for PF 1's queues.  PF 1 reads as all ones,
+ * takes no writes, drops frames (counted) and leaves the card; the reset
+ * goes on without it; it refuses to be saved.
+ */
+static void test_removed(void)
+{
+    static AqTest t1;
+    static const uint8_t frame[64] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF };
+    char err[128];
+    uint64_t dropped;
+
+    setup();
+    aq_test_init(&t1);
+    CHECK(e810_core_join(&t1.c, t.c.adapter, 1));
+    oicr_enable(&t);
+    oicr_enable(&t1);
+    aq_shut(&t);
+    aq_wr(&t, GLGEN_RTRIG, GLGEN_RTRIG_CORER);
+    advance_both(&t, &t1, 50000000);
+    CHECK_EQ(aq_rd(&t, GLGEN_RSTAT) & 3, 1);          /* PF 1 at work */
+    CHECK(e810_fault_check("removed:at=0.01", err, sizeof(err)));
+    CHECK(e810_fault_arm(&t1.c, "removed:at=0.01", err, sizeof(err)));
+    CHECK(!t1.c.removed);
+    advance_both(&t, &t1, 20000000);
+    CHECK(t1.c.removed);
+    CHECK_EQ(t1.c.stats.faults_injected, 1);
+    CHECK_EQ(t.c.adapter->funcs, 0x1);
+    CHECK(t1.c.adapter != t.c.adapter);
+    /* PF 0's reset went on without it. */
+    advance_both(&t, &t1, 10000000);
+    CHECK_EQ(aq_rd(&t, GLGEN_RSTAT), 1u << 2);
+    CHECK_EQ(t.c.stats.adapter_resets, 1);
+    /* All ones whatever the width; a write changes nothing. */
+    CHECK_EQ(e810_mmio_read(&t1.c, GLGEN_RSTAT, 4), 0xFFFFFFFFu);
+    CHECK_EQ(e810_mmio_read(&t1.c, PF_FUNC_RID, 2), 0xFFFFu);
+    CHECK_EQ(e810_mmio_read(&t1.c, PF_FUNC_RID, 1), 0xFFu);
+    CHECK_EQ(e810_mmio_read(&t1.c, GLGEN_RSTAT, 8), ~0ull);
+    t.h.nirqs = t1.h.nirqs = 0;
+    e810_mmio_write(&t1.c, GLGEN_RTRIG, GLGEN_RTRIG_CORER, 4);
+    advance_both(&t, &t1, 100000000);
+    CHECK_EQ(aq_rd(&t, GLGEN_RSTAT), 1u << 2);
+    CHECK_EQ(t.h.nirqs + t1.h.nirqs, 0);
+    dropped = t1.c.stats.rx_dropped;
+    e810_receive(&t1.c, frame, sizeof(frame));
+    CHECK_EQ(t1.c.stats.rx_dropped, dropped + 1);
+    CHECK(e810_core_unmigratable(&t1.c) != NULL);
+    /* Its host unplugs it; PF 0 goes on. */
+    aq_test_cleanup(&t1);
+    aq_test_rings(&t);
+    CHECK_EQ(req_res(1, 1, 0, NULL, NULL), 0);
+    aq_test_cleanup(&t);
+}
+
+/*
  * AQ faults: a command that fails with the asked return code and is not
  * carried out; a command held past the driver's wait, the queue behind it
  * standing still, then both run in order.
@@ -1259,6 +1314,7 @@ int main(void)
     RUN(test_adapter_locks);
     RUN(test_adapter_reset);
     RUN(test_aq_faults);
+    RUN(test_removed);
     RUN(test_manage_mac);
     RUN(test_fw_log_unsupported);
     RUN(test_nvm_flash_size_discovery);

@@ -188,12 +188,15 @@ def test_net_args():
 
 def test_hot_unplug_spec():
     spec, hps = hotplug.parse_hot_unplug('link-flap:at=2;hot-unplug:at=5:replug=2:count=3')
-    ok(spec == 'link-flap:at=2' and hps == [(5.0, 2.0, 3, 30.0)],
+    ok(spec == 'link-flap:at=2' and hps == [(5.0, 2.0, 3, 30.0, False)],
        'hot-unplug is the launcher\'s: taken out of the device\'s spec')
-    ok(hotplug.parse_hot_unplug('hot-unplug:replug=never')[1] == [(0.0, None, 1, 30.0)],
+    ok(hotplug.parse_hot_unplug('hot-unplug:replug=never')[1] == [(0.0, None, 1, 30.0, False)],
        'hot-unplug replug=never: the slot stays empty')
+    ok(hotplug.parse_hot_unplug('hot-unplug:surprise=1')[1] == [(0.0, 5.0, 1, 30.0, True)],
+       'hot-unplug surprise=1: the card gone from the bus first')
     for bad in ('hot-unplug:at=x', 'hot-unplug:count=0', 'hot-unplug:count=101',
-                'hot-unplug:at=-1', 'hot-unplug:when=3', 'hot-unplug:at'):
+                'hot-unplug:at=-1', 'hot-unplug:when=3', 'hot-unplug:at',
+                'hot-unplug:surprise=yes'):
         try:
             hotplug.parse_hot_unplug(bad)
             ok(False, f'{bad}: refused')

@@ -51,6 +51,9 @@ while [ $c -lt "$CYCLES" ]; do
 		if [ "${HOTPLUG:-ctl}" = fault ]; then
 			i=0
 			while [ -n "$(e810_fn)" ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
+		elif [ "${HOTPLUG:-ctl}" = surprise ]; then
+			# gone from the bus first: the drivers' teardown meets a dead card
+			vm-ctl hotplug self surprise | sed "s/^/cycle $c: /"
 		else
 			vm-ctl hotplug self unplug | sed "s/^/cycle $c: /"
 		fi
