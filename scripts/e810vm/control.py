@@ -494,7 +494,8 @@ def migrate_guest(ctl, t):
     t['ctl_new'] = None
     qlog = open(os.path.join(t['dir'], 'qemu.log'), 'a')
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=qlog,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+                            stderr=subprocess.STDOUT, start_new_session=True,
+                            pass_fds=[x for x in t.get('tap_fds') or [] if x is not None])
     qlog.close()
     t['mig_proc'] = proc
     qm = {}

@@ -46,6 +46,15 @@ def link_socks(a, g, sockdir):
     return out
 
 
+def tap_port(a, g, p):
+    """Whether guest g's port p is a tap of the switch's own that QEMU
+    uses itself (-netdev tap,fd=, the file handed over by the relay): on
+    a switch, a QEMU device, no --link (impairments need the relay in the
+    path); e810-vfio-user connects to the relay's socket instead."""
+    return (topology(a) in ('switch', 'two-fabrics') and g['nic'] != 'none'
+            and not g.get('vfu') and not a.link and bool(g['link_socks'][p]))
+
+
 def link_sock(a, g, sockdir):
     """Port 0's relay socket (link_socks)."""
     return link_socks(a, g, sockdir)[0]
@@ -79,7 +88,8 @@ def fabric_cmds(a, guests, sockdir):
         return ['--stats', os.path.join(a.out, f'{name}.json')]
 
     def socks(p):
-        return [g['link_socks'][p] for g in guests if g.get('link_socks') and g['link_socks'][p]]
+        return [('fd:' if tap_port(a, g, p) else '') + g['link_socks'][p]
+                for g in guests if g.get('link_socks') and g['link_socks'][p]]
     cmds = []
     if topo in ('switch', 'two-fabrics'):
         nsw = 2 if topo == 'two-fabrics' else 1
@@ -111,6 +121,7 @@ def fabric_cmds(a, guests, sockdir):
 
 
 def wait_for(proc, paths, name, out):
+    paths = [p.removeprefix('fd:') for p in paths]
     while not all(os.path.exists(p) for p in paths) and proc.poll() is None:
         time.sleep(0.01)
     if proc.poll() is not None:
@@ -154,6 +165,27 @@ def start_fabric(a, guests, sockdir):
         if up is not None:
             up.close()
     return procs
+
+
+def take_taps(a, guests):
+    """The switch's taps that the guests' QEMUs use themselves
+    (tap_port), each file taken from its relay (SCM_RIGHTS) into
+    g['tap_fds'][p]: QEMU inherits it (-netdev tap,fd=), and so does a
+    migration's destination."""
+    for g in guests:
+        for p in range(getattr(a, 'ports', 1)):
+            if not tap_port(a, g, p):
+                continue
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                s.settimeout(10)
+                s.connect(g['link_socks'][p])
+                _, fds, _, _ = socket.recv_fds(s, 16, 1)
+            finally:
+                s.close()
+            if len(fds) != 1:
+                raise SystemExit(f'vm: the switch handed g{g["id"]} port {p} no tap')
+            g.setdefault('tap_fds', [None] * getattr(a, 'ports', 1))[p] = fds[0]
 
 
 def stop_fabric(procs):

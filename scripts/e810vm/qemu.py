@@ -59,6 +59,17 @@ def qemu_has_device(qemu, name):
     return known[key]
 
 
+def port_netdev(g, p, key):
+    """Port p's netdev toward the relay or the switch: the switch's tap
+    itself when the relay handed it over (g['tap_fds']), else a stream
+    client of the relay.  The snapshot key (@key) has the stream form
+    either way: the backend is not the guest's state."""
+    fds = g.get('tap_fds') or []
+    if not key and p < len(fds) and fds[p] is not None:
+        return f'tap,id=n{p},fd={fds[p]}'
+    return f'stream,id=n{p},server=off,addr.type=unix,addr.path={g["link_socks"][p]}'
+
+
 def net_args(a, g, sockdir, vfu, key):
     """The guest's NIC and its netdev: e810 or virtio-net on the direct
     link, the link relay or a hub of its own; with vfio-user the device
@@ -79,7 +90,7 @@ def net_args(a, g, sockdir, vfu, key):
             # Through the link emulator or into the switch: the QEMUs are
             # stream clients of the relay (scripts/link-relay), which never
             # blocks.
-            cmd += ['-netdev', f'stream,id=n0,server=off,addr.type=unix,addr.path={g["link_sock"]}']
+            cmd += ['-netdev', port_netdev(g, 0, key)]
         elif a.guests == 1:
             # No peer: a hub port (a listening stream netdev without a
             # client crashes QEMU on set_link), with a second port that has
@@ -101,8 +112,7 @@ def net_args(a, g, sockdir, vfu, key):
             cmd += ['-device', 'pcie-root-port,id=rp0,chassis=1,x-speed=16,x-width=8',
                     '-device', e810_device(a, g, 0)]
             for p in range(1, getattr(a, 'ports', 1)):
-                cmd += ['-netdev', f'stream,id=n{p},server=off,addr.type=unix,'
-                        f'addr.path={g["link_socks"][p]}', '-device', e810_device(a, g, p)]
+                cmd += ['-netdev', port_netdev(g, p, key), '-device', e810_device(a, g, p)]
         elif g['nic'] == 'virtio':
             cmd += ['-device', f'virtio-net-pci,netdev=n0,mac={g["mac"]},id=nic0,romfile=']
         else:

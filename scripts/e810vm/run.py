@@ -13,7 +13,8 @@ import threading
 import time
 
 from .common import IPS, MACS, SNAPSHOTS, TOP, log, nic_of, port_ip, port_mac, shell_env
-from .fabric import fabric_cmds, fabric_ids, link_socks, start_fabric, stop_fabric, topology
+from .fabric import (fabric_cmds, fabric_ids, link_socks, start_fabric, stop_fabric, take_taps,
+                     topology)
 from .jobs import job_cpio, kmsg_to_dmesg, send_job
 from .monitor import qmp_hmp
 from .vfu import is_vfu, server_cmd, start_server, stop_server, vfu_device_died
@@ -303,14 +304,16 @@ def start_guests(a, img, accel, guests, sockdir, deadline):
         cmd = guest_cmd(a, img, accel, g, sockdir)
         with open(os.path.join(g['dir'], 'cmdline'), 'a') as f:
             f.write(' '.join(shlex.quote(c) for c in cmd) + '\n')
+        taps = [x for x in g.get('tap_fds') or [] if x is not None]
         if a.interactive:
-            g['proc'] = subprocess.Popen(cmd)
+            g['proc'] = subprocess.Popen(cmd, pass_fds=taps)
         else:
             # Appended to: a migration's destination writes there too.
             open(os.path.join(g['dir'], 'qemu.log'), 'w').close()
             g['proc'] = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                                          stdout=open(os.path.join(g['dir'], 'qemu.log'), 'a'),
-                                         stderr=subprocess.STDOUT, start_new_session=True)
+                                         stderr=subprocess.STDOUT, start_new_session=True,
+                                         pass_fds=taps)
         g['start'] = time.time()
         if g['id'] == 0 and a.guests == 2 and g['nic'] != 'none' and not g['link_sock']:
             # The client QEMU needs the server's socket to exist.
@@ -371,6 +374,7 @@ def run_guests(a, img, accel, snap=None):
     fabric = start_fabric(a, guests, sockdir)
     retry = vfu_error = None
     try:
+        take_taps(a, guests)
         vfu_error = start_guests(a, img, accel, guests, sockdir, deadline)
         if vfu_error is None and snap and snap.plan == 'use':
             try:

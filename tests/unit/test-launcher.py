@@ -145,9 +145,15 @@ def test_net_args():
     ok(any('stream,id=n0,server=off' in x and 'link2.sock' in x for x in c),
        'three guests: a stream client of the relay, into the switch')
     gs = [ports(a, dict(g, id=i)) for i in range(3)]
+    ok(fabric.tap_port(a, gs[2], 0) and not fabric.tap_port(a, dict(gs[2], vfu=True), 0)
+       and not fabric.tap_port(fake_args(guests=3, link='loss=1'), gs[2], 0),
+       'the switch: a QEMU port is the tap itself, not with vfio-user or --link')
+    c = qemu.net_args(a, dict(gs[2], tap_fds=[9]), sock, False, False)
+    ok('tap,id=n0,fd=9' in c and qemu.net_args(a, dict(gs[2], tap_fds=[9]), sock, False, True) ==
+       net(a, dict(g, id=2), key=True), 'a handed-over tap: -netdev tap,fd=; the key as before')
     cmds = fabric.fabric_cmds(a, gs, sock)
     ok([n for n, _ in cmds] == ['link'] and cmds[0][1][0] == 'unshare'
-       and '--bridge' in cmds[0][1] and sum('.sock' in x for x in cmds[0][1]) == 3,
+       and '--bridge' in cmds[0][1] and sum(x.startswith('fd:') for x in cmds[0][1]) == 3,
        'the switch: a bridge in a namespace of its own, one relay with a port per guest')
     a.uplink = ['udp://7700->10.1.0.2:7700']
     cmds = fabric.fabric_cmds(a, gs, sock)
