@@ -101,7 +101,8 @@ void e810_migration_blocked(E810Core *c, const char *why);
  * Tables cleared by a reset at the cost of what was used: a map with a
  * bit per chunk of @chunk entries, set before any entry of the chunk is
  * written (e810_dirty_mark); e810_dirty_zero zeroes the marked chunks
- * and forgets them (the others are zero already).
+ * and forgets them (the others are zero already).  snap.c marks the
+ * entries a load reads in the same layout (e810_snap_get_table).
  */
 static inline void e810_dirty_mark(uint64_t *map, unsigned chunk, uint32_t idx)
 {
@@ -119,9 +120,6 @@ static inline bool e810_dirty_test(const uint64_t *map, unsigned chunk,
 }
 void e810_dirty_zero(void *base, size_t stride, uint32_t n, unsigned chunk,
                      uint64_t *map, unsigned words);
-/* Every chunk marked: a load that failed may have written anywhere in
- * the table, and the reset that follows must zero all of it. */
-#define E810_DIRTY_ALL(map)     memset((map), 0xFF, sizeof(map))
 
 /*
  * The register file: E810_REGFILE_SIZE bytes of plain storage.  Reads and

@@ -485,91 +485,142 @@ bool e810_snap_get_fields(E810SnapR *r, const E810SnapField *t, void *s,
     return e810_snap_ok(r);
 }
 
-/* The live entries among [first, end) of a sparse table, each as its
- * index and fields; *cnt counts them. */
-static void put_live(E810SnapW *w, const E810SnapField *t, const uint8_t *b,
-                     size_t stride, uint32_t first, uint32_t end,
-                     E810SnapLive *live, uint32_t *cnt)
+/* ---- sparse tables ---------------------------------------------------- */
+
+/* The table's entries (NULL: none), its map (NULL: none), in the core. */
+static uint8_t *table_base(E810Core *c, const E810SnapTable *t)
+{
+    uint8_t *p = (uint8_t *)c + t->off;
+
+    if (t->indirect) {
+        memcpy(&p, p, sizeof(p));
+    }
+    return p;
+}
+
+static uint64_t *table_map(E810Core *c, const E810SnapTable *t)
+{
+    return t->chunk ? (uint64_t *)((uint8_t *)c + t->map_off) : NULL;
+}
+
+/* The live entries among [first, end), each as its index and fields;
+ * *cnt counts them. */
+static void put_live(E810SnapW *w, const E810SnapTable *t, const uint8_t *b,
+                     uint32_t first, uint32_t end, uint32_t *cnt)
 {
     for (uint32_t i = first; i < end; i++) {
-        if (live(b + i * stride)) {
+        const uint8_t *e = b + (size_t)i * t->stride;
+
+        if (mem_get(e + t->live_off, t->live_size, false)) {
             e810_snap_put_u32(w, i);
-            e810_snap_put_fields(w, t, b + i * stride);
+            e810_snap_put_fields(w, t->fields, e);
             (*cnt)++;
         }
     }
 }
 
-/* The count in front of the entries, once they are written. */
-static void put_count_at(E810SnapW *w, size_t at, uint32_t cnt)
+void e810_snap_put_table(E810Core *c, E810SnapW *w, const E810SnapTable *t)
 {
+    const uint8_t *b = table_base(c, t);
+    const uint64_t *map = table_map(c, t);
+    uint32_t n = b ? t->n : 0, cnt = 0;
+    size_t at = w->len;
+
+    e810_snap_put_u32(w, 0);            /* the count, filled in below */
+    if (!map) {
+        put_live(w, t, b, 0, n, &cnt);
+    } else {
+        for (uint32_t w0 = 0; (uint64_t)w0 * 64 * t->chunk < n; w0++) {
+            for (uint64_t m = map[w0]; m; m &= m - 1) {
+                uint32_t first = (w0 * 64 + (uint32_t)__builtin_ctzll(m)) *
+                                 t->chunk;
+                uint32_t end = first + t->chunk < n ? first + t->chunk : n;
+
+                put_live(w, t, b, first, end, &cnt);
+            }
+        }
+    }
     for (unsigned k = 0; k < 4; k++) {
         w->buf[at + k] = cnt >> (8 * k);
     }
 }
 
-void e810_snap_put_sparse(E810SnapW *w, const E810SnapField *t,
-                          const void *base, size_t stride, uint32_t n,
-                          E810SnapLive *live)
+/*
+ * The entries of table @t in the stream, into the @n at @b: each one's
+ * chunk marked in @map first (may be NULL), its live member set after
+ * its fields if @set_live, then @t->each called with @opaque.
+ */
+static bool get_entries(E810SnapR *r, const E810SnapTable *t, uint8_t *b,
+                        uint32_t n, uint64_t *map, bool set_live,
+                        uint16_t ver, void *opaque)
 {
-    const uint8_t *b = base;
-    size_t at = w->len;
-    uint32_t cnt = 0;
+    uint64_t cnt, idx;
+    int64_t prev = -1;
+    char name[96], entry[96];
 
-    e810_snap_put_u32(w, 0);            /* the count, filled in below */
-    put_live(w, t, b, stride, 0, n, live, &cnt);
-    put_count_at(w, at, cnt);
-}
+    snprintf(name, sizeof(name), "%s.count", t->name);
+    if (!e810_snap_get_range(r, &cnt, 4, 0, n, name)) {
+        return false;
+    }
+    snprintf(name, sizeof(name), "%s.index", t->name);
+    for (uint64_t k = 0; k < cnt; k++) {
+        uint8_t *e;
 
-void e810_snap_put_sparse_map(E810SnapW *w, const E810SnapField *t,
-                              const void *base, size_t stride, uint32_t n,
-                              E810SnapLive *live, const uint64_t *map,
-                              unsigned chunk)
-{
-    const uint8_t *b = base;
-    size_t at = w->len;
-    uint32_t cnt = 0;
+        if (!e810_snap_get_range(r, &idx, 4, prev + 1, n - 1, name)) {
+            return false;
+        }
+        prev = idx;
+        e = b + idx * t->stride;
+        if (map) {
+            /* as e810_dirty_mark (services.h) */
+            uint32_t ch = idx / t->chunk;
 
-    e810_snap_put_u32(w, 0);            /* the count, filled in below */
-    for (uint32_t w0 = 0; (uint64_t)w0 * 64 * chunk < n; w0++) {
-        for (uint64_t m = map[w0]; m; m &= m - 1) {
-            uint32_t first = (w0 * 64 + (uint32_t)__builtin_ctzll(m)) * chunk;
-
-            put_live(w, t, b, stride, first,
-                     first + chunk < n ? first + chunk : n, live, &cnt);
+            map[ch / 64] |= 1ull << (ch % 64);
+        }
+        snprintf(entry, sizeof(entry), "%s[%u]", t->name, (unsigned)idx);
+        if (!e810_snap_get_fields(r, t->fields, e, ver, entry)) {
+            return false;
+        }
+        if (set_live) {
+            mem_put(e + t->live_off, t->live_size, 1);
+        }
+        if (t->each && !t->each(r, e, idx, opaque)) {
+            return e810_snap_fail(r, "%s", entry);  /* keeps a first error */
         }
     }
-    put_count_at(w, at, cnt);
+    return e810_snap_ok(r);
 }
 
 bool e810_snap_get_sparse(E810SnapR *r, const E810SnapField *t, void *base,
                           size_t stride, uint32_t n, uint16_t ver,
                           const char *path, E810SnapEach *each, void *opaque)
 {
-    uint8_t *b = base;
-    uint64_t cnt, idx;
-    int64_t prev = -1;
-    char name[96], entry[96];
+    const E810SnapTable tab = {
+        .name = path, .fields = t, .stride = stride, .n = n, .each = each,
+    };
 
-    snprintf(name, sizeof(name), "%s.count", path);
-    if (!e810_snap_get_range(r, &cnt, 4, 0, n, name)) {
-        return false;
-    }
-    snprintf(name, sizeof(name), "%s.index", path);
-    for (uint64_t k = 0; k < cnt; k++) {
-        if (!e810_snap_get_range(r, &idx, 4, prev + 1, n - 1, name)) {
-            return false;
-        }
-        prev = idx;
-        snprintf(entry, sizeof(entry), "%s[%u]", path, (unsigned)idx);
-        if (!e810_snap_get_fields(r, t, b + idx * stride, ver, entry)) {
-            return false;
-        }
-        if (each && !each(r, b + idx * stride, idx, opaque)) {
-            return e810_snap_fail(r, "%s", entry);  /* keeps a first error */
+    return get_entries(r, &tab, base, n, NULL, false, ver, opaque);
+}
+
+/* Whether the fields of @ver hold the bytes at @off. */
+static bool fields_hold(const E810SnapField *f, uint32_t off, uint16_t ver)
+{
+    for (; f->kind != E810_SF_END; f++) {
+        if (f->since <= ver && off >= f->off &&
+            off < f->off + (uint64_t)f->size * f->count) {
+            return true;
         }
     }
-    return e810_snap_ok(r);
+    return false;
+}
+
+bool e810_snap_get_table(E810Core *c, E810SnapR *r, uint16_t ver,
+                         const E810SnapTable *t)
+{
+    uint8_t *b = table_base(c, t);
+
+    return get_entries(r, t, b, b ? t->n : 0, table_map(c, t),
+                       !fields_hold(t->fields, t->live_off, ver), ver, c);
 }
 
 /* ---- parts -------------------------------------------------------------- */
@@ -578,9 +629,42 @@ void e810_snap_put_part(E810Core *c, E810SnapW *w, const E810SnapPart *p)
 {
     if (p->fields) {
         e810_snap_put_fields(w, p->fields, (uint8_t *)c + p->off);
-    } else {
-        p->save(c, w);
+        return;
     }
+    if (!p->items) {
+        p->save(c, w);
+        return;
+    }
+    for (const E810SnapItem *it = p->items;
+         it->fields || it->table || it->on_load; it++) {
+        if (it->fields) {
+            e810_snap_put_fields(w, it->fields, (uint8_t *)c + it->off);
+        } else if (it->table) {
+            e810_snap_put_table(c, w, it->table);
+        }
+    }
+}
+
+static bool get_items(E810Core *c, E810SnapR *r, uint16_t ver,
+                      const E810SnapPart *p)
+{
+    for (const E810SnapItem *it = p->items;
+         it->fields || it->table || it->on_load; it++) {
+        bool ok;
+
+        if (it->fields) {
+            ok = e810_snap_get_fields(r, it->fields, (uint8_t *)c + it->off,
+                                      ver, p->name);
+        } else if (it->table) {
+            ok = e810_snap_get_table(c, r, ver, it->table);
+        } else {
+            ok = it->on_load(c, r);
+        }
+        if (!ok) {
+            return false;
+        }
+    }
+    return true;
 }
 
 bool e810_snap_get_part(E810Core *c, E810SnapR *r, uint16_t ver,
@@ -592,6 +676,8 @@ bool e810_snap_get_part(E810Core *c, E810SnapR *r, uint16_t ver,
         ok = e810_snap_get_fields(r, p->fields, (uint8_t *)c + p->off, ver,
                                   p->name) &&
              (!p->check || p->check(c, r));
+    } else if (p->items) {
+        ok = get_items(c, r, ver, p);
     } else {
         ok = p->load(c, r, ver);
     }

@@ -187,20 +187,115 @@ bool e810_snap_get_fields(E810SnapR *r, const E810SnapField *t, void *s,
                           uint16_t ver, const char *path);
 
 /*
- * A part of a record: what one block saves.  Most blocks are flat: the
- * struct at @off in the E810Core, described by @fields, which
+ * Sparse tables: the live entries of an array, as [u32 count] then
+ * (u32 index, fields) in ascending index.  On load the entries not in
+ * the stream are left as they are (the caller reset them); indexes must
+ * ascend and be below the table's size.  @each (may be NULL) checks or
+ * completes one loaded entry.
+ */
+typedef bool E810SnapEach(E810SnapR *r, void *entry, uint32_t idx,
+                          void *opaque);
+
+/*
+ * A sparse table of the E810Core, declared once in its block's .c file:
+ *
+ *     static const E810SnapTable lan_txq_table = {
+ *         E810_SNAP_ARRAY("lan.txq", lan.txq, E810TxRing, lan_txq_fields,
+ *                         gen),
+ *         E810_SNAP_MAP(lan.txq_dirty, E810_LAN_DIRTY_CHUNK),
+ *         .each = lan_txq_each,
+ *     };
+ *
+ * An entry is live when its member at @live_off is not zero.  A load
+ * marks an entry's chunk in the dirty map before it reads the entry (a
+ * load that fails half-way leaves nothing the reset would miss), sets the
+ * live member to 1 if the fields do not hold it (an entry in the stream
+ * is a live one), then calls @each with the E810Core as its opaque.
+ * snap.c sees the E810Core as bytes only: the table is offsets into it.
+ */
+typedef struct E810SnapTable {
+    const char *name;               /* "fw.sw.vsi": prefix in messages */
+    const E810SnapField *fields;    /* an entry's fields */
+    uint32_t off;                   /* the array, or (indirect) its pointer */
+    bool indirect;                  /* NULL pointer: the table has no entries */
+    uint32_t stride, n;
+    uint32_t live_off;
+    uint8_t live_size;              /* 1, 2, 4 or 8 */
+    uint32_t map_off;               /* its dirty map (chunk 0: none) */
+    uint16_t chunk;
+    E810SnapEach *each;
+} E810SnapTable;
+
+/* sizeof(T), refused at build time unless @x is a T. */
+#define E810_SNAP_SIZEOF_AS(T, x) \
+    sizeof(char[__builtin_types_compatible_p(T, __typeof__(x)) ? \
+                (int)sizeof(T) : -1])
+#define E810_SNAP_LIVE(T, live) \
+    .live_off = offsetof(T, live), .live_size = E810_SF_FSIZE(T, live)
+/* The array member @arr of the E810Core (may be nested, "fw.sw.vsi") of
+ * T entries, described by @tab, live when their member @live is not 0. */
+#define E810_SNAP_ARRAY(name_, arr, T, tab, live) \
+    .name = (name_), .fields = (tab), .off = offsetof(E810Core, arr), \
+    .stride = E810_SNAP_SIZEOF_AS(T, ((E810Core *)0)->arr[0]), \
+    .n = sizeof(((E810Core *)0)->arr) / sizeof(T), E810_SNAP_LIVE(T, live)
+/* The same for @n_ entries allocated elsewhere, at the pointer member
+ * @ptr (NULL: no entries, as when the allocation failed). */
+#define E810_SNAP_PTR(name_, ptr, n_, T, tab, live) \
+    .name = (name_), .fields = (tab), .off = offsetof(E810Core, ptr), \
+    .indirect = true, \
+    .stride = E810_SNAP_SIZEOF_AS(T, ((E810Core *)0)->ptr[0]), .n = (n_), \
+    E810_SNAP_LIVE(T, live)
+/* Its dirty map (services.h, e810_dirty_mark): a save visits the marked
+ * chunks only (the others are all zero, so none of them is live). */
+#define E810_SNAP_MAP(map, chunk_) \
+    .map_off = offsetof(E810Core, map), .chunk = (chunk_)
+
+void e810_snap_put_table(E810Core *c, E810SnapW *w, const E810SnapTable *t);
+bool e810_snap_get_table(E810Core *c, E810SnapR *r, uint16_t ver,
+                         const E810SnapTable *t);
+/* A table whose liveness is not a member of its entries (the PUDA's
+ * queues and quads: of a valid QP): its save writes the format above
+ * itself, this reads it into the @n entries at @base. */
+bool e810_snap_get_sparse(E810SnapR *r, const E810SnapField *t, void *base,
+                          size_t stride, uint32_t n, uint16_t ver,
+                          const char *path, E810SnapEach *each, void *opaque);
+
+/*
+ * One item of a part (E810SnapPart.items): the fields of the struct at
+ * @off in the E810Core, a sparse table, or @on_load, which a load calls
+ * where it stands (a save passes it by) to prepare what follows, or to
+ * check what precedes and rebuild what derives from it.
+ */
+typedef struct E810SnapItem {
+    const E810SnapField *fields;
+    uint32_t off;
+    const E810SnapTable *table;
+    bool (*on_load)(E810Core *c, E810SnapR *r);
+} E810SnapItem;
+
+/* The fields of the E810Core member @member ("fw.sw") in table @tab. */
+#define E810_SNAP_FIELDS(member, tab) \
+    { .fields = (tab), .off = offsetof(E810Core, member) }
+#define E810_SNAP_ITEMS_END     { .fields = NULL }
+
+/*
+ * A part of a record: what one block saves.  Flat blocks give the struct
+ * at @off in the E810Core, described by @fields, which
  * e810_snap_put_part / e810_snap_get_part write and read (then @check,
  * may be NULL, refuses values that are wrong together and rebuilds what
- * derives from them: timers to re-arm, derived fields).  The others
- * (sparse tables, rings, state written only with other state) give their
- * own @save and @load instead.  A block declares its part once, in its
- * .c file, and its header names it (extern const struct E810SnapPart).
+ * derives from them: timers to re-arm, derived fields).  Blocks of fields
+ * and sparse tables give @items, in stream order (their messages name
+ * the fields with @name).  The others (rings, state written only with
+ * other state) give their own @save and @load.  A block declares its
+ * part once, in its .c file, and its header names it (extern const
+ * struct E810SnapPart).
  */
 typedef struct E810SnapPart {
     const char *name;           /* prefix of the names in messages */
     size_t off;
     const E810SnapField *fields;
     bool (*check)(E810Core *c, E810SnapR *r);
+    const E810SnapItem *items;  /* ends with E810_SNAP_ITEMS_END */
     void (*save)(E810Core *c, E810SnapW *w);
     bool (*load)(E810Core *c, E810SnapR *r, uint16_t ver);
 } E810SnapPart;
@@ -215,28 +310,5 @@ void e810_snap_put_part(E810Core *c, E810SnapW *w, const E810SnapPart *p);
 /* false (and the error recorded, naming the part) if refused. */
 bool e810_snap_get_part(E810Core *c, E810SnapR *r, uint16_t ver,
                         const E810SnapPart *p);
-
-/*
- * A sparse table: the entries for which @live is true, as
- * [u32 count] then (u32 index, fields) in ascending index.  On load the
- * entries not in the stream are left as they are (the caller reset
- * them); indexes must ascend and be below @n.  @each (may be NULL) checks
- * or completes one loaded entry.
- */
-typedef bool E810SnapLive(const void *entry);
-typedef bool E810SnapEach(E810SnapR *r, void *entry, uint32_t idx,
-                          void *opaque);
-void e810_snap_put_sparse(E810SnapW *w, const E810SnapField *t,
-                          const void *base, size_t stride, uint32_t n,
-                          E810SnapLive *live);
-/* The same, visiting only the chunks of @chunk entries that @map marks
- * (e810_dirty_mark): the others are all zero, so none of them is live. */
-void e810_snap_put_sparse_map(E810SnapW *w, const E810SnapField *t,
-                              const void *base, size_t stride, uint32_t n,
-                              E810SnapLive *live, const uint64_t *map,
-                              unsigned chunk);
-bool e810_snap_get_sparse(E810SnapR *r, const E810SnapField *t, void *base,
-                          size_t stride, uint32_t n, uint16_t ver,
-                          const char *path, E810SnapEach *each, void *opaque);
 
 #endif

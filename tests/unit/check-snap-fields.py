@@ -8,17 +8,20 @@ must be one of:
 
   * named in a descriptor table of its type, SF_*(Type, member, ...) or
     an explicit { .off = offsetof(Type, member) } row, that a save path
-    writes (e810_snap_put_fields/put_sparse/put_sparse_map, or nested by
-    SF_SUB/SUBA);
+    writes (e810_snap_put_fields, a part's or sparse table's declaration,
+    or nested by SF_SUB/SUBA);
   * written by explicit save code: listed under "code" in
     snap-fields.json with the function(s) that write it, each of which
     must exist, lie on the save path (reachable from e810_core_save) and
     use the member (->m or .m; a use, which catches renames and moved
-    code, not proof of a write);
+    code, not proof of a write), or with the declarations (a part, its
+    items, a sparse table) that name it as a saved member's path or a
+    table's live member;
   * exempt: listed under "exempt" in snap-fields.json with its class
     (derived, scratch, host, phase-A) and a reason; where a function is
     named (the one that rebuilds or holds the member) it must exist and
-    use the member.
+    use the member, or be a declaration naming it (a table's dirty map
+    too).
 
 The checked structs are STRUCTS, every type a written table describes,
 and the struct type of every saved member, transitively.  Stale entries
@@ -289,14 +292,44 @@ def uses(body, member):
     return re.search(r'(->|\.)\s*%s\b' % re.escape(member), body) is not None
 
 
-def part_members(body):
-    """The members a flat part's path names (E810_SNAP_FLAT(name, fw.phy,
-    ...): fw and phy)."""
-    out = set()
-    for m in re.finditer(r'\bE810_SNAP_FLAT\s*\(', body):
+# The saved state's declaration macros (snap.h) and what their arguments
+# name, by position: 'path' a member of the E810Core (written), 'table' a
+# descriptor table (written), 'live' a sparse table's key member, 'map' a
+# sparse table's dirty map (not written).
+DECLS = {
+    'E810_SNAP_FLAT': {1: 'path', 2: 'table'},
+    'E810_SNAP_FIELDS': {0: 'path', 1: 'table'},
+    'E810_SNAP_ARRAY': {1: 'path', 3: 'table', 4: 'live'},
+    'E810_SNAP_PTR': {1: 'path', 4: 'table', 5: 'live'},
+    'E810_SNAP_MAP': {0: 'map'},
+}
+
+
+def decl_args(body):
+    """[(role, argument)] of the declaration macros in an initializer."""
+    out = []
+    for m in re.finditer(r'\b(E810_SNAP_[A-Z]+)\s*\(', body):
+        roles = DECLS.get(m.group(1), {})
         args = split_top(body[m.end():match(body, m.end() - 1)], ',')
-        if len(args) > 1:
-            out.update(re.findall(r'\w+', args[1]))
+        out += [(role, args[i].strip()) for i, role in roles.items()
+                if i < len(args)]
+    return out
+
+
+def decl_members(src, var, roles):
+    """The members that @var's declaration names in @roles (a path's
+    every member: E810_SNAP_FLAT(name, fw.phy, ...) names fw and phy),
+    through the items and tables it names."""
+    out, seen, todo = set(), {var}, [var]
+    while todo:
+        for body in src.vars.get(todo.pop(), ()):
+            for role, arg in decl_args(body):
+                if role in roles:
+                    out.update(re.findall(r'\w+', arg))
+            for w in set(re.findall(r'[A-Za-z_]\w*', body)):
+                if w in src.vars and w not in seen:
+                    seen.add(w)
+                    todo.append(w)
     return out
 
 
@@ -317,24 +350,22 @@ def reachable(src, root):
 
 
 def written_tables(src, reach):
-    """Tables a save writes: passed to put_fields/put_sparse(_map) on the save
-    path, and the tables those nest (SF_SUB, SF_SUBA)."""
+    """Tables a save writes: passed to put_fields on the save path or named
+    by a declaration on it, and the tables those nest (SF_SUB, SF_SUBA)."""
     out = set()
-    # The parts' tables (E810SnapPart: E810_SNAP_FLAT or .fields), which
-    # e810_snap_put_part writes.
+    # The tables of parts, their items and sparse tables (E810SnapPart,
+    # E810SnapItem, E810SnapTable), which e810_snap_put_part and
+    # e810_snap_put_table write.
     for v in reach:
         for body in src.vars.get(v, ()):
-            for m in re.finditer(r'\bE810_SNAP_FLAT\s*\(', body):
-                args = split_top(body[m.end():match(body, m.end() - 1)], ',')
-                if len(args) > 2 and args[2].strip() in src.tables:
-                    out.add(args[2].strip())
+            out.update(a for role, a in decl_args(body)
+                       if role == 'table' and a in src.tables)
             for m in re.finditer(r'\.(?:\w+_)?fields\s*=\s*(\w+)', body):
                 if m.group(1) in src.tables:
                     out.add(m.group(1))
     for f in reach:
         for body in src.funcs.get(f, ()):
-            for m in re.finditer(r'\be810_snap_put_(fields|sparse|sparse_map)\s*\(',
-                                 body):
+            for m in re.finditer(r'\be810_snap_put_fields\s*\(', body):
                 args = split_top(body[m.end():match(body, m.end() - 1)], ',')
                 if len(args) > 1 and args[1].strip() in src.tables:
                     out.add(args[1].strip())
@@ -497,9 +528,9 @@ def check(core, point):
                 notes.append('CODE %s.%s: %s is not on the save path from %s'
                              % (s, m, f, SAVE_ROOT))
             elif f in src.vars and f not in src.funcs:
-                if not any(m in part_members(b) for b in src.vars[f]):
-                    notes.append('CODE %s.%s: part %s is not of %s'
-                                 % (s, m, f, m))
+                if m not in decl_members(src, f, ('path', 'live')):
+                    notes.append('CODE %s.%s: declaration %s does not name '
+                                 '%s' % (s, m, f, m))
             elif not any(uses(b, m) for b in src.funcs[f]):
                 notes.append('CODE %s.%s: %s does not use ->%s or .%s'
                              % (s, m, f, m, m))
@@ -515,7 +546,11 @@ def check(core, point):
         if cls not in CLASSES or not reason:
             notes.append('EXEMPT %s.%s: class %r (one of %s) and a reason'
                          % (s, m, cls, ', '.join(CLASSES)))
-        if fn and fn not in src.funcs:
+        if fn and fn in src.vars and fn not in src.funcs:
+            if m not in decl_members(src, fn, ('path', 'live', 'map')):
+                notes.append('EXEMPT %s.%s: declaration %s does not name '
+                             '%s' % (s, m, fn, m))
+        elif fn and fn not in src.funcs:
             notes.append('EXEMPT %s.%s: no function %s' % (s, m, fn))
         elif fn and not any(uses(b, m) for b in src.funcs[fn]):
             notes.append('EXEMPT %s.%s: %s does not use ->%s or .%s'

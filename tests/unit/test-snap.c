@@ -195,59 +195,142 @@ typedef struct Slot {
     uint32_t v;
 } Slot;
 
+/* A stand-in for the E810Core: snap.c sees a table as offsets into it. */
+typedef struct SlotCore {
+    Slot slot[8];
+    uint64_t map[1];
+    Slot *ptr;
+} SlotCore;
+
 static const E810SnapField slot_fields[] = {
     SF_BOOL(Slot, valid),
     SF_U(Slot, v, 0, 50),
     SF_END
 };
 
-static bool slot_live(const void *p)
-{
-    return ((const Slot *)p)->valid;
-}
+/* Without the live member: a load sets it. */
+static const E810SnapField slot_v_fields[] = {
+    SF_U(Slot, v, 0, 50),
+    SF_END
+};
+
+static unsigned each_seen;
+static void *each_opaque;
 
 static bool slot_each(E810SnapR *r, void *p, uint32_t idx, void *opaque)
 {
     (void)r;
-    (*(unsigned *)opaque)++;
+    each_seen++;
+    each_opaque = opaque;
     return ((Slot *)p)->valid && idx != 5;
+}
+
+#define SLOT_TABLE(f, at) \
+    .name = "t", .fields = (f), .off = offsetof(SlotCore, at), \
+    .stride = sizeof(Slot), .n = 8, .live_off = offsetof(Slot, valid), \
+    .live_size = 1, .each = slot_each
+
+static const E810SnapTable slot_table = { SLOT_TABLE(slot_fields, slot) };
+/* Chunks of 2 entries in map. */
+static const E810SnapTable slot_map_table = {
+    SLOT_TABLE(slot_v_fields, slot),
+    .map_off = offsetof(SlotCore, map), .chunk = 2,
+};
+/* The entries at ptr (NULL: none). */
+static const E810SnapTable slot_ptr_table = {
+    SLOT_TABLE(slot_fields, ptr), .indirect = true,
+};
+
+static bool get_table(const E810SnapW *w, SlotCore *sc,
+                      const E810SnapTable *t, E810SnapErr *e)
+{
+    E810SnapR r;
+
+    e810_snap_r_init(&r, w->buf, w->len, e);
+    return e810_snap_get_table((E810Core *)sc, &r, 1, t);
 }
 
 static void test_sparse(void)
 {
-    Slot a[8] = { [1] = { true, 10 }, [6] = { true, 50 } }, b[8];
+    static SlotCore a = { .slot = { [1] = { true, 10 }, [6] = { true, 50 } },
+                          .map = { 1 } };
+    SlotCore b;
+    Slot s2[8];
     E810SnapW w;
     E810SnapErr e;
     E810SnapR r;
-    unsigned seen = 0;
 
+    /* [u32 count] then (u32 index, fields) of the live entries. */
     e810_snap_w_init(&w);
-    e810_snap_put_sparse(&w, slot_fields, a, sizeof(Slot), 8, slot_live);
+    e810_snap_put_table((E810Core *)&a, &w, &slot_table);
     CHECK_EQ(w.len, 4 + 2 * (4 + 1 + 4));
-    memset(b, 0, sizeof(b));
+    memset(&b, 0, sizeof(b));
+    each_seen = 0;
+    CHECK(get_table(&w, &b, &slot_table, &e));
+    CHECK(!memcmp(a.slot, b.slot, sizeof(a.slot)));
+    CHECK_EQ(each_seen, 2);
+    CHECK(each_opaque == &b);           /* the core */
+    /* The same read by e810_snap_get_sparse. */
+    memset(s2, 0, sizeof(s2));
     e810_snap_r_init(&r, w.buf, w.len, &e);
-    CHECK(e810_snap_get_sparse(&r, slot_fields, b, sizeof(Slot), 8, 1, "t",
-                               slot_each, &seen));
-    CHECK(!memcmp(a, b, sizeof(a)));
-    CHECK_EQ(seen, 2);
+    CHECK(e810_snap_get_sparse(&r, slot_fields, s2, sizeof(Slot), 8, 1, "t",
+                               NULL, NULL));
+    CHECK(!memcmp(a.slot, s2, sizeof(s2)));
     /* A smaller table: index 6 is out of it. */
     e810_snap_r_init(&r, w.buf, w.len, &e);
-    CHECK(!e810_snap_get_sparse(&r, slot_fields, b, sizeof(Slot), 4, 1, "t",
+    CHECK(!e810_snap_get_sparse(&r, slot_fields, s2, sizeof(Slot), 4, 1, "t",
                                 NULL, NULL));
     CHECK(strstr(e.msg, "t.index") != NULL);
     /* Indexes must ascend: write 6 then 1. */
     w.buf[4] = 6;
     w.buf[4 + 9] = 1;
-    e810_snap_r_init(&r, w.buf, w.len, &e);
-    CHECK(!e810_snap_get_sparse(&r, slot_fields, b, sizeof(Slot), 8, 1, "t",
-                                NULL, NULL));
+    CHECK(!get_table(&w, &b, &slot_table, &e));
     /* The entry check refuses index 5. */
     w.buf[4] = 1;
     w.buf[4 + 9] = 5;
-    e810_snap_r_init(&r, w.buf, w.len, &e);
-    CHECK(!e810_snap_get_sparse(&r, slot_fields, b, sizeof(Slot), 8, 1, "t",
-                                slot_each, &seen));
+    CHECK(!get_table(&w, &b, &slot_table, &e));
     CHECK(strstr(e.msg, "t[5]") != NULL);
+    e810_snap_w_free(&w);
+
+    /* With a map, only its chunks are visited: chunk 0 holds entry 1,
+     * entry 6 (chunk 3) is left out. */
+    e810_snap_w_init(&w);
+    e810_snap_put_table((E810Core *)&a, &w, &slot_map_table);
+    CHECK_EQ(w.len, 4 + (4 + 4));
+    /* A load marks the chunks it reads and sets the live member. */
+    memset(&b, 0, sizeof(b));
+    CHECK(get_table(&w, &b, &slot_map_table, &e));
+    CHECK(b.slot[1].valid && b.slot[1].v == 10);
+    CHECK_EQ(b.map[0], 1);
+    /* An entry refused half-way (v 51 beyond 50) has its chunk marked. */
+    w.buf[4] = 6;
+    w.buf[8] = 51;
+    memset(&b, 0, sizeof(b));
+    CHECK(!get_table(&w, &b, &slot_map_table, &e));
+    CHECK(strstr(e.msg, "t[6].v") != NULL);
+    CHECK_EQ(b.map[0], 1 << 3);
+    e810_snap_w_free(&w);
+
+    /* Through a pointer: NULL is an empty table. */
+    e810_snap_w_init(&w);
+    e810_snap_put_table((E810Core *)&a, &w, &slot_ptr_table);
+    CHECK_EQ(w.len, 4);
+    a.ptr = a.slot;
+    e810_snap_put_table((E810Core *)&a, &w, &slot_ptr_table);
+    a.ptr = NULL;
+    CHECK_EQ(w.len, 4 + 4 + 2 * (4 + 1 + 4));
+    memset(&b, 0, sizeof(b));
+    memset(s2, 0, sizeof(s2));
+    e810_snap_r_init(&r, w.buf, w.len, &e);
+    CHECK(e810_snap_get_table((E810Core *)&b, &r, 1, &slot_ptr_table));
+    b.ptr = s2;
+    CHECK(e810_snap_get_table((E810Core *)&b, &r, 1, &slot_ptr_table));
+    CHECK(!memcmp(a.slot, s2, sizeof(s2)));
+    /* Entries for a table that is not there. */
+    b.ptr = NULL;
+    e810_snap_r_init(&r, w.buf + 4, w.len - 4, &e);
+    CHECK(!e810_snap_get_table((E810Core *)&b, &r, 1, &slot_ptr_table));
+    CHECK(strstr(e.msg, "t.count") != NULL);
     e810_snap_w_free(&w);
 }
 

@@ -1169,21 +1169,6 @@ static const E810SnapField sched_fields[] = {
     SF_END
 };
 
-static bool sched_node_live(const void *e)
-{
-    return ((const E810SchedNode *)e)->kind != E810_SCHED_FREE;
-}
-
-static bool sched_txq_live(const void *e)
-{
-    return ((const E810TxQueueCtx *)e)->gen != 0;
-}
-
-static bool sched_rl_live(const void *e)
-{
-    return ((const E810RlProfile *)e)->in_use;
-}
-
 /* Nodes of the tree live on layers 0-7 (add_elems, the default branch),
  * queue and qset leaves on layer 8 (sched_add_leaves). */
 static bool sched_node_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
@@ -1191,7 +1176,6 @@ static bool sched_node_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
     E810SchedNode *n = e;
     bool leaf = n->kind != E810_SCHED_NODE;
 
-    sched_dirty(opaque, idx);
     if (leaf != (n->layer == E810_SCHED_LEAF_LAYER)) {
         return e810_snap_fail(r, "fw.sched.node[%u].layer: %u for a %s", idx,
                               n->layer, leaf ? "leaf" : "node");
@@ -1200,9 +1184,10 @@ static bool sched_node_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
 }
 
 /* The tree: one root, every other node under a live node one layer up,
- * which also rules out cycles. */
-static bool sched_check_tree(E810FwSched *s, E810SnapR *r)
+ * which also rules out cycles; then the counts that derive from it. */
+static bool sched_load_tree(E810Core *c, E810SnapR *r)
 {
+    E810FwSched *s = &c->fw.sched;
     const E810SchedNode *root = sched_node(s, s->root_teid);
     const E810SchedNode *tc = sched_node(s, s->tc_teid);
 
@@ -1225,6 +1210,7 @@ static bool sched_check_tree(E810FwSched *s, E810SnapR *r)
         if (n->kind == E810_SCHED_FREE) {
             continue;
         }
+        s->nnodes++;
         if (n->layer == 0) {
             if (i + 1 != s->root_teid || n->parent != E810_SCHED_INVAL_TEID) {
                 return e810_snap_fail(r, "fw.sched.node[%u]: a second root",
@@ -1238,6 +1224,7 @@ static bool sched_check_tree(E810FwSched *s, E810SnapR *r)
                                   "is no node of layer %u", i, n->parent,
                                   n->layer - 1);
         }
+        s->node[n->parent - 1].nchildren++;
     }
     return true;
 }
@@ -1245,12 +1232,11 @@ static bool sched_check_tree(E810FwSched *s, E810SnapR *r)
 /* Unpacked from raw as txq_add does; an enabled queue has its leaf. */
 static bool sched_txq_each(E810SnapR *r, void *e, uint32_t q, void *opaque)
 {
-    E810FwSched *s = opaque;
+    E810FwSched *s = &((E810Core *)opaque)->fw.sched;
     E810TxQueueCtx *tq = e;
     const E810SchedNode *leaf;
     uint8_t raw[sizeof(tq->raw)];
 
-    sched_dirty(s->txq_dirty, q);
     memcpy(raw, tq->raw, sizeof(raw));
     txq_unpack(tq, raw);
     if (tq->qlen == 0) {
@@ -1265,75 +1251,43 @@ static bool sched_txq_each(E810SnapR *r, void *e, uint32_t q, void *opaque)
     return true;
 }
 
-static bool sched_rl_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
+/* Not the default branch e810_fw_sched_reset made: the stream's. */
+static bool sched_load_begin(E810Core *c, E810SnapR *r)
 {
-    ((E810RlProfile *)e)->in_use = true;
+    sched_zero(&c->fw.sched);
     return true;
 }
 
-static void e810_fw_sched_save(E810Core *c, E810SnapW *w)
-{
-    E810FwSched *s = &c->fw.sched;
+static const E810SnapTable sched_node_table = {
+    E810_SNAP_ARRAY("fw.sched.node", fw.sched.node, E810SchedNode,
+                    sched_node_fields, kind),
+    E810_SNAP_MAP(fw.sched.node_dirty, E810_SCHED_DIRTY_CHUNK),
+    .each = sched_node_each,
+};
 
-    e810_snap_put_fields(w, sched_fields, s);
-    e810_snap_put_sparse_map(w, sched_node_fields, s->node,
-                             sizeof(s->node[0]), E810_SCHED_MAX_NODES,
-                             sched_node_live, s->node_dirty,
-                             E810_SCHED_DIRTY_CHUNK);
-    e810_snap_put_sparse_map(w, sched_txq_fields, s->txq, sizeof(s->txq[0]),
-                             E810_FW_MAX_TXQ, sched_txq_live, s->txq_dirty,
-                             E810_SCHED_DIRTY_CHUNK);
-    e810_snap_put_sparse(w, sched_rl_fields, s->rl, sizeof(s->rl[0]),
-                         E810_SCHED_MAX_RL_PROF, sched_rl_live);
-}
+static const E810SnapTable sched_txq_table = {
+    E810_SNAP_ARRAY("fw.sched.txq", fw.sched.txq, E810TxQueueCtx,
+                    sched_txq_fields, gen),
+    E810_SNAP_MAP(fw.sched.txq_dirty, E810_SCHED_DIRTY_CHUNK),
+    .each = sched_txq_each,
+};
 
-static bool sched_load(E810FwSched *s, E810SnapR *r, uint16_t ver)
-{
-    if (!e810_snap_get_fields(r, sched_fields, s, ver, "fw.sched") ||
-        !e810_snap_get_sparse(r, sched_node_fields, s->node,
-                              sizeof(s->node[0]), E810_SCHED_MAX_NODES, ver,
-                              "fw.sched.node", sched_node_each,
-                              s->node_dirty) ||
-        !sched_check_tree(s, r)) {
-        return false;
-    }
-    for (uint32_t i = 0; i < E810_SCHED_MAX_NODES; i++) {
-        E810SchedNode *n = &s->node[i];
+/* No map: a reset zeroes all of them. */
+static const E810SnapTable sched_rl_table = {
+    E810_SNAP_ARRAY("fw.sched.rl", fw.sched.rl, E810RlProfile,
+                    sched_rl_fields, in_use),
+};
 
-        if (sched_chunk_free(s, i)) {
-            i += E810_SCHED_DIRTY_CHUNK - 1;
-            continue;
-        }
-        if (n->kind != E810_SCHED_FREE) {
-            s->nnodes++;
-            if (n->layer) {
-                s->node[n->parent - 1].nchildren++;
-            }
-        }
-    }
-    return e810_snap_get_sparse(r, sched_txq_fields, s->txq,
-                                sizeof(s->txq[0]), E810_FW_MAX_TXQ, ver,
-                                "fw.sched.txq", sched_txq_each, s) &&
-           e810_snap_get_sparse(r, sched_rl_fields, s->rl, sizeof(s->rl[0]),
-                                E810_SCHED_MAX_RL_PROF, ver, "fw.sched.rl",
-                                sched_rl_each, NULL);
-}
-
-static bool e810_fw_sched_load(E810Core *c, E810SnapR *r, uint16_t ver)
-{
-    E810FwSched *s = &c->fw.sched;
-
-    /* Not the default branch e810_fw_sched_reset made: the stream's. */
-    sched_zero(s);
-    if (!sched_load(s, r, ver)) {
-        /* An entry may be loaded in part: all of them go at the reset. */
-        E810_DIRTY_ALL(s->node_dirty);
-        E810_DIRTY_ALL(s->txq_dirty);
-        return false;
-    }
-    return true;
-}
+static const E810SnapItem sched_items[] = {
+    { .on_load = sched_load_begin },
+    E810_SNAP_FIELDS(fw.sched, sched_fields),
+    { .table = &sched_node_table },
+    { .on_load = sched_load_tree },
+    { .table = &sched_txq_table },
+    { .table = &sched_rl_table },
+    E810_SNAP_ITEMS_END
+};
 
 const E810SnapPart e810_fw_sched_snap = {
-    .name = "fw.sched", .save = e810_fw_sched_save, .load = e810_fw_sched_load,
+    .name = "fw.sched", .items = sched_items,
 };

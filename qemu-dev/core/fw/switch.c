@@ -1129,74 +1129,34 @@ static const E810SnapField sw_fields[] = {
     SF_END
 };
 
-static bool sw_vsi_live(const void *e)
-{
-    return ((const E810Vsi *)e)->state != E810_VSI_FREE;
-}
+static const E810SnapTable sw_vsi_table = {
+    E810_SNAP_ARRAY("fw.sw.vsi", fw.sw.vsi, E810Vsi, sw_vsi_fields, state),
+    E810_SNAP_MAP(fw.sw.vsi_dirty, E810_SW_VSI_CHUNK),
+};
 
-static bool sw_rule_live(const void *e)
-{
-    return ((const E810SwRule *)e)->in_use;
-}
+static const E810SnapTable sw_rule_table = {
+    E810_SNAP_ARRAY("fw.sw.rule", fw.sw.rule, E810SwRule, sw_rule_fields,
+                    in_use),
+    E810_SNAP_MAP(fw.sw.rule_dirty, E810_SW_RULE_CHUNK),
+};
 
-static bool sw_list_live(const void *e)
-{
-    return ((const E810VsiList *)e)->in_use;
-}
+static const E810SnapTable sw_list_table = {
+    E810_SNAP_ARRAY("fw.sw.list", fw.sw.list, E810VsiList, sw_list_fields,
+                    in_use),
+    E810_SNAP_MAP(fw.sw.list_dirty, E810_SW_LIST_CHUNK),
+};
 
-static bool sw_vsi_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
+/* The LUTs are loaded whole: the reset after a failed load zeroes them. */
+static bool sw_load_begin(E810Core *c, E810SnapR *r)
 {
-    e810_dirty_mark(((E810FwSwitch *)opaque)->vsi_dirty, E810_SW_VSI_CHUNK,
-                    idx);
+    c->fw.sw.lut_dirty = true;
     return true;
 }
 
-static bool sw_rule_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
-{
-    e810_dirty_mark(((E810FwSwitch *)opaque)->rule_dirty, E810_SW_RULE_CHUNK,
-                    idx);
-    ((E810SwRule *)e)->in_use = true;
-    return true;
-}
-
-static bool sw_list_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
-{
-    e810_dirty_mark(((E810FwSwitch *)opaque)->list_dirty, E810_SW_LIST_CHUNK,
-                    idx);
-    ((E810VsiList *)e)->in_use = true;
-    return true;
-}
-
-static void e810_fw_switch_save(E810Core *c, E810SnapW *w)
+static bool sw_load_check(E810Core *c, E810SnapR *r)
 {
     E810FwSwitch *sw = &c->fw.sw;
 
-    e810_snap_put_sparse_map(w, sw_vsi_fields, sw->vsi, sizeof(sw->vsi[0]),
-                             E810_FW_MAX_VSI, sw_vsi_live, sw->vsi_dirty,
-                             E810_SW_VSI_CHUNK);
-    e810_snap_put_sparse_map(w, sw_rule_fields, sw->rule, sizeof(sw->rule[0]),
-                             E810_FW_MAX_RULES, sw_rule_live, sw->rule_dirty,
-                             E810_SW_RULE_CHUNK);
-    e810_snap_put_sparse_map(w, sw_list_fields, sw->list, sizeof(sw->list[0]),
-                             E810_FW_MAX_VSI_LISTS, sw_list_live,
-                             sw->list_dirty, E810_SW_LIST_CHUNK);
-    e810_snap_put_fields(w, sw_fields, sw);
-}
-
-static bool sw_load(E810FwSwitch *sw, E810SnapR *r, uint16_t ver)
-{
-    if (!e810_snap_get_sparse(r, sw_vsi_fields, sw->vsi, sizeof(sw->vsi[0]),
-                              E810_FW_MAX_VSI, ver, "fw.sw.vsi", sw_vsi_each,
-                              sw) ||
-        !e810_snap_get_sparse(r, sw_rule_fields, sw->rule,
-                              sizeof(sw->rule[0]), E810_FW_MAX_RULES, ver,
-                              "fw.sw.rule", sw_rule_each, sw) ||
-        !e810_snap_get_sparse(r, sw_list_fields, sw->list,
-                              sizeof(sw->list[0]), E810_FW_MAX_VSI_LISTS, ver,
-                              "fw.sw.list", sw_list_each, sw) ||
-        !e810_snap_get_fields(r, sw_fields, sw, ver, "fw.sw")) {
-        return false;
-    }
     /* The sizes Set RSS LUT takes: lookups index pf_lut modulo this. */
     if (sw->pf_lut_size != E810_RSS_VSI_LUT_SIZE &&
         sw->pf_lut_size != E810_RSS_GLOBAL_LUT_SIZE &&
@@ -1216,21 +1176,14 @@ static bool sw_load(E810FwSwitch *sw, E810SnapR *r, uint16_t ver)
     return true;
 }
 
-static bool e810_fw_switch_load(E810Core *c, E810SnapR *r, uint16_t ver)
-{
-    E810FwSwitch *sw = &c->fw.sw;
-
-    /* The LUTs are loaded whole; an entry may be loaded in part. */
-    sw->lut_dirty = true;
-    if (!sw_load(sw, r, ver)) {
-        E810_DIRTY_ALL(sw->vsi_dirty);
-        E810_DIRTY_ALL(sw->rule_dirty);
-        E810_DIRTY_ALL(sw->list_dirty);
-        return false;
-    }
-    return true;
-}
-
-const E810SnapPart e810_fw_switch_snap = {
-    .name = "fw.sw", .save = e810_fw_switch_save, .load = e810_fw_switch_load,
+static const E810SnapItem sw_items[] = {
+    { .on_load = sw_load_begin },
+    { .table = &sw_vsi_table },
+    { .table = &sw_rule_table },
+    { .table = &sw_list_table },
+    E810_SNAP_FIELDS(fw.sw, sw_fields),
+    { .on_load = sw_load_check },
+    E810_SNAP_ITEMS_END
 };
+
+const E810SnapPart e810_fw_switch_snap = { .name = "fw.sw", .items = sw_items };

@@ -180,16 +180,6 @@ static const E810SnapField lan_rxq_fields[] = {
     SF_END
 };
 
-static bool lan_txq_live(const void *e)
-{
-    return ((const E810TxRing *)e)->gen != 0;
-}
-
-static bool lan_rxq_live(const void *e)
-{
-    return ((const E810RxRing *)e)->enabled;
-}
-
 /* The head of the ring the firmware's context describes is inside it;
  * a head of an older incarnation is reset by the next doorbell. */
 static bool lan_txq_each(E810SnapR *r, void *e, uint32_t q, void *opaque)
@@ -197,8 +187,6 @@ static bool lan_txq_each(E810SnapR *r, void *e, uint32_t q, void *opaque)
     E810TxRing *t = e;
     const E810TxQueueCtx *tq = e810_fw_txq(opaque, q);
 
-    e810_dirty_mark(((E810Core *)opaque)->lan.txq_dirty,
-                    E810_LAN_DIRTY_CHUNK, q);
     if (tq && tq->gen == t->gen && t->head >= tq->qlen) {
         return e810_snap_fail(r, "lan.txq[%u].head: %u beyond the ring of "
                               "%u", q, t->head, tq->qlen);
@@ -211,54 +199,36 @@ static bool lan_rxq_each(E810SnapR *r, void *e, uint32_t q, void *opaque)
     E810RxRing *x = e;
     const char *bad;
 
-    e810_dirty_mark(((E810Core *)opaque)->lan.rxq_dirty,
-                    E810_LAN_DIRTY_CHUNK, q);
     /* rxq_load makes base and dbuf from 128-byte units, hbuf from 64. */
     if ((x->base | x->dbuf) & 0x7F || x->hbuf & 0x3F) {
         return e810_snap_fail(r, "lan.rxq[%u]: base 0x%" PRIx64 ", dbuf %u "
                               "or hbuf %u not in the context's units", q,
                               x->base, x->dbuf, x->hbuf);
     }
-    x->enabled = true;
     x->valid = e810_rxq_check(x, &bad);
     return true;
 }
 
-static void e810_lan_save(E810Core *c, E810SnapW *w)
-{
-    E810Lan *l = &c->lan;
-
-    e810_snap_put_fields(w, lan_stats_fields, l);
-    e810_snap_put_sparse_map(w, lan_txq_fields, l->txq, sizeof(l->txq[0]),
-                             E810_LAN_TXQ, lan_txq_live, l->txq_dirty,
-                             E810_LAN_DIRTY_CHUNK);
-    e810_snap_put_sparse_map(w, lan_rxq_fields, l->rxq, sizeof(l->rxq[0]),
-                             E810_LAN_RXQ, lan_rxq_live, l->rxq_dirty,
-                             E810_LAN_DIRTY_CHUNK);
-}
-
-static bool e810_lan_load(E810Core *c, E810SnapR *r, uint16_t ver)
-{
-    E810Lan *l = &c->lan;
-
-    if (!e810_snap_get_fields(r, lan_stats_fields, l, ver, "lan") ||
-        !e810_snap_get_sparse(r, lan_txq_fields, l->txq, sizeof(l->txq[0]),
-                              E810_LAN_TXQ, ver, "lan.txq", lan_txq_each,
-                              c) ||
-        !e810_snap_get_sparse(r, lan_rxq_fields, l->rxq, sizeof(l->rxq[0]),
-                              E810_LAN_RXQ, ver, "lan.rxq", lan_rxq_each,
-                              c)) {
-        /* A ring may be loaded in part: all of them go at the reset. */
-        E810_DIRTY_ALL(l->txq_dirty);
-        E810_DIRTY_ALL(l->rxq_dirty);
-        return false;
-    }
-    return true;
-}
-
-const E810SnapPart e810_lan_snap = {
-    .name = "lan", .save = e810_lan_save, .load = e810_lan_load,
+static const E810SnapTable lan_txq_table = {
+    E810_SNAP_ARRAY("lan.txq", lan.txq, E810TxRing, lan_txq_fields, gen),
+    E810_SNAP_MAP(lan.txq_dirty, E810_LAN_DIRTY_CHUNK),
+    .each = lan_txq_each,
 };
+
+static const E810SnapTable lan_rxq_table = {
+    E810_SNAP_ARRAY("lan.rxq", lan.rxq, E810RxRing, lan_rxq_fields, enabled),
+    E810_SNAP_MAP(lan.rxq_dirty, E810_LAN_DIRTY_CHUNK),
+    .each = lan_rxq_each,
+};
+
+static const E810SnapItem lan_items[] = {
+    E810_SNAP_FIELDS(lan, lan_stats_fields),
+    { .table = &lan_txq_table },
+    { .table = &lan_rxq_table },
+    E810_SNAP_ITEMS_END
+};
+
+const E810SnapPart e810_lan_snap = { .name = "lan", .items = lan_items };
 
 /* ---- parsing: packet type, checksums, RSS input ---------------------- */
 

@@ -519,16 +519,6 @@ static bool ring_load_check(E810SnapR *r, const E810RdmaRing *ring,
     return true;
 }
 
-static bool eq_live(const void *e)
-{
-    return ((const E810RdmaEq *)e)->valid;
-}
-
-static bool cq_live(const void *e)
-{
-    return ((const E810RdmaCq *)e)->valid;
-}
-
 /* A CEQ, or the AEQ (@aeq): only the AEQ has credits, which AEQALLOC
  * keeps within the ring. */
 static bool eq_load_one(E810SnapR *r, E810RdmaEq *eq, bool aeq,
@@ -564,28 +554,31 @@ static bool cq_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
     E810RdmaCq *cq = e;
     char path[32];
 
-    e810_rdma_dirty(opaque, idx);
     snprintf(path, sizeof(path), "rdma.cq[%u]", idx);
-    if (!ring_load_check(r, &cq->ring, E810_RDMA_MAX_CQ_SIZE, path)) {
-        return false;
-    }
-    cq->valid = true;
-    return true;
+    return ring_load_check(r, &cq->ring, E810_RDMA_MAX_CQ_SIZE, path);
 }
+
+static const E810SnapTable ceq_table = {
+    E810_SNAP_ARRAY("rdma.ceq", rdma.ceq, E810RdmaEq, eq_fields, valid),
+    .each = ceq_each,
+};
+
+static const E810SnapTable cq_table = {
+    E810_SNAP_ARRAY("rdma.cq", rdma.cq, E810RdmaCq, cq_fields, valid),
+    E810_SNAP_MAP(rdma.cq_dirty, E810_RDMA_DIRTY_CHUNK),
+    .each = cq_each,
+};
 
 void e810_rdma_eq_save(E810Core *c, E810SnapW *w)
 {
     E810Rdma *rd = &c->rdma;
 
-    e810_snap_put_sparse(w, eq_fields, rd->ceq, sizeof(rd->ceq[0]),
-                         E810_RDMA_MAX_CEQS, eq_live);
+    e810_snap_put_table(c, w, &ceq_table);
     e810_snap_put_u8(w, rd->aeq.valid);
     if (rd->aeq.valid) {
         e810_snap_put_fields(w, eq_fields, &rd->aeq);
     }
-    e810_snap_put_sparse_map(w, cq_fields, rd->cq, sizeof(rd->cq[0]),
-                             E810_RDMA_MAX_CQS, cq_live, rd->cq_dirty,
-                             E810_RDMA_DIRTY_CHUNK);
+    e810_snap_put_table(c, w, &cq_table);
 }
 
 bool e810_rdma_eq_load(E810Core *c, E810SnapR *r, uint16_t ver)
@@ -593,9 +586,7 @@ bool e810_rdma_eq_load(E810Core *c, E810SnapR *r, uint16_t ver)
     E810Rdma *rd = &c->rdma;
     bool aeq;
 
-    if (!e810_snap_get_sparse(r, eq_fields, rd->ceq, sizeof(rd->ceq[0]),
-                              E810_RDMA_MAX_CEQS, ver, "rdma.ceq", ceq_each,
-                              NULL) ||
+    if (!e810_snap_get_table(c, r, ver, &ceq_table) ||
         !e810_snap_get_bool(r, &aeq, "rdma.aeq.valid")) {
         return false;
     }
@@ -605,12 +596,5 @@ bool e810_rdma_eq_load(E810Core *c, E810SnapR *r, uint16_t ver)
                 !eq_load_one(r, &rd->aeq, true, "rdma.aeq"))) {
         return false;
     }
-    if (!e810_snap_get_sparse(r, cq_fields, rd->cq, sizeof(rd->cq[0]),
-                              E810_RDMA_MAX_CQS, ver, "rdma.cq", cq_each,
-                              rd->cq_dirty)) {
-        /* A CQ may be loaded in part: all of them go at the reset. */
-        E810_DIRTY_ALL(rd->cq_dirty);
-        return false;
-    }
-    return true;
+    return e810_snap_get_table(c, r, ver, &cq_table);
 }

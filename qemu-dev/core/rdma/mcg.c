@@ -275,11 +275,6 @@ static const E810SnapField mcg_fields[] = {
     SF_END
 };
 
-static bool mcg_live(const void *e)
-{
-    return ((const E810RdmaMcg *)e)->valid;
-}
-
 /* Groups exist in RoCEv2 mode only (e810_rdma_mcg refuses them else). */
 static bool mcg_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
 {
@@ -289,29 +284,23 @@ static bool mcg_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
         return e810_snap_fail(r, "rdma.mcg[%u]: a multicast group outside "
                               "RoCEv2 mode", idx);
     }
-    e810_rdma_dirty(c->rdma.mcg_dirty, idx);
-    ((E810RdmaMcg *)e)->valid = true;
     c->rdma.mcg_count++;
     return true;
 }
 
+static const E810SnapTable mcg_table = {
+    E810_SNAP_PTR("rdma.mcg", rdma.mcg, E810_RDMA_MAX_MCG, E810RdmaMcg,
+                  mcg_fields, valid),
+    E810_SNAP_MAP(rdma.mcg_dirty, E810_RDMA_DIRTY_CHUNK),
+    .each = mcg_each,
+};
+
 void e810_rdma_mcg_save(E810Core *c, E810SnapW *w)
 {
-    e810_snap_put_sparse_map(w, mcg_fields, c->rdma.mcg,
-                             sizeof(c->rdma.mcg[0]),
-                             c->rdma.mcg ? E810_RDMA_MAX_MCG : 0, mcg_live,
-                             c->rdma.mcg_dirty, E810_RDMA_DIRTY_CHUNK);
+    e810_snap_put_table(c, w, &mcg_table);
 }
 
 bool e810_rdma_mcg_load(E810Core *c, E810SnapR *r, uint16_t ver)
 {
-    if (!e810_snap_get_sparse(r, mcg_fields, c->rdma.mcg,
-                              sizeof(c->rdma.mcg[0]),
-                              c->rdma.mcg ? E810_RDMA_MAX_MCG : 0, ver,
-                              "rdma.mcg", mcg_each, c)) {
-        /* A group may be loaded in part: all of them go at the reset. */
-        E810_DIRTY_ALL(c->rdma.mcg_dirty);
-        return false;
-    }
-    return true;
+    return e810_snap_get_table(c, r, ver, &mcg_table);
 }

@@ -501,38 +501,6 @@ static const E810SnapField bitmap_fields[] = {
     SF_END
 };
 
-static bool qp_live(const void *e)
-{
-    return ((const E810RdmaQp *)e)->valid;
-}
-
-static bool mr_live(const void *e)
-{
-    return ((const E810RdmaMr *)e)->valid;
-}
-
-static bool arp_live(const void *e)
-{
-    return ((const E810RdmaArp *)e)->valid;
-}
-
-static bool ah_live(const void *e)
-{
-    return ((const E810RdmaAh *)e)->valid;
-}
-
-static bool qhash_live(const void *e)
-{
-    return ((const E810RdmaQhash *)e)->valid;
-}
-
-/* The entries' valid flags: set for each one loaded. */
-static bool qp_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
-{
-    ((E810RdmaQp *)e)->valid = true;
-    return true;
-}
-
 /*
  * An STag as REG_MR, ALLOC_STAG and FAST_REGISTER leave it: in the slot
  * of its index, of a shape they accept, and a mapped zero-based region's
@@ -543,7 +511,6 @@ static bool mr_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
 {
     E810RdmaMr *mr = e;
 
-    e810_rdma_dirty(opaque, idx);
     if (mr->stag_idx % E810_RDMA_MAX_MRS != idx) {
         return e810_snap_fail(r, "rdma.mr[%u].stag_idx: 0x%x is not this "
                               "slot's", idx, mr->stag_idx);
@@ -557,83 +524,61 @@ static bool mr_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
         return e810_snap_fail(r, "rdma.mr[%u].va: first byte offset 0x%"
                               PRIx64 " beyond the first page", idx, mr->va);
     }
-    mr->valid = true;
     return true;
 }
 
-static bool arp_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
-{
-    ((E810RdmaArp *)e)->valid = true;
-    return true;
-}
+static const E810SnapTable arp_table = {
+    E810_SNAP_ARRAY("rdma.arp", rdma.arp, E810RdmaArp, arp_fields, valid),
+};
 
-static bool ah_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
-{
-    e810_rdma_dirty(opaque, idx);
-    ((E810RdmaAh *)e)->valid = true;
-    return true;
-}
+static const E810SnapTable qhash_table = {
+    E810_SNAP_ARRAY("rdma.qhash", rdma.qhash, E810RdmaQhash, qhash_fields,
+                    valid),
+};
 
-static bool qhash_each(E810SnapR *r, void *e, uint32_t idx, void *opaque)
-{
-    ((E810RdmaQhash *)e)->valid = true;
-    return true;
-}
+/* Like the CQs, a QP may lie beyond a lowered committed count. */
+static const E810SnapTable qp_table = {
+    E810_SNAP_ARRAY("rdma.qp", rdma.qp, E810RdmaQp, qp_fields, valid),
+};
+
+/* The allocated tables are empty if their allocation failed. */
+static const E810SnapTable mr_table = {
+    E810_SNAP_PTR("rdma.mr", rdma.mr, E810_RDMA_MAX_MRS, E810RdmaMr,
+                  mr_fields, valid),
+    E810_SNAP_MAP(rdma.mr_dirty, E810_RDMA_DIRTY_CHUNK),
+    .each = mr_each,
+};
+
+static const E810SnapTable ah_table = {
+    E810_SNAP_PTR("rdma.ah", rdma.ah, E810_RDMA_MAX_AH, E810RdmaAh,
+                  ah_fields, valid),
+    E810_SNAP_MAP(rdma.ah_dirty, E810_RDMA_DIRTY_CHUNK),
+};
 
 void e810_rdma_tables_save(E810Core *c, E810SnapW *w)
 {
-    E810Rdma *rd = &c->rdma;
-
-    /* The allocated tables are empty if their allocation failed. */
-    e810_snap_put_sparse_map(w, mr_fields, rd->mr, sizeof(rd->mr[0]),
-                             rd->mr ? E810_RDMA_MAX_MRS : 0, mr_live,
-                             rd->mr_dirty, E810_RDMA_DIRTY_CHUNK);
-    e810_snap_put_sparse(w, arp_fields, rd->arp, sizeof(rd->arp[0]),
-                         E810_RDMA_MAX_ARP, arp_live);
-    e810_snap_put_sparse_map(w, ah_fields, rd->ah, sizeof(rd->ah[0]),
-                             rd->ah ? E810_RDMA_MAX_AH : 0, ah_live,
-                             rd->ah_dirty, E810_RDMA_DIRTY_CHUNK);
-    e810_snap_put_sparse(w, qhash_fields, rd->qhash, sizeof(rd->qhash[0]),
-                         E810_RDMA_MAX_QHASH, qhash_live);
-    e810_snap_put_fields(w, bitmap_fields, rd);
+    e810_snap_put_table(c, w, &mr_table);
+    e810_snap_put_table(c, w, &arp_table);
+    e810_snap_put_table(c, w, &ah_table);
+    e810_snap_put_table(c, w, &qhash_table);
+    e810_snap_put_fields(w, bitmap_fields, &c->rdma);
 }
 
 bool e810_rdma_tables_load(E810Core *c, E810SnapR *r, uint16_t ver)
 {
-    E810Rdma *rd = &c->rdma;
-    bool ok;
-
-    ok = e810_snap_get_sparse(r, mr_fields, rd->mr, sizeof(rd->mr[0]),
-                              rd->mr ? E810_RDMA_MAX_MRS : 0, ver,
-                              "rdma.mr", mr_each, rd->mr_dirty) &&
-         e810_snap_get_sparse(r, arp_fields, rd->arp, sizeof(rd->arp[0]),
-                              E810_RDMA_MAX_ARP, ver, "rdma.arp", arp_each,
-                              NULL) &&
-         e810_snap_get_sparse(r, ah_fields, rd->ah, sizeof(rd->ah[0]),
-                              rd->ah ? E810_RDMA_MAX_AH : 0, ver, "rdma.ah",
-                              ah_each, rd->ah_dirty) &&
-         e810_snap_get_sparse(r, qhash_fields, rd->qhash,
-                              sizeof(rd->qhash[0]), E810_RDMA_MAX_QHASH,
-                              ver, "rdma.qhash", qhash_each, NULL) &&
-         e810_snap_get_fields(r, bitmap_fields, rd, ver, "rdma");
-    if (!ok) {
-        /* An entry may be loaded in part: all of them go at the reset. */
-        E810_DIRTY_ALL(rd->mr_dirty);
-        E810_DIRTY_ALL(rd->ah_dirty);
-    }
-    return ok;
+    return e810_snap_get_table(c, r, ver, &mr_table) &&
+           e810_snap_get_table(c, r, ver, &arp_table) &&
+           e810_snap_get_table(c, r, ver, &ah_table) &&
+           e810_snap_get_table(c, r, ver, &qhash_table) &&
+           e810_snap_get_fields(r, bitmap_fields, &c->rdma, ver, "rdma");
 }
 
 void e810_rdma_qps_save(E810Core *c, E810SnapW *w)
 {
-    e810_snap_put_sparse(w, qp_fields, c->rdma.qp, sizeof(c->rdma.qp[0]),
-                         E810_RDMA_MAX_QPS, qp_live);
+    e810_snap_put_table(c, w, &qp_table);
 }
 
-/* Like the CQs, a QP may lie beyond a lowered committed count. */
 bool e810_rdma_qps_load(E810Core *c, E810SnapR *r, uint16_t ver)
 {
-    return e810_snap_get_sparse(r, qp_fields, c->rdma.qp,
-                                sizeof(c->rdma.qp[0]), E810_RDMA_MAX_QPS, ver,
-                                "rdma.qp", qp_each, NULL);
+    return e810_snap_get_table(c, r, ver, &qp_table);
 }
