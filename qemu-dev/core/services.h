@@ -120,6 +120,11 @@ static inline bool e810_dirty_test(const uint64_t *map, unsigned chunk,
 }
 void e810_dirty_zero(void *base, size_t stride, uint32_t n, unsigned chunk,
                      uint64_t *map, unsigned words);
+/* The same for an array member @arr and its map member @map, sizes taken
+ * from their declarations. */
+#define E810_DIRTY_ZERO(arr, map, chunk) \
+    e810_dirty_zero((arr), sizeof((arr)[0]), sizeof(arr) / sizeof((arr)[0]), \
+                    (chunk), (map), sizeof(map) / 8)
 
 /*
  * The register file: E810_REGFILE_SIZE bytes of plain storage.  Reads and

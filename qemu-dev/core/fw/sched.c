@@ -54,13 +54,9 @@ static void sched_dirty(uint64_t *map, uint32_t idx)
  */
 static void sched_zero_tables(E810FwSched *s, bool txq_all)
 {
-    e810_dirty_zero(s->node, sizeof(s->node[0]), E810_SCHED_MAX_NODES,
-                    E810_SCHED_DIRTY_CHUNK, s->node_dirty,
-                    sizeof(s->node_dirty) / 8);
+    E810_DIRTY_ZERO(s->node, s->node_dirty, E810_SCHED_DIRTY_CHUNK);
     if (txq_all) {
-        e810_dirty_zero(s->txq, sizeof(s->txq[0]), E810_FW_MAX_TXQ,
-                        E810_SCHED_DIRTY_CHUNK, s->txq_dirty,
-                        sizeof(s->txq_dirty) / 8);
+        E810_DIRTY_ZERO(s->txq, s->txq_dirty, E810_SCHED_DIRTY_CHUNK);
         return;
     }
     for (unsigned w = 0; w < sizeof(s->txq_dirty) / 8; w++) {

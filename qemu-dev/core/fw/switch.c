@@ -1036,15 +1036,9 @@ static void sw_zero(E810FwSwitch *sw)
 {
     uint8_t *b = (uint8_t *)sw;
 
-    e810_dirty_zero(sw->vsi, sizeof(sw->vsi[0]), E810_FW_MAX_VSI,
-                    E810_SW_VSI_CHUNK, sw->vsi_dirty,
-                    sizeof(sw->vsi_dirty) / 8);
-    e810_dirty_zero(sw->rule, sizeof(sw->rule[0]), E810_FW_MAX_RULES,
-                    E810_SW_RULE_CHUNK, sw->rule_dirty,
-                    sizeof(sw->rule_dirty) / 8);
-    e810_dirty_zero(sw->list, sizeof(sw->list[0]), E810_FW_MAX_VSI_LISTS,
-                    E810_SW_LIST_CHUNK, sw->list_dirty,
-                    sizeof(sw->list_dirty) / 8);
+    E810_DIRTY_ZERO(sw->vsi, sw->vsi_dirty, E810_SW_VSI_CHUNK);
+    E810_DIRTY_ZERO(sw->rule, sw->rule_dirty, E810_SW_RULE_CHUNK);
+    E810_DIRTY_ZERO(sw->list, sw->list_dirty, E810_SW_LIST_CHUNK);
     if (sw->lut_dirty) {
         memset(sw->pf_lut, 0, sizeof(sw->pf_lut));
         memset(sw->global_lut, 0, sizeof(sw->global_lut));

@@ -130,12 +130,8 @@ void e810_lan_reset(E810Core *c)
 {
     E810Lan *l = &c->lan;
 
-    e810_dirty_zero(l->txq, sizeof(l->txq[0]), E810_LAN_TXQ,
-                    E810_LAN_DIRTY_CHUNK, l->txq_dirty,
-                    sizeof(l->txq_dirty) / 8);
-    e810_dirty_zero(l->rxq, sizeof(l->rxq[0]), E810_LAN_RXQ,
-                    E810_LAN_DIRTY_CHUNK, l->rxq_dirty,
-                    sizeof(l->rxq_dirty) / 8);
+    E810_DIRTY_ZERO(l->txq, l->txq_dirty, E810_LAN_DIRTY_CHUNK);
+    E810_DIRTY_ZERO(l->rxq, l->rxq_dirty, E810_LAN_DIRTY_CHUNK);
 }
 
 /* ---- saved state -------------------------------------------------------- */
