@@ -105,4 +105,44 @@ static inline uint64_t ld_bits(const uint8_t *b, unsigned lsb, unsigned width)
     return v;
 }
 
+/*
+ * A bit-packed context's layout as data: each field's bits [@lsb, @lsb +
+ * @width), shifted left by @shl (a unit: 128-byte addresses), into the
+ * struct member at @off of @size bytes.  e810_bits_unpack fills a struct
+ * from a context by such a table.
+ */
+typedef struct E810BitField {
+    uint16_t lsb;
+    uint8_t width, shl;
+    uint16_t off;
+    uint8_t size;
+} E810BitField;
+#define E810_BF(T, f, lsb_, width_, shl_) \
+    { .lsb = (lsb_), .width = (width_), .shl = (shl_), \
+      .off = offsetof(T, f), .size = sizeof(((T *)0)->f) }
+
+static inline void e810_bits_unpack(void *dst, const uint8_t *ctx,
+                                    const E810BitField *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = ld_bits(ctx, t[i].lsb, t[i].width) << t[i].shl;
+        uint8_t *p = (uint8_t *)dst + t[i].off;
+
+        switch (t[i].size) {
+        case 1:
+            *p = (uint8_t)v;
+            break;
+        case 2:
+            memcpy(p, &(uint16_t){ (uint16_t)v }, 2);
+            break;
+        case 4:
+            memcpy(p, &(uint32_t){ (uint32_t)v }, 4);
+            break;
+        default:
+            memcpy(p, &v, 8);
+            break;
+        }
+    }
+}
+
 #endif

@@ -97,7 +97,7 @@ EXEMPT = {(s, m): tuple(v) for s, members in FIELDS['exempt'].items()
           for m, v in members.items()}
 EXEMPT.update({('E810TxQueueCtx', m): ('derived', 'unpacked from raw, as '
                                        'Add Tx LAN Queues does',
-                                       'txq_unpack')
+                                       'txq_ctx_layout')
                for m in TXQ_UNPACKED})
 
 # ---- C sources -------------------------------------------------------------
@@ -290,6 +290,13 @@ def parse_table(body):
 
 def uses(body, member):
     return re.search(r'(->|\.)\s*%s\b' % re.escape(member), body) is not None
+
+
+def layout_names(body, member):
+    """A bit-field layout table (E810BitField, bytes.h) fills @member:
+    E810_BF(Type, member, ...) or a local shorthand NAME_F(member, ...)."""
+    return re.search(r'\b(E810_BF\(\s*\w+\s*,|\w+_F\()\s*%s\s*,' % re.escape(member),
+                     body) is not None
 
 
 # The saved state's declaration macros (snap.h) and what their arguments
@@ -547,7 +554,9 @@ def check(core, point):
             notes.append('EXEMPT %s.%s: class %r (one of %s) and a reason'
                          % (s, m, cls, ', '.join(CLASSES)))
         if fn and fn in src.vars and fn not in src.funcs:
-            if m not in decl_members(src, fn, ('path', 'live', 'map')):
+            if any(layout_names(b, m) for b in src.vars[fn]):
+                pass
+            elif m not in decl_members(src, fn, ('path', 'live', 'map')):
                 notes.append('EXEMPT %s.%s: declaration %s does not name '
                              '%s' % (s, m, fn, m))
         elif fn and fn not in src.funcs:

@@ -837,29 +837,25 @@ int e810_sched_set_tx_topo(E810Core *c, E810AqCmd *cmd)
     return E810_AQ_RC_ESRCH;
 }
 
-/* struct ice_tlan_ctx, field positions from ice_common.c ice_tlan_ctx_fields. */
+/* struct ice_tlan_ctx: field positions from ice_common.c ice_tlan_ctx_fields. */
+#define TXQ_F(f, lsb, width)    E810_BF(E810TxQueueCtx, f, lsb, width, 0)
+static const E810BitField txq_ctx_layout[] = {
+    E810_BF(E810TxQueueCtx, base, 0, 57, 7),        /* 128-byte units */
+    TXQ_F(port_num, 57, 3), TXQ_F(cgd_num, 60, 5), TXQ_F(pf_num, 65, 3),
+    TXQ_F(vmvf_num, 68, 10), TXQ_F(vmvf_type, 78, 2), TXQ_F(src_vsi, 80, 10),
+    TXQ_F(tsyn_ena, 90, 1), TXQ_F(alt_vlan, 92, 1), TXQ_F(cpuid, 93, 8),
+    TXQ_F(wb_mode, 101, 1), TXQ_F(cmpq_id, 105, 9),
+    TXQ_F(qnum_in_func, 114, 14), TXQ_F(qlen, 135, 13),
+    TXQ_F(quanta_prof_idx, 148, 4), TXQ_F(tso_ena, 152, 1),
+    TXQ_F(tso_qnum, 153, 11), TXQ_F(legacy_int, 164, 1),
+    TXQ_F(drop_ena, 165, 1),
+};
+
 static void txq_unpack(E810TxQueueCtx *q, const uint8_t *ctx)
 {
     memcpy(q->raw, ctx, AQC_TXQ_CTX_SIZE);
-    q->base = ld_bits(ctx, 0, 57) << 7;
-    q->port_num = ld_bits(ctx, 57, 3);
-    q->cgd_num = ld_bits(ctx, 60, 5);
-    q->pf_num = ld_bits(ctx, 65, 3);
-    q->vmvf_num = ld_bits(ctx, 68, 10);
-    q->vmvf_type = ld_bits(ctx, 78, 2);
-    q->src_vsi = ld_bits(ctx, 80, 10);
-    q->tsyn_ena = ld_bits(ctx, 90, 1);
-    q->alt_vlan = ld_bits(ctx, 92, 1);
-    q->cpuid = ld_bits(ctx, 93, 8);
-    q->wb_mode = ld_bits(ctx, 101, 1);
-    q->cmpq_id = ld_bits(ctx, 105, 9);
-    q->qnum_in_func = ld_bits(ctx, 114, 14);
-    q->qlen = ld_bits(ctx, 135, 13);
-    q->quanta_prof_idx = ld_bits(ctx, 148, 4);
-    q->tso_ena = ld_bits(ctx, 152, 1);
-    q->tso_qnum = ld_bits(ctx, 153, 11);
-    q->legacy_int = ld_bits(ctx, 164, 1);
-    q->drop_ena = ld_bits(ctx, 165, 1);
+    e810_bits_unpack(q, ctx, txq_ctx_layout,
+                     sizeof(txq_ctx_layout) / sizeof(txq_ctx_layout[0]));
 }
 
 /*

@@ -67,7 +67,20 @@ bool e810_rxq_check(const E810RxRing *r, const char **bad)
     return !*bad;
 }
 
-/* Take over the context of queue @q (ice_rlan_ctx_fields layout). */
+/* struct ice_rlan_ctx: field positions from ice_common.c
+ * ice_rlan_ctx_fields. */
+#define RXQ_F(f, lsb, width)    E810_BF(E810RxRing, f, lsb, width, 0)
+static const E810BitField rxq_ctx_layout[] = {
+    RXQ_F(head, 0, 13),
+    E810_BF(E810RxRing, base, 32, 57, 7),           /* 128-byte units */
+    RXQ_F(qlen, 89, 13),
+    E810_BF(E810RxRing, dbuf, 102, 7, 7),           /* 128-byte units */
+    E810_BF(E810RxRing, hbuf, 109, 5, 6),           /* 64-byte units */
+    RXQ_F(dtype, 114, 2), RXQ_F(dsize32, 116, 1), RXQ_F(crcstrip, 117, 1),
+    RXQ_F(l2tsel, 119, 1), RXQ_F(showiv, 127, 1), RXQ_F(rxmax, 174, 14),
+};
+
+/* Take over the context of queue @q. */
 static void rxq_load(E810Core *c, unsigned q)
 {
     E810RxRing *r = &c->lan.rxq[q];
@@ -79,17 +92,8 @@ static void rxq_load(E810Core *c, unsigned q)
     }
     e810_dirty_mark(c->lan.rxq_dirty, E810_LAN_DIRTY_CHUNK, q);
     memset(r, 0, sizeof(*r));
-    r->head = ld_bits(w, 0, 13);
-    r->base = ld_bits(w, 32, 57) << 7;
-    r->qlen = ld_bits(w, 89, 13);
-    r->dbuf = ld_bits(w, 102, 7) << 7;
-    r->hbuf = ld_bits(w, 109, 5) << 6;
-    r->dtype = ld_bits(w, 114, 2);
-    r->dsize32 = ld_bits(w, 116, 1);
-    r->crcstrip = ld_bits(w, 117, 1);
-    r->l2tsel = ld_bits(w, 119, 1);
-    r->showiv = ld_bits(w, 127, 1);
-    r->rxmax = ld_bits(w, 174, 14);
+    e810_bits_unpack(r, w, rxq_ctx_layout,
+                     sizeof(rxq_ctx_layout) / sizeof(rxq_ctx_layout[0]));
     r->enabled = true;
     r->valid = e810_rxq_check(r, &bad);
     trace_e810_rxq_enable(q, true, r->base, r->qlen, r->dbuf, r->rxmax);
