@@ -106,7 +106,7 @@ static void vfu_config_init(VfuServer *s)
     c[0x09] = E810_PCI_CLASS & 0xFF;
     c[0x0A] = (E810_PCI_CLASS >> 8) & 0xFF;
     c[0x0B] = (E810_PCI_CLASS >> 16) & 0xFF;
-    c[0x0C] = E810_PCI_CACHE_LINE;
+    c[0x0C] = E810_PCI_CACHE_LINE;          /* cache line size */
     s->cfg_wmask[0x0C] = 0xFF;
     s->cfg_wmask[0x0D] = 0xFF;              /* latency timer */
     cfg_bar64(s, PCI_BAR(E810_PCI_REG_BAR), E810_BAR0_SIZE);
@@ -117,6 +117,7 @@ static void vfu_config_init(VfuServer *s)
     s->cfg_wmask[0x3C] = 0xFF;              /* interrupt line */
     c[0x3D] = E810_PCI_INTERRUPT_PIN;
 
+    /* Power management 1.2 */
     c[E810_PCI_CAP_PM] = 0x01;
     c[E810_PCI_CAP_PM + 1] = E810_PCI_CAP_MSIX;
     st16(c + E810_PCI_CAP_PM + 2, E810_PCI_PM_PMC);
