@@ -78,6 +78,29 @@ typedef struct E810HostOps {
     void (*migration_blocked)(void *host, const char *why);
 } E810HostOps;
 
+/*
+ * Every member of E810HostOps, filled from functions named
+ * <prefix>_<member>: a host writes
+ *     static const E810HostOps ops = { E810_HOST_OPS_INIT(my_host) };
+ * and defines my_host_dma_read, my_host_dma_write, ... (one for each).
+ */
+#define E810_HOST_OPS_INIT(prefix) \
+    .dma_read = prefix##_dma_read, \
+    .dma_write = prefix##_dma_write, \
+    .msix_notify = prefix##_msix_notify, \
+    .send_frame = prefix##_send_frame, \
+    .clock_ns = prefix##_clock_ns, \
+    .timer_new = prefix##_timer_new, \
+    .timer_mod = prefix##_timer_mod, \
+    .timer_del = prefix##_timer_del, \
+    .timer_free = prefix##_timer_free, \
+    .bh_new = prefix##_bh_new, \
+    .bh_schedule = prefix##_bh_schedule, \
+    .bh_free = prefix##_bh_free, \
+    .guest_error = prefix##_guest_error, \
+    .unimp = prefix##_unimp, \
+    .migration_blocked = prefix##_migration_blocked
+
 typedef struct E810Host {
     const E810HostOps *ops;
     void *opaque;

@@ -245,23 +245,7 @@ static void e810_host_migration_blocked(void *opaque, const char *why)
     trace_e810_migration_blocked(why ? why : "");
 }
 
-static const E810HostOps e810_host_ops = {
-    .dma_read = e810_host_dma_read,
-    .dma_write = e810_host_dma_write,
-    .msix_notify = e810_host_msix_notify,
-    .send_frame = e810_host_send_frame,
-    .clock_ns = e810_host_clock_ns,
-    .timer_new = e810_host_timer_new,
-    .timer_mod = e810_host_timer_mod,
-    .timer_del = e810_host_timer_del,
-    .timer_free = e810_host_timer_free,
-    .bh_new = e810_host_bh_new,
-    .bh_schedule = e810_host_bh_schedule,
-    .bh_free = e810_host_bh_free,
-    .guest_error = e810_host_guest_error,
-    .unimp = e810_host_unimp,
-    .migration_blocked = e810_host_migration_blocked,
-};
+static const E810HostOps e810_host_ops = { E810_HOST_OPS_INIT(e810_host) };
 
 /* ---- BAR0 --------------------------------------------------------------- */
 
@@ -324,6 +308,16 @@ static void e810_vm_change(void *opaque, bool running, RunState state);
 
 /* ---- PCI ---------------------------------------------------------------- */
 
+/* core/pci.h's numbers (e810-vfio-user's too) are PCI's, as QEMU names them. */
+QEMU_BUILD_BUG_ON(E810_PCI_CLASS >> 8 != PCI_CLASS_NETWORK_ETHERNET);
+QEMU_BUILD_BUG_ON(E810_PCI_PM_PMC != (PCI_PM_CAP_VER_1_2 | PCI_PM_CAP_PME_D0 |
+                                      PCI_PM_CAP_PME_D3hot));
+QEMU_BUILD_BUG_ON(E810_PCI_PM_CTRL_WMASK !=
+                  (PCI_PM_CTRL_STATE_MASK | PCI_PM_CTRL_PME_ENABLE));
+QEMU_BUILD_BUG_ON(E810_PCI_PM_CTRL_W1C != PCI_PM_CTRL_PME_STATUS);
+QEMU_BUILD_BUG_ON(E810_PCI_LINK_SPEED != QEMU_PCI_EXP_LNK_16GT ||
+                  E810_PCI_LINK_WIDTH != QEMU_PCI_EXP_LNK_X8);
+
 /*
  * Hot-plugged, a card's further ports come before function 0 (QEMU shows
  * the slot to the guest when function 0 arrives): function 0 takes the
@@ -355,54 +349,53 @@ static bool e810_pci_adopt(E810PCIState *s, Error **errp)
         if (fn[f]) {
             e810_core_join(&fn[f]->core, s->core.adapter, f);
             fn[f]->dsn = s->dsn;
-            pci_set_quad(PCI_DEVICE(fn[f])->config + E810_PCI_EXTCAP_DSN + 4,
+            pci_set_quad(PCI_DEVICE(fn[f])->config + E810_PCI_DSN_SERIAL,
                          s->dsn);
         }
     }
     return true;
 }
 
-static void e810_pci_realize(PCIDevice *pdev, Error **errp)
+/* BAR0, the register file; BAR3, MSI-X's table and PBA (msix_init). */
+static void e810_pci_bars(E810PCIState *s)
 {
-    E810PCIState *s = E810(pdev);
-    DeviceState *dev = DEVICE(pdev);
-    E810Host host = { .ops = &e810_host_ops, .opaque = s };
-    PCIDevice *f0 = NULL;
-    char macstr[18];
-    int ret;
-
-    pdev->config[PCI_INTERRUPT_PIN] = 1;
-    pdev->config[PCI_CACHE_LINE_SIZE] = 0x10;
+    PCIDevice *pdev = PCI_DEVICE(s);
+    uint8_t type = PCI_BASE_ADDRESS_SPACE_MEMORY |
+                   PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                   PCI_BASE_ADDRESS_MEM_PREFETCH;
 
     memory_region_init_io(&s->mmio, OBJECT(s), &e810_mmio_ops, s,
                           "e810-mmio", E810_BAR0_SIZE);
-    pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY |
-                     PCI_BASE_ADDRESS_MEM_TYPE_64 |
-                     PCI_BASE_ADDRESS_MEM_PREFETCH, &s->mmio);
+    pci_register_bar(pdev, E810_PCI_REG_BAR, type, &s->mmio);
+    memory_region_init(&s->msix, OBJECT(s), "e810-msix",
+                       E810_PCI_MSIX_BAR_SIZE);
+    pci_register_bar(pdev, E810_PCI_MSIX_BAR, type, &s->msix);
+}
 
-    memory_region_init(&s->msix, OBJECT(s), "e810-msix", E810_PCI_MSIX_BAR_SIZE);
-    pci_register_bar(pdev, E810_PCI_MSIX_BAR, PCI_BASE_ADDRESS_SPACE_MEMORY |
-                     PCI_BASE_ADDRESS_MEM_TYPE_64 |
-                     PCI_BASE_ADDRESS_MEM_PREFETCH, &s->msix);
+/*
+ * Power management, MSI-X and PCIe at core/pci.h's offsets, as
+ * e810-vfio-user writes them by hand.  On failure nothing of them is
+ * left.
+ */
+static bool e810_pci_caps(E810PCIState *s, Error **errp)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
 
-    ret = pci_add_capability(pdev, PCI_CAP_ID_PM, E810_PCI_CAP_PM,
-                             PCI_PM_SIZEOF, errp);
-    if (ret < 0) {
-        return;
+    if (pci_add_capability(pdev, PCI_CAP_ID_PM, E810_PCI_CAP_PM,
+                           PCI_PM_SIZEOF, errp) < 0) {
+        return false;
     }
-    pci_set_word(pdev->config + E810_PCI_CAP_PM + PCI_PM_PMC,
-                 PCI_PM_CAP_VER_1_2 | PCI_PM_CAP_PME_D0 | PCI_PM_CAP_PME_D3hot);
+    pci_set_word(pdev->config + E810_PCI_CAP_PM + PCI_PM_PMC, E810_PCI_PM_PMC);
     pci_set_word(pdev->wmask + E810_PCI_CAP_PM + PCI_PM_CTRL,
-                 PCI_PM_CTRL_STATE_MASK | PCI_PM_CTRL_PME_ENABLE);
+                 E810_PCI_PM_CTRL_WMASK);
     pci_set_word(pdev->w1cmask + E810_PCI_CAP_PM + PCI_PM_CTRL,
-                 PCI_PM_CTRL_PME_STATUS);
+                 E810_PCI_PM_CTRL_W1C);
 
-    ret = msix_init(pdev, E810_MSIX_VECTORS,
-                    &s->msix, E810_PCI_MSIX_BAR, E810_PCI_MSIX_TABLE_OFF,
-                    &s->msix, E810_PCI_MSIX_BAR, E810_PCI_MSIX_PBA_OFF,
-                    E810_PCI_CAP_MSIX, errp);
-    if (ret < 0) {
-        return;
+    if (msix_init(pdev, E810_MSIX_VECTORS,
+                  &s->msix, E810_PCI_MSIX_BAR, E810_PCI_MSIX_TABLE_OFF,
+                  &s->msix, E810_PCI_MSIX_BAR, E810_PCI_MSIX_PBA_OFF,
+                  E810_PCI_CAP_MSIX, errp) < 0) {
+        return false;
     }
     for (unsigned i = 0; i < E810_MSIX_VECTORS; i++) {
         msix_vector_use(pdev, i);
@@ -411,37 +404,54 @@ static void e810_pci_realize(PCIDevice *pdev, Error **errp)
     if (pcie_endpoint_cap_init(pdev, E810_PCI_CAP_PCIE) < 0) {
         error_setg(errp, "e810: cannot add the PCIe capability");
         msix_uninit(pdev, &s->msix, &s->msix);
-        return;
+        return false;
     }
-    /* E810-XXV is a PCIe 4.0 x8 part; ice prints the available bandwidth. */
-    pcie_cap_fill_link_ep_usp(pdev, QEMU_PCI_EXP_LNK_X8, QEMU_PCI_EXP_LNK_16GT);
+    pcie_cap_fill_link_ep_usp(pdev, E810_PCI_LINK_WIDTH, E810_PCI_LINK_SPEED);
+    return true;
+}
 
-    qemu_macaddr_default_if_unset(&s->conf.macaddr);
-    if (PCI_FUNC(pdev->devfn)) {
-        /* A further port of a card: function 0 of the slot is the card's
-         * first, and the card has one serial number.  Hot-plugged, the
-         * further ports come first (QEMU shows the slot to the guest when
-         * function 0 arrives): function 0 then takes them into its card. */
-        PCIBus *bus = pci_get_bus(pdev);
+/*
+ * A further port of a card: function 0 of the slot is the card's first
+ * (@f0, NULL for function 0 itself or one hot-plugged before it), and
+ * the card has one serial number.  Hot-plugged, the further ports come
+ * first (QEMU shows the slot to the guest when function 0 arrives):
+ * function 0 then takes them into its card (e810_pci_adopt).
+ */
+static bool e810_pci_find_f0(E810PCIState *s, PCIDevice **f0, Error **errp)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    PCIBus *bus = pci_get_bus(pdev);
 
-        f0 = pci_find_device(bus, pci_bus_num(bus), PCI_DEVFN(PCI_SLOT(pdev->devfn), 0));
-        if (!f0 && dev->hotplugged) {
-            /* (joined by function 0's realize: e810_pci_adopt) */
-        } else if (!f0 || !object_dynamic_cast(OBJECT(f0), TYPE_E810)) {
-            error_setg(errp, "e810: function %u needs an e810 at function 0 of "
-                       "its slot, before it (the card's first port)",
-                       PCI_FUNC(pdev->devfn));
-            msix_uninit(pdev, &s->msix, &s->msix);
-            return;
-        }
-        if (f0 && !s->dsn) {
-            s->dsn = E810(f0)->dsn;
-        }
+    *f0 = NULL;
+    if (!PCI_FUNC(pdev->devfn)) {
+        return true;
+    }
+    *f0 = pci_find_device(bus, pci_bus_num(bus),
+                          PCI_DEVFN(PCI_SLOT(pdev->devfn), 0));
+    if (!*f0 && DEVICE(s)->hotplugged) {
+        return true;
+    }
+    if (!*f0 || !object_dynamic_cast(OBJECT(*f0), TYPE_E810)) {
+        error_setg(errp, "e810: function %u needs an e810 at function 0 of "
+                   "its slot, before it (the card's first port)",
+                   PCI_FUNC(pdev->devfn));
+        return false;
     }
     if (!s->dsn) {
-        s->dsn = e810_pci_dsn_from_mac(s->conf.macaddr.a);
+        s->dsn = E810(*f0)->dsn;
     }
-    pcie_dev_ser_num_init(pdev, E810_PCI_EXTCAP_DSN, s->dsn);
+    return true;
+}
+
+/*
+ * The NIC and the core, in the card of @f0 (or, function 0 hot-plugged,
+ * with the further ports already there).  On failure neither is left.
+ */
+static bool e810_pci_core_init(E810PCIState *s, PCIDevice *f0, Error **errp)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    DeviceState *dev = DEVICE(s);
+    E810Host host = { .ops = &e810_host_ops, .opaque = s };
 
     s->nic = qemu_new_nic(&e810_net_info, &s->conf,
                           object_get_typename(OBJECT(s)), dev->id,
@@ -449,20 +459,48 @@ static void e810_pci_realize(PCIDevice *pdev, Error **errp)
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
 
     e810_core_init(&s->core, &host, s->conf.macaddr.a);
-    if (f0 && !e810_core_join(&s->core, E810(f0)->core.adapter, PCI_FUNC(pdev->devfn))) {
-        error_setg(errp, "e810: function %u cannot join the card of function 0",
-                   PCI_FUNC(pdev->devfn));
-        e810_core_cleanup(&s->core);
-        qemu_del_nic(s->nic);
+    if (f0 && !e810_core_join(&s->core, E810(f0)->core.adapter,
+                              PCI_FUNC(pdev->devfn))) {
+        error_setg(errp, "e810: function %u cannot join the card of "
+                   "function 0", PCI_FUNC(pdev->devfn));
+        goto fail;
+    }
+    if (!PCI_FUNC(pdev->devfn) && dev->hotplugged &&
+        !e810_pci_adopt(s, errp)) {
+        goto fail;
+    }
+    return true;
+
+fail:
+    e810_core_cleanup(&s->core);
+    qemu_del_nic(s->nic);
+    return false;
+}
+
+static void e810_pci_realize(PCIDevice *pdev, Error **errp)
+{
+    E810PCIState *s = E810(pdev);
+    PCIDevice *f0;
+    char macstr[18];
+
+    pdev->config[PCI_INTERRUPT_PIN] = E810_PCI_INTERRUPT_PIN;
+    pdev->config[PCI_CACHE_LINE_SIZE] = E810_PCI_CACHE_LINE;
+    e810_pci_bars(s);
+    if (!e810_pci_caps(s, errp)) {
+        return;
+    }
+    qemu_macaddr_default_if_unset(&s->conf.macaddr);
+    if (!e810_pci_find_f0(s, &f0, errp)) {
         msix_uninit(pdev, &s->msix, &s->msix);
         return;
     }
-    if (!PCI_FUNC(pdev->devfn) && dev->hotplugged && !e810_pci_adopt(s, errp)) {
-        e810_core_cleanup(&s->core);
-        qemu_del_nic(s->nic);
+    s->dsn = e810_pci_dsn(s->dsn, s->conf.macaddr.a);
+    pcie_dev_ser_num_init(pdev, E810_PCI_EXTCAP_DSN, s->dsn);
+    if (!e810_pci_core_init(s, f0, errp)) {
         msix_uninit(pdev, &s->msix, &s->msix);
         return;
     }
+
     s->core.mem_limit = s->mem_limit;
     if (s->fault && *s->fault) {
         char err[200];
@@ -718,8 +756,8 @@ static void e810_class_init(ObjectClass *klass, void *data)
     k->vendor_id = E810_PCI_VENDOR_ID;
     k->device_id = E810_PCI_DEVICE_ID;
     k->revision = E810_PCI_REVISION;
-    k->class_id = PCI_CLASS_NETWORK_ETHERNET;
-    k->subsystem_vendor_id = E810_PCI_VENDOR_ID;
+    k->class_id = E810_PCI_CLASS >> 8;     /* prog-if 0 */
+    k->subsystem_vendor_id = E810_PCI_SUBSYS_VENDOR_ID;
     k->subsystem_id = E810_PCI_SUBSYS_ID;
 
     dc->desc = "Intel E810-XXV Ethernet Controller (ice, irdma)";

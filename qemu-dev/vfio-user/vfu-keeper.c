@@ -161,6 +161,27 @@ static bool reply(int sock, const VfuHdr *req, uint32_t err,
 
 /* ---- answering as a failed device -------------------------------------- */
 
+/*
+ * The requests a failed device answers with success: with the first
+ * @echo bytes of the request (which it must have) or, 0, nothing; each
+ * counted in writes or in other.
+ */
+typedef struct KeepAnswer {
+    uint16_t command;
+    uint16_t echo;
+    bool write;
+} KeepAnswer;
+
+static const KeepAnswer keep_answers[] = {
+    { VFU_CMD_REGION_WRITE, sizeof(VfuRegionRw), true },
+    { VFU_CMD_REGION_WRITE_MULTI, 0, true },
+    { VFU_CMD_DMA_UNMAP, sizeof(VfuDmaUnmap), false },
+    /* Nothing left to map, signal or reset: done. */
+    { VFU_CMD_DMA_MAP, 0, false },
+    { VFU_CMD_DEVICE_SET_IRQS, 0, false },
+    { VFU_CMD_DEVICE_RESET, 0, false },
+};
+
 static bool answer(int sock, const VfuHdr *h, const uint8_t *body,
                    uint32_t plen, VfuKeeperStats *st)
 {
@@ -171,43 +192,24 @@ static bool answer(int sock, const VfuHdr *h, const uint8_t *body,
         st->replies_dropped++;      /* to the dead device's DMA requests */
         return true;
     }
-    switch (h->command) {
-    case VFU_CMD_REGION_READ:
-        /* A read of a device that is gone: all ones, as on PCI. */
-        if (plen != sizeof(rw)) {
-            break;
-        }
+    /* A read of a device that is gone: all ones, as on PCI. */
+    if (h->command == VFU_CMD_REGION_READ && plen == sizeof(rw)) {
         memcpy(&rw, body, sizeof(rw));
-        if (!rw.count || rw.count > KEEP_RW_MAX) {
-            break;
+        if (rw.count && rw.count <= KEEP_RW_MAX) {
+            st->reads++;
+            memcpy(out, &rw, sizeof(rw));
+            memset(out + sizeof(rw), 0xFF, rw.count);
+            return reply(sock, h, 0, out, sizeof(rw) + rw.count, 0);
         }
-        st->reads++;
-        memcpy(out, &rw, sizeof(rw));
-        memset(out + sizeof(rw), 0xFF, rw.count);
-        return reply(sock, h, 0, out, sizeof(rw) + rw.count, 0);
-    case VFU_CMD_REGION_WRITE:
-        if (plen < sizeof(rw)) {
-            break;
+    }
+    for (unsigned i = 0; i < sizeof(keep_answers) / sizeof(keep_answers[0]);
+         i++) {
+        const KeepAnswer *a = &keep_answers[i];
+
+        if (a->command == h->command && plen >= a->echo) {
+            *(a->write ? &st->writes : &st->other) += 1;
+            return reply(sock, h, 0, a->echo ? body : NULL, a->echo, 0);
         }
-        st->writes++;
-        return reply(sock, h, 0, body, sizeof(rw), 0);
-    case VFU_CMD_REGION_WRITE_MULTI:
-        st->writes++;
-        return reply(sock, h, 0, NULL, 0, 0);
-    case VFU_CMD_DMA_UNMAP:
-        if (plen < sizeof(VfuDmaUnmap)) {
-            break;
-        }
-        st->other++;
-        return reply(sock, h, 0, body, sizeof(VfuDmaUnmap), 0);
-    case VFU_CMD_DMA_MAP:
-    case VFU_CMD_DEVICE_SET_IRQS:
-    case VFU_CMD_DEVICE_RESET:
-        /* Nothing left to map, signal or reset: done. */
-        st->other++;
-        return reply(sock, h, 0, NULL, 0, 0);
-    default:
-        break;
     }
     st->errors++;
     return reply(sock, h, ENODEV, NULL, 0, 0);

@@ -2,7 +2,8 @@
 /*
  * e810-vfio-user: the command line, the event loop, the link (QEMU's
  * -netdev stream framing over a unix socket), pcap capture and the
- * seccomp allow-list.  The device itself is vfu-server.c's.
+ * seccomp allow-list.  The device itself is vfu-server.h's (vfu-int.h
+ * lists its layers).
  */
 #include "qemu/osdep.h"
 #include <errno.h>
@@ -410,7 +411,8 @@ static void usage(void)
             "--link-connect PATH]\n"
             "       [--mac 52:54:00:xx:xx:xx] [--dsn N] [--mem-limit BYTES] "
             "[--pcap FILE]\n"
-            "       [--trace PATTERN]... [--trace-file FILE] [--trace-timestamps]\n"
+            "       [--trace PATTERN]... [--trace-file FILE] "
+            "[--trace-timestamps]\n"
             "       [--user USER[:GROUP]] [--no-seccomp] [--no-keeper] "
             "[--fault SPEC] [--control PATH] [-v]\n");
     exit(2);
@@ -443,10 +445,9 @@ static bool parse_u64(const char *str, uint64_t *v)
     return !errno && end != str && !*end;
 }
 
+/* Options with code of their own; those of the table are OPT_FIELD + i. */
 enum {
-    OPT_SOCKET = 256, OPT_LINK_LISTEN, OPT_LINK_CONNECT, OPT_MAC, OPT_DSN,
-    OPT_MEM_LIMIT, OPT_PCAP, OPT_TRACE, OPT_TRACE_FILE, OPT_NO_SECCOMP, OPT_TRACE_TIMESTAMPS,
-    OPT_NO_KEEPER, OPT_USER, OPT_FAULT, OPT_CONTROL,
+    OPT_LINK_LISTEN = 256, OPT_LINK_CONNECT, OPT_MAC, OPT_TRACE, OPT_FIELD,
 };
 
 static VfuServer server;
@@ -517,36 +518,75 @@ typedef struct VfuArgs {
     gid_t gid;
 } VfuArgs;
 
+/*
+ * The options that only fill in a field: a flag set (no argument), the
+ * argument kept as it is, or as a number.
+ */
+typedef struct VfuOptField {
+    const char *name;
+    bool *flag;
+    const char **str;
+    uint64_t *num;
+} VfuOptField;
+
+/* The option @o's argument into its field: 0, or the exit status. */
+static int opt_field(const VfuOptField *o, const char *arg)
+{
+    if (o->flag) {
+        *o->flag = true;
+    } else if (o->str) {
+        *o->str = arg;
+    } else if (!parse_u64(arg, o->num)) {
+        fprintf(stderr, "e810-vfio-user: bad --%s %s\n", o->name, arg);
+        return 2;
+    }
+    return 0;
+}
+
 /* The options into @a, @cfg and the link; 0, or the exit status. */
 static int parse_args(int argc, char **argv, VfuArgs *a, VfuConfig *cfg,
                       VfuLink *l)
 {
-    static const struct option opts[] = {
-        { "socket", required_argument, NULL, OPT_SOCKET },
+    const VfuOptField fields[] = {
+        { "socket", .str = &a->sock_path },
+        { "dsn", .num = &cfg->dsn },
+        { "mem-limit", .num = &cfg->mem_limit },
+        { "pcap", .str = &a->pcap_file },
+        { "trace-file", .str = &a->trace_file },
+        { "trace-timestamps", .flag = &e810_trace_timestamps },
+        { "no-seccomp", .flag = &a->no_seccomp },
+        { "no-keeper", .flag = &a->no_keeper },
+        { "user", .str = &a->user },
+        { "fault", .str = &a->fault },
+        { "control", .str = &a->control },
+    };
+    enum { NFIELDS = sizeof(fields) / sizeof(fields[0]) };
+    static const struct option own[] = {
         { "link-listen", required_argument, NULL, OPT_LINK_LISTEN },
         { "link-connect", required_argument, NULL, OPT_LINK_CONNECT },
         { "mac", required_argument, NULL, OPT_MAC },
-        { "dsn", required_argument, NULL, OPT_DSN },
-        { "mem-limit", required_argument, NULL, OPT_MEM_LIMIT },
-        { "pcap", required_argument, NULL, OPT_PCAP },
         { "trace", required_argument, NULL, OPT_TRACE },
-        { "trace-file", required_argument, NULL, OPT_TRACE_FILE },
-        { "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
-        { "no-keeper", no_argument, NULL, OPT_NO_KEEPER },
-        { "user", required_argument, NULL, OPT_USER },
-        { "fault", required_argument, NULL, OPT_FAULT },
-        { "control", required_argument, NULL, OPT_CONTROL },
-        { "trace-timestamps", no_argument, NULL, OPT_TRACE_TIMESTAMPS },
         { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
     };
-    int opt;
+    struct option opts[NFIELDS + sizeof(own) / sizeof(own[0]) + 1] = { 0 };
+    int opt, err;
 
+    for (unsigned i = 0; i < NFIELDS; i++) {
+        opts[i] = (struct option) {
+            fields[i].name, fields[i].flag ? no_argument : required_argument,
+            NULL, OPT_FIELD + i,
+        };
+    }
+    memcpy(opts + NFIELDS, own, sizeof(own));
     while ((opt = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+        if (opt >= OPT_FIELD && opt < OPT_FIELD + NFIELDS) {
+            err = opt_field(&fields[opt - OPT_FIELD], optarg);
+            if (err) {
+                return err;
+            }
+            continue;
+        }
         switch (opt) {
-        case OPT_SOCKET:
-            a->sock_path = optarg;
-            break;
         case OPT_LINK_LISTEN:
         case OPT_LINK_CONNECT:
             if (l->path) {
@@ -561,41 +601,8 @@ static int parse_args(int argc, char **argv, VfuArgs *a, VfuConfig *cfg,
                 return 2;
             }
             break;
-        case OPT_DSN:
-        case OPT_MEM_LIMIT:
-            if (!parse_u64(optarg, opt == OPT_DSN ? &cfg->dsn :
-                                   &cfg->mem_limit)) {
-                fprintf(stderr, "e810-vfio-user: bad --%s %s\n",
-                        opt == OPT_DSN ? "dsn" : "mem-limit", optarg);
-                return 2;
-            }
-            break;
-        case OPT_PCAP:
-            a->pcap_file = optarg;
-            break;
         case OPT_TRACE:
             trace_enable(optarg);
-            break;
-        case OPT_TRACE_FILE:
-            a->trace_file = optarg;
-            break;
-        case OPT_TRACE_TIMESTAMPS:
-            e810_trace_timestamps = true;
-            break;
-        case OPT_NO_SECCOMP:
-            a->no_seccomp = true;
-            break;
-        case OPT_NO_KEEPER:
-            a->no_keeper = true;
-            break;
-        case OPT_USER:
-            a->user = optarg;
-            break;
-        case OPT_FAULT:
-            a->fault = optarg;
-            break;
-        case OPT_CONTROL:
-            a->control = optarg;
             break;
         case 'v':
             a->verbose = true;
@@ -742,7 +749,9 @@ static void loop_fds(VfuServer *s, VfuLink *l, LoopFds *f)
     }
     if (l->listen_fd >= 0) {
         f->accept = f->n;
-        f->pfd[f->n++] = (struct pollfd){ .fd = l->listen_fd, .events = POLLIN };
+        f->pfd[f->n++] = (struct pollfd){
+            .fd = l->listen_fd, .events = POLLIN,
+        };
     }
     if (l->broker >= 0 && l->broker_wait) {
         f->broker = f->n;
@@ -808,7 +817,8 @@ static int serve(VfuServer *s, VfuLink *l, bool verbose)
                 link_flush(l);
             }
             if (l->fd >= 0) {
-                link_rx(l, f.pfd[f.link].revents & (POLLIN | POLLHUP | POLLERR));
+                link_rx(l, f.pfd[f.link].revents &
+                           (POLLIN | POLLHUP | POLLERR));
             }
         } else if (l->fd >= 0) {
             link_rx(l, false);

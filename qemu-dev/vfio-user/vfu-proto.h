@@ -3,7 +3,7 @@
  * The vfio-user protocol as e810-vfio-user speaks it: message layouts and
  * numbers from QEMU's docs/interop/vfio-user.rst (version 0.0).  All
  * fields are little-endian; the server only runs on little-endian hosts
- * (checked at build time in vfu-server.c).
+ * (checked at build time in vfu-proto.c).
  */
 #ifndef E810_VFU_PROTO_H
 #define E810_VFU_PROTO_H

@@ -55,17 +55,21 @@ typedef struct VfuStats {
     uint64_t tx_no_link;    /* frames sent with no link attached */
 } VfuStats;
 
-struct E810Timer {
-    int64_t expire;
-    bool armed;
+/* What a timer or a bottom half of the core runs. */
+typedef struct VfuWork {
     E810TimerCb *cb;
     void *opaque;
+} VfuWork;
+
+struct E810Timer {
+    VfuWork work;           /* first */
+    int64_t expire;
+    bool armed;
 };
 
 struct E810Bh {
+    VfuWork work;           /* first */
     bool scheduled;
-    E810TimerCb *cb;
-    void *opaque;
 };
 
 /* A request that arrived while the server waited for a DMA reply. */
@@ -115,9 +119,19 @@ typedef struct VfuServer {
     int intx_fd;
     int intx_unmask_fd;
 
-    E810Timer *timers[VFU_TIMERS_MAX];
+    /*
+     * The core's timers and bottom halves, each set also seen as their
+     * VfuWork (the same pointers: it comes first in both).
+     */
+    union {
+        E810Timer *timers[VFU_TIMERS_MAX];
+        VfuWork *timer_work[VFU_TIMERS_MAX];
+    };
     unsigned ntimers;
-    E810Bh *bhs[VFU_BHS_MAX];
+    union {
+        E810Bh *bhs[VFU_BHS_MAX];
+        VfuWork *bh_work[VFU_BHS_MAX];
+    };
     unsigned nbhs;
 
     VfuSendFrame *send_frame;

@@ -300,23 +300,7 @@ static void fake_migration_blocked(void *opaque, const char *why)
     snprintf(h->blocked_why, sizeof(h->blocked_why), "%s", why ? why : "");
 }
 
-static const E810HostOps fake_ops = {
-    .dma_read = fake_dma_read,
-    .dma_write = fake_dma_write,
-    .msix_notify = fake_msix_notify,
-    .send_frame = fake_send_frame,
-    .clock_ns = fake_clock_ns,
-    .timer_new = fake_timer_new,
-    .timer_mod = fake_timer_mod,
-    .timer_del = fake_timer_del,
-    .timer_free = fake_timer_free,
-    .bh_new = fake_bh_new,
-    .bh_schedule = fake_bh_schedule,
-    .bh_free = fake_bh_free,
-    .guest_error = fake_guest_error,
-    .unimp = fake_unimp,
-    .migration_blocked = fake_migration_blocked,
-};
+static const E810HostOps fake_ops = { E810_HOST_OPS_INIT(fake) };
 
 /* One guest RAM kept across fake hosts: a fuzzer creates one per input,
  * and fresh 16 MiB mappings cost more in page faults than the input. */
