@@ -396,8 +396,8 @@ static const E810SnapRecord e810_snap_records[] = {
     { E810_SNAP_REGS, 1, "regs", { &e810_regs_snap } },
     { E810_SNAP_INTR, 1, "intr", { &e810_intr_snap } },
     { E810_SNAP_AQ, 1, "aq", { &e810_aq_snap } },
-    /* v2: lock expiry, busy and expired counts */
-    { E810_SNAP_FW_CORE, 2, "fw.core", { &e810_fw_core_snap } },
+    /* v2: lock expiry, busy and expired counts; v3: FW logging */
+    { E810_SNAP_FW_CORE, 3, "fw.core", { &e810_fw_core_snap } },
     { E810_SNAP_FW_NVM, 1, "fw.nvm", { &e810_fw_nvm_snap } },
     { E810_SNAP_FW_DDP, 1, "fw.ddp", { &e810_fw_ddp_snap } },
     { E810_SNAP_FW_PHY, 1, "fw.phy", { &e810_fw_phy_snap } },

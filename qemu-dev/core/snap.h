@@ -150,6 +150,14 @@ typedef struct E810SnapField {
     { .name = #f, .off = offsetof(T, f), .size = E810_SF_FSIZE(T, f), \
       .count = 1, .kind = E810_SF_U, .since = (v), \
       .lo = 0, .hi = E810_SF_MAXU(T, f) }
+/* Bounded scalars and arrays added in record version @v. */
+#define SF_U_SINCE(T, f, lo_, hi_, v) \
+    { .name = #f, .off = offsetof(T, f), .size = E810_SF_FSIZE(T, f), \
+      .count = 1, .kind = E810_SF_U, .since = (v), .lo = (lo_), .hi = (hi_) }
+#define SF_UA_SINCE(T, f, lo_, hi_, v) \
+    { .name = #f, .off = offsetof(T, f), .size = E810_SF_ESIZE(T, f), \
+      .count = E810_SF_FSIZE(T, f) / E810_SF_ESIZE(T, f), \
+      .kind = E810_SF_U, .since = (v), .lo = (lo_), .hi = (hi_) }
 #define SF_S(T, f, lo_, hi_) \
     { .name = #f, .off = offsetof(T, f), .size = E810_SF_FSIZE(T, f), \
       .count = 1, .kind = E810_SF_S, .since = 1, \

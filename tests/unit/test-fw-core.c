@@ -351,16 +351,87 @@ static void test_manage_mac(void)
     aq_test_cleanup(&t);
 }
 
-static void test_fw_log_unsupported(void)
+/* FW logging as libie drives it (libie/fwlog.c): the query at probe, the
+ * settings and registration from debugfs, both undone at remove. */
+static void fw_log_query(AqMsg *m)
+{
+    aq_msg_init(m, 0xFF32, 4096, false);
+    m->desc[16] = 0x04;                     /* AQ_QUERY */
+    CHECK_EQ(aq_send(&t, m), 0);
+    CHECK_EQ(ld16(m->desc + 22), 32);       /* mdl_cnt */
+    CHECK_EQ(aq_datalen(m), 128);
+}
+
+static void test_fw_log(void)
 {
     AqMsg m;
-    uint16_t op;
 
     setup();
-    for (op = 0xFF30; op <= 0xFF33; op++) {
-        aq_msg_init(&m, op, op == 0xFF32 ? 4096 : 0, false);
-        CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_ESRCH);
+    fw_log_query(&m);
+    CHECK_EQ(m.desc[16], 0);                /* nothing on, not registered */
+    CHECK_EQ(ld16(m.desc + 20), 10);        /* resolution */
+    for (unsigned i = 0; i < 32; i++) {
+        CHECK_EQ(ld16(m.buf + 4 * i), i);
+        CHECK_EQ(m.buf[4 * i + 2], 0);
     }
+    /* Module 5 verbose, module 31 warnings, to the AQ, resolution 20. */
+    aq_msg_init(&m, 0xFF30, 8, true);
+    m.desc[16] = 0x08 | 0x02;
+    st16(m.desc + 20, 20);
+    st16(m.desc + 22, 2);
+    st16(m.buf, 5);
+    m.buf[2] = 4;
+    st16(m.buf + 4, 31);
+    m.buf[6] = 1;
+    CHECK_EQ(aq_send(&t, &m), 0);
+    aq_msg_init(&m, 0xFF31, 0, false);
+    m.desc[16] = 0x01;                      /* register */
+    CHECK_EQ(aq_send(&t, &m), 0);
+    fw_log_query(&m);
+    CHECK_EQ(m.desc[16], 0x02 | 0x04);
+    CHECK_EQ(ld16(m.desc + 20), 20);
+    CHECK_EQ(m.buf[4 * 5 + 2], 4);
+    CHECK_EQ(m.buf[4 * 31 + 2], 1);
+    /* Refused whole: a module past 31, a level past 4, a resolution of 0
+     * or 129, more entries than the buffer holds. */
+    for (unsigned k = 0; k < 5; k++) {
+        aq_msg_init(&m, 0xFF30, 8, true);
+        m.desc[16] = 0x08;
+        st16(m.desc + 20, k == 2 ? 0 : k == 3 ? 129 : 1);
+        st16(m.desc + 22, k == 4 ? 3 : 2);
+        st16(m.buf, 7);
+        m.buf[2] = 2;
+        st16(m.buf + 4, k == 0 ? 32 : 8);
+        m.buf[6] = k == 1 ? 5 : 0;
+        CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_EINVAL);
+    }
+    fw_log_query(&m);
+    CHECK_EQ(m.buf[4 * 7 + 2], 0);          /* module 7 untouched */
+    /* The firmware's settings outlive a PF reset, not a power-on one. */
+    aq_wr(&t, PFGEN_CTRL, PFGEN_CTRL_PFSWR);
+    aq_restart();
+    fw_log_query(&m);
+    CHECK_EQ(m.desc[16], 0x02 | 0x04);
+    CHECK_EQ(m.buf[4 * 5 + 2], 4);
+    /* Remove: AQ logging off, unregistered; again is fine. */
+    aq_msg_init(&m, 0xFF30, 0, true);
+    m.desc[16] = 0x00;
+    CHECK_EQ(aq_send(&t, &m), 0);
+    for (unsigned k = 0; k < 2; k++) {
+        aq_msg_init(&m, 0xFF31, 0, false);
+        CHECK_EQ(aq_send(&t, &m), 0);
+    }
+    fw_log_query(&m);
+    CHECK_EQ(m.desc[16], 0);
+    /* A query without room for the 32 modules; 0xFF33 is no command. */
+    aq_msg_init(&m, 0xFF32, 64, false);
+    CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_ENOMEM);
+    aq_msg_init(&m, 0xFF33, 0, false);
+    CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_ESRCH);
+    e810_core_reset(&t.c, E810_RESET_POWER_ON);
+    aq_restart();
+    fw_log_query(&m);
+    CHECK_EQ(m.buf[4 * 5 + 2], 0);
     aq_test_cleanup(&t);
 }
 
@@ -1316,7 +1387,7 @@ int main(void)
     RUN(test_aq_faults);
     RUN(test_removed);
     RUN(test_manage_mac);
-    RUN(test_fw_log_unsupported);
+    RUN(test_fw_log);
     RUN(test_nvm_flash_size_discovery);
     RUN(test_nvm_shadow_ram);
     RUN(test_nvm_versions_like_ice_init_nvm);

@@ -82,9 +82,9 @@ static const E810AqOp e810_aq_ops[] = {
     { AQC_OPC_UPLOAD_SECTION, "upload_section", e810_fw_no_dvm },
     { AQC_OPC_UPDATE_PKG, "update_pkg", e810_fw_update_pkg },
     { AQC_OPC_GET_PKG_INFO_LIST, "get_pkg_info_list", e810_fw_get_pkg_info },
-    { AQC_OPC_FW_LOGS_CONFIG, "fw_logs_config", e810_fw_log_unsupported },
-    { AQC_OPC_FW_LOGS_REGISTER, "fw_logs_register", e810_fw_log_unsupported },
-    { AQC_OPC_FW_LOGS_QUERY, "fw_logs_query", e810_fw_log_unsupported },
+    { AQC_OPC_FW_LOGS_CONFIG, "fw_logs_config", e810_fw_log_config },
+    { AQC_OPC_FW_LOGS_REGISTER, "fw_logs_register", e810_fw_log_register },
+    { AQC_OPC_FW_LOGS_QUERY, "fw_logs_query", e810_fw_log_query },
     { AQC_OPC_FW_LOGS_EVENT, "fw_logs_event", e810_fw_log_unsupported },
 };
 

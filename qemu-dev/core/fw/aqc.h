@@ -449,6 +449,23 @@ enum {
 #define AQC_DOWNLOAD_PKG_FLAGS              0
 #define   AQC_DOWNLOAD_PKG_LAST_BUF         0x01
 
+/* struct libie_aqc_fw_log: Set FW Logging (0xFF30), Register (0xFF31),
+ * Query (0xFF32); the buffers are struct libie_aqc_fw_log_cfg_resp each */
+#define AQC_FW_LOG_FLAGS                    0
+#define   AQC_FW_LOG_UART_EN                0x01
+#define   AQC_FW_LOG_AQ_EN                  0x02
+#define   AQC_FW_LOG_REGISTERED             0x04    /* Query's answer */
+#define   AQC_FW_LOG_SET_VALID              0x08
+#define   AQC_FW_LOG_AQ_REGISTER            0x01    /* 0xFF31: 0 unregisters */
+#define AQC_FW_LOG_RESOLUTION               4       /* le16, 1..128 */
+#define AQC_FW_LOG_MDL_CNT                  6       /* le16 */
+#define AQC_FW_LOG_MDL_ID                   0       /* le16, per module */
+#define AQC_FW_LOG_MDL_LEVEL                2
+#define AQC_FW_LOG_MDL_SIZE                 4
+#define AQC_FW_LOG_MODULES                  32      /* LIBIE_AQC_FW_LOG_ID_MAX */
+#define AQC_FW_LOG_LEVEL_MAX                4       /* LIBIE_FWLOG_LEVEL_VERBOSE */
+#define AQC_FW_LOG_RES_MAX                  128
+
 /* Get Package Info List (0x0C43): struct ice_aqc_get_pkg_info_resp... */
 #define AQC_PKG_INFO_RESP_COUNT             0       /* le32 */
 #define AQC_PKG_INFO_RESP_HDR_SIZE          4

@@ -20,8 +20,18 @@
 
 void e810_fw_core_reset(E810Core *c, E810ResetType type)
 {
+    E810FwCore keep = c->fw.core;
+
     /* Any reset drops the function's resource ownership. */
     memset(&c->fw.core, 0, sizeof(c->fw.core));
+    if (type == E810_RESET_POWER_ON) {
+        c->fw.core.log_resolution = 10;
+        return;
+    }
+    /* The firmware's logging settings outlive the function's resets. */
+    c->fw.core.log_flags = keep.log_flags;
+    c->fw.core.log_resolution = keep.log_resolution;
+    memcpy(c->fw.core.log_level, keep.log_level, sizeof(keep.log_level));
 }
 
 bool e810_fw_res_held(E810Core *c, unsigned res_id)
@@ -293,12 +303,89 @@ int e810_fw_clear_pxe(E810Core *c, E810AqCmd *cmd)
 
 /* ---- 0xFF30 .. 0xFF33 FW logging --------------------------------------- */
 
+/*
+ * The firmware keeps a log level per module, a resolution and whether the
+ * log goes to the UART and to the AQ; a driver registers for the AQ's log
+ * events.  The settings are kept and answered as the card's are; the
+ * device has nothing to log, so no 0xFF33 event is ever sent.
+ */
+int e810_fw_log_config(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwCore *fc = &c->fw.core;
+    uint8_t flags = *aq_param(cmd, AQC_FW_LOG_FLAGS);
+    unsigned res = ld16(aq_param(cmd, AQC_FW_LOG_RESOLUTION));
+    unsigned n = ld16(aq_param(cmd, AQC_FW_LOG_MDL_CNT));
+
+    if (flags & AQC_FW_LOG_SET_VALID) {
+        if (!cmd->has_buf || n * AQC_FW_LOG_MDL_SIZE > cmd->buf_len ||
+            res < 1 || res > AQC_FW_LOG_RES_MAX) {
+            e810_guest_error(c, "fw log config: %u modules in %u bytes, "
+                             "resolution %u", n, cmd->buf_len, res);
+            return E810_AQ_RC_EINVAL;
+        }
+        /* All checked before any is taken. */
+        for (unsigned i = 0; i < n; i++) {
+            const uint8_t *e = cmd->buf + i * AQC_FW_LOG_MDL_SIZE;
+
+            if (ld16(e + AQC_FW_LOG_MDL_ID) >= AQC_FW_LOG_MODULES ||
+                e[AQC_FW_LOG_MDL_LEVEL] > AQC_FW_LOG_LEVEL_MAX) {
+                e810_guest_error(c, "fw log config: module %u level %u",
+                                 ld16(e + AQC_FW_LOG_MDL_ID),
+                                 e[AQC_FW_LOG_MDL_LEVEL]);
+                return E810_AQ_RC_EINVAL;
+            }
+        }
+        for (unsigned i = 0; i < n; i++) {
+            const uint8_t *e = cmd->buf + i * AQC_FW_LOG_MDL_SIZE;
+
+            fc->log_level[ld16(e + AQC_FW_LOG_MDL_ID)] =
+                e[AQC_FW_LOG_MDL_LEVEL];
+        }
+        fc->log_resolution = res;
+    }
+    fc->log_flags = (fc->log_flags & AQC_FW_LOG_REGISTERED) |
+                    (flags & (AQC_FW_LOG_UART_EN | AQC_FW_LOG_AQ_EN));
+    return E810_AQ_RC_OK;
+}
+
+int e810_fw_log_register(E810Core *c, E810AqCmd *cmd)
+{
+    /* Unregistering when not registered is fine, as on the card. */
+    if (*aq_param(cmd, AQC_FW_LOG_FLAGS) & AQC_FW_LOG_AQ_REGISTER) {
+        c->fw.core.log_flags |= AQC_FW_LOG_REGISTERED;
+    } else {
+        c->fw.core.log_flags &= ~AQC_FW_LOG_REGISTERED;
+    }
+    return E810_AQ_RC_OK;
+}
+
+int e810_fw_log_query(E810Core *c, E810AqCmd *cmd)
+{
+    E810FwCore *fc = &c->fw.core;
+
+    if (!cmd->has_buf ||
+        cmd->buf_len < AQC_FW_LOG_MODULES * AQC_FW_LOG_MDL_SIZE) {
+        e810_guest_error(c, "fw log query: a buffer of %u bytes",
+                         cmd->buf_len);
+        return E810_AQ_RC_ENOMEM;
+    }
+    *aq_param(cmd, AQC_FW_LOG_FLAGS) = fc->log_flags;
+    st16(aq_param(cmd, AQC_FW_LOG_RESOLUTION), fc->log_resolution);
+    st16(aq_param(cmd, AQC_FW_LOG_MDL_CNT), AQC_FW_LOG_MODULES);
+    for (unsigned i = 0; i < AQC_FW_LOG_MODULES; i++) {
+        uint8_t *e = cmd->buf + i * AQC_FW_LOG_MDL_SIZE;
+
+        st16(e + AQC_FW_LOG_MDL_ID, i);
+        e[AQC_FW_LOG_MDL_LEVEL] = fc->log_level[i];
+        e[AQC_FW_LOG_MDL_LEVEL + 1] = 0;
+    }
+    cmd->resp_len = AQC_FW_LOG_MODULES * AQC_FW_LOG_MDL_SIZE;
+    return E810_AQ_RC_OK;
+}
+
 int e810_fw_log_unsupported(E810Core *c, E810AqCmd *cmd)
 {
-    /*
-     * Firmware of API 1.5 has no AQ logging.  ESRCH makes libie log its one
-     * "not supported in this NVM image" warning and never send the others.
-     */
+    /* 0xFF33 is the firmware's event, not a command. */
     return E810_AQ_RC_ESRCH;
 }
 
@@ -321,6 +408,11 @@ static const E810SnapField fw_core_fields[] = {
     SF_UX(E810FwCore, res_grants),
     SF_UX_SINCE(E810FwCore, res_busy, 2),
     SF_UX_SINCE(E810FwCore, res_expired, 2),
+    /* v3: FW logging */
+    SF_U_SINCE(E810FwCore, log_flags, 0, AQC_FW_LOG_UART_EN |
+               AQC_FW_LOG_AQ_EN | AQC_FW_LOG_REGISTERED, 3),
+    SF_U_SINCE(E810FwCore, log_resolution, 1, AQC_FW_LOG_RES_MAX, 3),
+    SF_UA_SINCE(E810FwCore, log_level, 0, AQC_FW_LOG_LEVEL_MAX, 3),
     SF_END
 };
 

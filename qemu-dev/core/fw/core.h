@@ -64,6 +64,11 @@ typedef struct E810FwCore {
     uint64_t res_grants;            /* granted Request Resource commands */
     uint64_t res_busy;              /* refused: another function holds it */
     uint64_t res_expired;           /* holds of this function that timed out */
+    /* FW logging (0xFF30..0xFF32): the firmware's, kept across every
+     * reset but power-on; nothing is ever logged (no event is sent). */
+    uint8_t log_flags;              /* AQC_FW_LOG_UART_EN, _AQ_EN, _REGISTERED */
+    uint16_t log_resolution;
+    uint8_t log_level[32];          /* per module (AQC_FW_LOG_MODULES) */
 } E810FwCore;
 
 void e810_fw_core_reset(E810Core *c, E810ResetType type);

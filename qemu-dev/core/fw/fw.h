@@ -46,6 +46,9 @@ E810AqHandler e810_fw_list_caps;
 E810AqHandler e810_fw_manage_mac_read;
 E810AqHandler e810_fw_manage_mac_write;
 E810AqHandler e810_fw_clear_pxe;
+E810AqHandler e810_fw_log_config;
+E810AqHandler e810_fw_log_register;
+E810AqHandler e810_fw_log_query;
 E810AqHandler e810_fw_log_unsupported;
 /* nvm.c */
 E810AqHandler e810_fw_nvm_read;
