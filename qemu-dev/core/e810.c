@@ -50,6 +50,8 @@ static void e810_regs_defaults(E810Core *c)
     e810_reg_set(c, PF_FUNC_RID, c->pf_id);
     /* Global reset delay, in 100 ms units: only sizes the driver's poll loop. */
     e810_reg_set(c, GLGEN_RSTCTL, 8);
+    /* The firmware's LLDP agent runs and DCBX has settled (fw/dcb.c). */
+    e810_reg_set(c, PRTDCB_GENS, PRTDCB_GENS_DCBX_DONE);
     e810_reg_set(c, GLQF_FD_SIZE, E810_FD_GUAR | E810_FD_BEST_EFFORT << 16);
     e810_reg_set(c, PFQF_FD_SIZE, E810_FD_GUAR | E810_FD_BEST_EFFORT << 16);
 }

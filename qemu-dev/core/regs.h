@@ -35,6 +35,9 @@
 #define GLGEN_STAT                  0x000B612C
 #define GL_MNG_FWSM                 0x000B6134
 #define GLGEN_RSTCTL                0x000B8180
+/* DCBX status of the firmware's LLDP agent (bits 2:0; 2 done, 7 off) */
+#define PRTDCB_GENS                 0x00083020
+#define   PRTDCB_GENS_DCBX_DONE     2
 #define   GLGEN_RSTCTL_GRSTDEL_M    0x3Fu       /* 100 ms units */
 #define GLGEN_RSTAT                 0x000B8188
 #define   GLGEN_RSTAT_DEVSTATE_M    0x3u        /* non-zero: in reset */

@@ -192,7 +192,7 @@ static void test_driver_version_shutdown_pxe(void)
 typedef struct Caps {
     unsigned count;
     uint32_t valid_funcs, vsi, rxq, rxq_first, txq, msix, msix_first;
-    uint32_t rss_size, rss_width, mtu, rdma, fd, tx_topo;
+    uint32_t rss_size, rss_width, mtu, rdma, fd, tx_topo, dcb, dcb_maxtc;
     unsigned unknown;
 } Caps;
 
@@ -222,6 +222,7 @@ static void parse_caps(const AqMsg *m, Caps *caps)
             { 0x0047, offsetof(Caps, mtu), 0, false },
             { 0x0051, offsetof(Caps, rdma), 0, false },
             { 0x0085, offsetof(Caps, tx_topo), 0, false },
+            { 0x0018, offsetof(Caps, dcb), offsetof(Caps, dcb_maxtc), true },
         };
         unsigned k;
 
@@ -255,7 +256,7 @@ static void test_capabilities(void)
         CHECK_EQ(aq_send(&t, &m), 0);
         parse_caps(&m, &caps);
         CHECK_EQ(aq_datalen(&m), caps.count * 32);
-        CHECK_EQ(caps.count, 10);
+        CHECK_EQ(caps.count, 11);
         CHECK_EQ(caps.unknown, 0);
         CHECK_EQ(caps.valid_funcs, 0x1);
         CHECK_EQ(caps.vsi, 768);
@@ -271,6 +272,9 @@ static void test_capabilities(void)
         CHECK_EQ(caps.fd, 16384);
         /* ice_cfg_tx_topo() asks 0x0418 only with this (== 1). */
         CHECK_EQ(caps.tx_topo, 1);
+        /* DCB: ice_init_dcb() runs only with number 1; 8 TCs at most. */
+        CHECK_EQ(caps.dcb, 1);
+        CHECK_EQ(caps.dcb_maxtc, 8);
     }
     aq_test_cleanup(&t);
 }
@@ -284,8 +288,8 @@ static void test_capabilities_small_buffer(void)
     aq_msg_init(&m, 0x000B, 64, false);
     CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_ENOMEM);
     CHECK(aq_flags(&m) & E810_AQ_FLAG_ERR);
-    CHECK_EQ(ld32(m.desc + 20), 10);
-    CHECK_EQ(aq_datalen(&m), 10 * 32);
+    CHECK_EQ(ld32(m.desc + 20), 11);
+    CHECK_EQ(aq_datalen(&m), 11 * 32);
     /* Without any buffer it is a malformed command. */
     aq_msg_init(&m, 0x000A, 0, false);
     CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_EINVAL);
@@ -432,6 +436,91 @@ static void test_fw_log(void)
     aq_restart();
     fw_log_query(&m);
     CHECK_EQ(m.buf[4 * 5 + 2], 0);
+    aq_test_cleanup(&t);
+}
+
+/*
+ * DCB as ice_init_dcb() reads it with the firmware's agent on: DCBX done,
+ * no CEE config (ENOENT: IEEE), the local MIB (one TC: ETS 100 % on TC 0,
+ * PFC off, willing), no remote MIB; then Query Port ETS for the TC nodes.
+ */
+static const uint8_t *lldp_tlv(const uint8_t *b, size_t len, unsigned sub)
+{
+    size_t off = 14;                        /* past the Ethernet header */
+
+    while (off + 2 <= len) {
+        unsigned hdr = b[off] << 8 | b[off + 1];
+        unsigned type = hdr >> 9, tlen = hdr & 0x1FF;
+
+        if (type == 0) {
+            return NULL;
+        }
+        if (type == 127 && tlen >= 4 && b[off + 2] == 0x00 &&
+            b[off + 3] == 0x80 && b[off + 4] == 0xC2 && b[off + 5] == sub) {
+            return b + off + 6;
+        }
+        off += 2 + tlen;
+    }
+    return NULL;
+}
+
+static void test_dcb(void)
+{
+    const uint8_t *ets, *pfc;
+    AqMsg m;
+
+    setup();
+    CHECK_EQ(aq_rd(&t, 0x00083020) & 7, 2);         /* PRTDCB_GENS: done */
+    aq_msg_init(&m, 0x0A07, 32, false);
+    CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_ENOENT);
+    aq_msg_init(&m, 0x0A00, 1500, false);
+    m.desc[16] = 0;                                 /* local, nearest */
+    CHECK_EQ(aq_send(&t, &m), 0);
+    CHECK_EQ(ld16(m.desc + 20), 100);               /* local_len */
+    CHECK_EQ(aq_datalen(&m), 100);
+    CHECK_EQ(m.buf[12] << 8 | m.buf[13], 0x88CC);
+    CHECK(!memcmp(m.buf + 6, test_mac, 6));
+    ets = lldp_tlv(m.buf, 100, 9);
+    CHECK(ets != NULL);
+    if (ets) {
+        CHECK_EQ(ets[0], 0x80);                     /* willing */
+        CHECK_EQ(ld32(ets + 1), 0);                 /* every UP on TC 0 */
+        CHECK_EQ(ets[5], 100);
+        CHECK_EQ(ets[13], 2);                       /* TC 0: ETS */
+    }
+    CHECK(lldp_tlv(m.buf, 100, 10) != NULL);        /* ETS recommendation */
+    pfc = lldp_tlv(m.buf, 100, 11);
+    CHECK(pfc != NULL);
+    if (pfc) {
+        CHECK_EQ(pfc[0], 0x88);                     /* willing, 8 TCs */
+        CHECK_EQ(pfc[1], 0);                        /* none enabled */
+    }
+    /* No peer, no other bridge; a buffer too small. */
+    for (unsigned k = 0; k < 3; k++) {
+        aq_msg_init(&m, 0x0A00, k == 2 ? 64 : 1500, false);
+        m.desc[16] = k == 0 ? 1 : k == 1 ? 1 << 2 : 0;
+        CHECK_EQ(aq_send(&t, &m), k == 2 ? E810_AQ_RC_ENOMEM :
+                                           E810_AQ_RC_ENOENT);
+    }
+    aq_msg_init(&m, 0x0A01, 0, false);
+    m.desc[16] = 0x02;
+    CHECK_EQ(aq_send(&t, &m), 0);
+    /* Query Port ETS on the root: TC 0's node, no other TC. */
+    aq_msg_init(&m, 0x040E, 64, false);
+    st32(m.desc + 16, t.c.fw.sched.root_teid);
+    CHECK_EQ(aq_send(&t, &m), 0);
+    CHECK_EQ(m.buf[0], 0x01);
+    CHECK_EQ(m.buf[8], 100);
+    CHECK_EQ(ld32(m.buf + 32), t.c.fw.sched.tc_teid);
+    for (unsigned tc = 1; tc < 8; tc++) {
+        CHECK_EQ(ld32(m.buf + 32 + 4 * tc), 0xFFFFFFFFu);
+    }
+    aq_msg_init(&m, 0x040E, 64, false);
+    st32(m.desc + 16, t.c.fw.sched.tc_teid);
+    CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_EINVAL);
+    aq_msg_init(&m, 0x040E, 32, false);
+    st32(m.desc + 16, t.c.fw.sched.root_teid);
+    CHECK_EQ(aq_send(&t, &m), E810_AQ_RC_EINVAL);
     aq_test_cleanup(&t);
 }
 
@@ -1388,6 +1477,7 @@ int main(void)
     RUN(test_removed);
     RUN(test_manage_mac);
     RUN(test_fw_log);
+    RUN(test_dcb);
     RUN(test_nvm_flash_size_discovery);
     RUN(test_nvm_shadow_ram);
     RUN(test_nvm_versions_like_ice_init_nvm);

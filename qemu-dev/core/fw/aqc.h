@@ -50,6 +50,7 @@ enum {
     AQC_OPC_CFG_SCHED_ELEMS = 0x0403,
     AQC_OPC_GET_SCHED_ELEMS = 0x0404,
     AQC_OPC_MOVE_SCHED_ELEMS = 0x0408,
+    AQC_OPC_QUERY_PORT_ETS = 0x040E,
     AQC_OPC_SUSPEND_SCHED_ELEMS = 0x0409,
     AQC_OPC_RESUME_SCHED_ELEMS = 0x040A,
     AQC_OPC_DELETE_SCHED_ELEMS = 0x040F,
@@ -71,6 +72,9 @@ enum {
     AQC_OPC_SFF_EEPROM = 0x06EE,
     AQC_OPC_NVM_READ = 0x0701,
     AQC_OPC_NVM_CHECKSUM = 0x0706,
+    AQC_OPC_LLDP_GET_MIB = 0x0A00,
+    AQC_OPC_LLDP_MIB_CHANGE = 0x0A01,
+    AQC_OPC_GET_CEE_DCB_CFG = 0x0A07,
     AQC_OPC_LLDP_SET_LOCAL_MIB = 0x0A08,
     AQC_OPC_SET_RSS_KEY = 0x0B02,
     AQC_OPC_SET_RSS_LUT = 0x0B03,
@@ -389,6 +393,22 @@ enum {
 #define   AQC_NVM_CHECKSUM_VERIFY           0x01
 #define AQC_NVM_CHECKSUM_CHECKSUM           2       /* le16, out */
 #define   AQC_NVM_CHECKSUM_CORRECT          0xBABA
+
+/* struct ice_aqc_lldp_get_mib (0x0A00; the 0x0A01 event's layout too) */
+#define AQC_LLDP_GET_MIB_TYPE               0
+#define   AQC_LLDP_MIB_TYPE_M               0x03
+#define   AQC_LLDP_MIB_LOCAL                0
+#define   AQC_LLDP_BRID_TYPE_M              0x0C    /* 0: nearest bridge */
+#define AQC_LLDP_GET_MIB_LOCAL_LEN          4       /* le16, response */
+#define AQC_LLDP_GET_MIB_REMOTE_LEN         6       /* le16, response */
+
+/* struct ice_aqc_query_port_ets (0x040E) and its ice_aqc_port_ets_elem */
+#define AQC_PORT_ETS_PORT_TEID              0       /* le32 */
+#define AQC_PORT_ETS_TC_VALID_BITS          0
+#define AQC_PORT_ETS_UP2TC                  4       /* le32, 3 bits per UP */
+#define AQC_PORT_ETS_TC_BW_SHARE            8       /* 8 bytes */
+#define AQC_PORT_ETS_TC_NODE_TEID           32      /* le32 per TC */
+#define AQC_PORT_ETS_ELEM_SIZE              64
 
 /* struct ice_aqc_lldp_set_local_mib (0x0A08) */
 #define AQC_LLDP_SET_LOCAL_MIB_LENGTH       2       /* le16 */

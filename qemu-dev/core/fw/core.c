@@ -209,7 +209,7 @@ typedef struct CapElem {
 
 /*
  * One PF owning the whole device, so device and function lists agree.
- * Everything not listed (DCB, SR-IOV, 1588...) is absent on purpose: ice
+ * Everything not listed (SR-IOV, 1588...) is absent on purpose: ice
  * then skips those features without touching the device.
  * Flow director must be listed: ice sets up its control VSI regardless and
  * only initialises its bookkeeping (ctrl_vsi_idx) when the capability is
@@ -231,6 +231,8 @@ static const CapElem e810_caps[] = {
     { E810_CAP_MAX_MTU, E810_FW_MAX_MTU, 0, 0 },
     { E810_CAP_RDMA, 1, 0, 0 },
     { E810_CAP_TX_SCHED_TOPO, 1, 0, 0 },
+    /* DCB with the firmware's LLDP agent, one TC as shipped (dcb.c) */
+    { E810_CAP_DCB, 1, 0x1, 8 },
 };
 
 int e810_fw_list_caps(E810Core *c, E810AqCmd *cmd)

@@ -43,6 +43,8 @@ enum {
 #define E810_CAP_MAX_MTU            0x0047
 #define E810_CAP_RDMA               0x0051
 #define E810_CAP_TX_SCHED_TOPO      0x0085  /* Tx topology compatibility mode */
+#define E810_CAP_DCB                0x0018  /* number 1; logical: TC bitmap;
+                                             * physical: max TCs */
 
 /* Resource sizes behind the capabilities. */
 #define E810_FW_NUM_VSI             768

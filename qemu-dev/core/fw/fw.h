@@ -101,6 +101,11 @@ E810AqHandler e810_phy_get_link_topo;
 E810AqHandler e810_phy_set_port_id_led;
 E810AqHandler e810_phy_get_port_options;
 E810AqHandler e810_phy_sff_eeprom;
+/* dcb.c: DCB and the firmware's LLDP agent */
+E810AqHandler e810_lldp_get_mib;
+E810AqHandler e810_lldp_mib_change;
+E810AqHandler e810_dcb_get_cee_cfg;
 E810AqHandler e810_lldp_local_mib;
+E810AqHandler e810_dcb_query_port_ets;
 
 #endif

@@ -513,21 +513,6 @@ int e810_phy_sff_eeprom(E810Core *c, E810AqCmd *cmd)
     return E810_AQ_RC_OK;
 }
 
-/* ---- 0x0A08 LLDP Set Local MIB ------------------------------------------ */
-
-int e810_lldp_local_mib(E810Core *c, E810AqCmd *cmd)
-{
-    uint16_t len = ld16(aq_param(cmd, AQC_LLDP_SET_LOCAL_MIB_LENGTH));
-
-    /* Sent on every link-up when DCB is off; no LLDP agent runs here. */
-    if (!cmd->has_buf || len > cmd->buf_len) {
-        e810_guest_error(c, "LLDP Set Local MIB: length %u, buffer %u",
-                         len, cmd->buf_len);
-        return E810_AQ_RC_EINVAL;
-    }
-    return E810_AQ_RC_OK;
-}
-
 /* ---- saved state -------------------------------------------------------- */
 
 /* Everything in E810FwPhy is saved. */

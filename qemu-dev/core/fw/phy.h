@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * E810 firmware model: PHY, MAC and link commands (0x06xx), the Link Status
- * Event, and the one LLDP command the driver sends on link-up.
+ * Event.
  *
  * Model: one logical port (0) with an SFP28 25GBASE-SR module always
  * present.  The link is up when the host netdev has carrier, the link is
