@@ -4,7 +4,7 @@
 # System test: the state ice reaches at boot and the link as the QEMU monitor
 # sets it.  Two guests with an e810 each: the DDP package is loaded (no Safe
 # Mode), the netdev is up with carrier, and the kernel log holds no warning
-# and no ice failure beyond the few a device without DCB/QinQ makes
+# and no ice failure beyond the few a device without QinQ makes
 # unavoidable (lib.sh ICE_DMESG_EXPECTED).  Then each guest in turn has its
 # QEMU drop the link ("set_link n0 off"): the guest's carrier must go to 0
 # with ice logging "NIC Link is Down", and back to 1 ("NIC Link is up") on
