@@ -11,6 +11,23 @@
 #include "../bytes.h"
 #include "../../trace.h"
 
+/* Commands the model answers with nothing done (the comment above each
+ * entry says why). */
+static int aq_ok(E810Core *c, E810AqCmd *cmd)
+{
+    return E810_AQ_RC_OK;
+}
+
+static int aq_enoent(E810Core *c, E810AqCmd *cmd)
+{
+    return E810_AQ_RC_ENOENT;
+}
+
+static int aq_esrch(E810Core *c, E810AqCmd *cmd)
+{
+    return E810_AQ_RC_ESRCH;
+}
+
 /*
  * Every admin-queue command the firmware answers, by opcode (the driver's
  * ice_adminq_cmd.h names); handlers live in their family's file in fw/.
@@ -25,20 +42,25 @@ static const E810AqOp e810_aq_ops[] = {
     { AQC_OPC_LIST_DEV_CAPS, "list_dev_caps", e810_fw_list_caps },
     { AQC_OPC_MANAGE_MAC_READ, "manage_mac_read", e810_fw_manage_mac_read },
     { AQC_OPC_MANAGE_MAC_WRITE, "manage_mac_write", e810_fw_manage_mac_write },
-    { AQC_OPC_CLEAR_PXE_MODE, "clear_pxe", e810_fw_clear_pxe },
+    /* no PXE agent ever ran: nothing to clear */
+    { AQC_OPC_CLEAR_PXE_MODE, "clear_pxe", aq_ok },
     { AQC_OPC_GET_SW_CFG, "get_sw_cfg", e810_sw_get_config },
     { AQC_OPC_SET_PORT_PARAMS, "set_port_params", e810_sw_set_port_params },
     { AQC_OPC_ALLOC_RES, "alloc_res", e810_sw_alloc_res },
     { AQC_OPC_FREE_RES, "free_res", e810_sw_free_res },
-    { AQC_OPC_SET_VLAN_MODE_PARAMETERS, "set_vlan_mode", e810_sw_svm_only },
-    { AQC_OPC_GET_VLAN_MODE_PARAMETERS, "get_vlan_mode", e810_fw_no_dvm },
+    /* single VLAN mode is all the switch does */
+    { AQC_OPC_SET_VLAN_MODE_PARAMETERS, "set_vlan_mode", aq_ok },
+    /* with Upload Section: no double VLAN mode, ice stays in single VLAN
+     * mode ("QinQ functionality cannot be enabled") */
+    { AQC_OPC_GET_VLAN_MODE_PARAMETERS, "get_vlan_mode", aq_esrch },
     { AQC_OPC_ADD_VSI, "add_vsi", e810_sw_add_vsi },
     { AQC_OPC_UPDATE_VSI, "update_vsi", e810_sw_update_vsi },
     { AQC_OPC_FREE_VSI, "free_vsi", e810_sw_free_vsi },
-    { AQC_OPC_ADD_RECIPE, "add_recipe", e810_sw_recipe },
-    { AQC_OPC_RECIPE_TO_PROFILE, "recipe_to_profile", e810_sw_recipe },
-    { AQC_OPC_GET_RECIPE, "get_recipe", e810_sw_recipe },
-    { AQC_OPC_GET_RECIPE_TO_PROFILE, "get_recipe_to_profile", e810_sw_recipe },
+    /* recipes are not offered: the driver falls back */
+    { AQC_OPC_ADD_RECIPE, "add_recipe", aq_esrch },
+    { AQC_OPC_RECIPE_TO_PROFILE, "recipe_to_profile", aq_esrch },
+    { AQC_OPC_GET_RECIPE, "get_recipe", aq_esrch },
+    { AQC_OPC_GET_RECIPE_TO_PROFILE, "get_recipe_to_profile", aq_esrch },
     { AQC_OPC_ADD_SW_RULES, "add_sw_rules", e810_sw_rules },
     { AQC_OPC_UPDATE_SW_RULES, "update_sw_rules", e810_sw_rules },
     { AQC_OPC_REMOVE_SW_RULES, "remove_sw_rules", e810_sw_rules },
@@ -63,16 +85,23 @@ static const E810AqOp e810_aq_ops[] = {
     { AQC_OPC_GET_LINK_STATUS, "get_link_status", e810_phy_get_link_status },
     { AQC_OPC_SET_EVENT_MASK, "set_event_mask", e810_phy_set_event_mask },
     { AQC_OPC_SET_MAC_LB, "set_mac_lb", e810_phy_set_mac_lb },
-    { AQC_OPC_GET_LINK_TOPO, "get_link_topo", e810_phy_get_link_topo },
-    { AQC_OPC_SET_PORT_ID_LED, "set_port_id_led", e810_phy_set_port_id_led },
-    { AQC_OPC_GET_PORT_OPTIONS, "get_port_options", e810_phy_get_port_options },
+    /* an empty netlist: ENOENT is "no such node" to ice (no cage, no
+     * recovered clock, no CGU/GNSS), which logs nothing */
+    { AQC_OPC_GET_LINK_TOPO, "get_link_topo", aq_enoent },
+    /* ethtool -p: there is no LED to blink */
+    { AQC_OPC_SET_PORT_ID_LED, "set_port_id_led", aq_ok },
+    /* port split is not configurable; ice leaves its PHY lane unset,
+     * which only PTP (not offered) would need */
+    { AQC_OPC_GET_PORT_OPTIONS, "get_port_options", aq_esrch },
     { AQC_OPC_SFF_EEPROM, "sff_eeprom", e810_phy_sff_eeprom },
     { AQC_OPC_NVM_READ, "nvm_read", e810_fw_nvm_read },
     { AQC_OPC_NVM_CHECKSUM, "nvm_checksum", e810_fw_nvm_checksum },
     { AQC_OPC_QUERY_PORT_ETS, "query_port_ets", e810_dcb_query_port_ets },
     { AQC_OPC_LLDP_GET_MIB, "lldp_get_mib", e810_lldp_get_mib },
-    { AQC_OPC_LLDP_MIB_CHANGE, "lldp_mib_change", e810_lldp_mib_change },
-    { AQC_OPC_GET_CEE_DCB_CFG, "get_cee_dcb_cfg", e810_dcb_get_cee_cfg },
+    /* the MIB never changes: whether events are wanted makes no odds */
+    { AQC_OPC_LLDP_MIB_CHANGE, "lldp_mib_change", aq_ok },
+    /* the agent runs IEEE DCBX: ENOENT makes ice read the IEEE MIB */
+    { AQC_OPC_GET_CEE_DCB_CFG, "get_cee_dcb_cfg", aq_enoent },
     { AQC_OPC_LLDP_SET_LOCAL_MIB, "lldp_set_local_mib", e810_lldp_local_mib },
     { AQC_OPC_SET_RSS_KEY, "set_rss_key", e810_sw_rss_key },
     { AQC_OPC_SET_RSS_LUT, "set_rss_lut", e810_sw_rss_lut },
@@ -80,16 +109,19 @@ static const E810AqOp e810_aq_ops[] = {
     { AQC_OPC_GET_RSS_LUT, "get_rss_lut", e810_sw_rss_lut },
     { AQC_OPC_ADD_TXQS, "add_txqs", e810_sched_add_txqs },
     { AQC_OPC_DIS_TXQS, "dis_txqs", e810_sched_dis_txqs },
-    { AQC_OPC_CFG_TXQS, "cfg_txqs", e810_sched_cfg_txqs },
+    /* Move / Reconfigure Tx Queues (DCB, LAG): nothing to model */
+    { AQC_OPC_CFG_TXQS, "cfg_txqs", aq_ok },
     { AQC_OPC_ADD_RDMA_QSET, "add_rdma_qsets", e810_sched_add_qsets },
     { AQC_OPC_DOWNLOAD_PKG, "download_pkg", e810_fw_download_pkg },
-    { AQC_OPC_UPLOAD_SECTION, "upload_section", e810_fw_no_dvm },
+    /* no package section can be read back (double VLAN mode, above) */
+    { AQC_OPC_UPLOAD_SECTION, "upload_section", aq_esrch },
     { AQC_OPC_UPDATE_PKG, "update_pkg", e810_fw_update_pkg },
     { AQC_OPC_GET_PKG_INFO_LIST, "get_pkg_info_list", e810_fw_get_pkg_info },
     { AQC_OPC_FW_LOGS_CONFIG, "fw_logs_config", e810_fw_log_config },
     { AQC_OPC_FW_LOGS_REGISTER, "fw_logs_register", e810_fw_log_register },
     { AQC_OPC_FW_LOGS_QUERY, "fw_logs_query", e810_fw_log_query },
-    { AQC_OPC_FW_LOGS_EVENT, "fw_logs_event", e810_fw_log_unsupported },
+    /* the firmware's event, not a command */
+    { AQC_OPC_FW_LOGS_EVENT, "fw_logs_event", aq_esrch },
 };
 
 static const E810AqOp *e810_aq_find(uint16_t opcode)

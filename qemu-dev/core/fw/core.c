@@ -297,12 +297,6 @@ int e810_fw_manage_mac_write(E810Core *c, E810AqCmd *cmd)
     return E810_AQ_RC_OK;
 }
 
-int e810_fw_clear_pxe(E810Core *c, E810AqCmd *cmd)
-{
-    /* No PXE agent ever ran: nothing to clear. */
-    return E810_AQ_RC_OK;
-}
-
 /* ---- 0xFF30 .. 0xFF33 FW logging --------------------------------------- */
 
 /*
@@ -383,12 +377,6 @@ int e810_fw_log_query(E810Core *c, E810AqCmd *cmd)
     }
     cmd->resp_len = AQC_FW_LOG_MODULES * AQC_FW_LOG_MDL_SIZE;
     return E810_AQ_RC_OK;
-}
-
-int e810_fw_log_unsupported(E810Core *c, E810AqCmd *cmd)
-{
-    /* 0xFF33 is the firmware's event, not a command. */
-    return E810_AQ_RC_ESRCH;
 }
 
 /* ---- saved state -------------------------------------------------------- */

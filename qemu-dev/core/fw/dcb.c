@@ -103,20 +103,6 @@ int e810_lldp_get_mib(E810Core *c, E810AqCmd *cmd)
     return E810_AQ_RC_OK;
 }
 
-/* 0x0A01 Configure LLDP MIB Change Event: the MIB never changes here, so
- * whether events are wanted makes no difference. */
-int e810_lldp_mib_change(E810Core *c, E810AqCmd *cmd)
-{
-    return E810_AQ_RC_OK;
-}
-
-/* 0x0A07 Get CEE DCBX Oper Config: the agent runs IEEE DCBX; ENOENT is
- * what tells ice to read the IEEE MIB instead. */
-int e810_dcb_get_cee_cfg(E810Core *c, E810AqCmd *cmd)
-{
-    return E810_AQ_RC_ENOENT;
-}
-
 /* 0x0A08 Set Local LLDP MIB: one TC is all the port runs; the MIB the
  * agent sends stays as it is. */
 int e810_lldp_local_mib(E810Core *c, E810AqCmd *cmd)

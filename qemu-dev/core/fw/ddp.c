@@ -195,17 +195,6 @@ int e810_fw_download_pkg(E810Core *c, E810AqCmd *cmd)
     return E810_AQ_RC_OK;
 }
 
-/* ---- 0x0C41 Upload Section, 0x020D Get VLAN Mode ----------------------- */
-
-int e810_fw_no_dvm(E810Core *c, E810AqCmd *cmd)
-{
-    /*
-     * Neither the package sections nor the VLAN mode can be read back, so
-     * ice stays in single VLAN mode ("QinQ functionality cannot be enabled").
-     */
-    return E810_AQ_RC_ESRCH;
-}
-
 /* ---- 0x0C42 Update Package -------------------------------------------- */
 
 int e810_fw_update_pkg(E810Core *c, E810AqCmd *cmd)

@@ -45,16 +45,13 @@ E810AqHandler e810_fw_release_resource;
 E810AqHandler e810_fw_list_caps;
 E810AqHandler e810_fw_manage_mac_read;
 E810AqHandler e810_fw_manage_mac_write;
-E810AqHandler e810_fw_clear_pxe;
 E810AqHandler e810_fw_log_config;
 E810AqHandler e810_fw_log_register;
 E810AqHandler e810_fw_log_query;
-E810AqHandler e810_fw_log_unsupported;
 /* nvm.c */
 E810AqHandler e810_fw_nvm_read;
 E810AqHandler e810_fw_nvm_checksum;
 /* ddp.c */
-E810AqHandler e810_fw_no_dvm;
 E810AqHandler e810_fw_download_pkg;
 E810AqHandler e810_fw_update_pkg;
 E810AqHandler e810_fw_get_pkg_info;
@@ -63,11 +60,9 @@ E810AqHandler e810_sw_get_config;
 E810AqHandler e810_sw_set_port_params;
 E810AqHandler e810_sw_alloc_res;
 E810AqHandler e810_sw_free_res;
-E810AqHandler e810_sw_svm_only;
 E810AqHandler e810_sw_add_vsi;
 E810AqHandler e810_sw_update_vsi;
 E810AqHandler e810_sw_free_vsi;
-E810AqHandler e810_sw_recipe;
 E810AqHandler e810_sw_rules;             /* Add, Update, Remove */
 E810AqHandler e810_sw_clear_pf_cfg;
 E810AqHandler e810_sw_rss_key;           /* Set and Get, by opcode */
@@ -87,7 +82,6 @@ E810AqHandler e810_sched_set_tx_topo;
 E810AqHandler e810_sched_get_tx_topo;
 E810AqHandler e810_sched_add_txqs;
 E810AqHandler e810_sched_dis_txqs;
-E810AqHandler e810_sched_cfg_txqs;
 E810AqHandler e810_sched_add_qsets;
 /* phy.c */
 E810AqHandler e810_phy_get_caps;
@@ -97,14 +91,9 @@ E810AqHandler e810_phy_restart_an;
 E810AqHandler e810_phy_get_link_status;
 E810AqHandler e810_phy_set_event_mask;
 E810AqHandler e810_phy_set_mac_lb;
-E810AqHandler e810_phy_get_link_topo;
-E810AqHandler e810_phy_set_port_id_led;
-E810AqHandler e810_phy_get_port_options;
 E810AqHandler e810_phy_sff_eeprom;
 /* dcb.c: DCB and the firmware's LLDP agent */
 E810AqHandler e810_lldp_get_mib;
-E810AqHandler e810_lldp_mib_change;
-E810AqHandler e810_dcb_get_cee_cfg;
 E810AqHandler e810_lldp_local_mib;
 E810AqHandler e810_dcb_query_port_ets;
 

@@ -409,28 +409,6 @@ int e810_phy_set_mac_lb(E810Core *c, E810AqCmd *cmd)
     return E810_AQ_RC_OK;
 }
 
-/* ---- 0x06E0 / 0x06E9 / 0x06EA: netlist, LED, port options ---------------- */
-
-int e810_phy_get_link_topo(E810Core *c, E810AqCmd *cmd)
-{
-    /* Empty netlist: ice reads ENOENT as "no such node" (no cage, no PHY
-     * recovered clock, no CGU/GNSS) and logs nothing. */
-    return E810_AQ_RC_ENOENT;
-}
-
-int e810_phy_set_port_id_led(E810Core *c, E810AqCmd *cmd)
-{
-    /* ethtool -p: there is no LED to blink. */
-    return E810_AQ_RC_OK;
-}
-
-int e810_phy_get_port_options(E810Core *c, E810AqCmd *cmd)
-{
-    /* Port split is not configurable; ice then leaves its PHY lane number
-     * unset, which only PTP (not offered) would need. */
-    return E810_AQ_RC_ESRCH;
-}
-
 /* ---- 0x06EE SFF EEPROM -------------------------------------------------- */
 
 static void put_str(uint8_t *d, const char *s, size_t n)

@@ -1109,12 +1109,6 @@ int e810_sched_dis_txqs(E810Core *c, E810AqCmd *cmd)
     return E810_AQ_RC_OK;
 }
 
-/* 0x0C32 Move / Reconfigure Tx Queues (DCB, LAG): nothing to model. */
-int e810_sched_cfg_txqs(E810Core *c, E810AqCmd *cmd)
-{
-    return E810_AQ_RC_OK;
-}
-
 /* ---- saved state -------------------------------------------------------- */
 
 /*

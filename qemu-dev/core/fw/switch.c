@@ -309,18 +309,6 @@ int e810_sw_set_port_params(E810Core *c, E810AqCmd *cmd)
     return E810_AQ_RC_OK;
 }
 
-/* 0x020C Set VLAN Mode: accepted, single VLAN mode is all we do. */
-int e810_sw_svm_only(E810Core *c, E810AqCmd *cmd)
-{
-    return E810_AQ_RC_OK;
-}
-
-/* 0x0290..0x0293 recipes: not offered, the driver falls back. */
-int e810_sw_recipe(E810Core *c, E810AqCmd *cmd)
-{
-    return E810_AQ_RC_ESRCH;
-}
-
 /* ---- resources ------------------------------------------------------- */
 
 /* Pools of small IDs, counted from 0 (profile IDs index driver tables). */
