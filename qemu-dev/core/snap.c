@@ -491,9 +491,12 @@ bool e810_snap_get_fields(E810SnapR *r, const E810SnapField *t, void *s,
 static uint8_t *table_base(E810Core *c, const E810SnapTable *t)
 {
     uint8_t *p = (uint8_t *)c + t->off;
+    void *arr;
 
     if (t->indirect) {
-        memcpy(&p, p, sizeof(p));
+        /* the member is a pointer to the array */
+        memcpy(&arr, p, sizeof(arr));
+        return arr;
     }
     return p;
 }

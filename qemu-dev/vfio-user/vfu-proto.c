@@ -416,17 +416,17 @@ typedef struct VfuCmd {
  * DMA_WRITE (ours to send) and unknown commands are not supported.
  */
 static const VfuCmd vfu_cmds[] = {
-    [VFU_CMD_VERSION] = { vfu_cmd_version },
+    [VFU_CMD_VERSION] = { vfu_cmd_version, false },
     [VFU_CMD_DMA_MAP] = { vfu_cmd_dma_map, true },
-    [VFU_CMD_DMA_UNMAP] = { vfu_cmd_dma_unmap },
-    [VFU_CMD_DEVICE_GET_INFO] = { vfu_cmd_get_info },
-    [VFU_CMD_DEVICE_GET_REGION_INFO] = { vfu_cmd_region_info },
-    [VFU_CMD_DEVICE_GET_IRQ_INFO] = { vfu_cmd_irq_info },
+    [VFU_CMD_DMA_UNMAP] = { vfu_cmd_dma_unmap, false },
+    [VFU_CMD_DEVICE_GET_INFO] = { vfu_cmd_get_info, false },
+    [VFU_CMD_DEVICE_GET_REGION_INFO] = { vfu_cmd_region_info, false },
+    [VFU_CMD_DEVICE_GET_IRQ_INFO] = { vfu_cmd_irq_info, false },
     [VFU_CMD_DEVICE_SET_IRQS] = { vfu_cmd_set_irqs, true },
-    [VFU_CMD_REGION_READ] = { vfu_cmd_region_read },
-    [VFU_CMD_REGION_WRITE] = { vfu_cmd_region_write },
-    [VFU_CMD_REGION_WRITE_MULTI] = { vfu_cmd_write_multi },
-    [VFU_CMD_DEVICE_RESET] = { vfu_cmd_device_reset },
+    [VFU_CMD_REGION_READ] = { vfu_cmd_region_read, false },
+    [VFU_CMD_REGION_WRITE] = { vfu_cmd_region_write, false },
+    [VFU_CMD_REGION_WRITE_MULTI] = { vfu_cmd_write_multi, false },
+    [VFU_CMD_DEVICE_RESET] = { vfu_cmd_device_reset, false },
 };
 
 static const VfuCmd *vfu_cmd_find(uint16_t command)
