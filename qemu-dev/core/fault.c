@@ -450,13 +450,15 @@ static bool fire(E810Core *c, unsigned k1, unsigned k2, uint32_t target,
 {
     for (unsigned i = 0; i < E810_FAULTS_MAX; i++) {
         E810Fault *f = &c->faults.f[i];
-        E810Fault copy = *f;
         uint32_t t = f->kind == E810_FAULT_MSIX_DROP ? f->vector : f->op;
 
+        /* (the MSI-X path asks at every message: no copy unless aimed) */
         if ((f->kind == k1 || f->kind == k2) &&
-            (t == E810_FAULT_ANY || t == target) && take(f)) {
-            *out = copy;
-            return true;
+            (t == E810_FAULT_ANY || t == target)) {
+            *out = *f;
+            if (take(f)) {
+                return true;
+            }
         }
     }
     return false;
